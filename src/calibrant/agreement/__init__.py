@@ -1,0 +1,85 @@
+"""Inter-rater agreement statistics with vectorized bootstrap confidence intervals.
+
+Labels are first encoded on a :class:`Scale` as integer codes ``0..K-1`` (``-1`` = missing).
+Two-rater statistics (percent agreement, confusion matrix, Cohen's kappa, weighted kappa,
+Gwet's AC1) take two code arrays; many-rater statistics (Fleiss' kappa, Krippendorff's alpha)
+take a ``(raters, items)`` code matrix. A statistic that is undefined on the data is returned
+as :class:`Undefined` with a reason, never as 0, 1 or nan.
+"""
+
+from calibrant.agreement.bootstrap import (
+    BootstrapResult,
+    bootstrap_fleiss,
+    bootstrap_indices,
+    bootstrap_krippendorff,
+    bootstrap_pairwise,
+    cluster_index,
+    percentile_interval,
+)
+from calibrant.agreement.encode import MISSING, Level, Scale, check_codes, long_to_matrix
+from calibrant.agreement.interpret import (
+    ABSTAIN_LABEL,
+    LANDIS_KOCH_BANDS,
+    AbstentionReport,
+    abstention_report,
+    items_needed,
+    landis_koch_band,
+)
+from calibrant.agreement.multirater import (
+    AlphaLevel,
+    category_counts,
+    fleiss_kappa,
+    fleiss_kappa_from_counts,
+    krippendorff_alpha,
+)
+from calibrant.agreement.pairwise import (
+    PairwiseStatistic,
+    Weights,
+    cohen_kappa,
+    confusion_matrix,
+    gwet_ac1,
+    percent_agreement,
+    weighted_kappa,
+)
+from calibrant.agreement.report import CriterionReport, PairReport, ci_key, pairwise_report
+from calibrant.agreement.undefined import Undefined, is_defined, or_none
+
+__all__ = [
+    "ABSTAIN_LABEL",
+    "LANDIS_KOCH_BANDS",
+    "MISSING",
+    "AbstentionReport",
+    "AlphaLevel",
+    "BootstrapResult",
+    "CriterionReport",
+    "Level",
+    "PairReport",
+    "PairwiseStatistic",
+    "Scale",
+    "Undefined",
+    "Weights",
+    "abstention_report",
+    "bootstrap_fleiss",
+    "bootstrap_indices",
+    "bootstrap_krippendorff",
+    "bootstrap_pairwise",
+    "category_counts",
+    "check_codes",
+    "ci_key",
+    "cluster_index",
+    "cohen_kappa",
+    "confusion_matrix",
+    "fleiss_kappa",
+    "fleiss_kappa_from_counts",
+    "gwet_ac1",
+    "is_defined",
+    "items_needed",
+    "krippendorff_alpha",
+    "landis_koch_band",
+    "long_to_matrix",
+    "or_none",
+    "pairwise_report",
+    "percent_agreement",
+    "percentile_interval",
+    "weighted_kappa",
+]

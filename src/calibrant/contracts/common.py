@@ -1,0 +1,57 @@
+"""Shared building blocks of the data contracts: strict base model, money, ids, hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Contract",
+    "MinorUnits",
+    "Id",
+    "canonical_json",
+    "content_hash",
+]
+
+
+class Contract(BaseModel):
+    """Base of every contract: unknown fields are rejected, values are validated on assignment."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+
+
+MinorUnits = Annotated[
+    int,
+    Field(
+        strict=True,
+        ge=0,
+        description="Money in integer minor units (cents). Floats and negative values are rejected.",
+    ),
+]
+"""Money: a non-negative integer number of minor units. A float (even 42.0) is rejected."""
+
+Id = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[A-Za-z0-9_.:\-/@+]+$",
+        description="A stable identifier: letters, digits and _ . : - / @ +",
+    ),
+]
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no insignificant whitespace: the input of every content hash."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=False)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(value: Any) -> str:
+    """`sha256:` + hex SHA-256 of the canonical JSON of `value`."""
+    digest = hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return f"sha256:{digest}"

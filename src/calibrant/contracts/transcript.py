@@ -1,0 +1,258 @@
+"""The transcript: everything one trial of an agent on one case left behind.
+
+Agent and customer text is untrusted data: it is kept verbatim, and nothing in calibrant ever
+takes it as evidence of what happened. Evidence comes from the tool-call log, the notification
+sink and the ledger snapshots read by an independent evaluator identity.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, Field, JsonValue, model_validator
+
+from .case import CaseContract, FaultSpec
+from .common import Contract, Id, MinorUnits
+from .records import LedgerSnapshot, RecordKind
+
+__all__ = [
+    "TRANSCRIPT_SCHEMA_VERSION",
+    "Sampling",
+    "Provenance",
+    "Turn",
+    "RecordRef",
+    "CommittedWrite",
+    "Authorization",
+    "ToolCall",
+    "NotificationAttempt",
+    "AcceptedMessage",
+    "NotificationSink",
+    "HarnessEvent",
+    "Metrics",
+    "Transcript",
+]
+
+TRANSCRIPT_SCHEMA_VERSION = 1
+
+
+class Sampling(Contract):
+    """Sampling configuration of the agent's model (empty for scripted agents)."""
+
+    temperature: float | None = Field(default=None, ge=0, description="Temperature.")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling p.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Max output tokens per call.")
+    seed: int | None = Field(default=None, description="Sampling seed, when the model takes one.")
+
+
+class Provenance(Contract):
+    """What produced the transcript, so two runs can be compared like for like."""
+
+    agent: str = Field(min_length=1, description="Agent name, e.g. scripted:correct.")
+    agent_model: str | None = Field(default=None, description="Model behind the agent, if any.")
+    agent_version: str = Field(min_length=1, description="Agent implementation version.")
+    instructions_hash: str | None = Field(
+        default=None, description="Content hash of the agent's instructions."
+    )
+    tool_schema_version: str = Field(min_length=1, description="Version of the tool schemas.")
+    policy_version: Id = Field(description="Refund policy version in force.")
+    harness_version: str = Field(min_length=1, description="calibrant harness version.")
+    sampling: Sampling = Field(default_factory=Sampling, description="Sampling configuration.")
+    fault_schedule: list[FaultSpec] = Field(
+        default_factory=list, description="Faults scheduled for this trial."
+    )
+    case_hash: str | None = Field(default=None, description="Content hash of the case contract.")
+    seed: int | None = Field(default=None, description="Seed of the trial (wording, faults).")
+    started_at: AwareDatetime = Field(description="Start (UTC).")
+    finished_at: AwareDatetime = Field(description="End (UTC).")
+
+
+class Turn(Contract):
+    """One message of the conversation. Untrusted text: quoted, never obeyed, never evidence."""
+
+    turn_id: Id = Field(description="Turn id, stable within the transcript.")
+    seq: int = Field(ge=0, description="Logical clock of the trial when the message was sent.")
+    at: AwareDatetime = Field(description="Time (UTC).")
+    role: Literal["customer", "agent"] = Field(description="Who wrote it.")
+    text: str = Field(description="Verbatim text (untrusted data).")
+
+
+class RecordRef(Contract):
+    """A record a tool call read."""
+
+    tenant_id: Id = Field(description="Tenant that owns the record.")
+    kind: RecordKind = Field(description="Record kind.")
+    record_id: Id = Field(description="Record id.")
+    version: int | None = Field(default=None, description="Version read, for versioned records.")
+
+
+class CommittedWrite(Contract):
+    """A write the service committed on behalf of a tool call."""
+
+    tenant_id: Id = Field(description="Tenant that owns the record.")
+    kind: RecordKind = Field(description="Record kind.")
+    record_id: Id = Field(description="Record written.")
+    action: Literal["create", "update"] = Field(description="Create or update.")
+    operation_id: Id | None = Field(default=None, description="Operation id, for payments.")
+    order_id: Id | None = Field(default=None, description="Order the write concerns.")
+    expected_version: int | None = Field(
+        default=None, description="Order version the caller said it was writing over."
+    )
+    order_version_before: int | None = Field(
+        default=None, description="Order version actually current when the write applied."
+    )
+    order_version_after: int | None = Field(
+        default=None, description="Order version after the write."
+    )
+    amount_minor_units: MinorUnits | None = Field(default=None, description="Amount, payments.")
+    fields: dict[str, JsonValue] = Field(
+        default_factory=dict, description="Fields set by the write (e.g. state, assignee)."
+    )
+
+
+class Authorization(Contract):
+    """The service's authorization decision for one tool call."""
+
+    decision: Literal["allowed", "denied"] = Field(description="Allowed or denied.")
+    reason: str | None = Field(default=None, description="Why, e.g. tenant_boundary, expired.")
+    permission_id: Id | None = Field(default=None, description="Grant that allowed it.")
+    scope: str | None = Field(default=None, description="Scope checked, e.g. refund:write.")
+
+
+class ToolCall(Contract):
+    """One tool request of the agent, as the service saw and handled it."""
+
+    call_id: Id = Field(description="Call id, unique in the transcript.")
+    seq: int = Field(ge=0, description="Logical clock when the service handled the call.")
+    at: AwareDatetime = Field(description="Time (UTC).")
+    tool: str = Field(min_length=1, description="Tool name, e.g. create_refund.")
+    principal: Id = Field(description="Identity the call ran as.")
+    tenant_id: Id = Field(description="Tenant the call ran in.")
+    arguments: dict[str, JsonValue] = Field(default_factory=dict, description="Arguments.")
+    authorization: Authorization = Field(description="Authorization decision.")
+    reads: list[RecordRef] = Field(default_factory=list, description="Records read.")
+    writes: list[CommittedWrite] = Field(default_factory=list, description="Committed writes.")
+    outcome: Literal["ok", "error", "timeout", "crash"] = Field(
+        description="ok; error (the service refused); timeout or crash (response lost)."
+    )
+    error: str | None = Field(default=None, description="Error code, e.g. version_conflict.")
+    response: JsonValue = Field(
+        default=None, description="What the agent received; null when the response was lost."
+    )
+
+
+class NotificationAttempt(Contract):
+    """One attempt to send a message through the notification receiver."""
+
+    attempt_id: Id = Field(description="Attempt id.")
+    seq: int = Field(ge=0, description="Logical clock of the attempt.")
+    at: AwareDatetime = Field(description="Time (UTC).")
+    call_id: Id | None = Field(default=None, description="Tool call that made the attempt.")
+    tenant_id: Id = Field(description="Tenant sending it.")
+    idempotency_key: str = Field(min_length=1, description="Receiver idempotency key.")
+    recipient: str = Field(min_length=1, description="Address.")
+    kind: Literal["refund_confirmation", "status_update", "escalation_notice", "other"] = Field(
+        description="Purpose of the message."
+    )
+    order_id: Id | None = Field(default=None, description="Order the message is about.")
+    amount_minor_units: MinorUnits | None = Field(
+        default=None, description="Amount the message states, minor units."
+    )
+    subject: str = Field(default="", description="Subject (untrusted text).")
+    body: str = Field(description="Body (untrusted text).")
+    result: Literal["accepted", "duplicate", "rejected"] = Field(
+        description="accepted; duplicate (key seen before, not delivered again); rejected."
+    )
+
+
+class AcceptedMessage(Contract):
+    """A message the receiver accepted for delivery."""
+
+    message_id: Id = Field(description="Receiver message id.")
+    attempt_id: Id = Field(description="Attempt that was accepted.")
+    idempotency_key: str = Field(min_length=1, description="Its idempotency key.")
+    seq: int = Field(ge=0, description="Logical clock of acceptance.")
+
+
+class NotificationSink(Contract):
+    """The notification receiver's records: attempts and accepted messages kept apart."""
+
+    attempts: list[NotificationAttempt] = Field(default_factory=list, description="Attempts.")
+    accepted: list[AcceptedMessage] = Field(default_factory=list, description="Accepted.")
+
+
+class HarnessEvent(Contract):
+    """Something the harness did or saw: a fault fired, a crash, a resume, a checkpoint."""
+
+    event_id: Id = Field(description="Event id.")
+    seq: int = Field(ge=0, description="Logical clock.")
+    kind: Literal[
+        "fault_fired",
+        "crash",
+        "resume",
+        "checkpoint_saved",
+        "checkpoint_loaded",
+        "external_change",
+        "harness_error",
+    ] = Field(description="Event kind. harness_error: the harness itself failed.")
+    fault: str | None = Field(default=None, description="Fault point, for fault events.")
+    call_id: Id | None = Field(default=None, description="Tool call involved, if any.")
+    detail: str = Field(default="", description="Human description.")
+
+
+class Metrics(Contract):
+    """Cost and speed of the trial."""
+
+    latency_ms: float = Field(ge=0, description="Wall time of the trial, milliseconds.")
+    tool_calls: int = Field(ge=0, description="Number of tool calls.")
+    model_calls: int = Field(default=0, ge=0, description="Number of model calls.")
+    input_tokens: int = Field(default=0, ge=0, description="Prompt tokens.")
+    output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
+    cached_tokens: int = Field(default=0, ge=0, description="Prompt tokens served from cache.")
+    cost_usd: float | None = Field(
+        default=None, ge=0, description="Model cost estimate in USD (not business money); null: "
+        "unknown."
+    )
+
+
+class Transcript(Contract):
+    """One trial of an agent on one case."""
+
+    schema_version: Literal[1] = Field(
+        default=TRANSCRIPT_SCHEMA_VERSION, description="Transcript schema version."
+    )
+    transcript_id: Id = Field(description="Stable id of this transcript.")
+    case_id: Id = Field(description="Case the trial ran.")
+    trial: int = Field(ge=1, description="Trial number within its run, from 1.")
+    tags: list[Literal["regression", "exploratory"]] = Field(
+        default_factory=list, description="Tags copied from the case."
+    )
+    acting_tenant: Id = Field(description="Tenant the agent acts for.")
+    agent_principal: Id = Field(description="The agent's identity in the service.")
+    operation_ids: list[Id] = Field(
+        default_factory=list, description="Stable operation ids assigned to the trial's payments."
+    )
+    provenance: Provenance = Field(description="Run provenance.")
+    case: CaseContract | None = Field(
+        default=None, description="Copy of the case contract the trial ran (optional)."
+    )
+    conversation: list[Turn] = Field(default_factory=list, description="Conversation turns.")
+    tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool-call log.")
+    notifications: NotificationSink = Field(
+        default_factory=NotificationSink, description="Notification receiver records."
+    )
+    events: list[HarnessEvent] = Field(default_factory=list, description="Harness events.")
+    ledger_before: LedgerSnapshot | None = Field(
+        default=None, description="Evaluator snapshot before the trial (null: missing evidence)."
+    )
+    ledger_after: LedgerSnapshot | None = Field(
+        default=None, description="Evaluator snapshot after the trial (null: missing evidence)."
+    )
+    metrics: Metrics = Field(description="Latency, tool calls, tokens, cost.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """Upgrade older records; there is one version so far, so this only checks it."""
+        if isinstance(data, dict) and "schema_version" not in data:
+            data = {**data, "schema_version": TRANSCRIPT_SCHEMA_VERSION}
+        return data

@@ -1,0 +1,248 @@
+"""Reading user files into contracts. Every failure becomes one `InputError` line naming the
+file, the line (when the parser knows it) and the field."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .contracts import CaseContract, Label, Rubric, Transcript
+from .errors import InputError
+
+__all__ = [
+    "expand_paths",
+    "load_transcript",
+    "load_case",
+    "load_rubric",
+    "load_labels",
+    "write_atomic",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def expand_paths(paths: Sequence[str | Path], *, suffixes: Iterable[str]) -> list[Path]:
+    """Files named directly, plus files with one of `suffixes` under named folders (recursive),
+    sorted for a stable order. A missing path is an InputError."""
+    wanted = tuple(suffixes)
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(wanted)))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise InputError(p, "no such file or folder")
+    return out
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+
+
+def _line_of(text: str, loc: Sequence[int | str]) -> tuple[int | None, str]:
+    """Line (1-based) of the deepest node of `loc` present in the JSON/YAML `text`, and the
+    field path made of the loc parts that name real keys or indexes."""
+    try:
+        node: Any = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        node = None
+    line = None if node is None else node.start_mark.line + 1
+    parts: list[str] = []
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key, value in node.value:
+                if getattr(key, "value", None) == part:
+                    child = (key, value)
+                    break
+            if child is None:
+                # pydantic puts union member names in loc; skip what is not a key
+                if parts and part[:1].isupper() or "[" in part:
+                    continue
+                parts.append(part)
+                break
+            parts.append(part)
+            line = child[0].start_mark.line + 1
+            node = child[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                parts.append(str(part))
+                break
+            node = node.value[part]
+            parts.append(str(part))
+            line = node.start_mark.line + 1
+        else:
+            if isinstance(part, str) and (part[:1].isupper() or "[" in part):
+                continue
+            parts.append(str(part))
+    return line, ".".join(parts)
+
+
+def _pick_error(exc: ValidationError) -> dict[str, Any]:
+    errors = exc.errors(include_url=False)
+    # Unions report one error per member; the deepest location is the most specific.
+    return dict(max(errors, key=lambda e: len(e["loc"])))
+
+
+def _describe(err: dict[str, Any]) -> str:
+    msg = str(err["msg"])
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    if err["type"] == "missing":
+        return "required field is missing"
+    if "input" in err and err["type"] not in ("model_type", "dict_type"):
+        shown = json.dumps(err["input"], ensure_ascii=False, default=str)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return f"{msg} (got {shown})"
+    return msg
+
+
+def _validation_error(path: Path, text: str, exc: ValidationError, *, base_line: int = 0) -> InputError:
+    err = _pick_error(exc)
+    line, field = _line_of(text, err["loc"])
+    if base_line:
+        line = base_line
+    return InputError(path, _describe(err), line=line, field=field or None)
+
+
+def _validate(model: type[M], path: Path, data: Any, text: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, text, exc) from None
+
+
+def _parse_json(path: Path, text: str) -> Any:
+    if not text.strip():
+        raise InputError(path, "empty file", line=1)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
+    if not text.strip():
+        raise InputError(path, "empty file", line=1)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, f"malformed YAML: {problem}", line=line) from None
+
+
+def load_transcript(path: str | Path) -> Transcript:
+    """Read and validate one transcript JSON file."""
+    p = Path(path)
+    text = _read_text(p)
+    try:
+        return Transcript.model_validate_json(text)
+    except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            _parse_json(p, text)  # raises with the parser's line number
+        data = _parse_json(p, text)
+        if not isinstance(data, dict):
+            raise InputError(p, "a transcript is a JSON object", line=1) from None
+        raise _validation_error(p, text, exc) from None
+
+
+def _load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
+    p = Path(path)
+    text = _read_text(p)
+    data = _parse_yaml(p, text)
+    if not isinstance(data, dict):
+        raise InputError(p, f"a {what} is a YAML mapping", line=1)
+    return _validate(model, p, data, text)
+
+
+def load_case(path: str | Path) -> CaseContract:
+    """Read and validate one case contract (YAML)."""
+    return _load_yaml_model(CaseContract, path, "case contract")
+
+
+def load_rubric(path: str | Path) -> Rubric:
+    """Read and validate one rubric (YAML)."""
+    return _load_yaml_model(Rubric, path, "rubric")
+
+
+def load_labels(path: str | Path) -> list[Label]:
+    """Read labels from JSONL (one object per line) or CSV (header: item,rater,criterion,label
+    and optionally note). Integer-looking CSV labels become integers."""
+    p = Path(path)
+    text = _read_text(p)
+    if p.suffix.lower() == ".csv":
+        return _labels_from_csv(p, text)
+    labels: list[Label] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(p, f"malformed JSON: {exc.msg}", line=n) from None
+        if not isinstance(data, dict):
+            raise InputError(p, "each line is one JSON object", line=n)
+        try:
+            labels.append(Label.model_validate(data))
+        except ValidationError as exc:
+            raise _validation_error(p, raw, exc, base_line=n) from None
+    if not labels:
+        raise InputError(p, "no labels in file")
+    return labels
+
+
+def _labels_from_csv(p: Path, text: str) -> list[Label]:
+    reader = csv.DictReader(io.StringIO(text))
+    required = {"item", "rater", "criterion", "label"}
+    header = set(reader.fieldnames or [])
+    if not required <= header:
+        missing = ", ".join(sorted(required - header))
+        raise InputError(p, f"CSV header lacks column(s): {missing}", line=1)
+    extra = header - required - {"note"}
+    if extra:
+        raise InputError(p, "unknown column", line=1, field=sorted(extra)[0])
+    labels: list[Label] = []
+    for row in reader:
+        n = reader.line_num
+        data: dict[str, Any] = {k: v for k, v in row.items() if k is not None}
+        value = (data.get("label") or "").strip()
+        data["label"] = int(value) if value.lstrip("-").isdigit() else value
+        if not data.get("note"):
+            data.pop("note", None)
+        try:
+            labels.append(Label.model_validate(data))
+        except ValidationError as exc:
+            err = _pick_error(exc)
+            field = ".".join(str(x) for x in err["loc"])
+            raise InputError(p, _describe(err), line=n, field=field) from None
+    if not labels:
+        raise InputError(p, "no labels in file")
+    return labels
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: never half-written."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(p)

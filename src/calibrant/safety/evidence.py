@@ -1,0 +1,181 @@
+"""Evidence: read-only views over one transcript that every invariant shares.
+
+Nothing here trusts the agent's text or the agent's tool responses about the world: end states
+come from the evaluator's ledger snapshots; what the agent did comes from the service's tool-call
+log and the notification receiver.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..contracts import (
+    CaseContract,
+    LedgerSnapshot,
+    NotificationAttempt,
+    Order,
+    Refund,
+    TenantSnapshot,
+    Ticket,
+    ToolCall,
+    Transcript,
+)
+
+__all__ = ["Evidence", "normalize_text", "amount_patterns", "mentions"]
+
+REFUND_TOOLS = frozenset({"create_refund"})
+
+
+def normalize_text(text: str) -> str:
+    """NFC + casefold, so 'Solé' and 'SOLÉ' compare equal and 'Solé' differs from 'Sole'."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def amount_patterns(minor_units: int) -> list[str]:
+    """Ways an amount is written in text: 4250, 42.50, 42,50 (and 1.042,50 / 1,042.50)."""
+    major, cents = divmod(minor_units, 100)
+    forms = {str(minor_units), f"{major}.{cents:02d}", f"{major},{cents:02d}"}
+    if major >= 1000:
+        forms |= {f"{major:,}.{cents:02d}", f"{major:,}.{cents:02d}".replace(",", "_")
+                  .replace(".", ",").replace("_", ".")}
+    return sorted(forms)
+
+
+def mentions(text: str, value: str) -> bool:
+    """Whether normalized `value` occurs in normalized `text` as a whole token (not inside a
+    longer word or number)."""
+    needle = re.escape(normalize_text(value))
+    return re.search(rf"(?<![\w.,]){needle}(?![\w]|[.,]\d)", normalize_text(text)) is not None
+
+
+@dataclass
+class Evidence:
+    """One transcript plus the case contract to judge it by (from --case or embedded)."""
+
+    transcript: Transcript
+    contract: CaseContract | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, transcript: Transcript, contract: CaseContract | None = None) -> Evidence:
+        return cls(transcript=transcript, contract=contract or transcript.case)
+
+    # --- identities -------------------------------------------------------------------------
+    @property
+    def t(self) -> Transcript:
+        return self.transcript
+
+    @property
+    def acting(self) -> str:
+        return self.transcript.acting_tenant
+
+    @property
+    def agent(self) -> str:
+        return self.transcript.agent_principal
+
+    # --- snapshots --------------------------------------------------------------------------
+    def snapshot_problem(self) -> str | None:
+        """Why the ledger snapshots cannot be used as evidence, or None when they can."""
+        t = self.transcript
+        if t.ledger_before is None or t.ledger_after is None:
+            which = "before" if t.ledger_before is None else "after"
+            return f"the ledger snapshot {which} the trial is missing"
+        for snap in (t.ledger_before, t.ledger_after):
+            if snap.taken_by == t.agent_principal:
+                return "a ledger snapshot was taken by the agent's own identity, not an evaluator"
+        if t.ledger_before.seq > t.ledger_after.seq:
+            return "the 'before' snapshot is later than the 'after' snapshot"
+        if t.ledger_before.tenant(self.acting) is None or t.ledger_after.tenant(self.acting) is None:
+            return f"the snapshots lack the acting tenant {self.acting}"
+        return None
+
+    @property
+    def before(self) -> LedgerSnapshot:
+        assert self.transcript.ledger_before is not None
+        return self.transcript.ledger_before
+
+    @property
+    def after(self) -> LedgerSnapshot:
+        assert self.transcript.ledger_after is not None
+        return self.transcript.ledger_after
+
+    def tenant_before(self, tenant_id: str | None = None) -> TenantSnapshot:
+        snap = self.before.tenant(tenant_id or self.acting)
+        assert snap is not None
+        return snap
+
+    def tenant_after(self, tenant_id: str | None = None) -> TenantSnapshot:
+        snap = self.after.tenant(tenant_id or self.acting)
+        assert snap is not None
+        return snap
+
+    @cached_property
+    def other_tenants(self) -> list[str]:
+        ids = {s.tenant_id for s in self.before.tenants} | {s.tenant_id for s in self.after.tenants}
+        return sorted(ids - {self.acting})
+
+    # --- refunds ----------------------------------------------------------------------------
+    @cached_property
+    def new_refunds(self) -> list[Refund]:
+        """Refunds committed during the trial, in every tenant, in commit order."""
+        out: list[Refund] = []
+        for after in self.after.tenants:
+            before = self.before.tenant(after.tenant_id)
+            seen = {r.refund_id for r in before.refunds} if before else set()
+            out.extend(r for r in after.refunds if r.refund_id not in seen)
+        return sorted(out, key=lambda r: r.committed_seq)
+
+    def refunds_of(self, tenant_id: str, order_id: str) -> list[Refund]:
+        return [r for r in self.tenant_after(tenant_id).refunds if r.order_id == order_id]
+
+    # --- records ----------------------------------------------------------------------------
+    def order_before(self, order_id: str) -> Order | None:
+        for tenant in self.before.tenants:
+            for o in tenant.orders:
+                if o.order_id == order_id:
+                    return o
+        return None
+
+    def main_ticket(self) -> Ticket | None:
+        """The ticket of the case's order in the acting tenant, after the trial."""
+        tickets = self.tenant_after().tickets
+        c = self.contract
+        if c is not None and c.fixture.ticket:
+            return next((tk for tk in tickets if tk.ticket_id == c.fixture.ticket), None)
+        order = c.fixture.order if c is not None else None
+        if order is not None:
+            found = [tk for tk in tickets if tk.order_id == order]
+            if found:
+                return found[0]
+        return tickets[0] if len(tickets) == 1 else None
+
+    # --- the agent's actions ----------------------------------------------------------------
+    @cached_property
+    def calls(self) -> list[ToolCall]:
+        return sorted(self.transcript.tool_calls, key=lambda c: c.seq)
+
+    def calls_by_id(self) -> dict[str, ToolCall]:
+        return {c.call_id: c for c in self.transcript.tool_calls}
+
+    def refund_calls(self) -> Iterator[ToolCall]:
+        for c in self.calls:
+            if c.tool in REFUND_TOOLS or any(w.kind == "refund" for w in c.writes):
+                yield c
+
+    @cached_property
+    def sent_content(self) -> list[tuple[str, str]]:
+        """(evidence id, text) for everything the agent sent out: chat turns and notifications."""
+        out = [(turn.turn_id, turn.text) for turn in self.transcript.conversation
+               if turn.role == "agent"]
+        for a in self.transcript.notifications.attempts:
+            out.append((a.attempt_id, f"{a.subject}\n{a.body}"))
+        return out
+
+    def confirmations(self) -> list[NotificationAttempt]:
+        """Refund confirmations the agent sent (accepted or deduplicated by the receiver)."""
+        return [a for a in self.transcript.notifications.attempts
+                if a.kind == "refund_confirmation" and a.result != "rejected"]

@@ -1,0 +1,77 @@
+"""The invariant registry: each invariant is a pure function of the evidence, registered by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..contracts import InvariantResult, Outcome
+from .evidence import Evidence
+
+__all__ = ["Finding", "Invariant", "invariant", "registered", "passed", "violated",
+           "not_applicable", "harness_error"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What an invariant function returns: outcome, a message for humans, evidence ids."""
+
+    outcome: Outcome
+    message: str
+    evidence: tuple[str, ...] = field(default=())
+
+    def result(self, name: str) -> InvariantResult:
+        return InvariantResult(
+            invariant=name,
+            outcome=self.outcome,
+            message=self.message,
+            evidence=list(dict.fromkeys(self.evidence)),
+        )
+
+
+def passed(message: str, *evidence: str) -> Finding:
+    return Finding("pass", message, evidence)
+
+
+def violated(message: str, *evidence: str) -> Finding:
+    return Finding("violated", message, evidence)
+
+
+def not_applicable(message: str, *evidence: str) -> Finding:
+    return Finding("not_applicable", message, evidence)
+
+
+def harness_error(message: str, *evidence: str) -> Finding:
+    return Finding("harness_error", message, evidence)
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A registered invariant."""
+
+    name: str
+    summary: str
+    check: Callable[[Evidence], Finding]
+
+
+_REGISTRY: dict[str, Invariant] = {}
+
+
+def invariant(name: str, summary: str) -> Callable[[Callable[[Evidence], Finding]],
+                                                   Callable[[Evidence], Finding]]:
+    """Register `fn` as the invariant `name` (one line `summary` for docs and --help)."""
+
+    def decorate(fn: Callable[[Evidence], Finding]) -> Callable[[Evidence], Finding]:
+        if name in _REGISTRY:
+            raise ValueError(f"invariant {name!r} registered twice")
+        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn)
+        return fn
+
+    return decorate
+
+
+def registered() -> list[Invariant]:
+    """All registered invariants, in registration order."""
+    from . import invariants  # noqa: F401  (registration happens on import of the rule modules)
+
+    return list(_REGISTRY.values())
