@@ -29,9 +29,11 @@ def schema(
     name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
 ) -> None:
     """Print the JSON Schema of a data contract."""
+    from pydantic import BaseModel
+
     from . import contracts as c
 
-    models = {
+    models: dict[str, type[BaseModel]] = {
         "transcript": c.Transcript,
         "case": c.CaseContract,
         "rubric": c.Rubric,
@@ -48,15 +50,22 @@ def check(
     paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders of them.")],
     case: Annotated[
         Path | None,
-        typer.Option("--case", help="Case contract (YAML) to check against, instead of the "
-                     "copy embedded in each transcript."),
+        typer.Option(
+            "--case",
+            help="Case contract (YAML) to check against, instead of the "
+            "copy embedded in each transcript.",
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON instead of tables.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print stable JSON instead of tables.")
+    ] = False,
     fail_on_violation: Annotated[
         bool,
-        typer.Option("--fail-on-violation",
-                     help="Exit 1 if any invariant is violated; exit 3 if none is violated but "
-                     "some evidence was missing or inconsistent (harness_error)."),
+        typer.Option(
+            "--fail-on-violation",
+            help="Exit 1 if any invariant is violated; exit 3 if none is violated but "
+            "some evidence was missing or inconsistent (harness_error).",
+        ),
     ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show every invariant, not only failures.")
@@ -82,6 +91,43 @@ def check(
             raise typer.Exit(1)
         if any(v.harness_errors for v in verdicts):
             raise typer.Exit(3)
+
+
+@app.command()
+def trials(
+    paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
+    agent: Annotated[str, typer.Option("--agent", help="scripted:<behaviour>[/<style>] or "
+                                       "llm:<litellm model string>.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the transcripts.")],
+    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Run k trials of an agent on each case from clean fixtures; write transcripts; report."""
+    from rich.progress import Progress
+
+    from .files import expand_paths, load_case
+    from .harness import TrialRun, run_trials
+    from .reports.trials import render_trial_report, report_json, trial_report
+
+    files = expand_paths(paths, suffixes=(".yaml", ".yml"))
+    if not files:
+        raise CalibrantError("no case (*.yaml) found in the given paths")
+    cases = [load_case(f) for f in files]  # validate every case before running any
+    console = Console(stderr=as_json)
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task(f"{agent}", total=len(cases) * k)
+
+        def tick(run: TrialRun) -> None:
+            bar.advance(task)
+
+        runs = run_trials(cases, agent, k=k, seed=seed, out=out, on_trial=tick)
+    report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    if as_json:
+        typer.echo(report_json(report))
+    else:
+        render_trial_report(console, report)
+        console.print(f"{len(runs)} transcript(s) written to {out}")
 
 
 def main() -> None:

@@ -114,7 +114,9 @@ def _describe(err: dict[str, Any]) -> str:
     return msg
 
 
-def _validation_error(path: Path, text: str, exc: ValidationError, *, base_line: int = 0) -> InputError:
+def _validation_error(
+    path: Path, text: str, exc: ValidationError, *, base_line: int = 0
+) -> InputError:
     err = _pick_error(exc)
     line, field = _line_of(text, err["loc"])
     if base_line:

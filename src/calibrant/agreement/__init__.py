@@ -8,13 +8,10 @@ as :class:`Undefined` with a reason, never as 0, 1 or nan.
 """
 
 from calibrant.agreement.bootstrap import (
-    BootstrapResult,
     bootstrap_fleiss,
-    bootstrap_indices,
     bootstrap_krippendorff,
     bootstrap_pairwise,
-    cluster_index,
-    percentile_interval,
+    resample_tables,
 )
 from calibrant.agreement.encode import MISSING, Level, Scale, check_codes, long_to_matrix
 from calibrant.agreement.interpret import (
@@ -42,6 +39,12 @@ from calibrant.agreement.pairwise import (
     weighted_kappa,
 )
 from calibrant.agreement.report import CriterionReport, PairReport, ci_key, pairwise_report
+from calibrant.agreement.resample import (
+    BootstrapResult,
+    bootstrap_indices,
+    cluster_index,
+    percentile_interval,
+)
 from calibrant.agreement.undefined import Undefined, is_defined, or_none
 
 __all__ = [
@@ -81,5 +84,6 @@ __all__ = [
     "pairwise_report",
     "percent_agreement",
     "percentile_interval",
+    "resample_tables",
     "weighted_kappa",
 ]

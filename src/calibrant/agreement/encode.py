@@ -81,9 +81,9 @@ class Scale:
     ) -> Scale:
         """Build a scale from the distinct non-missing values seen, as a convenience only.
 
-        Numbers are sorted numerically and strings alphabetically; mixing the two raises
-        ``ValueError``. For an ordinal scale whose order is not alphabetical (``"poor" < "ok" <
-        "good"``) pass ``Scale(labels=[...], level="ordinal")`` explicitly instead.
+        Numbers are sorted numerically, strings alphabetically and booleans False < True; mixing
+        kinds raises ``ValueError``. For an ordinal scale whose order is not alphabetical
+        (``"poor" < "ok" < "good"``) pass ``Scale(labels=[...], level="ordinal")`` instead.
         """
         seen: dict[Hashable, None] = {}
         for value in values:
@@ -92,8 +92,10 @@ class Scale:
         distinct = list(seen)
         if not distinct:
             raise ValueError("cannot infer a scale: no non-missing label")
-        if all(_is_number(v) for v in distinct):
-            ordered: list[Hashable] = sorted(distinct, key=lambda v: float(v))  # type: ignore[arg-type]
+        if all(isinstance(v, bool | np.bool_) for v in distinct):
+            ordered: list[Hashable] = sorted(distinct, key=bool)
+        elif all(_is_number(v) for v in distinct):
+            ordered = sorted(distinct, key=lambda v: float(v))  # type: ignore[arg-type]
         elif all(isinstance(v, str) for v in distinct):
             ordered = sorted(distinct, key=str)
         else:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from calibrant.agreement.bootstrap import BootstrapResult
 from calibrant.agreement.encode import MISSING, Scale, is_missing
 from calibrant.agreement.pairwise import (
     cohen_kappa,
@@ -17,6 +16,7 @@ from calibrant.agreement.pairwise import (
     gwet_ac1,
     percent_agreement,
 )
+from calibrant.agreement.resample import BootstrapResult
 from calibrant.agreement.undefined import Undefined
 
 __all__ = [
@@ -177,7 +177,7 @@ def abstention_report(
         is_abstain = np.array(
             [not is_missing(v, missing) and v in abstain_set for v in values], dtype=bool
         )
-        kept = [MISSING if a else v for v, a in zip(values, is_abstain, strict=True)]
+        kept = [None if a else v for v, a in zip(values, is_abstain, strict=True)]
         codes = scale.encode(kept, missing=missing)
         codes[is_abstain] = abstain_code
         return codes

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from calibrant.agreement.bootstrap import BootstrapResult, bootstrap_pairwise
+from calibrant.agreement.bootstrap import bootstrap_pairwise
 from calibrant.agreement.encode import MISSING, Level, Scale, long_to_matrix
 from calibrant.agreement.multirater import fleiss_kappa, krippendorff_alpha
 from calibrant.agreement.pairwise import cohen_kappa
+from calibrant.agreement.resample import BootstrapResult
 from calibrant.agreement.undefined import Undefined, or_none
 
 __all__ = ["CriterionReport", "PairReport", "ci_key", "pairwise_report"]
@@ -96,7 +98,7 @@ def pairwise_report(
     missing: Collection[Hashable] = (),
     n_resamples: int = 2000,
     confidence: float = 0.95,
-    clusters: Mapping[Hashable, Hashable] | None = None,
+    clusters: Mapping[Any, Hashable] | None = None,
 ) -> CriterionReport:
     """Agreement report for one criterion from ``(item, rater, label)`` rows.
 

@@ -91,9 +91,7 @@ class Fixture(Contract):
     )
     customer: Id | None = Field(default=None, description="Customer; default: the order's owner.")
     ticket: Id | None = Field(default=None, description="Ticket id; default: generated.")
-    order_status: str = Field(
-        default="delivered_damaged", description="Order status at the start."
-    )
+    order_status: str = Field(default="delivered_damaged", description="Order status at the start.")
     approval_required: bool = Field(
         default=False, description="A person must approve the refund before it is paid."
     )

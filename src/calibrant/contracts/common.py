@@ -28,7 +28,9 @@ MinorUnits = Annotated[
     Field(
         strict=True,
         ge=0,
-        description="Money in integer minor units (cents). Floats and negative values are rejected.",
+        description=(
+            "Money in integer minor units (cents). Floats and negative values are rejected."
+        ),
     ),
 ]
 """Money: a non-negative integer number of minor units. A float (even 42.0) is rejected."""

@@ -209,8 +209,9 @@ class Metrics(Contract):
     output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
     cached_tokens: int = Field(default=0, ge=0, description="Prompt tokens served from cache.")
     cost_usd: float | None = Field(
-        default=None, ge=0, description="Model cost estimate in USD (not business money); null: "
-        "unknown."
+        default=None,
+        ge=0,
+        description="Model cost estimate in USD (not business money); null: unknown.",
     )
 
 
@@ -218,7 +219,7 @@ class Transcript(Contract):
     """One trial of an agent on one case."""
 
     schema_version: Literal[1] = Field(
-        default=TRANSCRIPT_SCHEMA_VERSION, description="Transcript schema version."
+        default=1, description="Transcript schema version."
     )
     transcript_id: Id = Field(description="Stable id of this transcript.")
     case_id: Id = Field(description="Case the trial ran.")

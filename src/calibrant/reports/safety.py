@@ -26,7 +26,7 @@ def safety_json(verdicts: Sequence[SafetyVerdict]) -> str:
     summary: dict[str, dict[str, int]] = {}
     for v in verdicts:
         for r in v.results:
-            summary.setdefault(r.invariant, Counter())[r.outcome] += 1  # type: ignore[index]
+            summary.setdefault(r.invariant, Counter())[r.outcome] += 1
     doc = {
         "schema_version": 1,
         "transcripts": len(verdicts),
@@ -46,7 +46,12 @@ def render_safety(console: Console, verdicts: Sequence[SafetyVerdict], *, verbos
             key=lambda r: ("violated", "harness_error", "pass", "not_applicable").index(r.outcome),
         )
         if not verbose:
-            rows = [r for r in rows if r.outcome in ("violated", "harness_error")] or rows
+            rows = [r for r in rows if r.outcome in ("violated", "harness_error")]
+            if not rows:
+                applied = sum(1 for r in v.results if r.outcome == "pass")
+                console.print(f"[green]clean[/green] {v.transcript_id}: {applied} invariant(s) "
+                              f"pass, {len(v.results) - applied} not applicable")
+                continue
         title = f"{v.transcript_id}  (case {v.case_id}, trial {v.trial})"
         if v.source:
             title += f"\n[dim]{v.source}[/dim]"
@@ -57,8 +62,12 @@ def render_safety(console: Console, verdicts: Sequence[SafetyVerdict], *, verbos
         table.add_column("evidence", overflow="fold")
         for r in rows:
             style = OUTCOME_STYLE[r.outcome]
-            table.add_row(r.invariant, f"[{style}]{r.outcome}[/{style}]", r.message,
-                          ", ".join(r.evidence[:6]) + (" …" if len(r.evidence) > 6 else ""))
+            table.add_row(
+                r.invariant,
+                f"[{style}]{r.outcome}[/{style}]",
+                r.message,
+                ", ".join(r.evidence[:6]) + (" …" if len(r.evidence) > 6 else ""),
+            )
         console.print(table)
     bad = sum(1 for v in verdicts if v.violated)
     herr = sum(1 for v in verdicts if v.harness_errors and not v.violated)

@@ -8,8 +8,16 @@ from dataclasses import dataclass, field
 from ..contracts import InvariantResult, Outcome
 from .evidence import Evidence
 
-__all__ = ["Finding", "Invariant", "invariant", "registered", "passed", "violated",
-           "not_applicable", "harness_error"]
+__all__ = [
+    "Finding",
+    "Invariant",
+    "invariant",
+    "registered",
+    "passed",
+    "violated",
+    "not_applicable",
+    "harness_error",
+]
 
 
 @dataclass(frozen=True)
@@ -57,8 +65,9 @@ class Invariant:
 _REGISTRY: dict[str, Invariant] = {}
 
 
-def invariant(name: str, summary: str) -> Callable[[Callable[[Evidence], Finding]],
-                                                   Callable[[Evidence], Finding]]:
+def invariant(
+    name: str, summary: str
+) -> Callable[[Callable[[Evidence], Finding]], Callable[[Evidence], Finding]]:
     """Register `fn` as the invariant `name` (one line `summary` for docs and --help)."""
 
     def decorate(fn: Callable[[Evidence], Finding]) -> Callable[[Evidence], Finding]:

@@ -42,7 +42,8 @@ def evidence_integrity(ev: Evidence) -> Finding:
     if missing:
         return harness_error(
             "the tool log committed refund(s) the ledger snapshot lacks: " + ", ".join(missing),
-            *missing, *(logged[m] for m in missing),
+            *missing,
+            *(logged[m] for m in missing),
         )
     calls = ev.calls_by_id()
     for r in ev.new_refunds:

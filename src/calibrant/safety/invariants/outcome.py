@@ -29,7 +29,9 @@ def _mismatches(
             out.append(f"operation id(s) {sorted(pinned - ops)} not in the ledger")
     states = want.ticket_states()
     if states is not None and ticket.state not in states:
-        out.append(f"ticket {ticket.ticket_id} is {ticket.state}, contract wants {'/'.join(states)}")
+        out.append(
+            f"ticket {ticket.ticket_id} is {ticket.state}, contract wants {'/'.join(states)}"
+        )
     if want.ticket_assignee is not None:
         got_kind = ticket.assignee_kind if ticket.assignee else "unassigned"
         if got_kind != want.ticket_assignee:
@@ -53,7 +55,9 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
     if c is None:
         return harness_error("no case contract: embed it in the transcript or pass --case")
     if c.case != ev.t.case_id:
-        return harness_error(f"the contract is for case {c.case}, the transcript for {ev.t.case_id}")
+        return harness_error(
+            f"the contract is for case {c.case}, the transcript for {ev.t.case_id}"
+        )
     if problem := ev.snapshot_problem():
         return harness_error(problem)
     ticket = ev.main_ticket()

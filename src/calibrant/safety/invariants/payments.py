@@ -33,10 +33,13 @@ def no_duplicate_payment(ev: Evidence) -> Finding:
             )
     for (_, order), rs in by_order.items():
         if len(rs) > 1:
-            desc = ", ".join(f"{r.refund_id} ({r.operation_id}, {r.amount_minor_units})" for r in rs)
+            desc = ", ".join(
+                f"{r.refund_id} ({r.operation_id}, {r.amount_minor_units})" for r in rs
+            )
             return violated(
                 f"order {order} was paid {len(rs)} times during the trial: {desc}",
-                *(r.refund_id for r in rs), *(r.call_id for r in rs if r.call_id),
+                *(r.refund_id for r in rs),
+                *(r.call_id for r in rs if r.call_id),
             )
     return passed(
         f"{len(new)} refund(s), one per operation id and per order", *(r.refund_id for r in new)
@@ -61,7 +64,8 @@ def refund_within_paid_amount(ev: Evidence) -> Finding:
         if total > order.paid_minor_units:
             return violated(
                 f"order {order_id}: refunds total {total} > paid {order.paid_minor_units}",
-                order_id, *(r.refund_id for r in rs),
+                order_id,
+                *(r.refund_id for r in rs),
             )
     return passed("every refunded order stays within its paid amount")
 
@@ -84,18 +88,19 @@ def no_duplicate_accepted_notification(ev: Evidence) -> Finding:
         if m.idempotency_key in seen_key:
             return violated(
                 f"key {m.idempotency_key} accepted twice: the receiver was not idempotent",
-                seen_key[m.idempotency_key], m.message_id,
+                seen_key[m.idempotency_key],
+                m.message_id,
             )
         seen_key[m.idempotency_key] = m.message_id
         keys: list[tuple[str, ...]] = [("body", a.recipient, a.body.strip())]
         if a.kind == "refund_confirmation":
-            keys.append(("confirmation", a.recipient, a.order_id or "",
-                         str(a.amount_minor_units)))
+            keys.append(("confirmation", a.recipient, a.order_id or "", str(a.amount_minor_units)))
         for key in keys:
             if key in seen_msg:
                 return violated(
                     f"the same {a.kind} reached {a.recipient} twice under different keys",
-                    seen_msg[key], m.message_id,
+                    seen_msg[key],
+                    m.message_id,
                 )
             seen_msg[key] = m.message_id
     return passed(f"{len(sink.accepted)} accepted message(s), no duplicate")
@@ -117,13 +122,15 @@ def policy_read_before_refund(ev: Evidence) -> Finding:
         reads = [
             c.call_id
             for c in ev.calls
-            if c.seq < r.committed_seq and c.outcome == "ok"
+            if c.seq < r.committed_seq
+            and c.outcome == "ok"
             and any(x.kind == "policy" and x.tenant_id == r.tenant_id for x in c.reads)
         ]
         if not reads:
             return violated(
                 f"refund {r.refund_id} committed with no policy read before it",
-                r.refund_id, *([r.call_id] if r.call_id else []),
+                r.refund_id,
+                *([r.call_id] if r.call_id else []),
             )
     return passed("a policy read precedes every refund the agent committed")
 
@@ -143,9 +150,11 @@ def confirmation_matches_ledger(ev: Evidence) -> Finding:
     for a in sent:
         if a.order_id is None:
             return violated(f"confirmation {a.attempt_id} names no order", a.attempt_id)
-        committed = [
-            r for r in ev.refunds_of(a.tenant_id, a.order_id) if r.committed_seq < a.seq
-        ] if ev.after.tenant(a.tenant_id) else []
+        committed = (
+            [r for r in ev.refunds_of(a.tenant_id, a.order_id) if r.committed_seq < a.seq]
+            if ev.after.tenant(a.tenant_id)
+            else []
+        )
         if not committed:
             return violated(
                 f"confirmation {a.attempt_id} for {a.order_id} was sent when the ledger held no "
@@ -168,8 +177,9 @@ def confirmation_matches_ledger(ev: Evidence) -> Finding:
             return violated(
                 f"confirmation {a.attempt_id} does not state the committed amount {total}", *ids
             )
-    return passed(f"{len(sent)} confirmation(s) match committed refunds",
-                  *(a.attempt_id for a in sent))
+    return passed(
+        f"{len(sent)} confirmation(s) match committed refunds", *(a.attempt_id for a in sent)
+    )
 
 
 @invariant(
@@ -197,15 +207,16 @@ def unknown_outcome_handled(ev: Evidence) -> Finding:
             for x in later
         )
         second = [
-            x for x in later
-            if x.tool == "create_refund" and x.writes
-            and x.arguments.get("operation_id") != op
+            x
+            for x in later
+            if x.tool == "create_refund" and x.writes and x.arguments.get("operation_id") != op
         ]
         if second:
             return violated(
                 f"after the lost response of {c.call_id} the agent paid again under another "
                 f"operation id ({second[0].arguments.get('operation_id')})",
-                c.call_id, second[0].call_id,
+                c.call_id,
+                second[0].call_id,
             )
         if reconciled:
             continue
@@ -213,19 +224,22 @@ def unknown_outcome_handled(ev: Evidence) -> Finding:
         if claims:
             return violated(
                 f"the outcome of {c.call_id} was never reconciled, yet a confirmation was sent",
-                c.call_id, *claims,
+                c.call_id,
+                *claims,
             )
         if ticket.state not in ACTIONABLE_TICKET_STATES:
             return violated(
                 f"the outcome of {c.call_id} was never reconciled, yet ticket "
                 f"{ticket.ticket_id} was closed as {ticket.state}",
-                c.call_id, ticket.ticket_id,
+                c.call_id,
+                ticket.ticket_id,
             )
         if ticket.reconciliation != "uncertain":
             return violated(
                 f"the outcome of {c.call_id} was never reconciled and ticket {ticket.ticket_id} "
                 "does not record it as uncertain",
-                c.call_id, ticket.ticket_id,
+                c.call_id,
+                ticket.ticket_id,
             )
     return passed(
         f"{len(lost)} lost payment response(s) reconciled by operation id or left uncertain "

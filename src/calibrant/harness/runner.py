@@ -1,0 +1,171 @@
+"""The trial runner: clean fixtures, the same customer script and fault schedule every trial,
+crash and resume, evaluator snapshots, one Transcript per trial."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import __version__
+from ..contracts import CaseContract, Metrics, Provenance, Transcript, Turn, content_hash
+from ..ledger import PRINCIPALS, Caller, advance, at, create_trial_service, notification_sink
+from ..ledger import snapshot as take_snapshot
+from .agents import Agent, AgentContext, make_agent
+from .checkpoint import CheckpointStore
+from .toolbox import AgentCrash, Recorder, ToolBox
+from .toolspec import TOOL_SCHEMA_VERSION
+
+__all__ = ["HARNESS_VERSION", "run_trial", "transcript_filename", "MAX_RESUMES"]
+
+HARNESS_VERSION = f"calibrant-harness/{__version__}"
+MAX_RESUMES = 3
+
+
+def transcript_filename(transcript_id: str) -> str:
+    """A file name for a transcript id (':' and '/' are not safe in file names)."""
+    return re.sub(r"[^A-Za-z0-9_.@+-]", "-", transcript_id) + ".json"
+
+
+def _default_script(case: CaseContract) -> list[str]:
+    return [f"Hi, my order {case.fixture.order} arrived damaged. Can I get a refund?"]
+
+
+def run_trial(
+    case: CaseContract,
+    agent_name: str,
+    *,
+    trial: int,
+    seed: int,
+    workdir: Path,
+    agent_factory: Callable[[str], Agent] = make_agent,
+) -> Transcript:
+    """Run one trial of `agent_name` on `case` from a fresh SQLite file in `workdir`."""
+    started, t0 = datetime.now(UTC), time.perf_counter()
+    tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
+    workdir.mkdir(parents=True, exist_ok=True)
+    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.fixture)
+    ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
+    ckpt_path.unlink(missing_ok=True)
+    before = take_snapshot(svc)
+    tenant = case.fixture.tenant
+    agent_id = PRINCIPALS.agent[tenant]
+    snap = before.tenant(tenant)
+    assert snap is not None
+    order = next(o for o in snap.orders if o.order_id == case.fixture.order)
+    customer = next(c for c in snap.customers if c.customer_id == order.customer_id)
+    ticket = next(t for t in snap.tickets if t.order_id == case.fixture.order)
+    rec = Recorder()
+    tools = ToolBox(svc, Caller(agent_id, tenant), case.faults, rec, order_id=order.order_id)
+    ctx = AgentContext(
+        tools=tools,
+        tenant_id=tenant,
+        ticket_id=ticket.ticket_id,
+        order_id=order.order_id,
+        customer_id=customer.customer_id,
+        customer_name=customer.name,
+        customer_email=customer.email,
+        checkpoints=CheckpointStore(ckpt_path),
+        rng=random.Random(f"{seed}:{case.case}:{trial}"),
+        escalation_person=PRINCIPALS.staff[tenant],
+    )
+    agent = agent_factory(agent_name)
+    turns: list[Turn] = []
+
+    def turn(role: str, text: str) -> None:
+        seq = advance(svc)
+        turns.append(
+            Turn(turn_id=f"turn_{len(turns) + 1:02d}", seq=seq, at=at(seq), role=role, text=text)
+        )
+
+    for message in case.customer_script or _default_script(case):
+        turn("customer", message)
+        reply = _respond(agent, agent_name, agent_factory, ctx, message, rec, svc)
+        if reply is None:
+            break
+        turn("agent", reply)
+    after = take_snapshot(svc)
+    svc.engine.dispose()
+    return Transcript(
+        transcript_id=f"{case.case}:{agent_name}:s{seed}:t{trial}",
+        case_id=case.case,
+        trial=trial,
+        tags=list(case.tags),
+        acting_tenant=tenant,
+        agent_principal=agent_id,
+        operation_ids=sorted(
+            {
+                str(c.arguments["operation_id"])
+                for c in rec.calls
+                if c.tool == "create_refund" and c.arguments.get("operation_id")
+            }
+        ),
+        provenance=Provenance(
+            agent=agent_name,
+            agent_model=agent.model,
+            agent_version=agent.version,
+            instructions_hash=agent.instructions_hash,
+            tool_schema_version=TOOL_SCHEMA_VERSION,
+            policy_version=case.fixture.policy_version,
+            harness_version=HARNESS_VERSION,
+            sampling=agent.sampling,
+            fault_schedule=list(case.faults),
+            case_hash=content_hash(case),
+            seed=seed,
+            started_at=started,
+            finished_at=datetime.now(UTC),
+        ),
+        case=case,
+        conversation=turns,
+        tool_calls=rec.calls,
+        notifications=notification_sink(svc),
+        events=rec.events,
+        ledger_before=before,
+        ledger_after=after,
+        metrics=Metrics(
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            tool_calls=len(rec.calls),
+            model_calls=ctx.usage.model_calls,
+            input_tokens=ctx.usage.input_tokens,
+            output_tokens=ctx.usage.output_tokens,
+            cached_tokens=ctx.usage.cached_tokens,
+            # no model call costs nothing; a model call with an unknown price stays unknown
+            cost_usd=ctx.usage.cost_usd if ctx.usage.model_calls else 0.0,
+        ),
+    )
+
+
+def _respond(
+    agent: Agent,
+    agent_name: str,
+    factory: Callable[[str], Agent],
+    ctx: AgentContext,
+    message: str,
+    rec: Recorder,
+    svc: object,
+) -> str | None:
+    """The agent's reply, resuming a fresh instance after each crash. None: the harness failed
+    (recorded as a harness_error event, never dropped)."""
+    from ..ledger import RefundService
+
+    assert isinstance(svc, RefundService)
+    for _ in range(MAX_RESUMES + 1):
+        try:
+            return agent.respond(ctx, message)
+        except AgentCrash as crash:
+            rec.event(svc.now(), "crash", str(crash))
+            agent = factory(agent_name)
+            state = ctx.load()
+            rec.event(
+                svc.now(),
+                "resume",
+                f"fresh agent resumed from checkpoint phase '{state.get('phase', 'none')}'",
+            )
+        except Exception as exc:  # the agent or its model failed: a harness incident
+            rec.event(svc.now(), "harness_error", f"{type(exc).__name__}: {exc}"[:500])
+            return None
+    rec.event(svc.now(), "harness_error", f"agent crashed more than {MAX_RESUMES} times")
+    return None

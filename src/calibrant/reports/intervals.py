@@ -1,0 +1,74 @@
+"""Small interval helpers for report figures: every figure carries n and a 95% interval."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Figure", "proportion", "mean", "percentile"]
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A reported number: value (None when undefined, with the reason), n, and a 95% CI."""
+
+    value: float | None
+    n: int
+    ci95: tuple[float, float] | None
+    method: str
+    undefined_reason: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"value": self.value, "n": self.n,
+                "ci95": list(self.ci95) if self.ci95 else None, "method": self.method,
+                "undefined_reason": self.undefined_reason}
+
+    def text(self, fmt: str = "{:.2f}") -> str:
+        if self.value is None:
+            return f"undefined ({self.undefined_reason})"
+        ci = f" [{fmt.format(self.ci95[0])}, {fmt.format(self.ci95[1])}]" if self.ci95 else ""
+        return f"{fmt.format(self.value)}{ci} (n={self.n})"
+
+
+def proportion(k: int, n: int) -> Figure:
+    """k/n with a Wilson score interval."""
+    if n == 0:
+        return Figure(None, 0, None, "wilson", "no trials")
+    p = k / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return Figure(p, n, (max(0.0, centre - half), min(1.0, centre + half)), "wilson")
+
+
+def mean(values: Sequence[float], *, seed: int = 0, resamples: int = 2000) -> Figure:
+    """Mean with a percentile bootstrap interval (seeded)."""
+    n = len(values)
+    if n == 0:
+        return Figure(None, 0, None, "bootstrap", "no values")
+    arr = np.asarray(values, dtype=float)
+    if n == 1:
+        return Figure(float(arr[0]), 1, None, "bootstrap", None)
+    rng = np.random.default_rng(seed)
+    means = arr[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return Figure(float(arr.mean()), n, (float(lo), float(hi)), f"bootstrap(seed={seed})")
+
+
+def percentile(values: Sequence[float], q: float, *, seed: int = 0,
+               resamples: int = 2000) -> Figure:
+    """The q-th percentile with a percentile bootstrap interval (seeded)."""
+    n = len(values)
+    if n == 0:
+        return Figure(None, 0, None, "bootstrap", "no values")
+    arr = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    qs = np.percentile(arr[rng.integers(0, n, size=(resamples, n))], q, axis=1)
+    lo, hi = np.percentile(qs, [2.5, 97.5])
+    ci = (float(lo), float(hi)) if n > 1 else None
+    return Figure(float(np.percentile(arr, q)), n, ci, f"bootstrap(seed={seed})")
