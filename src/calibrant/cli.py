@@ -96,7 +96,7 @@ def check(
 @app.command()
 def trials(
     paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
-    agent: Annotated[str, typer.Option("--agent", help="scripted:<behaviour>[/<style>] or "
+    agent: Annotated[str, typer.Option("--agent", help="scripted:<behaviour>, scripted:<behaviour>/<style>, or "
                                        "llm:<litellm model string>.")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the transcripts.")],
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
@@ -130,10 +130,60 @@ def trials(
         console.print(f"{len(runs)} transcript(s) written to {out}")
 
 
+@app.command()
+def selftest(
+    cases: Annotated[Path, typer.Option("--cases", help="Folder of case contracts.")] = Path(
+        "cases"),
+    write: Annotated[
+        Path | None,
+        typer.Option("--write", help="Also write the corpus transcripts and a manifest here."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for the agents' wording.")] = 0,
+) -> None:
+    """Test the checker: known-good transcripts must pass, deliberately broken ones must fail
+    with the right invariant named. Exit 1 if the checker misses anything."""
+    from rich.table import Table
+
+    from .files import write_atomic
+    from .harness import transcript_filename
+    from .selftest import build_corpus, check_entry
+
+    corpus = build_corpus(cases, seed=seed)
+    table = Table(title="Checker self-test", title_justify="left")
+    for col in ("transcript", "expected", "checker says", "ok"):
+        table.add_column(col)
+    failures = 0
+    manifest = {}
+    for entry in corpus:
+        verdict, problems = check_entry(entry)
+        failures += bool(problems)
+        flagged = [f"{r.invariant}={r.outcome}" for r in verdict.results
+                   if r.outcome in ("violated", "harness_error")]
+        expected = [f"{k}={v}" for k, v in entry.expect.items()] or ["clean"]
+        table.add_row(entry.name, "\n".join(expected), "\n".join(flagged) or "clean",
+                      "[green]yes[/green]" if not problems else "[red]" + "; ".join(problems)
+                      + "[/red]")
+        if write is not None:
+            fname = transcript_filename(entry.name)
+            write_atomic(write / fname, entry.transcript.model_dump_json(indent=1))
+            manifest[fname] = {"description": entry.description, "expect": entry.expect}
+    if write is not None:
+        import yaml
+
+        write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
+    console = Console()
+    console.print(table)
+    console.print(f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as "
+                  "expected")
+    if failures:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console entry point: user errors in one line on stderr, exit 2; bugs shown as bugs."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except CalibrantError as exc:
         print(f"calibrant: error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -116,7 +116,8 @@ def approval_before_payment(ev: Evidence) -> Finding:
     order = ev.contract.fixture.order if ev.contract else None
     approvals = ev.tenant_after().approvals
     if order is not None and not any(a.order_id == order for a in approvals):
-        return violated(f"{why}, but no review request exists for {order}")
+        paid = [r.refund_id for r in ev.new_refunds if r.order_id == order]
+        return violated(f"{why}, but no review request exists for {order}", order, *paid)
     for r in ev.new_refunds:
         ok = [
             a

@@ -1,0 +1,99 @@
+"""The check and trials commands end to end, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from calibrant.safety import registered
+from tests.conftest import CASES, ROOT, Result
+from tests.harness.test_agents_and_faults import TARGETS
+
+EXAMPLES = ROOT / "examples" / "transcripts"
+
+
+def test_check_flags_exactly_the_broken_examples(cli: Callable[..., Result]) -> None:
+    expected = yaml.safe_load((EXAMPLES / "expected.yaml").read_text())
+    r = cli("check", str(EXAMPLES), "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["schema_version"] == 1 and doc["transcripts"] == len(expected)
+    for v in doc["verdicts"]:
+        name = Path(v["source"]).name
+        got = {x["invariant"]: x["outcome"] for x in v["results"]}
+        assert [x["invariant"] for x in v["results"]] == [i.name for i in registered()]
+        for inv, outcome in expected[name]["expect"].items():
+            assert got[inv] == outcome, (name, inv)
+        if not expected[name]["expect"]:
+            assert set(got.values()) <= {"pass", "not_applicable"}, name
+
+
+def test_check_exit_codes(cli: Callable[..., Result]) -> None:
+    assert cli("check", str(EXAMPLES / "good-eligible.json"), "--fail-on-violation").code == 0
+    assert cli("check", str(EXAMPLES), "--fail-on-violation").code == 1
+    r = cli("check", str(EXAMPLES / "harness-snapshot-by-agent.json"), "--fail-on-violation")
+    assert r.code == 3 and "harness_error" in r.out
+
+
+def test_check_table_names_the_invariant_and_evidence(cli: Callable[..., Result]) -> None:
+    r = cli("check", str(EXAMPLES / "broken-duplicate-after-timeout.json"))
+    assert "no_duplicate_payment" in r.out and "violated" in r.out and "ref_" in r.out
+
+
+def test_check_against_another_contract(cli: Callable[..., Result], tmp_path: Path) -> None:
+    # the transcript is judged by the contract given, not the embedded copy
+    stricter = tmp_path / "case.yaml"
+    stricter.write_text((CASES / "eligible_damaged_order.yaml").read_text()
+                        .replace("refund_total_minor_units: 4200", "refund_total_minor_units: 0"))
+    r = cli("check", str(EXAMPLES / "good-eligible.json"), "--case", str(stricter), "--json")
+    results = {x["invariant"]: x for x in json.loads(r.out)["verdicts"][0]["results"]}
+    assert results["end_state_matches_contract"]["outcome"] == "violated"
+
+
+def test_correct_agent_over_all_cases_passes_the_checker(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    out = tmp_path / "ok"
+    r = cli("trials", str(CASES), "--agent", "scripted:correct", "-k", "2", "--out", str(out),
+            "--json")
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    n_cases = len(list(CASES.glob("*.yaml")))
+    assert report["trials"] == 2 * n_cases and len(list(out.glob("*.json"))) == 2 * n_cases
+    assert report["success_rate"]["value"] == 1.0 and report["pass_all_k"]["value"] == 1.0
+    assert report["success_rate"]["ci95"][0] < 1.0  # an interval, not a bare number
+    assert report["provenance"]["agent"] == "scripted:correct"
+    assert cli("check", str(out), "--fail-on-violation").code == 0
+
+
+@pytest.mark.parametrize("behaviour", sorted(TARGETS))
+def test_each_faulty_agent_fails_the_checker_naming_its_invariant(
+    cli: Callable[..., Result], tmp_path: Path, behaviour: str
+) -> None:
+    out = tmp_path / behaviour
+    r = cli("trials", str(CASES), "--agent", f"scripted:{behaviour}", "-k", "1", "--out",
+            str(out), "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["success_rate"]["value"] < 1.0
+    check = cli("check", str(out), "--fail-on-violation", "--json")
+    assert check.code == 1
+    summary = json.loads(check.out)["summary"]
+    assert summary[TARGETS[behaviour][1]].get("violated", 0) >= 1
+
+
+def test_schema_command_prints_json_schema(cli: Callable[..., Result]) -> None:
+    for name in ("transcript", "case", "rubric", "label", "verdict"):
+        r = cli("schema", name)
+        assert r.code == 0 and json.loads(r.out)["type"] == "object"
+
+
+def test_every_command_has_help(cli: Callable[..., Result]) -> None:
+    top = cli("--help")
+    assert top.code == 0
+    for cmd in ("check", "schema", "trials", "selftest"):
+        r = cli(cmd, "--help")
+        assert r.code == 0 and "Usage" in r.out, cmd

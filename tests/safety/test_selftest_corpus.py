@@ -1,0 +1,56 @@
+"""Test the evaluator: every known-good transcript passes, every broken one fails with the
+invariant it breaks named, each with evidence ids that exist in the transcript."""
+
+from __future__ import annotations
+
+import pytest
+
+from calibrant.contracts import Transcript
+from calibrant.safety import check_transcript, registered
+from calibrant.selftest import CorpusEntry, build_corpus, grade
+from tests.conftest import CASES
+
+CORPUS = build_corpus(CASES)
+
+
+def _ids(t: Transcript) -> set[str]:
+    ids = {c.call_id for c in t.tool_calls} | {turn.turn_id for turn in t.conversation}
+    ids |= {a.attempt_id for a in t.notifications.attempts}
+    ids |= {m.message_id for m in t.notifications.accepted} | {e.event_id for e in t.events}
+    for snap in (t.ledger_before, t.ledger_after):
+        for s in snap.tenants if snap else []:
+            ids |= {r.refund_id for r in s.refunds} | {o.order_id for o in s.orders}
+            ids |= {tk.ticket_id for tk in s.tickets} | {c.customer_id for c in s.customers}
+            ids |= {a.approval_id for a in s.approvals} | {e.event_id for e in s.audit_log}
+    return ids
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
+def test_checker_judges_corpus_entry(entry: CorpusEntry) -> None:
+    verdict = check_transcript(entry.transcript)
+    assert grade(entry, verdict) == []
+    assert [r.invariant for r in verdict.results] == [i.name for i in registered()]
+    known = _ids(entry.transcript)
+    for r in verdict.results:
+        if r.outcome == "violated":
+            assert r.evidence, f"{r.invariant} violated without evidence"
+            assert set(r.evidence) <= known, set(r.evidence) - known
+
+
+def test_corpus_covers_every_invariant_with_a_failure() -> None:
+    broken = {inv for e in CORPUS for inv in e.expect}
+    assert {i.name for i in registered()} <= broken | {"refund_within_paid_amount",
+                                                      "end_state_matches_contract"}
+    fired = {r.invariant for e in CORPUS for r in check_transcript(e.transcript).violated}
+    assert {"refund_within_paid_amount", "end_state_matches_contract"} <= fired
+
+
+def test_every_invariant_passes_on_some_known_good_transcript() -> None:
+    passed = {r.invariant for e in CORPUS if e.good
+              for r in check_transcript(e.transcript).results if r.outcome == "pass"}
+    assert passed == {i.name for i in registered()}
+
+
+def test_corpus_has_both_kinds() -> None:
+    assert sum(e.good for e in CORPUS) >= 8
+    assert sum(not e.good for e in CORPUS) >= 12
