@@ -51,8 +51,12 @@ class Result:
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """Run the real `calibrant` command in a subprocess."""
     proc = subprocess.run(
-        [sys.executable, "-m", "calibrant", *args], capture_output=True, text=True,
-        cwd=cwd or ROOT, env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=600,
+        [sys.executable, "-m", "calibrant", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        timeout=600,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

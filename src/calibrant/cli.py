@@ -96,8 +96,14 @@ def check(
 @app.command()
 def trials(
     paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
-    agent: Annotated[str, typer.Option("--agent", help="scripted:<behaviour>, scripted:<behaviour>/<style>, or "
-                                       "llm:<litellm model string>.")],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="scripted:<behaviour>, scripted:<behaviour>/<style>, or "
+            "llm:<litellm model string>.",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Folder for the transcripts.")],
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
@@ -133,7 +139,8 @@ def trials(
 @app.command()
 def selftest(
     cases: Annotated[Path, typer.Option("--cases", help="Folder of case contracts.")] = Path(
-        "cases"),
+        "cases"
+    ),
     write: Annotated[
         Path | None,
         typer.Option("--write", help="Also write the corpus transcripts and a manifest here."),
@@ -157,12 +164,18 @@ def selftest(
     for entry in corpus:
         verdict, problems = check_entry(entry)
         failures += bool(problems)
-        flagged = [f"{r.invariant}={r.outcome}" for r in verdict.results
-                   if r.outcome in ("violated", "harness_error")]
+        flagged = [
+            f"{r.invariant}={r.outcome}"
+            for r in verdict.results
+            if r.outcome in ("violated", "harness_error")
+        ]
         expected = [f"{k}={v}" for k, v in entry.expect.items()] or ["clean"]
-        table.add_row(entry.name, "\n".join(expected), "\n".join(flagged) or "clean",
-                      "[green]yes[/green]" if not problems else "[red]" + "; ".join(problems)
-                      + "[/red]")
+        table.add_row(
+            entry.name,
+            "\n".join(expected),
+            "\n".join(flagged) or "clean",
+            "[green]yes[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]",
+        )
         if write is not None:
             fname = transcript_filename(entry.name)
             write_atomic(write / fname, entry.transcript.model_dump_json(indent=1))
@@ -173,8 +186,9 @@ def selftest(
         write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
     console = Console()
     console.print(table)
-    console.print(f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as "
-                  "expected")
+    console.print(
+        f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
+    )
     if failures:
         raise typer.Exit(1)
 

@@ -24,7 +24,9 @@ def _one_line(r: Result) -> str:
     return lines[0]
 
 
-def test_truncated_transcript_names_file_and_line(tmp_path: Path, cli: Callable[..., Result]) -> None:
+def test_truncated_transcript_names_file_and_line(
+    tmp_path: Path, cli: Callable[..., Result]
+) -> None:
     bad = tmp_path / "t.json"
     text = GOOD.read_text()
     bad.write_text(text[: len(text) // 2])
@@ -61,12 +63,14 @@ def test_float_amount_in_transcript_is_rejected_with_its_line(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("old", "new", "field", "needle"),
     [
-        ("paid_minor_units: 4200", "paid_minor_units: 42.00", "fixture.paid_minor_units",
-         "42.00"),
-        ("paid_minor_units: 4200", "paid_minor_units: -4200", "fixture.paid_minor_units",
-         "-4200"),
-        ("  policy_version: refund_v3", "  policy_version: refund_v3\n  colour: red",
-         "fixture.colour", "colour"),
+        ("paid_minor_units: 4200", "paid_minor_units: 42.00", "fixture.paid_minor_units", "42.00"),
+        ("paid_minor_units: 4200", "paid_minor_units: -4200", "fixture.paid_minor_units", "-4200"),
+        (
+            "  policy_version: refund_v3",
+            "  policy_version: refund_v3\n  colour: red",
+            "fixture.colour",
+            "colour",
+        ),
         ("ticket_state: resolved", "ticket_state: closed", "expected", "ticket_state"),
     ],
 )
@@ -92,8 +96,10 @@ def test_malformed_yaml(tmp_path: Path) -> None:
 
 def test_labels_jsonl_bad_line(tmp_path: Path) -> None:
     f = tmp_path / "labels.jsonl"
-    f.write_text('{"item": "t1", "rater": "a", "criterion": "c", "label": "pass"}\n'
-                 '{"item": "t2", "rater": "a", "criterion": "c"}\n')
+    f.write_text(
+        '{"item": "t1", "rater": "a", "criterion": "c", "label": "pass"}\n'
+        '{"item": "t2", "rater": "a", "criterion": "c"}\n'
+    )
     with pytest.raises(InputError) as info:
         load_labels(f)
     assert info.value.line == 2 and info.value.field == "label"
@@ -115,11 +121,15 @@ def test_trials_with_a_bad_case_writes_nothing(tmp_path: Path, cli: Callable[...
     cases = tmp_path / "cases"
     shutil.copytree(CASES, cases)
     bad = cases / "zz_bad.yaml"
-    bad.write_text((CASES / "eligible_damaged_order.yaml").read_text()
-                   .replace("paid_minor_units: 4200", "paid_minor_units: 4200.5"))
+    bad.write_text(
+        (CASES / "eligible_damaged_order.yaml")
+        .read_text()
+        .replace("paid_minor_units: 4200", "paid_minor_units: 4200.5")
+    )
     out = tmp_path / "out"
-    line = _one_line(cli("trials", str(cases), "--agent", "scripted:correct", "-k", "1",
-                         "--out", str(out)))
+    line = _one_line(
+        cli("trials", str(cases), "--agent", "scripted:correct", "-k", "1", "--out", str(out))
+    )
     assert f"{bad}:" in line and "fixture.paid_minor_units" in line
     assert not out.exists()
 

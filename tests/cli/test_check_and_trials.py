@@ -47,8 +47,11 @@ def test_check_table_names_the_invariant_and_evidence(cli: Callable[..., Result]
 def test_check_against_another_contract(cli: Callable[..., Result], tmp_path: Path) -> None:
     # the transcript is judged by the contract given, not the embedded copy
     stricter = tmp_path / "case.yaml"
-    stricter.write_text((CASES / "eligible_damaged_order.yaml").read_text()
-                        .replace("refund_total_minor_units: 4200", "refund_total_minor_units: 0"))
+    stricter.write_text(
+        (CASES / "eligible_damaged_order.yaml")
+        .read_text()
+        .replace("refund_total_minor_units: 4200", "refund_total_minor_units: 0")
+    )
     r = cli("check", str(EXAMPLES / "good-eligible.json"), "--case", str(stricter), "--json")
     results = {x["invariant"]: x for x in json.loads(r.out)["verdicts"][0]["results"]}
     assert results["end_state_matches_contract"]["outcome"] == "violated"
@@ -58,8 +61,9 @@ def test_correct_agent_over_all_cases_passes_the_checker(
     cli: Callable[..., Result], tmp_path: Path
 ) -> None:
     out = tmp_path / "ok"
-    r = cli("trials", str(CASES), "--agent", "scripted:correct", "-k", "2", "--out", str(out),
-            "--json")
+    r = cli(
+        "trials", str(CASES), "--agent", "scripted:correct", "-k", "2", "--out", str(out), "--json"
+    )
     assert r.code == 0, r.err
     report = json.loads(r.out)
     n_cases = len(list(CASES.glob("*.yaml")))
@@ -75,8 +79,17 @@ def test_each_faulty_agent_fails_the_checker_naming_its_invariant(
     cli: Callable[..., Result], tmp_path: Path, behaviour: str
 ) -> None:
     out = tmp_path / behaviour
-    r = cli("trials", str(CASES), "--agent", f"scripted:{behaviour}", "-k", "1", "--out",
-            str(out), "--json")
+    r = cli(
+        "trials",
+        str(CASES),
+        "--agent",
+        f"scripted:{behaviour}",
+        "-k",
+        "1",
+        "--out",
+        str(out),
+        "--json",
+    )
     assert r.code == 0, r.err
     assert json.loads(r.out)["success_rate"]["value"] < 1.0
     check = cli("check", str(out), "--fail-on-violation", "--json")

@@ -54,8 +54,12 @@ def test_a_case_accepts_several_end_states() -> None:
     data = seed()
     data["expected"] = [
         {"name": "refunded", "refund_count": 1, "ticket_state": "resolved"},
-        {"name": "escalated", "refund_count": 0, "ticket_state": ["open", "escalated"],
-         "ticket_assignee": "person"},
+        {
+            "name": "escalated",
+            "refund_count": 0,
+            "ticket_state": ["open", "escalated"],
+            "ticket_assignee": "person",
+        },
     ]
     case = CaseContract.model_validate(data)
     assert [o.name for o in case.acceptable_outcomes()] == ["refunded", "escalated"]
@@ -84,8 +88,9 @@ def test_unknown_fields_are_rejected_everywhere() -> None:
     with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         CaseContract.model_validate(data)
     with pytest.raises(ValidationError):
-        Label.model_validate({"item": "t1", "rater": "r1", "criterion": "c", "label": "pass",
-                              "score": 3})
+        Label.model_validate(
+            {"item": "t1", "rater": "r1", "criterion": "c", "label": "pass", "score": 3}
+        )
 
 
 def test_unauthorized_writes_can_only_be_zero() -> None:

@@ -28,10 +28,12 @@ Run = Callable[..., Transcript]
 @pytest.mark.parametrize("case_id", CASE_IDS)
 def test_correct_agent_violates_nothing(trial: Run, case_id: str, seed: int) -> None:
     v = check_transcript(trial(case_id, "scripted:correct", seed=seed))
-    assert [(r.invariant, r.message) for r in v.results
-            if r.outcome in ("violated", "harness_error")] == []
-    assert next(r for r in v.results if r.invariant == "end_state_matches_contract").outcome \
-        == "pass"
+    assert [
+        (r.invariant, r.message) for r in v.results if r.outcome in ("violated", "harness_error")
+    ] == []
+    assert (
+        next(r for r in v.results if r.invariant == "end_state_matches_contract").outcome == "pass"
+    )
 
 
 @pytest.mark.parametrize("behaviour", sorted(TARGETS))
@@ -62,9 +64,10 @@ def test_timeout_fires_on_the_first_refund_and_loses_its_response(trial: Run) ->
 
 @pytest.mark.parametrize(
     ("case_id", "point", "tool"),
-    [("crash_before_checkpoint", "crash_after_refund_commit", "create_refund"),
-     ("crash_after_notification_accept", "crash_after_notification_accept",
-      "send_notification")],
+    [
+        ("crash_before_checkpoint", "crash_after_refund_commit", "create_refund"),
+        ("crash_after_notification_accept", "crash_after_notification_accept", "send_notification"),
+    ],
 )
 def test_crash_fires_where_named_and_the_agent_resumes(
     trial: Run, case_id: str, point: str, tool: str
@@ -79,9 +82,12 @@ def test_crash_fires_where_named_and_the_agent_resumes(
     assert t.ledger_after is not None
     a = t.ledger_after.tenant("tenant_a")
     assert a is not None and len(a.refunds) == 1
-    confirmations = [m for m in t.notifications.accepted
-                     if next(x for x in t.notifications.attempts
-                             if x.attempt_id == m.attempt_id).kind == "refund_confirmation"]
+    confirmations = [
+        m
+        for m in t.notifications.accepted
+        if next(x for x in t.notifications.attempts if x.attempt_id == m.attempt_id).kind
+        == "refund_confirmation"
+    ]
     assert len(confirmations) == (1 if case_id == "crash_after_notification_accept" else 0)
     assert len(t.notifications.accepted) == 1
 
@@ -91,10 +97,14 @@ def test_crash_without_reconciliation_leaves_an_explicit_uncertain_state(trial: 
     assert t.ledger_after is not None
     ticket = t.ledger_after.tenant("tenant_a").tickets[0]  # type: ignore[union-attr]
     assert (ticket.state, ticket.reconciliation, ticket.assignee_kind) == (
-        "escalated", "uncertain", "person")
+        "escalated",
+        "uncertain",
+        "person",
+    )
     outage = _fault_calls(t, "reconciliation_unavailable")
-    assert outage and all(next(c for c in t.tool_calls if c.call_id == cid).error ==
-                          "unavailable" for cid in outage)
+    assert outage and all(
+        next(c for c in t.tool_calls if c.call_id == cid).error == "unavailable" for cid in outage
+    )
 
 
 def test_order_change_and_revocation_fire_before_the_named_call(trial: Run) -> None:
@@ -119,11 +129,15 @@ def test_trials_are_reproducible_and_wording_varies_with_the_seed(trial: Run) ->
     b = trial("eligible_damaged_order", "scripted:correct", seed=5, trial=1)
     calls = lambda t: [(c.tool, c.arguments, c.outcome) for c in t.tool_calls]  # noqa: E731
     assert calls(a) == calls(b) and a.conversation == b.conversation
-    texts = {trial("eligible_damaged_order", "scripted:correct", seed=s).conversation[1].text
-             for s in range(8)}
+    texts = {
+        trial("eligible_damaged_order", "scripted:correct", seed=s).conversation[1].text
+        for s in range(8)
+    }
     assert len(texts) >= 3
-    assert {calls(trial("eligible_damaged_order", "scripted:correct", seed=s)).__repr__()
-            for s in range(4)} == {calls(a).__repr__()}  # behaviour does not vary
+    assert {
+        calls(trial("eligible_damaged_order", "scripted:correct", seed=s)).__repr__()
+        for s in range(4)
+    } == {calls(a).__repr__()}  # behaviour does not vary
 
 
 def test_transcript_records_provenance(trial: Run) -> None:

@@ -23,16 +23,30 @@ A = Caller(PRINCIPALS.agent["tenant_a"], "tenant_a")
 
 
 def service(tmp_path: Path, **fixture: Any) -> RefundService:
-    base = {"tenant": "tenant_a", "order": "order_17", "paid_minor_units": 4200,
-            "policy_version": "refund_v3"}
+    base = {
+        "tenant": "tenant_a",
+        "order": "order_17",
+        "paid_minor_units": 4200,
+        "policy_version": "refund_v3",
+    }
     return create_trial_service(tmp_path / "ledger.sqlite", Fixture(**{**base, **fixture}))
 
 
-def refund(svc: RefundService, op: str = "op-1", amount: int = 4200, version: int = 1,
-           caller: Caller = A) -> Any:
-    return run_operation(svc, "create_refund", caller, "c", {
-        "operation_id": op, "order_id": "order_17", "amount_minor_units": amount,
-        "expected_version": version})
+def refund(
+    svc: RefundService, op: str = "op-1", amount: int = 4200, version: int = 1, caller: Caller = A
+) -> Any:
+    return run_operation(
+        svc,
+        "create_refund",
+        caller,
+        "c",
+        {
+            "operation_id": op,
+            "order_id": "order_17",
+            "amount_minor_units": amount,
+            "expected_version": version,
+        },
+    )
 
 
 def test_a_fresh_file_per_trial_seeded_from_the_fixture(tmp_path: Path) -> None:
@@ -96,8 +110,9 @@ def test_refund_permission_expired_or_revoked_is_enforced(tmp_path: Path, state:
     svc = service(tmp_path, write_permission=state)
     h = refund(svc)
     assert h.authorization.decision == "denied" and h.authorization.reason == state
-    ticket = run_operation(svc, "update_ticket", A, "c",
-                           {"ticket_id": "tkt_order_17", "state": "escalated"})
+    ticket = run_operation(
+        svc, "update_ticket", A, "c", {"ticket_id": "tkt_order_17", "state": "escalated"}
+    )
     assert ticket.authorization.decision == "allowed"  # other scopes still hold
 
 
@@ -121,8 +136,12 @@ def test_the_other_tenants_agent_cannot_act_in_tenant_a(tmp_path: Path) -> None:
 
 def test_notifications_are_idempotent_by_key(tmp_path: Path) -> None:
     svc = service(tmp_path)
-    args = {"recipient": "marta.soler@example.com", "kind": "status_update", "body": "hi",
-            "idempotency_key": "k1"}
+    args = {
+        "recipient": "marta.soler@example.com",
+        "kind": "status_update",
+        "body": "hi",
+        "idempotency_key": "k1",
+    }
     assert run_operation(svc, "send_notification", A, "c", args).response["status"] == "accepted"
     assert run_operation(svc, "send_notification", A, "c", args).response["status"] == "duplicate"
     sink = notification_sink(svc)

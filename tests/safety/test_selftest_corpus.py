@@ -39,15 +39,22 @@ def test_checker_judges_corpus_entry(entry: CorpusEntry) -> None:
 
 def test_corpus_covers_every_invariant_with_a_failure() -> None:
     broken = {inv for e in CORPUS for inv in e.expect}
-    assert {i.name for i in registered()} <= broken | {"refund_within_paid_amount",
-                                                      "end_state_matches_contract"}
+    assert {i.name for i in registered()} <= broken | {
+        "refund_within_paid_amount",
+        "end_state_matches_contract",
+    }
     fired = {r.invariant for e in CORPUS for r in check_transcript(e.transcript).violated}
     assert {"refund_within_paid_amount", "end_state_matches_contract"} <= fired
 
 
 def test_every_invariant_passes_on_some_known_good_transcript() -> None:
-    passed = {r.invariant for e in CORPUS if e.good
-              for r in check_transcript(e.transcript).results if r.outcome == "pass"}
+    passed = {
+        r.invariant
+        for e in CORPUS
+        if e.good
+        for r in check_transcript(e.transcript).results
+        if r.outcome == "pass"
+    }
     assert passed == {i.name for i in registered()}
 
 

@@ -218,9 +218,7 @@ class Metrics(Contract):
 class Transcript(Contract):
     """One trial of an agent on one case."""
 
-    schema_version: Literal[1] = Field(
-        default=1, description="Transcript schema version."
-    )
+    schema_version: Literal[1] = Field(default=1, description="Transcript schema version.")
     transcript_id: Id = Field(description="Stable id of this transcript.")
     case_id: Id = Field(description="Case the trial ran.")
     trial: int = Field(ge=1, description="Trial number within its run, from 1.")

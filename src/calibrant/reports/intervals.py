@@ -24,9 +24,13 @@ class Figure:
     undefined_reason: str | None = None
 
     def as_json(self) -> dict[str, object]:
-        return {"value": self.value, "n": self.n,
-                "ci95": list(self.ci95) if self.ci95 else None, "method": self.method,
-                "undefined_reason": self.undefined_reason}
+        return {
+            "value": self.value,
+            "n": self.n,
+            "ci95": list(self.ci95) if self.ci95 else None,
+            "method": self.method,
+            "undefined_reason": self.undefined_reason,
+        }
 
     def text(self, fmt: str = "{:.2f}") -> str:
         if self.value is None:
@@ -60,8 +64,9 @@ def mean(values: Sequence[float], *, seed: int = 0, resamples: int = 2000) -> Fi
     return Figure(float(arr.mean()), n, (float(lo), float(hi)), f"bootstrap(seed={seed})")
 
 
-def percentile(values: Sequence[float], q: float, *, seed: int = 0,
-               resamples: int = 2000) -> Figure:
+def percentile(
+    values: Sequence[float], q: float, *, seed: int = 0, resamples: int = 2000
+) -> Figure:
     """The q-th percentile with a percentile bootstrap interval (seeded)."""
     n = len(values)
     if n == 0:

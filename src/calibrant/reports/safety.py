@@ -49,8 +49,10 @@ def render_safety(console: Console, verdicts: Sequence[SafetyVerdict], *, verbos
             rows = [r for r in rows if r.outcome in ("violated", "harness_error")]
             if not rows:
                 applied = sum(1 for r in v.results if r.outcome == "pass")
-                console.print(f"[green]clean[/green] {v.transcript_id}: {applied} invariant(s) "
-                              f"pass, {len(v.results) - applied} not applicable")
+                console.print(
+                    f"[green]clean[/green] {v.transcript_id}: {applied} invariant(s) "
+                    f"pass, {len(v.results) - applied} not applicable"
+                )
                 continue
         title = f"{v.transcript_id}  (case {v.case_id}, trial {v.trial})"
         if v.source:

@@ -1,0 +1,45 @@
+"""The repository keeps its promises: README commands, CI script, lint and types."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from calibrant.safety import registered
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def _commands() -> list[str]:
+    blocks = re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+    return [ln for b in blocks[:2] for ln in b.splitlines() if ln and not ln.startswith("#")]
+
+
+def test_readme_opens_with_two_commands_and_ci_runs_the_test_one() -> None:
+    main, tests = _commands()
+    assert "pip install" in main and "calibrant" in main
+    assert "pip install" in tests and "pytest" in tests
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert tests in ci.splitlines()
+
+
+def test_readme_documents_every_invariant() -> None:
+    for inv in registered():
+        assert f"`{inv.name}`" in README, inv.name
+
+
+def test_ruff_is_clean() -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "src", "tests"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_mypy_is_clean_on_src() -> None:
+    r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
