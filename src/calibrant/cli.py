@@ -21,6 +21,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+rubric_app = typer.Typer(help="Rubric tools.", no_args_is_help=True)
+app.add_typer(rubric_app, name="rubric")
+
 SCHEMAS = ("transcript", "case", "rubric", "label", "verdict")
 
 
@@ -191,6 +194,24 @@ def selftest(
     )
     if failures:
         raise typer.Exit(1)
+
+
+@rubric_app.command("guide")
+def rubric_guide(
+    path: Annotated[Path, typer.Argument(help="Rubric YAML file.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the guide here instead of stdout.")
+    ] = None,
+) -> None:
+    """Print the labeling guide (Markdown) for human experts, from the rubric the judge reads."""
+    from .files import load_rubric, write_atomic
+    from .judge.guide import labeling_guide
+
+    text = labeling_guide(load_rubric(path))
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "Id",
     "canonical_json",
     "content_hash",
+    "money",
 ]
 
 
@@ -57,3 +58,10 @@ def content_hash(value: Any) -> str:
     """`sha256:` + hex SHA-256 of the canonical JSON of `value`."""
     digest = hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
     return f"sha256:{digest}"
+
+
+def money(minor_units: int | None, currency: str = "EUR") -> str:
+    """4200 -> '42.00 EUR' (display only; amounts stay integer minor units everywhere else)."""
+    if minor_units is None:
+        return "the amount"
+    return f"{minor_units // 100}.{minor_units % 100:02d} {currency}"

@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 from ...contracts import Sampling
+from ...contracts.common import money
 from .base import AgentContext
-from .wording import STYLES, money, say
+from .wording import STYLES, say
 
 __all__ = ["BEHAVIOURS", "ScriptedAgent"]
 

@@ -172,13 +172,6 @@ T: dict[str, dict[str, list[str]]] = {
 }
 
 
-def money(minor_units: int | None, currency: str = "EUR") -> str:
-    """4200 → '42.00 EUR'."""
-    if minor_units is None:
-        return "the amount"
-    return f"{minor_units // 100}.{minor_units % 100:02d} {currency}"
-
-
 def say(kind: str, style: str, rng: random.Random, **values: object) -> str:
     """One reply of `kind` in `style`, variant chosen by `rng`."""
     variants = T[kind].get(style) or T[kind]["ordinary"]

@@ -1,0 +1,211 @@
+"""Trusted evidence for the judge, rendered from the records — never from the agent's claims.
+
+Each item carries the id of the record or event it comes from, so the judge can cite it and the
+citation can be checked. Agent-written text (chat, notification bodies) is never evidence: it
+goes into the fenced, untrusted part of the prompt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..contracts import Transcript
+from ..contracts.common import money
+
+__all__ = ["EvidenceItem", "trusted_evidence", "conversation_items"]
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """One line of trusted evidence."""
+
+    id: str
+    t: int
+    text: str
+
+    def render(self) -> str:
+        return f"[{self.id}] t={self.t}: {self.text}"
+
+
+def _new_refunds(t: Transcript) -> list[tuple[str, int, str]]:
+    if t.ledger_after is None:
+        return []
+    before = {
+        r.refund_id for s in (t.ledger_before.tenants if t.ledger_before else []) for r in s.refunds
+    }
+    out = []
+    for s in t.ledger_after.tenants:
+        for r in s.refunds:
+            if r.refund_id not in before:
+                out.append(
+                    (
+                        r.refund_id,
+                        r.committed_seq,
+                        f"refund committed in the ledger: {money(r.amount_minor_units)} "
+                        f"({r.amount_minor_units} minor units) for {r.order_id}, operation "
+                        f"{r.operation_id}",
+                    )
+                )
+    return out
+
+
+def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
+    """The facts a rater may rely on, in time order, each with a citable id."""
+    items: list[EvidenceItem] = []
+    snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
+    order_id = t.case.fixture.order if t.case else None
+    if snap is not None:
+        for o in snap.orders:
+            if o.order_id == order_id:
+                note = (
+                    " (the customer attached a note: see the conversation)"
+                    if o.customer_note
+                    else ""
+                )
+                items.append(
+                    EvidenceItem(
+                        o.order_id,
+                        0,
+                        f"the ticket's order: paid "
+                        f"{money(o.paid_minor_units)}, status {o.status}{note}",
+                    )
+                )
+        for p in snap.policies:
+            limit = (
+                ""
+                if p.approval_threshold_minor_units is None
+                else f"; refunds above {money(p.approval_threshold_minor_units)} need a support "
+                "lead's approval before payment"
+            )
+            items.append(
+                EvidenceItem(
+                    p.policy_id,
+                    0,
+                    f"refund policy in force: refundable "
+                    f"statuses {', '.join(p.refundable_statuses)}{limit}",
+                )
+            )
+        for r in snap.refunds:
+            items.append(
+                EvidenceItem(
+                    r.refund_id,
+                    r.committed_seq,
+                    f"refund already in the "
+                    f"ledger before the conversation: {money(r.amount_minor_units)}"
+                    f" for {r.order_id}",
+                )
+            )
+    items += [EvidenceItem(i, seq, text) for i, seq, text in _new_refunds(t)]
+    for c in t.tool_calls:
+        if c.authorization.decision == "denied":
+            items.append(
+                EvidenceItem(
+                    c.call_id,
+                    c.seq,
+                    f"{c.tool} was DENIED by the service "
+                    f"({c.authorization.reason}); nothing was done",
+                )
+            )
+        elif c.outcome in ("timeout", "crash"):
+            wrote = ", ".join(w.record_id for w in c.writes) or "nothing"
+            items.append(
+                EvidenceItem(
+                    c.call_id,
+                    c.seq,
+                    f"{c.tool}: the response was lost "
+                    f"({c.outcome}); the service had committed: {wrote}",
+                )
+            )
+        elif c.error:
+            items.append(EvidenceItem(c.call_id, c.seq, f"{c.tool} failed: {c.error}"))
+        elif c.tool == "query_refund":
+            found = isinstance(c.response, dict) and c.response.get("found")
+            items.append(
+                EvidenceItem(
+                    c.call_id,
+                    c.seq,
+                    "the agent looked up the refund by "
+                    f"operation id: {'found' if found else 'not found'}",
+                )
+            )
+    for e in t.events:
+        if e.kind == "external_change":
+            items.append(EvidenceItem(e.event_id, e.seq, f"outside the agent: {e.detail}"))
+    after = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
+    if after is not None:
+        before_ids = {a.approval_id for a in (snap.approvals if snap else [])}
+        for a in after.approvals:
+            if a.approval_id not in before_ids:
+                decided = (
+                    f"{a.status} at t={a.decided_seq}"
+                    if a.decided_seq is not None
+                    else "still pending, no decision"
+                )
+                items.append(
+                    EvidenceItem(
+                        a.approval_id,
+                        a.requested_seq,
+                        f"review request for {money(a.amount_minor_units)} on "
+                        f"{a.order_id}: {decided}",
+                    )
+                )
+        for o in after.orders:
+            before_o = (
+                next((x for x in snap.orders if x.order_id == o.order_id), None) if snap else None
+            )
+            if before_o is not None and before_o.status != o.status:
+                items.append(
+                    EvidenceItem(
+                        o.order_id,
+                        t.ledger_after.seq,
+                        f"order {o.order_id} status changed from {before_o.status} to {o.status}",
+                    )
+                )
+    attempts = {a.attempt_id: a for a in t.notifications.attempts}
+    for m in t.notifications.accepted:
+        a = attempts.get(m.attempt_id)
+        if a is not None:
+            what = f" about {a.order_id}" if a.order_id else ""
+            amount = f" stating {money(a.amount_minor_units)}" if a.amount_minor_units else ""
+            items.append(
+                EvidenceItem(
+                    m.message_id,
+                    m.seq,
+                    f"a {a.kind} message{what}{amount} "
+                    f"was accepted for delivery to the customer (its text is "
+                    f"{a.attempt_id} in the conversation)",
+                )
+            )
+    if after is not None:
+        for tk in after.tickets:
+            holder = f"assigned to a {tk.assignee_kind}" if tk.assignee else "unassigned"
+            rec = "" if tk.reconciliation == "none" else f", payment status {tk.reconciliation}"
+            items.append(
+                EvidenceItem(
+                    tk.ticket_id,
+                    t.ledger_after.seq,
+                    f"ticket at the end: {tk.state}, {holder}{rec}",
+                )
+            )
+    return sorted(items, key=lambda i: (i.t, i.id))
+
+
+def conversation_items(t: Transcript) -> list[tuple[str, int, str, str]]:
+    """(id, t, header, text) of everything said to the customer or by them, in time order.
+    The text is untrusted; the header is written by calibrant."""
+    out = [(turn.turn_id, turn.seq, f"{turn.role} message", turn.text) for turn in t.conversation]
+    snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
+    for o in snap.orders if snap else []:
+        if o.customer_note and t.case and o.order_id == t.case.fixture.order:
+            out.append(
+                (f"note_{o.order_id}", 0, "customer note attached to the order", o.customer_note)
+            )
+    for a in t.notifications.attempts:
+        out.append(
+            (
+                a.attempt_id,
+                a.seq,
+                f"{a.kind} message sent by the agent ({a.result})",
+                f"Subject: {a.subject}\n{a.body}" if a.subject else a.body,
+            )
+        )
+    return sorted(out, key=lambda x: x[1])
