@@ -130,6 +130,7 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
     for e in t.events:
         if e.kind == "external_change":
             items.append(EvidenceItem(e.event_id, e.seq, f"outside the agent: {e.detail}"))
+    end = t.ledger_after.seq if t.ledger_after else 0
     after = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
     if after is not None:
         before_ids = {a.approval_id for a in (snap.approvals if snap else [])}
@@ -156,23 +157,23 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
                 items.append(
                     EvidenceItem(
                         o.order_id,
-                        t.ledger_after.seq,
+                        end,
                         f"order {o.order_id} status changed from {before_o.status} to {o.status}",
                     )
                 )
     attempts = {a.attempt_id: a for a in t.notifications.attempts}
     for m in t.notifications.accepted:
-        a = attempts.get(m.attempt_id)
-        if a is not None:
-            what = f" about {a.order_id}" if a.order_id else ""
-            amount = f" stating {money(a.amount_minor_units)}" if a.amount_minor_units else ""
+        sent = attempts.get(m.attempt_id)
+        if sent is not None:
+            what = f" about {sent.order_id}" if sent.order_id else ""
+            amount = f" stating {money(sent.amount_minor_units)}" if sent.amount_minor_units else ""
             items.append(
                 EvidenceItem(
                     m.message_id,
                     m.seq,
-                    f"a {a.kind} message{what}{amount} "
+                    f"a {sent.kind} message{what}{amount} "
                     f"was accepted for delivery to the customer (its text is "
-                    f"{a.attempt_id} in the conversation)",
+                    f"{sent.attempt_id} in the conversation)",
                 )
             )
     if after is not None:
@@ -182,7 +183,7 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
             items.append(
                 EvidenceItem(
                     tk.ticket_id,
-                    t.ledger_after.seq,
+                    end,
                     f"ticket at the end: {tk.state}, {holder}{rec}",
                 )
             )

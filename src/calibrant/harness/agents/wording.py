@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["STYLES", "say", "money"]
+__all__ = ["STYLES", "say"]
 
 STYLES = ("excellent", "ordinary", "terse", "misleading")
 
