@@ -24,7 +24,7 @@ app = typer.Typer(
 rubric_app = typer.Typer(help="Rubric tools.", no_args_is_help=True)
 app.add_typer(rubric_app, name="rubric")
 
-SCHEMAS = ("transcript", "case", "rubric", "label", "verdict")
+SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
 
 
 @app.command()
@@ -42,6 +42,7 @@ def schema(
         "rubric": c.Rubric,
         "label": c.Label,
         "verdict": c.SafetyVerdict,
+        "judgment": c.Judgment,
     }
     if name not in models:
         raise CalibrantError(f"unknown schema '{name}'; choose one of: {', '.join(SCHEMAS)}")
@@ -212,6 +213,106 @@ def rubric_guide(
         typer.echo(text, nl=False)
     else:
         write_atomic(out, text)
+
+
+ModelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="litellm model string (default: the embedded offline judge, "
+        "calibrant-local/smollm2-135m).",
+    ),
+]
+ApiBaseOpt = Annotated[
+    str | None,
+    typer.Option("--api-base", help="OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama...)."),
+]
+RubricOpt = Annotated[
+    Path | None,
+    typer.Option("--rubric", help="Rubric YAML (default rubrics/refund_communication.yaml)."),
+]
+JudgeOpt = Annotated[
+    str | None, typer.Option("--judge", help="Saved judge configuration: judges/NAME.yaml.")
+]
+ConcurrencyOpt = Annotated[
+    int | None, typer.Option("--concurrency", min=1, help="Parallel model calls (default 4).")
+]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Per-call timeout in seconds.")]
+AttemptsOpt = Annotated[
+    int | None,
+    typer.Option("--max-attempts", min=1, help="Calls per item, retries included (default 4)."),
+]
+
+
+@app.command()
+def judge(
+    paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders.")],
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    timeout: TimeoutOpt = None,
+    max_attempts: AttemptsOpt = None,
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
+    datamark: Annotated[
+        bool | None,
+        typer.Option(
+            "--datamark/--no-datamark", help="Datamark the untrusted text (spotlighting)."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Judge the communication of transcripts; show it beside (never merged with) the safety
+    verdicts. Answers are cached: a second identical run makes no model call."""
+    from rich.progress import Progress
+
+    from .files import expand_paths, load_transcript
+    from .judge.config import JudgeOptions, resolve_judge
+    from .judge.runner import judge_transcripts
+    from .reports.judgments import judge_report, render_judge_report, report_json
+    from .safety import check_transcript
+    from .store import Store, make_engine
+
+    files = expand_paths(paths, suffixes=(".json",))
+    if not files:
+        raise CalibrantError("no transcript (*.json) found in the given paths")
+    transcripts = [load_transcript(f) for f in files]
+    config, rub, policy, conc = resolve_judge(
+        JudgeOptions(
+            model=model,
+            api_base=api_base,
+            rubric=rubric,
+            judge=judge_name,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            max_attempts=max_attempts,
+            datamark=datamark,
+        )
+    )
+    store = Store(make_engine())
+    console = Console(stderr=as_json)
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task(f"judging with {config.model}", total=len(transcripts) * samples)
+        run = judge_transcripts(
+            transcripts,
+            rubric=rub,
+            config=config,
+            store=store,
+            concurrency=conc,
+            samples=samples,
+            policy=policy,
+            on_done=lambda j, cached: bar.advance(task),
+        )
+    rows = [
+        (str(f), check_transcript(t, source=str(f)), run.judgments[i * samples : (i + 1) * samples])
+        for i, (f, t) in enumerate(zip(files, transcripts, strict=True))
+    ]
+    report = judge_report(rows, rubric=rub, from_cache=run.from_cache, model_calls=run.model_calls)
+    if as_json:
+        typer.echo(report_json(report))
+    else:
+        render_judge_report(console, report, rub)
 
 
 def main() -> None:

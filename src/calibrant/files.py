@@ -23,6 +23,7 @@ __all__ = [
     "load_rubric",
     "load_labels",
     "write_atomic",
+    "load_yaml_model",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -167,7 +168,7 @@ def load_transcript(path: str | Path) -> Transcript:
         raise _validation_error(p, text, exc) from None
 
 
-def _load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
+def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
     p = Path(path)
     text = _read_text(p)
     data = _parse_yaml(p, text)
@@ -178,12 +179,12 @@ def _load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
 
 def load_case(path: str | Path) -> CaseContract:
     """Read and validate one case contract (YAML)."""
-    return _load_yaml_model(CaseContract, path, "case contract")
+    return load_yaml_model(CaseContract, path, "case contract")
 
 
 def load_rubric(path: str | Path) -> Rubric:
     """Read and validate one rubric (YAML)."""
-    return _load_yaml_model(Rubric, path, "rubric")
+    return load_yaml_model(Rubric, path, "rubric")
 
 
 def load_labels(path: str | Path) -> list[Label]:

@@ -12,6 +12,14 @@ from .case import (
     PriorRefund,
 )
 from .common import Contract, MinorUnits, canonical_json, content_hash
+from .judgment import (
+    FINAL_OUTCOMES,
+    JUDGE_OUTCOMES,
+    CriterionJudgment,
+    JudgeConfig,
+    JudgeOutcome,
+    Judgment,
+)
 from .label import CANT_TELL, Label
 from .records import (
     ACTIONABLE_TICKET_STATES,
@@ -49,6 +57,12 @@ __all__ = [
     "CANT_TELL",
     "CASE_SCHEMA_VERSION",
     "FAULT_POINTS",
+    "FINAL_OUTCOMES",
+    "JUDGE_OUTCOMES",
+    "CriterionJudgment",
+    "JudgeConfig",
+    "JudgeOutcome",
+    "Judgment",
     "INSUFFICIENT_EVIDENCE",
     "NOT_APPLICABLE",
     "AcceptedMessage",

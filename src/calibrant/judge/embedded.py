@@ -246,6 +246,7 @@ class _LocalModel:
                     n_ctx=CONTEXT_TOKENS,
                     n_threads=threads or os.cpu_count() or 1,
                     n_threads_batch=threads or os.cpu_count() or 1,
+                    flash_attn=True,  # ~20% faster prompt evaluation on CPU, same answers
                     verbose=False,
                 )
                 eos, bos = llama.token_eos(), llama.token_bos()

@@ -39,7 +39,9 @@ def open_engine(path: Path) -> Engine:
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
 
-    SQLModel.metadata.create_all(engine)
+    from .tables import LEDGER_TABLES
+
+    SQLModel.metadata.create_all(engine, tables=[t.__table__ for t in LEDGER_TABLES])
     return engine
 
 

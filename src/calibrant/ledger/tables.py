@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -18,6 +20,7 @@ __all__ = [
     "PolicyRow",
     "AttemptRow",
     "AcceptedRow",
+    "LEDGER_TABLES",
 ]
 
 
@@ -147,3 +150,19 @@ class AcceptedRow(SQLModel, table=True):
     tenant_id: str
     idempotency_key: str
     seq: int
+
+
+LEDGER_TABLES: list[Any] = [
+    Meta,
+    TenantRow,
+    CustomerRow,
+    OrderRow,
+    RefundRow,
+    TicketRow,
+    AuditRow,
+    ApprovalRow,
+    PermissionRow,
+    PolicyRow,
+    AttemptRow,
+    AcceptedRow,
+]

@@ -1,0 +1,148 @@
+"""One judgment: build the prompt, call the model through litellm under the retry owner, and end
+in exactly one outcome of the closed set. A failure is recorded as such, never as a low score."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from datetime import UTC, datetime
+from types import ModuleType
+from typing import Any
+
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from .answer import Unparseable, answer_schema, parse_answer
+from .prompt import build_prompt
+from .reliability import RetryPolicy, classify, wait_for
+
+__all__ = ["judge_once", "call_kwargs", "redact_secrets"]
+
+_SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
+
+
+def redact_secrets(text: str) -> str:
+    """Remove the values of secret-looking environment variables from `text`."""
+    for name, value in os.environ.items():
+        if name.upper().endswith(_SECRET_SUFFIXES) and value and len(value) >= 6:
+            text = text.replace(value, "***")
+    return text
+
+
+def call_kwargs(
+    config: JudgeConfig, messages: list[dict[str, str]], schema: dict[str, Any], policy: RetryPolicy
+) -> dict[str, Any]:
+    """litellm arguments for one call. Provider and SDK retries are off: calibrant retries."""
+    kwargs: dict[str, Any] = {
+        "model": config.model,
+        "messages": messages,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "timeout": policy.timeout_s,
+        "num_retries": 0,
+        "max_retries": 0,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "judgment", "schema": schema, "strict": False},
+        },
+    }
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+        if config.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
+    if config.top_p is not None:
+        kwargs["top_p"] = config.top_p
+    if config.seed is not None:
+        kwargs["seed"] = config.seed
+    return kwargs
+
+
+def _usage(response: Any) -> tuple[int, int, int]:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return 0, 0, 0
+    details = getattr(usage, "prompt_tokens_details", None)
+    return (
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        int(getattr(details, "cached_tokens", 0) or 0),
+    )
+
+
+async def judge_once(
+    transcript: Transcript,
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    sample_index: int,
+    policy: RetryPolicy,
+    litellm: ModuleType,
+    rng: random.Random,
+    transcript_hash: str | None = None,
+) -> Judgment:
+    """Judge one transcript once (a fresh context, a fresh nonce)."""
+    prompt = build_prompt(transcript, rubric, datamark=config.datamark)
+    kwargs = call_kwargs(
+        config, prompt.messages(), answer_schema(rubric, prompt.evidence_ids), policy
+    )
+    attempts = 0
+    started = time.perf_counter()
+    base = {
+        "transcript_id": transcript.transcript_id,
+        "transcript_hash": transcript_hash or content_hash(transcript),
+        "judge_hash": config.hash,
+        "judge": config,
+        "sample_index": sample_index,
+        "created_at": datetime.now(UTC),
+    }
+
+    def done(**fields: Any) -> Judgment:
+        return Judgment(
+            **base, attempts=attempts, latency_ms=(time.perf_counter() - started) * 1000, **fields
+        )
+
+    try:
+        async for attempt in AsyncRetrying(
+            stop=stop_after_attempt(policy.max_attempts),
+            wait=wait_for(policy, rng),
+            retry=retry_if_exception(lambda e: classify(e).transient),
+            reraise=True,
+        ):
+            with attempt:
+                attempts += 1
+                response = await asyncio.wait_for(
+                    litellm.acompletion(**kwargs), timeout=policy.timeout_s + 1
+                )
+    except Exception as exc:  # every failure becomes an outcome, with the reason
+        c = classify(exc)
+        return done(outcome=c.outcome, error=redact_secrets(c.message))
+    tokens_in, tokens_out, cached = _usage(response)
+    try:
+        cost: float | None = float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        cost = None  # unknown price: never guessed
+    accounting = {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cached_tokens": cached,
+        "cost_usd": cost,
+    }
+    choice = response.choices[0]
+    message = choice.message
+    refusal = getattr(message, "refusal", None)
+    if refusal or getattr(choice, "finish_reason", None) == "content_filter":
+        return done(
+            outcome="refusal",
+            error=redact_secrets(str(refusal or "content filtered")),
+            **accounting,
+        )
+    text = message.content or ""
+    try:
+        criteria = parse_answer(text, rubric, prompt.evidence_ids)
+    except Unparseable as exc:
+        return done(
+            outcome="unparseable", error=str(exc), raw=redact_secrets(text[:2000]), **accounting
+        )
+    return done(outcome="verdict", criteria=criteria, **accounting)

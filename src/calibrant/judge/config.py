@@ -1,0 +1,93 @@
+"""Resolving a judge from command-line options and saved judge configurations (judges/*.yaml)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from ..contracts import JudgeConfig, Rubric
+from ..contracts.common import Contract
+from ..errors import ConfigError
+from ..files import load_rubric, load_yaml_model
+from .embedded import EMBEDDED_MODEL
+from .prompt import PROMPT_TEMPLATE_VERSION
+from .reliability import RetryPolicy
+
+__all__ = ["SavedJudge", "JudgeOptions", "resolve_judge", "DEFAULT_RUBRIC", "judges_dir"]
+
+DEFAULT_RUBRIC = Path("rubrics/refund_communication.yaml")
+
+
+class SavedJudge(Contract):
+    """A saved judge configuration (`--judge NAME` reads judges/NAME.yaml)."""
+
+    schema_version: int = Field(default=1, description="Saved judge schema version.")
+    model: str = Field(min_length=1, description="litellm model string.")
+    api_base: str | None = Field(default=None, description="OpenAI-compatible endpoint.")
+    rubric: str | None = Field(default=None, description="Rubric file, relative to the cwd.")
+    temperature: float = Field(default=0.0, ge=0, description="Sampling temperature.")
+    max_tokens: int = Field(default=600, ge=16, description="Max output tokens.")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling p.")
+    seed: int | None = Field(default=None, description="Sampling seed.")
+    datamark: bool = Field(default=False, description="Datamark untrusted text.")
+    concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
+    timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
+    max_attempts: int = Field(default=4, ge=1, description="Calls per item, retries included.")
+
+
+class JudgeOptions(Contract):
+    """Options a judging command received (None: not given on the command line)."""
+
+    model: str | None = None
+    api_base: str | None = None
+    rubric: Path | None = None
+    judge: str | None = None
+    concurrency: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    max_attempts: int | None = None
+    datamark: bool | None = None
+
+
+def judges_dir() -> Path:
+    """Where saved judges live: $CALIBRANT_JUDGES_DIR or ./judges."""
+    return Path(os.environ.get("CALIBRANT_JUDGES_DIR") or "judges")
+
+
+def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy, int]:
+    """The judge configuration, its rubric, the retry policy and the concurrency. Explicit
+    options override a saved judge; the default is the embedded offline model."""
+    saved = SavedJudge(model=EMBEDDED_MODEL)
+    if opts.judge:
+        path = judges_dir() / f"{opts.judge}.yaml"
+        if not path.exists():
+            known = sorted(p.stem for p in judges_dir().glob("*.yaml"))
+            raise ConfigError(
+                f"no saved judge '{opts.judge}' in {judges_dir()}/ "
+                f"(known: {', '.join(known) or 'none'})"
+            )
+        saved = load_yaml_model(SavedJudge, path, "saved judge")
+    rubric_path = opts.rubric or (Path(saved.rubric) if saved.rubric else DEFAULT_RUBRIC)
+    rubric = load_rubric(rubric_path)
+    model = opts.model or saved.model
+    embedded = model == EMBEDDED_MODEL
+    config = JudgeConfig(
+        model=model,
+        api_base=opts.api_base if opts.api_base is not None else saved.api_base,
+        prompt_template_version=PROMPT_TEMPLATE_VERSION,
+        rubric_hash=rubric.content_hash,
+        temperature=opts.temperature if opts.temperature is not None else saved.temperature,
+        max_tokens=opts.max_tokens or saved.max_tokens,
+        top_p=saved.top_p,
+        seed=saved.seed,
+        datamark=opts.datamark if opts.datamark is not None else saved.datamark,
+    )
+    policy = RetryPolicy(
+        max_attempts=opts.max_attempts or saved.max_attempts,
+        timeout_s=opts.timeout_s or (max(saved.timeout_s, 600.0) if embedded else saved.timeout_s),
+    )
+    concurrency = opts.concurrency or saved.concurrency
+    return config, rubric, policy, concurrency

@@ -1,0 +1,104 @@
+"""Rendering judge output: per transcript, communication verdicts next to — never merged with —
+the safety verdicts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..contracts import Judgment, Rubric, SafetyVerdict
+
+__all__ = ["judge_report", "render_judge_report"]
+
+
+def judge_report(
+    rows: Sequence[tuple[str, SafetyVerdict, list[Judgment]]],
+    *,
+    rubric: Rubric,
+    from_cache: int,
+    model_calls: int,
+) -> dict[str, Any]:
+    """Plain JSON data: per transcript, safety outcomes and communication judgments apart."""
+    judgments = [j for _, _, js in rows for j in js]
+    outcomes: dict[str, int] = {}
+    for j in judgments:
+        outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
+    first = judgments[0] if judgments else None
+    return {
+        "schema_version": 1,
+        "judge": None
+        if first is None
+        else {"hash": first.judge_hash, **first.judge.model_dump(mode="json")},
+        "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
+        "judgments": len(judgments),
+        "from_cache": from_cache,
+        "model_calls": model_calls,
+        "outcomes": dict(sorted(outcomes.items())),
+        "transcripts": [
+            {
+                "transcript_id": v.transcript_id,
+                "source": src,
+                "safety": {
+                    "violated": [r.invariant for r in v.results if r.outcome == "violated"],
+                    "harness_error": [
+                        r.invariant for r in v.results if r.outcome == "harness_error"
+                    ],
+                    "results": {r.invariant: r.outcome for r in v.results},
+                },
+                "communication": [j.model_dump(mode="json") for j in js],
+            }
+            for src, v, js in rows
+        ],
+    }
+
+
+def render_judge_report(console: Console, report: dict[str, Any], rubric: Rubric) -> None:
+    """A table per transcript: safety summary, then one row per criterion."""
+    for t in report["transcripts"]:
+        safety = t["safety"]
+        if safety["violated"]:
+            s = "[bold red]violated:[/bold red] " + ", ".join(safety["violated"])
+        elif safety["harness_error"]:
+            s = "[yellow]harness error:[/yellow] " + ", ".join(safety["harness_error"])
+        else:
+            s = "[green]no violation[/green]"
+        table = Table(title=f"{t['transcript_id']}\nsafety (checker): {s}", title_justify="left")
+        table.add_column("criterion (judge)", no_wrap=True)
+        table.add_column("label")
+        table.add_column("rationale")
+        table.add_column("evidence")
+        for j in t["communication"]:
+            if j["outcome"] != "verdict":
+                table.add_row(
+                    f"sample {j['sample_index']}",
+                    f"[yellow]{j['outcome']}[/yellow]",
+                    j.get("error") or "",
+                    "",
+                )
+                continue
+            for c in j["criteria"]:
+                bad = (
+                    f" (invalid: {', '.join(c['invalid_evidence'])})"
+                    if c["invalid_evidence"]
+                    else ""
+                )
+                table.add_row(
+                    c["criterion"], str(c["label"]), c["rationale"], ", ".join(c["evidence"]) + bad
+                )
+        console.print(table)
+    o = report["outcomes"]
+    console.print(
+        f"{report['judgments']} judgment(s): "
+        + ", ".join(f"{k} {v}" for k, v in o.items())
+        + f" — {report['from_cache']} from cache, {report['model_calls']} model call(s). "
+        f"Judge {report['judge']['hash'][:19] if report['judge'] else '-'}, rubric "
+        f"{rubric.rubric_id} {rubric.content_hash[:19]}"
+    )
+
+
+def report_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
