@@ -106,13 +106,21 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
                 )
             )
         elif c.outcome in ("timeout", "crash"):
-            wrote = ", ".join(w.record_id for w in c.writes) or "nothing"
+            accepted = [
+                m.message_id
+                for m in t.notifications.accepted
+                if any(
+                    x.attempt_id == m.attempt_id and x.call_id == c.call_id
+                    for x in t.notifications.attempts
+                )
+            ]
+            wrote = ", ".join([w.record_id for w in c.writes] + accepted) or "nothing"
             items.append(
                 EvidenceItem(
                     c.call_id,
                     c.seq,
                     f"{c.tool}: the response was lost "
-                    f"({c.outcome}); the service had committed: {wrote}",
+                    f"({c.outcome}); the service had committed or accepted: {wrote}",
                 )
             )
         elif c.error:
