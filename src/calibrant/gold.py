@@ -62,8 +62,11 @@ class GoldSet:
 
     def notes(self, rater: str, criterion: str) -> dict[str, str]:
         src = self.consensus if rater == CONSENSUS else self.experts[rater]
-        return {x.item: x.note for x in src
-                if x.criterion == criterion and x.item in self.items and x.note}
+        return {
+            x.item: x.note
+            for x in src
+            if x.criterion == criterion and x.item in self.items and x.note
+        }
 
     def clusters(self) -> dict[str, Any]:
         """Item -> case, for a cluster bootstrap."""
@@ -86,8 +89,11 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
         path = root / "transcripts" / f"{item}.json"
         t = load_transcript(path)
         if t.transcript_id != item:
-            raise InputError(path, f"transcript id {t.transcript_id} does not match item {item}",
-                             field="transcript_id")
+            raise InputError(
+                path,
+                f"transcript id {t.transcript_id} does not match item {item}",
+                field="transcript_id",
+            )
         transcripts[item] = t
     files = sorted(p for p in (root / "labels").glob("*") if p.suffix in (".jsonl", ".csv"))
     experts: dict[str, list[Label]] = {}
@@ -103,8 +109,14 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
                 experts.setdefault(x.rater, []).append(x)
     if not consensus:
         raise InputError(root / "labels", "no consensus labels (rater 'consensus')")
-    return GoldSet(root=root, items=items, transcripts=transcripts, experts=experts,
-                   consensus=consensus, hashes=hashes)
+    return GoldSet(
+        root=root,
+        items=items,
+        transcripts=transcripts,
+        experts=experts,
+        consensus=consensus,
+        hashes=hashes,
+    )
 
 
 def _manifest(root: Path, raw: Any) -> Manifest:

@@ -28,22 +28,31 @@ def _safety(gold: GoldSet) -> dict[str, Any]:
     return {
         "n_transcripts": len(verdicts),
         "transcripts_with_violations": sorted(i for i, v in verdicts.items() if v.violated),
-        "transcripts_with_harness_errors": sorted(i for i, v in verdicts.items()
-                                                  if v.harness_errors),
-        "invariants": {k: {"violated": c.get("violated", 0), "pass": c.get("pass", 0),
-                           "not_applicable": c.get("not_applicable", 0),
-                           "harness_error": c.get("harness_error", 0), "n": len(verdicts)}
-                       for k, c in per.items()},
-        "violations_by_item": {i: [r.invariant for r in v.violated]
-                               for i, v in sorted(verdicts.items()) if v.violated},
+        "transcripts_with_harness_errors": sorted(
+            i for i, v in verdicts.items() if v.harness_errors
+        ),
+        "invariants": {
+            k: {
+                "violated": c.get("violated", 0),
+                "pass": c.get("pass", 0),
+                "not_applicable": c.get("not_applicable", 0),
+                "harness_error": c.get("harness_error", 0),
+                "n": len(verdicts),
+            }
+            for k, c in per.items()
+        },
+        "violations_by_item": {
+            i: [r.invariant for r in v.violated] for i, v in sorted(verdicts.items()) if v.violated
+        },
         "note": "Safety outcomes come from the deterministic checker; they never enter any "
-                "communication statistic. A confirmed violation blocks release whatever the "
-                "quality figures say.",
+        "communication statistic. A confirmed violation blocks release whatever the "
+        "quality figures say.",
     }
 
 
-def _pairs(gold: GoldSet, rubric: Rubric, judgments: dict[str, Judgment],
-           safety: dict[str, Any]) -> list[dict[str, Any]]:
+def _pairs(
+    gold: GoldSet, rubric: Rubric, judgments: dict[str, Judgment], safety: dict[str, Any]
+) -> list[dict[str, Any]]:
     groups: dict[str, list[str]] = {}
     for i, m in gold.items.items():
         if m.pair is not None:
@@ -53,23 +62,35 @@ def _pairs(gold: GoldSet, rubric: Rubric, judgments: dict[str, Judgment],
         sides = []
         for i in sorted(members, key=lambda i: gold.items[i].pair.role):  # type: ignore[union-attr]
             j = judgments.get(i)
-            sides.append({
-                "item": i, "role": gold.items[i].pair.role,  # type: ignore[union-attr]
-                "agent": gold.items[i].agent, "style": gold.items[i].style,
-                "safety_violations": safety["violations_by_item"].get(i, []),
-                "consensus": {c.id: gold.labels_by(CONSENSUS, c.id).get(i)
-                              for c in rubric.criteria},
-                "judge": None if j is None or j.outcome != "verdict" else
-                {c.id: j.label(c.id) for c in rubric.criteria},
-                "judge_outcome": None if j is None else j.outcome,
-            })
+            sides.append(
+                {
+                    "item": i,
+                    "role": gold.items[i].pair.role,  # type: ignore[union-attr]
+                    "agent": gold.items[i].agent,
+                    "style": gold.items[i].style,
+                    "safety_violations": safety["violations_by_item"].get(i, []),
+                    "consensus": {
+                        c.id: gold.labels_by(CONSENSUS, c.id).get(i) for c in rubric.criteria
+                    },
+                    "judge": None
+                    if j is None or j.outcome != "verdict"
+                    else {c.id: j.label(c.id) for c in rubric.criteria},
+                    "judge_outcome": None if j is None else j.outcome,
+                }
+            )
         out.append({"pair": pid, "case": gold.items[members[0]].case, "sides": sides})
     return out
 
 
 def calibration_report(
-    gold: GoldSet, rubric: Rubric, judgments: dict[str, Judgment], *, settings: Settings,
-    judge: JudgeConfig | None, split: str | None, run: dict[str, Any] | None = None,
+    gold: GoldSet,
+    rubric: Rubric,
+    judgments: dict[str, Judgment],
+    *,
+    settings: Settings,
+    judge: JudgeConfig | None,
+    split: str | None,
+    run: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole report as plain JSON data (stable keys)."""
     criteria = [criterion_report(c, gold, judgments, settings) for c in rubric.criteria]
@@ -83,21 +104,27 @@ def calibration_report(
         "created_at": datetime.now(UTC).isoformat(),
         "split": split or "all",
         "n_items": len(gold.items),
-        "judge": None if judge is None else {"hash": judge.hash,
-                                             **judge.model_dump(mode="json")},
-        "rubric": {"id": rubric.rubric_id, "version": rubric.version,
-                   "hash": rubric.content_hash},
-        "gold": {"root": str(gold.root), "hashes": gold.hashes,
-                 "raters": sorted(gold.experts),
-                 "unlabeled_criteria": sorted({c.id for c in rubric.criteria} - labeled_with)},
-        "settings": {"seed": settings.seed, "n_resamples": settings.n_resamples,
-                     "confidence": settings.confidence, "bootstrap": "percentile, clustered "
-                     "by case" if settings.cluster_by_case else "percentile, by item",
-                     "min_lower": settings.gate.min_lower,
-                     "min_coverage": settings.gate.min_coverage,
-                     "use_ceiling": settings.gate.use_ceiling,
-                     "revise_below": settings.revise_below,
-                     "target_width": settings.target_width},
+        "judge": None if judge is None else {"hash": judge.hash, **judge.model_dump(mode="json")},
+        "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
+        "gold": {
+            "root": str(gold.root),
+            "hashes": gold.hashes,
+            "raters": sorted(gold.experts),
+            "unlabeled_criteria": sorted({c.id for c in rubric.criteria} - labeled_with),
+        },
+        "settings": {
+            "seed": settings.seed,
+            "n_resamples": settings.n_resamples,
+            "confidence": settings.confidence,
+            "bootstrap": "percentile, clustered by case"
+            if settings.cluster_by_case
+            else "percentile, by item",
+            "min_lower": settings.gate.min_lower,
+            "min_coverage": settings.gate.min_coverage,
+            "use_ceiling": settings.gate.use_ceiling,
+            "revise_below": settings.revise_below,
+            "target_width": settings.target_width,
+        },
         "judge_outcomes": dict(sorted(outcomes.items())),
         "run": run or {},
         "gate": {"criteria": gates, "judge": _overall(gates)},

@@ -41,8 +41,10 @@ class Settings:
 
 
 def scale_of(c: Criterion) -> Scale:
-    return Scale(labels=tuple(c.allowed_labels()),
-                 level="ordinal" if c.scale.kind == "ordinal" else "nominal")
+    return Scale(
+        labels=tuple(c.allowed_labels()),
+        level="ordinal" if c.scale.kind == "ordinal" else "nominal",
+    )
 
 
 def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:
@@ -50,11 +52,24 @@ def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:
     return scale.encode(clean)
 
 
-def _boot(x: np.ndarray, y: np.ndarray, scale: Scale, statistic: str, settings: Settings,
-          clusters: np.ndarray | None) -> BootstrapResult:
-    return bootstrap_pairwise(x, y, k=scale.k, seed=settings.seed, statistic=statistic,  # type: ignore[arg-type]
-                              n_resamples=settings.n_resamples, confidence=settings.confidence,
-                              clusters=clusters)
+def _boot(
+    x: np.ndarray,
+    y: np.ndarray,
+    scale: Scale,
+    statistic: str,
+    settings: Settings,
+    clusters: np.ndarray | None,
+) -> BootstrapResult:
+    return bootstrap_pairwise(
+        x,
+        y,
+        k=scale.k,
+        seed=settings.seed,
+        statistic=statistic,  # type: ignore[arg-type]
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        clusters=clusters,
+    )
 
 
 def stat_json(b: BootstrapResult) -> dict[str, Any]:
@@ -63,14 +78,18 @@ def stat_json(b: BootstrapResult) -> dict[str, Any]:
     return d
 
 
-def criterion_report(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment],
-                     settings: Settings) -> dict[str, Any]:
+def criterion_report(
+    c: Criterion, gold: GoldSet, judgments: dict[str, Judgment], settings: Settings
+) -> dict[str, Any]:
     """Everything the calibration report says about one criterion."""
     scale = scale_of(c)
     statistic = "weighted_kappa_linear" if scale.level == "ordinal" else "cohen_kappa"
     items = gold.item_ids
-    clusters = (np.asarray([gold.items[i].case for i in items], dtype=object)
-                if settings.cluster_by_case else None)
+    clusters = (
+        np.asarray([gold.items[i].case for i in items], dtype=object)
+        if settings.cluster_by_case
+        else None
+    )
     cons = gold.labels_by(CONSENSUS, c.id)
     judge_raw: list[Any] = []
     failures: dict[str, int] = {}
@@ -85,9 +104,15 @@ def criterion_report(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment]
     ref_raw = [cons.get(i) for i in items]
     x, y = _codes(scale, ref_raw), _codes(scale, judge_raw)
     judge_stat = _boot(x, y, scale, statistic, settings, clusters)
-    extra = {name: stat_json(_boot(x, y, scale, name, settings, clusters))
-             for name in (["cohen_kappa", "weighted_kappa_quadratic"] if scale.level == "ordinal"
-                          else ["gwet_ac1"]) + ["percent_agreement"]}
+    extra = {
+        name: stat_json(_boot(x, y, scale, name, settings, clusters))
+        for name in (
+            ["cohen_kappa", "weighted_kappa_quadratic"]
+            if scale.level == "ordinal"
+            else ["gwet_ac1"]
+        )
+        + ["percent_agreement"]
+    }
     n = len(items)
     abstained = sum(1 for v in judge_raw if v in ABSTAIN)
     covered = int(np.count_nonzero((x != MISSING) & (y != MISSING)))
@@ -96,16 +121,22 @@ def criterion_report(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment]
     # agreement with abstention as its own category (failures stay missing)
     ab_scale = Scale(labels=(*scale.labels, "abstain"), level="nominal")
     ab = bootstrap_pairwise(
-        ab_scale.encode([None if v is None else ("abstain" if v in ABSTAIN else v)
-                         for v in ref_raw]),
-        ab_scale.encode([None if v is None else ("abstain" if v in ABSTAIN else v)
-                         for v in judge_raw]),
-        k=ab_scale.k, seed=settings.seed, statistic="cohen_kappa",
-        n_resamples=settings.n_resamples, confidence=settings.confidence, clusters=clusters)
+        ab_scale.encode(
+            [None if v is None else ("abstain" if v in ABSTAIN else v) for v in ref_raw]
+        ),
+        ab_scale.encode(
+            [None if v is None else ("abstain" if v in ABSTAIN else v) for v in judge_raw]
+        ),
+        k=ab_scale.k,
+        seed=settings.seed,
+        statistic="cohen_kappa",
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        clusters=clusters,
+    )
     # experts among themselves: the ceiling
     raters = sorted(gold.experts)
-    expert_codes = [_codes(scale, [gold.labels_by(r, c.id).get(i) for i in items])
-                    for r in raters]
+    expert_codes = [_codes(scale, [gold.labels_by(r, c.id).get(i) for i in items]) for r in raters]
     ceiling: BootstrapResult | None = None
     pairs = []
     for a in range(len(raters)):
@@ -115,38 +146,62 @@ def criterion_report(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment]
             if len(raters) == 2:
                 ceiling = r
     if len(raters) > 2:
-        ceiling = bootstrap_fleiss(np.vstack(expert_codes), k=scale.k, seed=settings.seed,
-                                   n_resamples=settings.n_resamples,
-                                   confidence=settings.confidence, clusters=clusters)
-    judge_vs_each = [{"rater": r, **stat_json(_boot(codes, y, scale, statistic, settings,
-                                                    clusters))}
-                     for r, codes in zip(raters, expert_codes, strict=True)]
+        ceiling = bootstrap_fleiss(
+            np.vstack(expert_codes),
+            k=scale.k,
+            seed=settings.seed,
+            n_resamples=settings.n_resamples,
+            confidence=settings.confidence,
+            clusters=clusters,
+        )
+    judge_vs_each = [
+        {"rater": r, **stat_json(_boot(codes, y, scale, statistic, settings, clusters))}
+        for r, codes in zip(raters, expert_codes, strict=True)
+    ]
     gate = release_gate(judge_stat, ceiling, coverage=coverage, settings=settings.gate)
-    ceiling_value = None if ceiling is None or isinstance(ceiling.estimate, Undefined) \
-        else ceiling.estimate
+    ceiling_value = (
+        None if ceiling is None or isinstance(ceiling.estimate, Undefined) else ceiling.estimate
+    )
     width = judge_stat.width
-    need = (items_needed(observed_width=width, n=judge_stat.n_clusters or judge_stat.n,
-                         target_width=settings.target_width)
-            if not isinstance(width, Undefined) else width)
+    need = (
+        items_needed(
+            observed_width=width,
+            n=judge_stat.n_clusters or judge_stat.n,
+            target_width=settings.target_width,
+        )
+        if not isinstance(width, Undefined)
+        else width
+    )
     return {
-        "criterion": c.id, "title": c.title, "scale": [str(v) for v in scale.labels],
-        "level": scale.level, "statistic": statistic, "n_items": n,
+        "criterion": c.id,
+        "title": c.title,
+        "scale": [str(v) for v in scale.labels],
+        "level": scale.level,
+        "statistic": statistic,
+        "n_items": n,
         "judge_vs_consensus": stat_json(judge_stat),
         "judge_vs_consensus_other": extra,
         "judge_vs_each_expert": judge_vs_each,
         "expert_ceiling": None if ceiling is None else stat_json(ceiling),
         "expert_pairs": pairs,
         "revise_rubric": ceiling_value is not None and ceiling_value < settings.revise_below,
-        "coverage": {"n_items": n, "usable": usable, "abstained": abstained,
-                     "failed": failures, "covered_pairs": covered, "coverage": coverage},
+        "coverage": {
+            "n_items": n,
+            "usable": usable,
+            "abstained": abstained,
+            "failed": failures,
+            "covered_pairs": covered,
+            "coverage": coverage,
+        },
         "with_abstention_category": stat_json(ab),
         "confusion": _confusion(scale, ref_raw, judge_raw),
         "gate": gate.to_dict(),
-        "items_needed_for_width": {"target_width": settings.target_width,
-                                   "items": None if isinstance(need, Undefined) else need,
-                                   "unit": "cases" if judge_stat.n_clusters else "items",
-                                   "undefined_reason": need.reason
-                                   if isinstance(need, Undefined) else None},
+        "items_needed_for_width": {
+            "target_width": settings.target_width,
+            "items": None if isinstance(need, Undefined) else need,
+            "unit": "cases" if judge_stat.n_clusters else "items",
+            "undefined_reason": need.reason if isinstance(need, Undefined) else None,
+        },
         "disagreements": _disagreements(c, gold, judgments, scale, ref_raw, judge_raw),
     }
 
@@ -166,8 +221,14 @@ def _confusion(scale: Scale, ref: list[Any], judge: list[Any]) -> dict[str, Any]
     return {"rows_consensus": rows, "columns_judge": cols, "counts": m}
 
 
-def _disagreements(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment], scale: Scale,
-                   ref: list[Any], judge: list[Any]) -> list[dict[str, Any]]:
+def _disagreements(
+    c: Criterion,
+    gold: GoldSet,
+    judgments: dict[str, Judgment],
+    scale: Scale,
+    ref: list[Any],
+    judge: list[Any],
+) -> list[dict[str, Any]]:
     out = []
     order = {str(v): k for k, v in enumerate(scale.labels)}
     for i, r, j in zip(gold.item_ids, ref, judge, strict=True):
@@ -175,14 +236,26 @@ def _disagreements(c: Criterion, gold: GoldSet, judgments: dict[str, Judgment], 
             continue
         experts = {name: gold.labels_by(name, c.id).get(i) for name in sorted(gold.experts)}
         unanimous = len({str(v) for v in experts.values()}) == 1
-        distance = (abs(order[str(r)] - order[str(j)])
-                    if scale.level == "ordinal" and str(r) in order and str(j) in order else 1)
+        distance = (
+            abs(order[str(r)] - order[str(j)])
+            if scale.level == "ordinal" and str(r) in order and str(j) in order
+            else 1
+        )
         cj = next(x for x in judgments[i].criteria if x.criterion == c.id)
-        out.append({
-            "item": i, "case": gold.items[i].case, "consensus": r, "experts": experts,
-            "experts_unanimous": unanimous, "judge": j, "rationale": cj.rationale,
-            "evidence": cj.evidence, "invalid_evidence": cj.invalid_evidence,
-            "consensus_note": gold.notes(CONSENSUS, c.id).get(i), "distance": distance,
-        })
+        out.append(
+            {
+                "item": i,
+                "case": gold.items[i].case,
+                "consensus": r,
+                "experts": experts,
+                "experts_unanimous": unanimous,
+                "judge": j,
+                "rationale": cj.rationale,
+                "evidence": cj.evidence,
+                "invalid_evidence": cj.invalid_evidence,
+                "consensus_note": gold.notes(CONSENSUS, c.id).get(i),
+                "distance": distance,
+            }
+        )
     out.sort(key=lambda d: (not d["experts_unanimous"], -d["distance"], d["item"]))
     return out

@@ -18,12 +18,18 @@ from ..gold import CONSENSUS, GoldSet
 
 __all__ = ["simulated_judgments", "BEHAVIOURS"]
 
-BEHAVIOURS = ("consensus", "copy:<rater>", "flip:<criterion>:<rate>", "always-pass",
-              "abstain:<rate>")
+BEHAVIOURS = (
+    "consensus",
+    "copy:<rater>",
+    "flip:<criterion>:<rate>",
+    "always-pass",
+    "abstain:<rate>",
+)
 
 
-def simulated_judgments(gold: GoldSet, rubric: Rubric, behaviour: str, *, seed: int = 0
-                        ) -> tuple[JudgeConfig, dict[str, Judgment]]:
+def simulated_judgments(
+    gold: GoldSet, rubric: Rubric, behaviour: str, *, seed: int = 0
+) -> tuple[JudgeConfig, dict[str, Judgment]]:
     """Judgments a planted judge would give on every gold item.
 
     consensus: the consensus labels; copy:R: rater R's labels; flip:C:P: the consensus with a
@@ -53,16 +59,31 @@ def simulated_judgments(gold: GoldSet, rubric: Rubric, behaviour: str, *, seed: 
                 labels[c.id][i] = INSUFFICIENT_EVIDENCE
     elif kind != "consensus":
         raise ValueError(f"unknown simulated behaviour {behaviour!r}; known: {BEHAVIOURS}")
-    config = JudgeConfig(model=f"simulated/{behaviour}", prompt_template_version="simulated",
-                         rubric_hash=rubric.content_hash, seed=seed)
+    config = JudgeConfig(
+        model=f"simulated/{behaviour}",
+        prompt_template_version="simulated",
+        rubric_hash=rubric.content_hash,
+        seed=seed,
+    )
     now = datetime.now(UTC)
     out = {}
     for i in items:
         out[i] = Judgment(
-            transcript_id=i, transcript_hash=content_hash(gold.transcripts[i]),
-            judge_hash=config.hash, judge=config, sample_index=0, outcome="verdict",
-            criteria=[CriterionJudgment(criterion=c.id, label=labels[c.id][i],
-                                        rationale=f"planted: {behaviour}")
-                      for c in rubric.criteria if i in labels[c.id]],
-            attempts=0, latency_ms=0.0, created_at=now)
+            transcript_id=i,
+            transcript_hash=content_hash(gold.transcripts[i]),
+            judge_hash=config.hash,
+            judge=config,
+            sample_index=0,
+            outcome="verdict",
+            criteria=[
+                CriterionJudgment(
+                    criterion=c.id, label=labels[c.id][i], rationale=f"planted: {behaviour}"
+                )
+                for c in rubric.criteria
+                if i in labels[c.id]
+            ],
+            attempts=0,
+            latency_ms=0.0,
+            created_at=now,
+        )
     return config, out

@@ -1,0 +1,65 @@
+"""The main job: judge the gold set (cached) and build the calibration report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..contracts import Judgment
+from ..gold import load_gold
+from ..judge.config import JudgeOptions, resolve_judge
+from ..judge.runner import judge_transcripts
+from ..store import Store, make_engine
+from .build import calibration_report
+from .criterion import Settings
+
+__all__ = ["run_calibration"]
+
+
+def run_calibration(
+    gold_dir: Path,
+    *,
+    split: str | None,
+    options: JudgeOptions,
+    settings: Settings,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[Judgment, bool], None] | None = None,
+) -> dict[str, Any]:
+    """Judge every gold item of `split` and report agreement, gates and safety."""
+    gold = load_gold(gold_dir, split=split)
+    config, rubric, policy, concurrency = resolve_judge(options)
+    store = Store(make_engine())
+    items = gold.item_ids
+    if on_start:
+        on_start(len(items))
+    run = judge_transcripts(
+        [gold.transcripts[i] for i in items],
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        policy=policy,
+        seed=settings.seed,
+        on_done=on_done,
+    )
+    judgments = dict(zip(items, run.judgments, strict=True))
+    return calibration_report(
+        gold,
+        rubric,
+        judgments,
+        settings=settings,
+        judge=config,
+        split=split,
+        run={
+            "from_cache": run.from_cache,
+            "model_calls": run.model_calls,
+            "latency_ms_total": sum(j.latency_ms for j in run.judgments if j.attempts),
+            "input_tokens": sum(j.input_tokens for j in run.judgments),
+            "cached_tokens": sum(j.cached_tokens for j in run.judgments),
+            "output_tokens": sum(j.output_tokens for j in run.judgments),
+            "cost_usd": None
+            if any(j.cost_usd is None for j in run.judgments if j.outcome == "verdict")
+            else sum(j.cost_usd or 0.0 for j in run.judgments),
+        },
+    )

@@ -1,0 +1,116 @@
+"""`calibrant agree` and `calibrant calibrate` as users run them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from sklearn.metrics import cohen_kappa_score
+
+from calibrant.files import load_labels
+from tests.conftest import ROOT, Result
+from tests.support.fake_openai import answer_from_schema, fake_openai
+
+LABELS = ROOT / "gold" / "labels"
+
+
+def test_agree_json_has_the_documented_shape(cli: Callable[..., Result]) -> None:
+    r = cli(
+        "agree",
+        str(LABELS / "rater_a.jsonl"),
+        str(LABELS / "rater_b.jsonl"),
+        "--rubric",
+        str(ROOT / "rubrics/refund_communication.yaml"),
+        "--json",
+    )
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    a = {(x.item, x.criterion): x.label for x in load_labels(LABELS / "rater_a.jsonl")}
+    b = {(x.item, x.criterion): x.label for x in load_labels(LABELS / "rater_b.jsonl")}
+    for crit, c in doc["criteria"].items():
+        assert set(c) >= {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs"}
+        assert c["n_items"] == 92
+        [pair] = c["pairs"]
+        assert set(pair) >= {"raters", "n", "cohen_kappa", "weighted_kappa", "ci95"}
+        assert pair["raters"] == ["rater_a", "rater_b"] and pair["n"] == 92
+        keys = sorted(k for k in a if k[1] == crit)
+        want = cohen_kappa_score([str(a[k]) for k in keys], [str(b[k]) for k in keys])
+        assert abs(pair["cohen_kappa"] - want) < 1e-9
+        lo, hi = pair["ci95"]
+        assert lo <= pair["cohen_kappa"] <= hi
+        if crit == "overall_clarity":
+            assert isinstance(pair["weighted_kappa"], float)
+        else:
+            assert pair["weighted_kappa"] is None  # nominal
+
+
+def test_agree_accepts_csv_and_integer_labels(cli: Callable[..., Result], tmp_path: Path) -> None:
+    f1, f2 = tmp_path / "x.csv", tmp_path / "y.jsonl"
+    f1.write_text(
+        "item,rater,criterion,label\n"
+        + "".join(f"t{i},x,clarity,{v}\n" for i, v in enumerate([1, 2, 3, 4, 2, 3, 1, 4]))
+    )
+    f2.write_text(
+        "".join(
+            json.dumps({"item": f"t{i}", "rater": "y", "criterion": "clarity", "label": v}) + "\n"
+            for i, v in enumerate([1, 2, 4, 4, 2, 3, 2, 4])
+        )
+    )
+    r = cli("agree", str(f1), str(f2), "--level", "ordinal", "--json")
+    pair = json.loads(r.out)["criteria"]["clarity"]["pairs"][0]
+    want = cohen_kappa_score([1, 2, 3, 4, 2, 3, 1, 4], [1, 2, 4, 4, 2, 3, 2, 4], weights="linear")
+    assert abs(pair["weighted_kappa"] - want) < 1e-9
+
+
+def test_agree_undefined_is_null_not_zero(cli: Callable[..., Result], tmp_path: Path) -> None:
+    f = tmp_path / "same.jsonl"
+    f.write_text(
+        "".join(
+            json.dumps({"item": f"t{i}", "rater": r, "criterion": "c", "label": "pass"}) + "\n"
+            for i in range(5)
+            for r in "ab"
+        )
+    )
+    doc = json.loads(cli("agree", str(f), "--json").out)
+    c = doc["criteria"]["c"]
+    assert c["pairs"][0]["cohen_kappa"] is None and c["pairs"][0]["ci95"] is None
+    table = cli("agree", str(f))
+    assert "undefined" in table.out
+
+
+def test_calibrate_against_an_endpoint_writes_every_format_and_caches(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    with fake_openai(answer_from_schema(lambda c, labels: labels[-2])) as server:
+        args = (
+            "calibrate",
+            "--model",
+            "openai/constant",
+            "--api-base",
+            server.url,
+            "--resamples",
+            "500",
+            "--split",
+            "heldout",
+        )
+        r = cli(*args, "--json", "--html", str(html), "--markdown", str(md), env=env)
+        assert r.code == 0, r.err
+        doc = json.loads(r.out)
+        n = doc["n_items"]
+        assert doc["split"] == "heldout" and doc["run"]["model_calls"] == n
+        again = json.loads(cli(*args, "--json", env=env).out)
+        assert again["run"]["model_calls"] == 0 and again["run"]["from_cache"] == n
+        table = cli(*args, "--fail-on-gate", env=env)
+    assert table.code == 1 and "Judge release gate" in table.out
+    assert {c["gate"]["status"] for c in doc["criteria"]} <= {"FAIL", "UNDECIDED"}
+    for c in doc["criteria"]:
+        assert c["coverage"]["n_items"] == n
+        assert c["judge_vs_consensus"]["n"] <= n
+    page = html.read_text()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "<script" not in page
+    assert 'src="' not in page and 'href="' not in page  # self-contained: nothing to fetch
+    assert "## Safety invariants" in md.read_text()
+    assert doc["judge"]["hash"] and doc["rubric"]["hash"]
