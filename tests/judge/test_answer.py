@@ -16,8 +16,9 @@ IDS = ["ref_0006", "tkt_order_17"]
 
 
 def good(**overrides: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {c.id: {"rationale": "r", "evidence": ["ref_0006"], "label": "pass"}
-                           for c in RUBRIC.criteria}
+    out: dict[str, Any] = {
+        c.id: {"rationale": "r", "evidence": ["ref_0006"], "label": "pass"} for c in RUBRIC.criteria
+    }
     out["overall_clarity"]["label"] = 3
     out["reports_access_problem"]["label"] = "not_applicable"
     out.update(overrides)
@@ -57,13 +58,19 @@ def test_unknown_cited_ids_are_kept_apart_not_trusted() -> None:
         ('{"separates_done_from_pending": {"lab', "not JSON"),
         ("[1, 2]", "not a JSON object"),
         (json.dumps({k: v for k, v in good().items() if k != "overall_clarity"}), "missing"),
-        (json.dumps(good(overall_clarity={"rationale": "", "evidence": [], "label": 7})),
-         "not one of"),
-        (json.dumps(good(explains_next_step={"rationale": "", "evidence": [], "label": "meh"})),
-         "not one of"),
+        (
+            json.dumps(good(overall_clarity={"rationale": "", "evidence": [], "label": 7})),
+            "not one of",
+        ),
+        (
+            json.dumps(good(explains_next_step={"rationale": "", "evidence": [], "label": "meh"})),
+            "not one of",
+        ),
         (json.dumps({**good(), "tone": {"label": "pass"}}), "unknown criteria"),
-        (json.dumps(good(overall_clarity={"rationale": "", "evidence": "x", "label": 2})),
-         "not a list"),
+        (
+            json.dumps(good(overall_clarity={"rationale": "", "evidence": "x", "label": 2})),
+            "not a list",
+        ),
         ("", "not JSON"),
     ],
 )
@@ -80,5 +87,6 @@ def test_schema_bounds_lengths_and_restricts_citations() -> None:
     assert crit["evidence"]["items"]["enum"] == IDS and crit["evidence"]["maxItems"] <= 3
     assert "insufficient_evidence" in crit["label"]["enum"]
     assert "not_applicable" not in crit["label"]["enum"]
-    assert "not_applicable" in s["properties"]["reports_access_problem"]["properties"][
-        "label"]["enum"]
+    assert (
+        "not_applicable" in s["properties"]["reports_access_problem"]["properties"]["label"]["enum"]
+    )

