@@ -112,6 +112,9 @@ def trials(
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    api_base: Annotated[
+        str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
+    ] = None,
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report."""
     from rich.progress import Progress
@@ -131,7 +134,7 @@ def trials(
         def tick(run: TrialRun) -> None:
             bar.advance(task)
 
-        runs = run_trials(cases, agent, k=k, seed=seed, out=out, on_trial=tick)
+        runs = run_trials(cases, agent, k=k, seed=seed, out=out, on_trial=tick, api_base=api_base)
     report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
     if as_json:
         typer.echo(report_json(report))

@@ -18,7 +18,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-Answer = Callable[[dict[str, Any]], str]
+Answer = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 
 
 @dataclass
@@ -35,12 +35,23 @@ class FakeServer:
 
 def _completion(model: str, content: str, *, refusal: str | None = None) -> dict[str, Any]:
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
-                  "prompt_tokens_details": {"cached_tokens": 64}},
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": 20,
+            "total_tokens": 120,
+            "prompt_tokens_details": {"cached_tokens": 64},
+        },
     }
 
 
@@ -59,25 +70,40 @@ def make_app(state: FakeServer) -> FastAPI:
         if state.latency_s:
             await asyncio.sleep(state.latency_s)
         if model == "always-429":
-            return JSONResponse({"error": {"message": "slow down", "type": "rate_limit"}},
-                                status_code=429, headers={"retry-after": "0.05"})
+            return JSONResponse(
+                {"error": {"message": "slow down", "type": "rate_limit"}},
+                status_code=429,
+                headers={"retry-after": "0.05"},
+            )
         if model == "always-500":
-            return JSONResponse({"error": {"message": "boom", "type": "server_error"}},
-                                status_code=500)
+            return JSONResponse(
+                {"error": {"message": "boom", "type": "server_error"}}, status_code=500
+            )
         if model == "bad-request":
-            return JSONResponse({"error": {"message": "bad schema", "type": "invalid_request"}},
-                                status_code=400)
+            return JSONResponse(
+                {"error": {"message": "bad schema", "type": "invalid_request"}}, status_code=400
+            )
         if model == "slow":
             await asyncio.sleep(5)
         if model == "flaky" and n <= 2:
             code = 429 if n == 1 else 503
-            return JSONResponse({"error": {"message": f"flaky {code}"}}, status_code=code,
-                                headers={"retry-after-ms": "20"})
+            return JSONResponse(
+                {"error": {"message": f"flaky {code}"}},
+                status_code=code,
+                headers={"retry-after-ms": "20"},
+            )
         if model == "malformed":
             return JSONResponse(_completion(model, '{"separates_done_from_pending": {"lab'))
         if model == "refusal":
             return JSONResponse(_completion(model, "", refusal="I can't help with that."))
-        return JSONResponse(_completion(model, state.answer(body)))
+        answer = state.answer(body)
+        if isinstance(answer, dict):  # a full assistant message, e.g. with tool_calls
+            out = _completion(model, "")
+            out["choices"][0]["message"] = {"role": "assistant", **answer}
+            if answer.get("tool_calls"):
+                out["choices"][0]["finish_reason"] = "tool_calls"
+            return JSONResponse(out)
+        return JSONResponse(_completion(model, answer))
 
     return app
 
@@ -93,8 +119,14 @@ def fake_openai(answer: Answer, *, latency_s: float = 0.0) -> Iterator[FakeServe
     """Run the server in a background thread for the duration of the block."""
     state = FakeServer(answer=answer, latency_s=latency_s)
     port = _free_port()
-    config = uvicorn.Config(make_app(state), host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="off", access_log=False)
+    config = uvicorn.Config(
+        make_app(state),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -122,8 +154,11 @@ def answer_from_schema(label_for: Callable[[str, list[Any]], Any]) -> Answer:
         for crit, spec in schema.get("properties", {}).items():
             props = spec["properties"]
             ids = props["evidence"]["items"].get("enum") or []
-            out[crit] = {"rationale": f"fake rationale for {crit}",
-                         "evidence": ids[:1], "label": label_for(crit, props["label"]["enum"])}
+            out[crit] = {
+                "rationale": f"fake rationale for {crit}",
+                "evidence": ids[:1],
+                "label": label_for(crit, props["label"]["enum"]),
+            }
         return json.dumps(out)
 
     return answer

@@ -15,6 +15,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from .answer import Unparseable, answer_schema, parse_answer
+from .llm_setup import endpoint_kwargs
 from .prompt import build_prompt
 from .reliability import RetryPolicy, classify, wait_for
 
@@ -48,10 +49,7 @@ def call_kwargs(
             "json_schema": {"name": "judgment", "schema": schema, "strict": False},
         },
     }
-    if config.api_base:
-        kwargs["api_base"] = config.api_base
-        if config.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            kwargs["api_key"] = "no-key-needed"  # local OpenAI-compatible servers ignore it
+    kwargs.update(endpoint_kwargs(config.model, config.api_base))
     if config.top_p is not None:
         kwargs["top_p"] = config.top_p
     if config.seed is not None:

@@ -43,6 +43,12 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from .embedded_tools import (
+    flatten_tool_messages,
+    parse_tool_answer,
+    tools_instructions,
+    tools_schema,
+)
 
 __all__ = [
     "CONTEXT_TOKENS",
@@ -126,6 +132,7 @@ class _Request:
     stop: list[str]
     schema_json: str | None
     deadline: float | None  # time.monotonic() value
+    tools: bool = False  # answer is a tool call or a reply (see embedded_tools)
     cancelled: threading.Event = field(default_factory=threading.Event)
 
 
@@ -174,18 +181,32 @@ def _plain_messages(messages: list[Any]) -> list[dict[str, str]]:
 def _build_request(call: Mapping[str, Any]) -> _Request:
     """Read the arguments litellm passes a custom handler (a hosted provider would get the same)."""
     params: Mapping[str, Any] = call["optional_params"]
-    for unsupported in ("tools", "functions"):
-        if params.get(unsupported):
-            raise _BadRequest(f"{EMBEDDED_MODEL} does not support {unsupported}")
+    if params.get("functions"):
+        raise _BadRequest(f"{EMBEDDED_MODEL} does not support functions (use tools)")
     if (params.get("n") or 1) != 1:
         raise _BadRequest(f"{EMBEDDED_MODEL} returns one choice per call (n=1)")
-    schema = _schema_from_response_format(params.get("response_format"))
+    tools = params.get("tools") or []
+    messages = list(call["messages"])
+    if tools:
+        if params.get("response_format"):
+            raise _BadRequest(f"{EMBEDDED_MODEL}: tools and response_format are exclusive")
+        messages = flatten_tool_messages(messages)
+        if messages and messages[0].get("role") == "system":
+            messages[0] = {
+                "role": "system",
+                "content": str(messages[0]["content"]) + tools_instructions(tools),
+            }
+        else:
+            messages.insert(0, {"role": "system", "content": tools_instructions(tools)})
+        schema: dict[str, Any] | None = tools_schema(tools)
+    else:
+        schema = _schema_from_response_format(params.get("response_format"))
     stop = params.get("stop") or []
     seconds = getattr(call.get("timeout"), "read", call.get("timeout"))  # float | httpx.Timeout
     temperature = params.get("temperature")
     max_tokens = params.get("max_tokens", params.get("max_completion_tokens"))
     return _Request(
-        messages=_plain_messages(call["messages"]),
+        messages=_plain_messages(messages),
         temperature=0.0 if temperature is None else float(temperature),
         top_p=None if params.get("top_p") is None else float(params["top_p"]),
         max_tokens=None if max_tokens is None else int(max_tokens),
@@ -193,6 +214,7 @@ def _build_request(call: Mapping[str, Any]) -> _Request:
         stop=[stop] if isinstance(stop, str) else [str(s) for s in stop],
         schema_json=None if schema is None else json.dumps(schema, sort_keys=True),
         deadline=time.monotonic() + float(seconds) if isinstance(seconds, int | float) else None,
+        tools=bool(tools),
     )
 
 
@@ -353,10 +375,20 @@ def _make_handler(litellm: ModuleType) -> Any:
                 raise litellm.ContextWindowExceededError(**kw) from exc
             raise litellm.BadRequestError(**kw) from exc
 
-    def respond(model_response: Any, gen: _Generation) -> Any:
+    def respond(model_response: Any, gen: _Generation, request: _Request) -> Any:
         choice = model_response.choices[0]
         choice.message.content = gen.text
         choice.finish_reason = gen.finish_reason
+        if request.tools:
+            reply, call = parse_tool_answer(gen.text, f"call_local_{time.monotonic_ns()}")
+            choice.message.content = reply
+            if call is not None:
+                choice.message.tool_calls = [
+                    litellm.types.utils.ChatCompletionMessageToolCall(
+                        id=call["id"], type="function", function=call["function"]
+                    )
+                ]
+                choice.finish_reason = "tool_calls"
         model_response.model = EMBEDDED_MODEL
         model_response.created = int(time.time())
         usage = litellm.Usage(
@@ -373,7 +405,8 @@ def _make_handler(litellm: ModuleType) -> Any:
 
         def completion(self, *args: Any, **kwargs: Any) -> Any:
             with litellm_errors():
-                return respond(kwargs["model_response"], _MODEL.generate(_build_request(kwargs)))
+                request = _build_request(kwargs)
+                return respond(kwargs["model_response"], _MODEL.generate(request), request)
 
         async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
             with litellm_errors():
@@ -383,7 +416,7 @@ def _make_handler(litellm: ModuleType) -> Any:
                 except asyncio.CancelledError:
                     request.cancelled.set()  # the worker thread stops at its next token
                     raise
-                return respond(kwargs["model_response"], generation)
+                return respond(kwargs["model_response"], generation, request)
 
     return EmbeddedJudgeLLM()
 

@@ -11,7 +11,7 @@ import os
 import threading
 from types import ModuleType
 
-__all__ = ["get_litellm"]
+__all__ = ["get_litellm", "endpoint_kwargs"]
 
 _lock = threading.RLock()
 _module: ModuleType | None = None  # imported and configured (set before registration)
@@ -53,3 +53,16 @@ def get_litellm() -> ModuleType:
                 raise
             _ready = _module
         return _module
+
+
+def endpoint_kwargs(model: str, api_base: str | None) -> dict[str, str]:
+    """litellm arguments for an explicit endpoint. Local OpenAI-compatible servers (vLLM,
+    llama.cpp, Ollama) need no key, but the OpenAI client insists on one: a placeholder is
+    passed only when the provider's own variable is unset. Real keys come from the provider's
+    usual environment variable and are never passed, logged or stored by calibrant."""
+    if not api_base:
+        return {}
+    out = {"api_base": api_base}
+    if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+        out["api_key"] = "no-key-needed"
+    return out

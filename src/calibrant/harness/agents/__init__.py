@@ -23,8 +23,9 @@ def agent_names() -> list[str]:
     return [f"scripted:{b}" for b in BEHAVIOURS] + ["llm:<litellm model string>"]
 
 
-def make_agent(name: str) -> Agent:
-    """Build an agent from its name: scripted:<behaviour>[/<style>] or llm:<model>."""
+def make_agent(name: str, *, api_base: str | None = None) -> Agent:
+    """Build an agent from its name: scripted:<behaviour>[/<style>] or llm:<model> (an LLM
+    agent may use an OpenAI-compatible endpoint at `api_base`)."""
     from ...errors import ConfigError
 
     kind, _, rest = name.partition(":")
@@ -38,5 +39,5 @@ def make_agent(name: str) -> Agent:
     if kind == "llm":
         from .llm import LLMAgent
 
-        return LLMAgent(rest or None)
+        return LLMAgent(rest or None, api_base=api_base)
     raise ConfigError(f"unknown agent '{name}'; known: {', '.join(agent_names())}")

@@ -104,7 +104,7 @@ class LLMAgent:
         return "I'm sorry, I could not finish handling your request; a colleague will follow up."
 
     def _complete(self, ctx: AgentContext, history: list[dict[str, Any]]) -> dict[str, Any]:
-        from ...judge.llm_setup import get_litellm
+        from ...judge.llm_setup import endpoint_kwargs, get_litellm
 
         litellm = get_litellm()
         response = litellm.completion(
@@ -114,9 +114,9 @@ class LLMAgent:
             tool_choice="auto",
             temperature=self.sampling.temperature,
             max_tokens=self.sampling.max_tokens,
-            api_base=self.api_base,
             timeout=self.timeout,
             num_retries=0,
+            **endpoint_kwargs(self.model or "", self.api_base),
         )
         usage = getattr(response, "usage", None)
         ctx.usage.model_calls += 1
