@@ -29,6 +29,7 @@ context is not thread-safe). Importing this module imports and loads nothing.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import json
 import os
@@ -255,6 +256,12 @@ class _LocalModel:
         self._formatter: Any = None
         self._message_token: int | None = None  # the token that opens every chat message
 
+    def _close(self) -> None:
+        with self._run_lock:
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+
     def _load(self) -> tuple[Any, Any]:
         with self._load_lock:
             if self._llama is None:
@@ -281,6 +288,9 @@ class _LocalModel:
                 opener = llama.tokenize(b"<|im_start|>", add_bos=False, special=True)
                 self._message_token = opener[0] if len(opener) == 1 else None
                 self._llama = llama
+                # free the model while the interpreter is intact (llama-cpp's __del__ at
+                # shutdown runs after its bindings are gone and prints a traceback)
+                atexit.register(self._close)
         return self._llama, self._formatter
 
     def _acquire(self, request: _Request) -> None:
