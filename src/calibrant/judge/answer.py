@@ -88,7 +88,7 @@ def parse_answer(text: str, rubric: Rubric, evidence_ids: list[str]) -> list[Cri
         cited = entry.get("evidence") or []
         if not isinstance(cited, list):
             raise Unparseable(f"criterion {c.id}: evidence is not a list")
-        cited = [str(x) for x in cited]
+        cited = list(dict.fromkeys(str(x) for x in cited))  # repeated citations count once
         rationale = entry.get("rationale") or ""
         if not isinstance(rationale, str):
             raise Unparseable(f"criterion {c.id}: rationale is not text")

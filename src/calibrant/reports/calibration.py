@@ -34,10 +34,10 @@ def fmt_stat(s: dict[str, Any] | None, *, n: bool = True) -> str:
 def _coverage(c: dict[str, Any]) -> str:
     cov = c["coverage"]
     failed = sum(cov["failed"].values())
-    return (
-        f"{cov['coverage']:.0%} ({cov['usable']}/{cov['n_items']}; abstained "
-        f"{cov['abstained']}, failed {failed})"
+    extra = (f", {cov['abstained']} abstained" if cov["abstained"] else "") + (
+        f", {failed} failed" if failed else ""
     )
+    return f"{cov['coverage']:.0%} of {cov['n_items']}{extra}"
 
 
 def _stat_name(c: dict[str, Any]) -> str:
@@ -65,24 +65,20 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         + (f"; {run['from_cache']} from cache, {run['model_calls']} model call(s)" if run else "")
     )
     t = Table(
-        title="Communication criteria: the judge against the experts' consensus",
+        title="Communication criteria: the judge against the experts' consensus (κ: Cohen's "
+        "for binary criteria, linear-weighted for ordinal ones; 95% CI, bootstrap by case)",
         title_justify="left",
     )
-    for col in (
-        "criterion",
-        "statistic",
-        "judge vs consensus [95% CI]",
-        "experts' ceiling",
-        "coverage",
-        "gate",
-    ):
-        t.add_column(col, overflow="fold")
+    t.add_column("criterion", no_wrap=True)
+    t.add_column("judge κ [95% CI] (n)")
+    t.add_column("experts' κ")
+    t.add_column("coverage")
+    t.add_column("gate", no_wrap=True)
     for c in r["criteria"]:
         gate = c["gate"]["status"]
-        name = c["criterion"] + (" [yellow](revise rubric)[/yellow]" if c["revise_rubric"] else "")
+        name = c["criterion"] + ("\n[yellow]revise rubric[/yellow]" if c["revise_rubric"] else "")
         t.add_row(
             name,
-            _stat_name(c),
             fmt_stat(c["judge_vs_consensus"]),
             fmt_stat(c["expert_ceiling"], n=False),
             _coverage(c),
