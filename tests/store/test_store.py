@@ -87,3 +87,15 @@ def test_bad_url_is_one_clear_error() -> None:
         make_engine("postgresql+psycopg2://nobody:secret@127.0.0.1:1/none")
     except ConfigError as exc:
         assert "secret" not in str(exc)
+
+
+def test_batches_write_and_read_in_one_go(store: Store) -> None:
+    batch = [judgment(th=f"sha256:t{i}", sample=s) for i in range(40) for s in (0, 1)]
+    batch.append(judgment("timeout", th="sha256:failed"))
+    store.put_many(batch)
+    store.put_many(batch[:3])  # replacing is idempotent
+    judge_hash = batch[0].judge_hash
+    got = store.final_many(judge_hash, [f"sha256:t{i}" for i in range(40)] + ["sha256:failed"])
+    assert len(got) == 80 and got[("sha256:t7", 1)] == batch[15]
+    assert ("sha256:failed", 0) not in got  # failures are not answers
+    assert store.count(judge_hash) == 81

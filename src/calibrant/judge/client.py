@@ -69,6 +69,18 @@ def _usage(response: Any) -> tuple[int, int, int]:
     )
 
 
+def _cost(litellm: ModuleType, response: Any) -> float | None:
+    """litellm's own cost of the call (computed during the call; None when unpriced)."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        value = hidden["response_cost"]
+        return None if value is None else float(value)
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        return None  # unknown price: never guessed
+
+
 async def judge_once(
     transcript: Transcript,
     *,
@@ -117,10 +129,7 @@ async def judge_once(
         c = classify(exc)
         return done(outcome=c.outcome, error=redact_secrets(c.message))
     tokens_in, tokens_out, cached = _usage(response)
-    try:
-        cost: float | None = float(litellm.completion_cost(completion_response=response))
-    except Exception:
-        cost = None  # unknown price: never guessed
+    cost = _cost(litellm, response)
     accounting = {
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,

@@ -14,7 +14,9 @@ from .client import judge_once
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
-__all__ = ["JudgeRun", "judge_transcripts"]
+__all__ = ["JudgeRun", "judge_transcripts", "FLUSH_EVERY"]
+
+FLUSH_EVERY = 32  # judgments per store transaction
 
 
 @dataclass
@@ -78,15 +80,23 @@ async def _judge_all(
     rng = random.Random(seed)
     litellm = None
     run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
+    hashes = [content_hash(t) for t in transcripts]
+    cached = await asyncio.to_thread(store.final_many, config.hash, hashes)
+    pending: list[Judgment] = []  # written behind, in batches, off the event loop
+
+    async def flush() -> None:
+        batch = pending[:]
+        pending.clear()
+        await asyncio.to_thread(store.put_many, batch)
 
     async def one(t: Transcript, th: str, i: int) -> Judgment:
         nonlocal litellm
-        cached = store.get_final(th, config.hash, i)
-        if cached is not None:
+        hit = cached.get((th, i))
+        if hit is not None:
             run.from_cache += 1
             if on_done:
-                on_done(cached, True)
-            return cached
+                on_done(hit, True)
+            return hit
         async with gate:
             if litellm is None:
                 litellm = get_litellm()
@@ -101,14 +111,19 @@ async def _judge_all(
                 transcript_hash=th,
             )
         run.model_calls += j.attempts
-        store.put(j)
+        pending.append(j)
+        if len(pending) >= FLUSH_EVERY:
+            await flush()
         if on_done:
             on_done(j, False)
         return j
 
-    hashes = [content_hash(t) for t in transcripts]
     tasks = [
         one(t, th, i) for t, th in zip(transcripts, hashes, strict=True) for i in range(samples)
     ]
-    run.judgments = list(await asyncio.gather(*tasks))
+    try:
+        run.judgments = list(await asyncio.gather(*tasks))
+    finally:  # answers already paid for are kept even if the run is interrupted
+        if pending:
+            await asyncio.to_thread(store.put_many, pending[:])
     return run

@@ -4,13 +4,14 @@ and a minimal migration step keyed by the store's schema version."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, UniqueConstraint
+from sqlalchemy import Engine, UniqueConstraint, event
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Field, Session, SQLModel, create_engine, select
+from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
@@ -66,6 +67,8 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     url = url or database_url()
     try:
         engine = create_engine(url, **kwargs)
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
         SQLModel.metadata.create_all(engine, tables=TABLES)
         _migrate(engine)
     except (SQLAlchemyError, ImportError) as exc:
@@ -73,6 +76,14 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
             f"cannot open the store at {_redact(url)}: {str(exc).splitlines()[0]}"
         ) from None
     return engine
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
+    """WAL: readers never block the writer and a commit does not wait for a full fsync."""
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
 
 
 def _migrate(engine: Engine) -> None:
@@ -117,29 +128,60 @@ class Store:
 
     def put(self, j: Judgment) -> None:
         """Insert, or replace an earlier row for the same identity."""
+        self.put_many([j])
+
+    def put_many(self, judgments: Sequence[Judgment]) -> None:
+        """Insert or replace many judgments in one transaction."""
+        if not judgments:
+            return
         with Session(self.engine) as s:
-            row = s.exec(
-                select(JudgmentRow).where(
-                    JudgmentRow.transcript_hash == j.transcript_hash,
-                    JudgmentRow.judge_hash == j.judge_hash,
-                    JudgmentRow.sample_index == j.sample_index,
+            for judge_hash in {j.judge_hash for j in judgments}:
+                mine = [j for j in judgments if j.judge_hash == judge_hash]
+                rows = s.exec(
+                    select(JudgmentRow).where(
+                        JudgmentRow.judge_hash == judge_hash,
+                        col(JudgmentRow.transcript_hash).in_({j.transcript_hash for j in mine}),
+                    )
                 )
-            ).first()
-            if row is None:
-                row = JudgmentRow(
-                    transcript_hash=j.transcript_hash,
-                    judge_hash=j.judge_hash,
-                    sample_index=j.sample_index,
-                    transcript_id=j.transcript_id,
-                    outcome=j.outcome,
-                    created_at=datetime.now(UTC),
-                    payload=j.model_dump_json(),
-                )
-            else:
-                row.outcome, row.payload = j.outcome, j.model_dump_json()
-                row.created_at = datetime.now(UTC)
-            s.add(row)
+                existing = {(r.transcript_hash, r.sample_index): r for r in rows}
+                for j in mine:
+                    row = existing.get((j.transcript_hash, j.sample_index))
+                    if row is None:
+                        row = JudgmentRow(
+                            transcript_hash=j.transcript_hash,
+                            judge_hash=j.judge_hash,
+                            sample_index=j.sample_index,
+                            transcript_id=j.transcript_id,
+                            outcome=j.outcome,
+                            created_at=datetime.now(UTC),
+                            payload=j.model_dump_json(),
+                        )
+                        existing[(j.transcript_hash, j.sample_index)] = row
+                    else:
+                        row.outcome, row.payload = j.outcome, j.model_dump_json()
+                        row.created_at = datetime.now(UTC)
+                    s.add(row)
             s.commit()
+
+    def final_many(
+        self, judge_hash: str, transcript_hashes: Iterable[str]
+    ) -> dict[tuple[str, int], Judgment]:
+        """Cached answers (verdict, unparseable, refusal) for many transcripts at once."""
+        wanted = list(dict.fromkeys(transcript_hashes))
+        out: dict[tuple[str, int], Judgment] = {}
+        with Session(self.engine) as s:
+            for start in range(0, len(wanted), 500):
+                rows = s.exec(
+                    select(JudgmentRow).where(
+                        JudgmentRow.judge_hash == judge_hash,
+                        col(JudgmentRow.transcript_hash).in_(wanted[start : start + 500]),
+                        col(JudgmentRow.outcome).in_(sorted(FINAL_OUTCOMES)),
+                    )
+                )
+                for r in rows:
+                    key = (r.transcript_hash, r.sample_index)
+                    out[key] = Judgment.model_validate_json(r.payload)
+        return out
 
     def count(self, judge_hash: str | None = None) -> int:
         with Session(self.engine) as s:
