@@ -84,8 +84,11 @@ def check(
     if not files:
         raise CalibrantError("no transcript (*.json) found in the given paths")
     contract = load_case(case) if case is not None else None
-    transcripts = [(f, load_transcript(f)) for f in files]  # validate everything first
-    verdicts = [check_transcript(t, contract=contract, source=str(f)) for f, t in transcripts]
+    # one file at a time, keeping only verdicts (memory stays flat); nothing is printed until
+    # every file has parsed, so a bad file still exits 2 with no output
+    verdicts = [
+        check_transcript(load_transcript(f), contract=contract, source=str(f)) for f in files
+    ]
     if as_json:
         typer.echo(safety_json(verdicts))
     else:

@@ -89,6 +89,7 @@ def run_trial(
         turn("agent", reply)
     after = take_snapshot(svc)
     svc.engine.dispose()
+    ctx.checkpoints.close()
     return Transcript(
         transcript_id=f"{case.case}:{agent_name}:s{seed}:t{trial}",
         case_id=case.case,

@@ -447,25 +447,26 @@ def run_operation(
     advance the clock."""
     op = OPERATIONS[name]
     with Session(svc.engine) as s:
-        seq = svc.tick(s)
-        s.commit()
-    with Session(svc.engine) as s:
+        seq = svc.tick(s)  # the clock advances in the operation's own transaction
         try:
             handled = op(svc, s, caller, call_id, seq, args)
-        except Denied as d:
+        except (Denied, _Fail) as exc:
             s.rollback()
-            return Handled(
-                authorization=Authorization(decision="denied", reason=d.reason, scope=d.scope),
-                response={"error": "forbidden", "reason": d.reason, "message": d.message},
-                error="forbidden",
-                seq=seq,
-            )
-        except _Fail as f:
-            s.rollback()
+            svc.tick(s)  # a refusal commits nothing but still takes its instant
+            s.commit()
+            if isinstance(exc, Denied):
+                return Handled(
+                    authorization=Authorization(
+                        decision="denied", reason=exc.reason, scope=exc.scope
+                    ),
+                    response={"error": "forbidden", "reason": exc.reason, "message": exc.message},
+                    error="forbidden",
+                    seq=seq,
+                )
             return Handled(
                 authorization=Authorization(decision="allowed"),
-                response={"error": f.code, "message": f.message, **f.extra},
-                error=f.code,
+                response={"error": exc.code, "message": exc.message, **exc.extra},
+                error=exc.code,
                 seq=seq,
             )
         s.commit()

@@ -29,14 +29,17 @@ def at(seq: int) -> datetime:
 
 
 def open_engine(path: Path) -> Engine:
-    """A SQLite engine on `path`, with foreign-key checks and WAL-free durable writes."""
+    """A SQLite engine on `path` for one trial's scratch database (foreign keys on, no fsync:
+    the file is rebuilt from its fixture for every trial and read back by the evaluator)."""
     engine = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _: Any) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA synchronous=NORMAL")
+        # a trial database is scratch, rebuilt from its fixture for every trial: no fsync
+        cur.execute("PRAGMA synchronous=OFF")
+        cur.execute("PRAGMA journal_mode=MEMORY")
         cur.close()
 
     from .tables import LEDGER_TABLES
