@@ -88,6 +88,8 @@ def test_a_judge_abstaining_half_the_time_fails_on_coverage_not_on_agreement() -
     r = report("abstain:0.5")
     for c in r["criteria"]:
         assert c["coverage"]["coverage"] == pytest.approx(0.5, abs=0.01)
+        lo, hi = c["coverage"]["coverage_ci95"]
+        assert lo < 0.5 < hi
         assert c["coverage"]["abstained"] == round(0.5 * len(GOLD.items))
         assert c["judge_vs_consensus"]["estimate"] == pytest.approx(1.0)
         assert c["gate"]["status"] == "FAIL" and "usable label" in c["gate"]["reasons"][-1]

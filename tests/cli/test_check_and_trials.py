@@ -71,6 +71,10 @@ def test_correct_agent_over_all_cases_passes_the_checker(
     assert report["success_rate"]["value"] == 1.0 and report["pass_all_k"]["value"] == 1.0
     assert report["success_rate"]["ci95"][0] < 1.0  # an interval, not a bare number
     assert report["provenance"]["agent"] == "scripted:correct"
+    cost = report["cost_usd_per_accepted_outcome"]  # scripted agents cost nothing, with an n
+    assert cost["value"] == 0.0 and cost["n"] == 2 * n_cases and cost["ci95"] == [0.0, 0.0]
+    for figure in ("latency_ms_mean", "latency_ms_p95", "tool_calls_mean"):
+        assert report[figure]["n"] == 2 * n_cases and report[figure]["ci95"] is not None
     assert cli("check", str(out), "--fail-on-violation").code == 0
 
 

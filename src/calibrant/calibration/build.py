@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
@@ -34,6 +35,7 @@ def _safety(gold: GoldSet) -> dict[str, Any]:
         "invariants": {
             k: {
                 "violated": c.get("violated", 0),
+                "violated_rate": proportion(c.get("violated", 0), len(verdicts)).as_json(),
                 "pass": c.get("pass", 0),
                 "not_applicable": c.get("not_applicable", 0),
                 "harness_error": c.get("harness_error", 0),

@@ -19,6 +19,7 @@ from ..agreement import (
     landis_koch_band,
 )
 from ..agreement.gate import GateSettings, release_gate
+from ..agreement.intervals import proportion
 from ..contracts import CANT_TELL, INSUFFICIENT_EVIDENCE, Criterion, Judgment
 from ..gold import CONSENSUS, GoldSet
 
@@ -192,6 +193,7 @@ def criterion_report(
             "failed": failures,
             "covered_pairs": covered,
             "coverage": coverage,
+            "coverage_ci95": None if n == 0 else list(proportion(usable, n).ci95 or ()),
         },
         "with_abstention_category": stat_json(ab),
         "confusion": _confusion(scale, ref_raw, judge_raw),

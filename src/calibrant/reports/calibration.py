@@ -34,10 +34,20 @@ def fmt_stat(s: dict[str, Any] | None, *, n: bool = True) -> str:
 def _coverage(c: dict[str, Any]) -> str:
     cov = c["coverage"]
     failed = sum(cov["failed"].values())
+    ci = cov.get("coverage_ci95")
+    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""
     extra = (f", {cov['abstained']} abstained" if cov["abstained"] else "") + (
         f", {failed} failed" if failed else ""
     )
-    return f"{cov['coverage']:.0%} of {cov['n_items']}{extra}"
+    return f"{cov['coverage']:.0%}{interval} of {cov['n_items']}{extra}"
+
+
+def rate_text(v: dict[str, Any]) -> str:
+    r = v.get("violated_rate") or {}
+    ci = r.get("ci95")
+    if not v["violated"] or not ci:
+        return f"{v['violated']}/{v['n']}"
+    return f"{v['violated']}/{v['n']} ({r['value']:.0%} [{ci[0]:.0%}, {ci[1]:.0%}])"
 
 
 def _stat_name(c: dict[str, Any]) -> str:
@@ -149,7 +159,7 @@ def _safety(console: Console, s: dict[str, Any]) -> None:
         v = c["violated"]
         t.add_row(
             name,
-            f"[red]{v}/{c['n']}[/red]" if v else f"0/{c['n']}",
+            f"[red]{rate_text(c)}[/red]" if v else rate_text(c),
             str(c["pass"]),
             str(c["not_applicable"]),
             str(c["harness_error"]),
@@ -264,8 +274,7 @@ def calibration_markdown(r: dict[str, Any]) -> str:
         "|---|---|---|---|---|",
     ]
     out += [
-        f"| `{k}` | {v['violated']}/{v['n']} | {v['pass']} | {v['not_applicable']} | "
-        f"{v['harness_error']} |"
+        f"| `{k}` | {rate_text(v)} | {v['pass']} | {v['not_applicable']} | {v['harness_error']} |"
         for k, v in s["invariants"].items()
     ]
     if r["calibration_pairs"]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .calibration import fmt_stat
+from .calibration import fmt_stat, rate_text
 
 __all__ = ["calibration_html"]
 
@@ -177,9 +177,9 @@ def calibration_html(r: dict[str, Any]) -> str:
         [
             f"<code>{escape(k)}</code>",
             (
-                f'<span class="viol">{v["violated"]}/{v["n"]}</span>'
+                f'<span class="viol">{escape(rate_text(v))}</span>'
                 if v["violated"]
-                else f"0/{v['n']}"
+                else escape(rate_text(v))
             ),
             str(v["pass"]),
             str(v["not_applicable"]),

@@ -11,8 +11,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..agreement.intervals import Figure, mean, percentile, proportion, ratio_of_sums
 from ..contracts import SafetyVerdict, Transcript
-from .intervals import Figure, mean, percentile, proportion
 
 __all__ = ["trial_report", "render_trial_report"]
 
@@ -61,12 +61,14 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
     latency = [t.metrics.latency_ms for t, _ in pairs]
     costs = [t.metrics.cost_usd for t, _ in pairs]
     accepted = sum(ok)
-    if accepted == 0:
-        cost = Figure(None, 0, None, "total/accepted", "no accepted outcome")
-    elif any(c is None for c in costs):
-        cost = Figure(None, accepted, None, "total/accepted", "cost unknown for some trials")
+    if any(c is None for c in costs):
+        cost = Figure(None, n, None, "total/accepted", "cost unknown for some trials")
     else:
-        cost = Figure(sum(c or 0.0 for c in costs) / accepted, accepted, None, "total/accepted")
+        cost = ratio_of_sums(
+            [c or 0.0 for c in costs], [1.0 if good else 0.0 for good in ok], seed=seed
+        )
+        if cost.value is None:
+            cost = Figure(None, n, None, "total/accepted", "no accepted outcome")
     per_inv = Counter(r.invariant for _, v in pairs for r in v.violated)
     first = pairs[0][0].provenance if pairs else None
     tags: dict[str, list[bool]] = defaultdict(list)

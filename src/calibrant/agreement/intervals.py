@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Figure", "proportion", "mean", "percentile"]
+__all__ = ["Figure", "proportion", "mean", "percentile", "ratio_of_sums"]
 
 Z95 = 1.959963984540054
 
@@ -77,3 +77,28 @@ def percentile(
     lo, hi = np.percentile(qs, [2.5, 97.5])
     ci = (float(lo), float(hi)) if n > 1 else None
     return Figure(float(np.percentile(arr, q)), n, ci, f"bootstrap(seed={seed})")
+
+
+def ratio_of_sums(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+) -> Figure:
+    """sum(num) / sum(den) (e.g. cost per accepted outcome) with a percentile bootstrap
+    interval over the units (trials); resamples whose denominator is 0 are left out."""
+    n = len(numerators)
+    num, den = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
+    if n == 0 or den.sum() == 0:
+        return Figure(None, n, None, "ratio of sums", "the denominator is 0")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    d = den[idx].sum(axis=1)
+    ok = d > 0
+    values = num[idx].sum(axis=1)[ok] / d[ok]
+    ci = None
+    if n > 1 and values.size >= resamples // 2:
+        lo, hi = np.percentile(values, [2.5, 97.5])
+        ci = (float(lo), float(hi))
+    return Figure(float(num.sum() / den.sum()), n, ci, f"ratio of sums, bootstrap(seed={seed})")
