@@ -1,0 +1,191 @@
+"""Commands around the harness and the safety checker: schema, check, trials, selftest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ..errors import CalibrantError
+from .app import app
+
+SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
+
+
+@app.command()
+def schema(
+    name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
+) -> None:
+    """Print the JSON Schema of a data contract."""
+    from pydantic import BaseModel
+
+    from .. import contracts as c
+
+    models: dict[str, type[BaseModel]] = {
+        "transcript": c.Transcript,
+        "case": c.CaseContract,
+        "rubric": c.Rubric,
+        "label": c.Label,
+        "verdict": c.SafetyVerdict,
+        "judgment": c.Judgment,
+    }
+    if name not in models:
+        raise CalibrantError(f"unknown schema '{name}'; choose one of: {', '.join(SCHEMAS)}")
+    typer.echo(json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True))
+
+
+@app.command()
+def check(
+    paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders of them.")],
+    case: Annotated[
+        Path | None,
+        typer.Option(
+            "--case",
+            help="Case contract (YAML) to check against, instead of the "
+            "copy embedded in each transcript.",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print stable JSON instead of tables.")
+    ] = False,
+    fail_on_violation: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-violation",
+            help="Exit 1 if any invariant is violated; exit 3 if none is violated but "
+            "some evidence was missing or inconsistent (harness_error).",
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show every invariant, not only failures.")
+    ] = False,
+) -> None:
+    """Check transcripts against the deterministic safety invariants, one outcome each."""
+    from ..files import expand_paths, load_case, load_transcript
+    from ..reports.safety import render_safety, safety_json
+    from ..safety import check_transcript
+
+    files = expand_paths(paths, suffixes=(".json",))
+    if not files:
+        raise CalibrantError("no transcript (*.json) found in the given paths")
+    contract = load_case(case) if case is not None else None
+    # one file at a time, keeping only verdicts (memory stays flat); nothing is printed until
+    # every file has parsed, so a bad file still exits 2 with no output
+    verdicts = [
+        check_transcript(load_transcript(f), contract=contract, source=str(f)) for f in files
+    ]
+    if as_json:
+        typer.echo(safety_json(verdicts))
+    else:
+        render_safety(Console(), verdicts, verbose=verbose)
+    if fail_on_violation:
+        if any(v.violated for v in verdicts):
+            raise typer.Exit(1)
+        if any(v.harness_errors for v in verdicts):
+            raise typer.Exit(3)
+
+
+@app.command()
+def trials(
+    paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="scripted:BEHAVIOUR, scripted:BEHAVIOUR/STYLE (excellent, ordinary, terse, "
+            "misleading), or llm:MODEL (any litellm model string).",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the transcripts.")],
+    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    api_base: Annotated[
+        str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
+    ] = None,
+) -> None:
+    """Run k trials of an agent on each case from clean fixtures; write transcripts; report."""
+    from rich.progress import Progress
+
+    from ..files import expand_paths, load_case
+    from ..harness import TrialRun, run_trials
+    from ..reports.trials import render_trial_report, report_json, trial_report
+
+    files = expand_paths(paths, suffixes=(".yaml", ".yml"))
+    if not files:
+        raise CalibrantError("no case (*.yaml) found in the given paths")
+    cases = [load_case(f) for f in files]  # validate every case before running any
+    console = Console(stderr=as_json)
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task(f"{agent}", total=len(cases) * k)
+
+        def tick(run: TrialRun) -> None:
+            bar.advance(task)
+
+        runs = run_trials(cases, agent, k=k, seed=seed, out=out, on_trial=tick, api_base=api_base)
+    report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    if as_json:
+        typer.echo(report_json(report))
+    else:
+        render_trial_report(console, report)
+        console.print(f"{len(runs)} transcript(s) written to {out}")
+
+
+@app.command()
+def selftest(
+    cases: Annotated[Path, typer.Option("--cases", help="Folder of case contracts.")] = Path(
+        "cases"
+    ),
+    write: Annotated[
+        Path | None,
+        typer.Option("--write", help="Also write the corpus transcripts and a manifest here."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for the agents' wording.")] = 0,
+) -> None:
+    """Test the checker: known-good transcripts must pass, deliberately broken ones must fail
+    with the right invariant named. Exit 1 if the checker misses anything."""
+    from rich.table import Table
+
+    from ..files import write_atomic
+    from ..harness import transcript_filename
+    from ..selftest import build_corpus, check_entry
+
+    corpus = build_corpus(cases, seed=seed)
+    table = Table(title="Checker self-test", title_justify="left")
+    for col in ("transcript", "expected", "checker says", "ok"):
+        table.add_column(col)
+    failures = 0
+    manifest = {}
+    for entry in corpus:
+        verdict, problems = check_entry(entry)
+        failures += bool(problems)
+        flagged = [
+            f"{r.invariant}={r.outcome}"
+            for r in verdict.results
+            if r.outcome in ("violated", "harness_error")
+        ]
+        expected = [f"{k}={v}" for k, v in entry.expect.items()] or ["clean"]
+        table.add_row(
+            entry.name,
+            "\n".join(expected),
+            "\n".join(flagged) or "clean",
+            "[green]yes[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]",
+        )
+        if write is not None:
+            fname = transcript_filename(entry.name)
+            write_atomic(write / fname, entry.transcript.model_dump_json(indent=1))
+            manifest[fname] = {"description": entry.description, "expect": entry.expect}
+    if write is not None:
+        import yaml
+
+        write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
+    console = Console()
+    console.print(table)
+    console.print(
+        f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
+    )
+    if failures:
+        raise typer.Exit(1)
