@@ -1,0 +1,263 @@
+"""Write operations: each checks its scope, commits, and reports the writes it made."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, select
+
+from ..contracts import CommittedWrite, RecordRef
+from .oplib import Fail, get_order, get_ticket, ok, scoped_auth
+from .reads import refund_view
+from .service import Caller, Handled, RefundService
+from .tables import (
+    AcceptedRow,
+    ApprovalRow,
+    AttemptRow,
+    RefundRow,
+    TicketRow,
+)
+
+__all__ = [
+    "create_refund",
+    "update_ticket",
+    "assign_ticket",
+    "request_approval",
+    "send_notification",
+]
+
+
+def create_refund(
+    svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
+) -> Handled:
+    auth = scoped_auth(svc, s, caller, "refund:write", seq)
+    op = str(args.get("operation_id") or "")
+    amount = args.get("amount_minor_units")
+    if not op:
+        raise Fail("invalid_argument", "operation_id is required")
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise Fail("invalid_argument", "amount_minor_units must be a positive integer")
+    o = get_order(svc, s, caller, args.get("order_id"))
+    existing = s.exec(
+        select(RefundRow).where(
+            RefundRow.tenant_id == caller.tenant_id, RefundRow.operation_id == op
+        )
+    ).first()
+    if existing is not None:
+        if existing.order_id != o.order_id or existing.amount_minor_units != amount:
+            raise Fail(
+                "operation_conflict", f"operation {op} already committed with other order or amount"
+            )
+        ref = RecordRef(tenant_id=existing.tenant_id, kind="refund", record_id=existing.refund_id)
+        return ok(auth, {"status": "already_committed", **refund_view(existing)}, reads=[ref])
+    expected = args.get("expected_version")
+    if expected != o.version:
+        raise Fail(
+            "version_conflict",
+            f"order {o.order_id} is at version {o.version}, not {expected}",
+            current_version=o.version,
+        )
+    refund = RefundRow(
+        refund_id=f"ref_{seq:04d}",
+        tenant_id=caller.tenant_id,
+        operation_id=op,
+        order_id=o.order_id,
+        amount_minor_units=amount,
+        committed_seq=seq,
+        committed_by=caller.principal,
+        call_id=call_id,
+        policy_version=str(args["policy_version"]) if args.get("policy_version") else None,
+    )
+    # a refund is a ledger entry: it does not change the order row, so not its version
+    s.add(refund)
+    svc.audit(
+        s,
+        tenant_id=o.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action="refund.committed",
+        record_kind="refund",
+        record_id=refund.refund_id,
+        operation_id=op,
+        call_id=call_id,
+    )
+    write = CommittedWrite(
+        tenant_id=o.tenant_id,
+        kind="refund",
+        record_id=refund.refund_id,
+        action="create",
+        operation_id=op,
+        order_id=o.order_id,
+        expected_version=expected,
+        order_version_before=o.version,
+        order_version_after=o.version,
+        amount_minor_units=amount,
+    )
+    return ok(
+        auth,
+        {"status": "committed", **refund_view(refund), "order_version": o.version},
+        writes=[write],
+    )
+
+
+def _ticket_write(t: TicketRow, fields: dict[str, Any]) -> CommittedWrite:
+    return CommittedWrite(
+        tenant_id=t.tenant_id,
+        kind="ticket",
+        record_id=t.ticket_id,
+        action="update",
+        order_id=t.order_id,
+        fields=fields,
+    )
+
+
+def update_ticket(
+    svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
+) -> Handled:
+    auth = scoped_auth(svc, s, caller, "ticket:write", seq)
+    t = get_ticket(svc, s, caller, args.get("ticket_id"))
+    fields: dict[str, Any] = {}
+    state = args.get("state")
+    if state is not None:
+        if state not in ("open", "pending_review", "resolved", "escalated"):
+            raise Fail("invalid_argument", f"unknown ticket state {state}")
+        t.state = fields["state"] = state
+    rec = args.get("reconciliation")
+    if rec is not None:
+        if rec not in ("none", "uncertain", "reconciled"):
+            raise Fail("invalid_argument", f"unknown reconciliation status {rec}")
+        t.reconciliation = fields["reconciliation"] = rec
+    if not fields:
+        raise Fail("invalid_argument", "nothing to update")
+    t.version += 1
+    s.add(t)
+    svc.audit(
+        s,
+        tenant_id=t.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action="ticket.updated",
+        record_kind="ticket",
+        record_id=t.ticket_id,
+        call_id=call_id,
+        version_after=t.version,
+    )
+    return ok(
+        auth,
+        {"ticket_id": t.ticket_id, "state": t.state, "reconciliation": t.reconciliation},
+        writes=[_ticket_write(t, fields)],
+    )
+
+
+def assign_ticket(
+    svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
+) -> Handled:
+    auth = scoped_auth(svc, s, caller, "ticket:write", seq)
+    t = get_ticket(svc, s, caller, args.get("ticket_id"))
+    who = str(args.get("assignee") or "")
+    kind = who.split(":", 1)[0]
+    if kind not in ("person", "agent"):
+        raise Fail("invalid_argument", "assignee must be person:<id> or agent:<id>")
+    t.assignee, t.assignee_kind = who, kind
+    t.version += 1
+    s.add(t)
+    svc.audit(
+        s,
+        tenant_id=t.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action="ticket.assigned",
+        record_kind="ticket",
+        record_id=t.ticket_id,
+        call_id=call_id,
+        version_after=t.version,
+    )
+    return ok(
+        auth,
+        {"ticket_id": t.ticket_id, "assignee": who},
+        writes=[_ticket_write(t, {"assignee": who, "assignee_kind": kind})],
+    )
+
+
+def request_approval(
+    svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
+) -> Handled:
+    auth = scoped_auth(svc, s, caller, "approval:request", seq)
+    o = get_order(svc, s, caller, args.get("order_id"))
+    amount = args.get("amount_minor_units")
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise Fail("invalid_argument", "amount_minor_units must be a positive integer")
+    a = ApprovalRow(
+        approval_id=f"apr_{seq:04d}",
+        tenant_id=o.tenant_id,
+        order_id=o.order_id,
+        ticket_id=args.get("ticket_id"),
+        amount_minor_units=amount,
+        requested_by=caller.principal,
+        requested_seq=seq,
+    )
+    s.add(a)
+    svc.audit(
+        s,
+        tenant_id=o.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action="approval.requested",
+        record_kind="approval",
+        record_id=a.approval_id,
+        call_id=call_id,
+    )
+    w = CommittedWrite(
+        tenant_id=o.tenant_id,
+        kind="approval",
+        record_id=a.approval_id,
+        action="create",
+        order_id=o.order_id,
+        amount_minor_units=amount,
+    )
+    return ok(auth, {"approval_id": a.approval_id, "status": "pending"}, writes=[w])
+
+
+def send_notification(
+    svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
+) -> Handled:
+    auth = scoped_auth(svc, s, caller, "notification:send", seq)
+    key = str(args.get("idempotency_key") or "")
+    body = str(args.get("body") or "")
+    kind = args.get("kind", "other")
+    if not key or not body or not args.get("recipient"):
+        raise Fail("invalid_argument", "recipient, body and idempotency_key are required")
+    if kind not in ("refund_confirmation", "status_update", "escalation_notice", "other"):
+        raise Fail("invalid_argument", f"unknown notification kind {kind}")
+    amount = args.get("amount_minor_units")
+    prior = s.exec(
+        select(AcceptedRow).where(
+            AcceptedRow.tenant_id == caller.tenant_id, AcceptedRow.idempotency_key == key
+        )
+    ).first()
+    attempt = AttemptRow(
+        attempt_id=f"att_{seq:04d}",
+        seq=seq,
+        call_id=call_id,
+        tenant_id=caller.tenant_id,
+        idempotency_key=key,
+        recipient=str(args["recipient"]),
+        kind=kind,
+        order_id=args.get("order_id"),
+        amount_minor_units=amount if isinstance(amount, int) else None,
+        subject=str(args.get("subject") or ""),
+        body=body,
+        result="duplicate" if prior else "accepted",
+    )
+    s.add(attempt)
+    if prior is not None:
+        return ok(auth, {"status": "duplicate", "message_id": prior.message_id})
+    msg = AcceptedRow(
+        message_id=f"msg_{seq:04d}",
+        attempt_id=attempt.attempt_id,
+        tenant_id=caller.tenant_id,
+        idempotency_key=key,
+        seq=seq,
+    )
+    s.add(msg)
+    return ok(auth, {"status": "accepted", "message_id": msg.message_id})
