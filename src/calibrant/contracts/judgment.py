@@ -41,6 +41,9 @@ class JudgeConfig(Contract):
     top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling p.")
     seed: int | None = Field(default=None, description="Sampling seed passed to the model.")
     datamark: bool = Field(default=False, description="Datamark untrusted text (spotlighting).")
+    rationale_max_chars: int = Field(
+        default=160, ge=16, le=2000, description="Longest rationale the answer schema allows."
+    )
 
     @property
     def hash(self) -> str:

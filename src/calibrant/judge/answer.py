@@ -18,7 +18,9 @@ class Unparseable(ValueError):
     """The model answered, but not with a valid judgment."""
 
 
-def answer_schema(rubric: Rubric, evidence_ids: list[str]) -> dict[str, Any]:
+def answer_schema(
+    rubric: Rubric, evidence_ids: list[str], *, rationale_max: int = RATIONALE_MAX
+) -> dict[str, Any]:
     """JSON schema of a valid answer. String lengths and list sizes are bounded so small models
     stay short; cited ids must come from this item's evidence block."""
     items: dict[str, Any] = (
@@ -30,7 +32,7 @@ def answer_schema(rubric: Rubric, evidence_ids: list[str]) -> dict[str, Any]:
         props[c.id] = {
             "type": "object",
             "properties": {
-                "rationale": {"type": "string", "maxLength": RATIONALE_MAX},
+                "rationale": {"type": "string", "maxLength": rationale_max},
                 "evidence": {
                     "type": "array",
                     "items": items,

@@ -95,7 +95,10 @@ async def judge_once(
     """Judge one transcript once (a fresh context, a fresh nonce)."""
     prompt = build_prompt(transcript, rubric, datamark=config.datamark)
     kwargs = call_kwargs(
-        config, prompt.messages(), answer_schema(rubric, prompt.evidence_ids), policy
+        config,
+        prompt.messages(),
+        answer_schema(rubric, prompt.evidence_ids, rationale_max=config.rationale_max_chars),
+        policy,
     )
     attempts = 0
     started = time.perf_counter()

@@ -32,6 +32,12 @@ class SavedJudge(Contract):
     top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling p.")
     seed: int | None = Field(default=None, description="Sampling seed.")
     datamark: bool = Field(default=False, description="Datamark untrusted text.")
+    rationale_max_chars: int | None = Field(
+        default=None,
+        ge=16,
+        le=2000,
+        description="Longest rationale allowed (default 160; 48 for the embedded model).",
+    )
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
     max_attempts: int = Field(default=4, ge=1, description="Calls per item, retries included.")
@@ -84,6 +90,8 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
         top_p=saved.top_p,
         seed=saved.seed,
         datamark=opts.datamark if opts.datamark is not None else saved.datamark,
+        # a 135M model generates ~30 tokens/s under a grammar: short rationales keep it usable
+        rationale_max_chars=saved.rationale_max_chars or (48 if embedded else 160),
     )
     policy = RetryPolicy(
         max_attempts=opts.max_attempts or saved.max_attempts,
