@@ -13,7 +13,17 @@ from .tables import (
     TicketRow,
 )
 
-__all__ = ["Fail", "ok", "member_auth", "scoped_auth", "order_ref", "get_order", "get_ticket"]
+__all__ = [
+    "Fail",
+    "ok",
+    "member_auth",
+    "scoped_auth",
+    "order_ref",
+    "get_order",
+    "get_ticket",
+    "positive_amount",
+    "record_created",
+]
 
 
 class Fail(Exception):
@@ -61,3 +71,46 @@ def get_ticket(svc: RefundService, s: Session, caller: Caller, ticket_id: Any) -
     if t is None or t.tenant_id != caller.tenant_id:
         raise Fail("not_found", f"no ticket {ticket_id}")
     return t
+
+
+def positive_amount(args: dict[str, Any]) -> int:
+    """The call's `amount_minor_units`, which must be a positive integer."""
+    amount = args.get("amount_minor_units")
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+        raise Fail("invalid_argument", "amount_minor_units must be a positive integer")
+    return amount
+
+
+def record_created(
+    svc: RefundService,
+    s: Session,
+    *,
+    caller: Caller,
+    call_id: str,
+    seq: int,
+    order: OrderRow,
+    kind: Any,
+    record_id: str,
+    action: str,
+    **write: Any,
+) -> CommittedWrite:
+    """Audit a record the call created and describe it as a committed write."""
+    svc.audit(
+        s,
+        tenant_id=order.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action=action,
+        record_kind=kind,
+        record_id=record_id,
+        operation_id=write.get("operation_id"),
+        call_id=call_id,
+    )
+    return CommittedWrite(
+        tenant_id=order.tenant_id,
+        kind=kind,
+        record_id=record_id,
+        action="create",
+        order_id=order.order_id,
+        **write,
+    )

@@ -7,7 +7,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from ..contracts import CommittedWrite, RecordRef
-from .oplib import Fail, get_order, get_ticket, ok, scoped_auth
+from .oplib import Fail, get_order, get_ticket, ok, positive_amount, record_created, scoped_auth
 from .reads import refund_view
 from .service import Caller, Handled, RefundService
 from .tables import (
@@ -32,11 +32,9 @@ def create_refund(
 ) -> Handled:
     auth = scoped_auth(svc, s, caller, "refund:write", seq)
     op = str(args.get("operation_id") or "")
-    amount = args.get("amount_minor_units")
     if not op:
         raise Fail("invalid_argument", "operation_id is required")
-    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-        raise Fail("invalid_argument", "amount_minor_units must be a positive integer")
+    amount = positive_amount(args)
     o = get_order(svc, s, caller, args.get("order_id"))
     existing = s.exec(
         select(RefundRow).where(
@@ -70,24 +68,17 @@ def create_refund(
     )
     # a refund is a ledger entry: it does not change the order row, so not its version
     s.add(refund)
-    svc.audit(
+    write = record_created(
+        svc,
         s,
-        tenant_id=o.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="refund.committed",
-        record_kind="refund",
-        record_id=refund.refund_id,
-        operation_id=op,
+        caller=caller,
         call_id=call_id,
-    )
-    write = CommittedWrite(
-        tenant_id=o.tenant_id,
+        seq=seq,
+        order=o,
         kind="refund",
         record_id=refund.refund_id,
-        action="create",
+        action="refund.committed",
         operation_id=op,
-        order_id=o.order_id,
         expected_version=expected,
         order_version_before=o.version,
         order_version_after=o.version,
@@ -184,9 +175,7 @@ def request_approval(
 ) -> Handled:
     auth = scoped_auth(svc, s, caller, "approval:request", seq)
     o = get_order(svc, s, caller, args.get("order_id"))
-    amount = args.get("amount_minor_units")
-    if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-        raise Fail("invalid_argument", "amount_minor_units must be a positive integer")
+    amount = positive_amount(args)
     a = ApprovalRow(
         approval_id=f"apr_{seq:04d}",
         tenant_id=o.tenant_id,
@@ -197,22 +186,16 @@ def request_approval(
         requested_seq=seq,
     )
     s.add(a)
-    svc.audit(
+    w = record_created(
+        svc,
         s,
-        tenant_id=o.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="approval.requested",
-        record_kind="approval",
-        record_id=a.approval_id,
+        caller=caller,
         call_id=call_id,
-    )
-    w = CommittedWrite(
-        tenant_id=o.tenant_id,
+        seq=seq,
+        order=o,
         kind="approval",
         record_id=a.approval_id,
-        action="create",
-        order_id=o.order_id,
+        action="approval.requested",
         amount_minor_units=amount,
     )
     return ok(auth, {"approval_id": a.approval_id, "status": "pending"}, writes=[w])
