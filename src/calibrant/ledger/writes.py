@@ -102,6 +102,33 @@ def _ticket_write(t: TicketRow, fields: dict[str, Any]) -> CommittedWrite:
     )
 
 
+def _ticket_changed(
+    svc: RefundService,
+    s: Session,
+    t: TicketRow,
+    caller: Caller,
+    call_id: str,
+    seq: int,
+    action: str,
+    fields: dict[str, Any],
+) -> CommittedWrite:
+    """Bump the ticket's version, audit the change, and describe it as a committed write."""
+    t.version += 1
+    s.add(t)
+    svc.audit(
+        s,
+        tenant_id=t.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action=action,
+        record_kind="ticket",
+        record_id=t.ticket_id,
+        call_id=call_id,
+        version_after=t.version,
+    )
+    return _ticket_write(t, fields)
+
+
 def update_ticket(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
@@ -120,23 +147,11 @@ def update_ticket(
         t.reconciliation = fields["reconciliation"] = rec
     if not fields:
         raise Fail("invalid_argument", "nothing to update")
-    t.version += 1
-    s.add(t)
-    svc.audit(
-        s,
-        tenant_id=t.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="ticket.updated",
-        record_kind="ticket",
-        record_id=t.ticket_id,
-        call_id=call_id,
-        version_after=t.version,
-    )
+    write = _ticket_changed(svc, s, t, caller, call_id, seq, "ticket.updated", fields)
     return ok(
         auth,
         {"ticket_id": t.ticket_id, "state": t.state, "reconciliation": t.reconciliation},
-        writes=[_ticket_write(t, fields)],
+        writes=[write],
     )
 
 
@@ -150,24 +165,9 @@ def assign_ticket(
     if kind not in ("person", "agent"):
         raise Fail("invalid_argument", "assignee must be person:<id> or agent:<id>")
     t.assignee, t.assignee_kind = who, kind
-    t.version += 1
-    s.add(t)
-    svc.audit(
-        s,
-        tenant_id=t.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="ticket.assigned",
-        record_kind="ticket",
-        record_id=t.ticket_id,
-        call_id=call_id,
-        version_after=t.version,
-    )
-    return ok(
-        auth,
-        {"ticket_id": t.ticket_id, "assignee": who},
-        writes=[_ticket_write(t, {"assignee": who, "assignee_kind": kind})],
-    )
+    fields = {"assignee": who, "assignee_kind": kind}
+    write = _ticket_changed(svc, s, t, caller, call_id, seq, "ticket.assigned", fields)
+    return ok(auth, {"ticket_id": t.ticket_id, "assignee": who}, writes=[write])
 
 
 def request_approval(
