@@ -13,10 +13,33 @@ from .app import app
 __all__ = ["app", "main"]
 
 
+def _click_exceptions() -> tuple[type[BaseException], type[BaseException]]:
+    """(ClickException, NoArgsIsHelpError) of the click that typer actually uses.
+
+    typer >= 0.29 bundles its own copy of click (``typer._click``); older releases use the
+    ``click`` package. Both are found from typer's own exception class, so neither version's
+    usage errors slip through as "internal errors"."""
+    base = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+    module = sys.modules[base.__module__]
+    no_args = getattr(module, "NoArgsIsHelpError", None)
+    return base, no_args if isinstance(no_args, type) else type("_Never", (Exception,), {})
+
+
+def _usage_line(exc: BaseException) -> str:
+    """One line for a usage error: where, what, and how to get help."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "calibrant"
+    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    hint = f"; try '{where} --help'" if ctx is not None else ""
+    return f"{where}: error: {message}{hint}"
+
+
 def main() -> None:
-    """Console entry point: user errors in one line on stderr, exit 2; bugs shown as bugs."""
+    """Console entry point: user and usage errors in one line on stderr, exit 2; bugs shown as
+    bugs (traceback, exit 70)."""
+    click_exception, no_args_is_help = _click_exceptions()
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="calibrant")
         sys.exit(code if isinstance(code, int) else 0)
     except CalibrantError as exc:
         print(f"calibrant: error: {exc}", file=sys.stderr)
@@ -28,12 +51,14 @@ def main() -> None:
         sys.exit(130)
     except SystemExit:
         raise
+    except no_args_is_help as exc:  # `calibrant` or `calibrant rubric` alone: the help
+        ctx = getattr(exc, "ctx", None)
+        typer.echo(ctx.get_help() if ctx is not None else "")
+        sys.exit(0)
+    except click_exception as exc:
+        print(_usage_line(exc), file=sys.stderr)
+        sys.exit(2)
     except Exception as exc:  # a bug: say so, with the traceback
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(2)
         import traceback
 
         traceback.print_exc()
