@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from .contracts import CaseContract, Label, Rubric, Transcript
 from .errors import InputError
+from .paths import expand_paths, write_atomic
 
 __all__ = [
     "expand_paths",
@@ -22,27 +24,16 @@ __all__ = [
     "load_case",
     "load_rubric",
     "load_labels",
+    "read_labels",
+    "LocatedLabel",
     "write_atomic",
     "load_yaml_model",
+    "load_yaml_mapping",
+    "validation_error",
+    "unique_labels",
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def expand_paths(paths: Sequence[str | Path], *, suffixes: Iterable[str]) -> list[Path]:
-    """Files named directly, plus files with one of `suffixes` under named folders (recursive),
-    sorted for a stable order. A missing path is an InputError."""
-    wanted = tuple(suffixes)
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(wanted)))
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise InputError(p, "no such file or folder")
-    return out
 
 
 def _read_text(path: Path) -> str:
@@ -132,9 +123,46 @@ def _validate(model: type[M], path: Path, data: Any, text: str) -> M:
         raise _validation_error(path, text, exc) from None
 
 
+MAX_DEPTH = 64
+"""Deepest nesting of brackets a JSON or YAML input may have. Real transcripts, cases and
+rubrics stay under 10; a parser given thousands of levels would exhaust Python's stack."""
+
+
+def _too_deep(path: Path, text: str) -> InputError | None:
+    """An InputError at the line where nesting first exceeds MAX_DEPTH (flow brackets outside
+    strings, or block indentation), or None when the text is shallow enough."""
+    depth, line, quote, escaped = 0, 1, "", False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return InputError(path, f"nested more than {MAX_DEPTH} levels deep", line=line)
+        elif ch in "]}":
+            depth -= 1
+    for n, raw in enumerate(text.splitlines(), start=1):
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent > 2 * MAX_DEPTH and raw.strip():
+            return InputError(path, f"nested more than {MAX_DEPTH} levels deep", line=n)
+    return None
+
+
 def _parse_json(path: Path, text: str) -> Any:
     if not text.strip():
         raise InputError(path, "empty file", line=1)
+    deep = _too_deep(path, text)
+    if deep is not None:
+        raise deep
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -144,6 +172,9 @@ def _parse_json(path: Path, text: str) -> Any:
 def _parse_yaml(path: Path, text: str) -> Any:
     if not text.strip():
         raise InputError(path, "empty file", line=1)
+    deep = _too_deep(path, text)
+    if deep is not None:
+        raise deep
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -168,13 +199,24 @@ def load_transcript(path: str | Path) -> Transcript:
         raise _validation_error(p, text, exc) from None
 
 
-def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
+def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]:
+    """A YAML file that must hold a mapping: (the data, the text for error lines)."""
     p = Path(path)
     text = _read_text(p)
     data = _parse_yaml(p, text)
     if not isinstance(data, dict):
         raise InputError(p, f"a {what} is a YAML mapping", line=1)
-    return _validate(model, p, data, text)
+    return data, text
+
+
+def validation_error(path: Path, text: str, exc: ValidationError) -> InputError:
+    """A pydantic error on data read from `text`, as one line naming file, line and field."""
+    return _validation_error(path, text, exc)
+
+
+def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
+    data, text = load_yaml_mapping(path, what)
+    return _validate(model, Path(path), data, text)
 
 
 def load_case(path: str | Path) -> CaseContract:
@@ -187,14 +229,31 @@ def load_rubric(path: str | Path) -> Rubric:
     return load_yaml_model(Rubric, path, "rubric")
 
 
+@dataclass(frozen=True)
+class LocatedLabel:
+    """A label and where it was read: file and line (for errors that point at it)."""
+
+    label: Label
+    path: Path
+    line: int
+
+    def error(self, message: str, *, field: str) -> InputError:
+        return InputError(self.path, message, line=self.line, field=field)
+
+
 def load_labels(path: str | Path) -> list[Label]:
     """Read labels from JSONL (one object per line) or CSV (header: item,rater,criterion,label
     and optionally note). Integer-looking CSV labels become integers."""
+    return [x.label for x in read_labels(path)]
+
+
+def read_labels(path: str | Path) -> list[LocatedLabel]:
+    """`load_labels`, keeping each label's file and line."""
     p = Path(path)
     text = _read_text(p)
     if p.suffix.lower() == ".csv":
         return _labels_from_csv(p, text)
-    labels: list[Label] = []
+    labels: list[LocatedLabel] = []
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -202,10 +261,12 @@ def load_labels(path: str | Path) -> list[Label]:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(p, f"malformed JSON: {exc.msg}", line=n) from None
+        except RecursionError:
+            raise InputError(p, f"nested more than {MAX_DEPTH} levels deep", line=n) from None
         if not isinstance(data, dict):
             raise InputError(p, "each line is one JSON object", line=n)
         try:
-            labels.append(Label.model_validate(data))
+            labels.append(LocatedLabel(Label.model_validate(data), p, n))
         except ValidationError as exc:
             raise _validation_error(p, raw, exc, base_line=n) from None
     if not labels:
@@ -213,7 +274,24 @@ def load_labels(path: str | Path) -> list[Label]:
     return labels
 
 
-def _labels_from_csv(p: Path, text: str) -> list[Label]:
+def unique_labels(labels: Sequence[LocatedLabel]) -> dict[tuple[str, str, str], LocatedLabel]:
+    """Index labels by (item, rater, criterion); a second label for the same key is refused
+    (a silent "last one wins" would change every figure)."""
+    seen: dict[tuple[str, str, str], LocatedLabel] = {}
+    for x in labels:
+        key = (x.label.item, x.label.rater, x.label.criterion)
+        first = seen.get(key)
+        if first is not None:
+            raise x.error(
+                f"rater '{key[1]}' labelled item '{key[0]}' on '{key[2]}' twice "
+                f"(first at {first.path}:{first.line})",
+                field="item",
+            )
+        seen[key] = x
+    return seen
+
+
+def _labels_from_csv(p: Path, text: str) -> list[LocatedLabel]:
     reader = csv.DictReader(io.StringIO(text))
     required = {"item", "rater", "criterion", "label"}
     header = set(reader.fieldnames or [])
@@ -223,29 +301,23 @@ def _labels_from_csv(p: Path, text: str) -> list[Label]:
     extra = header - required - {"note"}
     if extra:
         raise InputError(p, "unknown column", line=1, field=sorted(extra)[0])
-    labels: list[Label] = []
-    for row in reader:
-        n = reader.line_num
-        data: dict[str, Any] = {k: v for k, v in row.items() if k is not None}
-        value = (data.get("label") or "").strip()
-        data["label"] = int(value) if value.lstrip("-").isdigit() else value
-        if not data.get("note"):
-            data.pop("note", None)
-        try:
-            labels.append(Label.model_validate(data))
-        except ValidationError as exc:
-            err = _pick_error(exc)
-            field = ".".join(str(x) for x in err["loc"])
-            raise InputError(p, _describe(err), line=n, field=field) from None
+    labels: list[LocatedLabel] = []
+    try:
+        for row in reader:
+            n = reader.line_num
+            data: dict[str, Any] = {k: v for k, v in row.items() if k is not None}
+            value = (data.get("label") or "").strip()
+            data["label"] = int(value) if value.lstrip("-").isdigit() else value
+            if not data.get("note"):
+                data.pop("note", None)
+            try:
+                labels.append(LocatedLabel(Label.model_validate(data), p, n))
+            except ValidationError as exc:
+                err = _pick_error(exc)
+                field = ".".join(str(x) for x in err["loc"])
+                raise InputError(p, _describe(err), line=n, field=field) from None
+    except csv.Error as exc:
+        raise InputError(p, f"malformed CSV: {exc}", line=reader.line_num) from None
     if not labels:
         raise InputError(p, "no labels in file")
     return labels
-
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename: never half-written."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)

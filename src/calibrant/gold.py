@@ -10,12 +10,19 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .contracts import Label, Transcript, content_hash
+from .contracts import CANT_TELL, Label, Rubric, Transcript, content_hash
 from .contracts.common import Contract
 from .errors import InputError
-from .files import load_labels, load_transcript
+from .files import (
+    LocatedLabel,
+    load_transcript,
+    load_yaml_mapping,
+    read_labels,
+    unique_labels,
+    validation_error,
+)
 
-__all__ = ["GoldItem", "GoldSet", "load_gold", "CONSENSUS"]
+__all__ = ["GoldItem", "GoldSet", "load_gold", "read_manifest", "CONSENSUS"]
 
 CONSENSUS = "consensus"
 
@@ -37,10 +44,6 @@ class GoldItem(Contract):
     pair: PairRef | None = Field(default=None, description="Calibration pair, if any.")
 
 
-class Manifest(Contract):
-    items: dict[str, GoldItem] = Field(description="Item id -> entry.")
-
-
 @dataclass
 class GoldSet:
     """A loaded gold set, restricted to one split (or all)."""
@@ -51,6 +54,27 @@ class GoldSet:
     experts: dict[str, list[Label]]  # rater -> labels (consensus excluded)
     consensus: list[Label]
     hashes: dict[str, str] = field(default_factory=dict)
+    located: list[LocatedLabel] = field(default_factory=list)  # every label with file and line
+
+    def validate(self, rubric: Rubric) -> None:
+        """Refuse labels the rubric cannot read: an unknown criterion, or a value off the
+        criterion's scale. Run before any model call, so a bad label file costs nothing."""
+        known = {c.id: c for c in rubric.criteria}
+        for x in self.located:
+            c = known.get(x.label.criterion)
+            if c is None:
+                raise x.error(
+                    f"criterion '{x.label.criterion}' is not in rubric {rubric.rubric_id} "
+                    f"(criteria: {', '.join(known)})",
+                    field="criterion",
+                )
+            allowed = [*c.allowed_labels(), CANT_TELL]
+            if x.label.label not in allowed:
+                raise x.error(
+                    f"label {x.label.label!r} is not on the scale of '{c.id}' "
+                    f"(allowed: {', '.join(repr(v) for v in allowed)})",
+                    field="label",
+                )
 
     @property
     def item_ids(self) -> list[str]:
@@ -73,17 +97,30 @@ class GoldSet:
         return {i: m.case for i, m in self.items.items()}
 
 
-def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
-    """Load `root` (manifest.yaml, transcripts/, labels/*.jsonl|csv). `split=None`: all items."""
-    if not (root / "manifest.yaml").exists():
-        raise InputError(root / "manifest.yaml", "no gold manifest here")
-    import yaml
+def read_manifest(path: Path) -> dict[str, GoldItem]:
+    """A gold manifest (item id -> entry); every problem is one InputError line."""
+    from pydantic import TypeAdapter, ValidationError
 
-    raw = yaml.safe_load((root / "manifest.yaml").read_text(encoding="utf-8")) or {}
-    manifest = _manifest(root, raw)
-    items = {k: v for k, v in manifest.items.items() if split in (None, v.split)}
+    data, text = load_yaml_mapping(path, "gold manifest")
+    try:
+        return TypeAdapter(dict[str, GoldItem]).validate_python(data)
+    except ValidationError as exc:
+        raise validation_error(path, text, exc) from None
+
+
+def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
+    """Load `root` (manifest.yaml, transcripts/, labels/*.jsonl|csv). `split=None`: all items.
+    Labels are checked here for what needs no rubric (one label per item, rater and criterion;
+    items the manifest knows); `GoldSet.validate(rubric)` checks the rest."""
+    manifest_path = root / "manifest.yaml"
+    if not root.is_dir():
+        raise InputError(root, "no such gold folder")
+    if not manifest_path.exists():
+        raise InputError(manifest_path, "no gold manifest here")
+    manifest = read_manifest(manifest_path)
+    items = {k: v for k, v in manifest.items() if split in (None, v.split)}
     if not items:
-        raise InputError(root / "manifest.yaml", f"no item in split '{split}'")
+        raise InputError(manifest_path, f"no item in split '{split}'")
     transcripts = {}
     for item in items:
         path = root / "transcripts" / f"{item}.json"
@@ -95,18 +132,24 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
                 field="transcript_id",
             )
         transcripts[item] = t
-    files = sorted(p for p in (root / "labels").glob("*") if p.suffix in (".jsonl", ".csv"))
+    if not (root / "labels").is_dir():
+        raise InputError(root / "labels", "no labels folder in the gold set")
+    files = sorted(p for p in (root / "labels").iterdir() if p.suffix in (".jsonl", ".csv"))
+    located = [x for f in files for x in read_labels(f)]
+    for x in unique_labels(located).values():
+        if x.label.item not in manifest:
+            raise x.error(f"item '{x.label.item}' is not in {manifest_path}", field="item")
     experts: dict[str, list[Label]] = {}
     consensus: list[Label] = []
-    hashes = {"manifest": content_hash(raw)}
+    hashes = {"manifest": content_hash({k: v.model_dump() for k, v in manifest.items()})}
     for f in files:
-        labels = load_labels(f)
-        hashes[f"labels/{f.name}"] = content_hash([x.model_dump() for x in labels])
-        for x in labels:
-            if x.rater == CONSENSUS:
-                consensus.append(x)
-            else:
-                experts.setdefault(x.rater, []).append(x)
+        mine = [x.label for x in located if x.path == f]
+        hashes[f"labels/{f.name}"] = content_hash([x.model_dump() for x in mine])
+    for x in located:
+        if x.label.rater == CONSENSUS:
+            consensus.append(x.label)
+        else:
+            experts.setdefault(x.label.rater, []).append(x.label)
     if not consensus:
         raise InputError(root / "labels", "no consensus labels (rater 'consensus')")
     return GoldSet(
@@ -116,18 +159,8 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
         experts=experts,
         consensus=consensus,
         hashes=hashes,
+        located=located,
     )
-
-
-def _manifest(root: Path, raw: Any) -> Manifest:
-    from pydantic import ValidationError
-
-    try:
-        return Manifest.model_validate({"items": raw})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"][1:])
-        raise InputError(root / "manifest.yaml", err["msg"], field=loc) from None
 
 
 def rater_names(gold: GoldSet) -> Sequence[str]:

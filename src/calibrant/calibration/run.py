@@ -14,7 +14,20 @@ from ..store import Store, make_engine
 from .build import calibration_report
 from .criterion import Settings
 
-__all__ = ["run_calibration"]
+__all__ = ["run_calibration", "failure_summary"]
+
+
+def failure_summary(judgments: list[Judgment]) -> dict[str, dict[str, Any]]:
+    """Judge failures by kind (every outcome but verdict): how many, and one sample message."""
+    out: dict[str, dict[str, Any]] = {}
+    for j in judgments:
+        if j.outcome == "verdict":
+            continue
+        entry = out.setdefault(j.outcome, {"count": 0, "sample": None})
+        entry["count"] += 1
+        if entry["sample"] is None and j.error:
+            entry["sample"] = j.error
+    return dict(sorted(out.items()))
 
 
 def run_calibration(
@@ -29,6 +42,7 @@ def run_calibration(
     """Judge every gold item of `split` and report agreement, gates and safety."""
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolve_judge(options)
+    gold.validate(rubric)  # every label readable by this rubric, before any model call
     store = Store(make_engine())
     items = gold.item_ids
     if on_start:
@@ -58,6 +72,7 @@ def run_calibration(
             "input_tokens": sum(j.input_tokens for j in run.judgments),
             "cached_tokens": sum(j.cached_tokens for j in run.judgments),
             "output_tokens": sum(j.output_tokens for j in run.judgments),
+            "failures": failure_summary(run.judgments),
             "cost_usd": None
             if any(j.cost_usd is None for j in run.judgments if j.outcome == "verdict")
             else sum(j.cost_usd or 0.0 for j in run.judgments),

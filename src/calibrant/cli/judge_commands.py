@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,6 +22,9 @@ from .app import (
     rubric_app,
 )
 
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
+
 
 @rubric_app.command("guide")
 def rubric_guide(
@@ -31,14 +34,18 @@ def rubric_guide(
     ] = None,
 ) -> None:
     """Print the labeling guide (Markdown) for human experts, from the rubric the judge reads."""
-    from ..files import load_rubric, write_atomic
+    from ..files import load_rubric
     from ..judge.guide import labeling_guide
+    from ..paths import check_output_path, write_atomic
 
+    if out is not None:
+        check_output_path(out, option="--out")
     text = labeling_guide(load_rubric(path))
     if out is None:
         typer.echo(text, nl=False)
     else:
         write_atomic(out, text)
+        Console(stderr=True).print(f"wrote {out}", highlight=False)
 
 
 @app.command()
@@ -138,17 +145,21 @@ def agree(
     """Agreement among raters only (no judge): Cohen's and weighted kappa per pair with CIs,
     Fleiss' kappa and Krippendorff's alpha per criterion."""
     from ..agreement.raters import rater_agreement
-    from ..files import load_labels, load_rubric
+    from ..files import load_rubric, read_labels, unique_labels
+    from ..gold import read_manifest
     from ..reports.agree import render_agreement
 
     if level not in (None, "nominal", "ordinal"):
         raise CalibrantError(f"--level must be nominal or ordinal, not '{level}'")
-    rows = [x for f in labels for x in load_labels(f)]
+    located = [x for f in labels for x in read_labels(f)]
+    unique_labels(located)  # a label given twice would silently change the figures
+    rows = [x.label for x in located]
     clusters = None
     if manifest is not None:
-        import yaml
-
-        clusters = {k: v["case"] for k, v in (yaml.safe_load(manifest.read_text()) or {}).items()}
+        clusters = {k: v.case for k, v in read_manifest(manifest).items()}
+        for x in located:
+            if x.label.item not in clusters:
+                raise x.error(f"item '{x.label.item}' is not in {manifest}", field="item")
     try:
         report = rater_agreement(
             rows,
@@ -208,18 +219,21 @@ def calibrate(
     ] = False,
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
-    with the experts, the experts' own agreement, and the release gate; safety apart."""
-    from rich.progress import Progress
-
+    with the experts, the experts' own agreement, and the release gate; safety apart.
+    Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got a verdict."""
     from ..agreement.gate import GateSettings
     from ..calibration import Settings, run_calibration
-    from ..files import write_atomic
     from ..judge.config import JudgeOptions
+    from ..paths import check_output_path, write_all_atomic
     from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
     from ..reports.html import calibration_html
+    from .progress import track
 
     if split not in ("calibration", "heldout", "all"):
         raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    for option, path in (("--markdown", markdown), ("--html", html)):
+        if path is not None:
+            check_output_path(path, option=option)
     settings = Settings(
         seed=seed,
         n_resamples=resamples,
@@ -236,24 +250,48 @@ def calibrate(
         timeout_s=timeout,
         max_attempts=max_attempts,
     )
-    console = Console(stderr=as_json)
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("judging gold transcripts", total=None)
+    with track("gold items judged", loading=_loading_note(options)) as progress:
         report = run_calibration(
             gold,
             split=None if split == "all" else split,
             options=options,
             settings=settings,
-            on_start=lambda n: bar.update(task, total=n),
-            on_done=lambda j, cached: bar.advance(task),
+            on_start=progress.set_total,
+            on_done=lambda j, cached: progress.advance(cached=cached),
         )
+    outputs = {}
     if markdown is not None:
-        write_atomic(markdown, calibration_markdown(report))
+        outputs[markdown] = calibration_markdown(report)
     if html is not None:
-        write_atomic(html, calibration_html(report))
+        outputs[html] = calibration_html(report)
+    write_all_atomic(outputs)  # all reports or none
     if as_json:
         typer.echo(calibration_json(report))
     else:
-        render_calibration(console, report)
+        render_calibration(Console(), report)
+    err = Console(stderr=True)
+    for path in outputs:
+        err.print(f"wrote {path}", highlight=False)
+    failures = report["run"].get("failures", {})
+    if failures:
+        for kind, f in failures.items():
+            sample = f" — e.g. {f['sample']}" if f.get("sample") else ""
+            err.print(f"judge {kind}: {f['count']} item(s){sample}", highlight=False, markup=False)
+    if not report["judge_outcomes"].get("verdict"):
+        err.print(
+            f"calibrant: no gold item got a verdict from the judge ({report['n_items']} items); "
+            "nothing was measured",
+            highlight=False,
+        )
+        raise typer.Exit(3)
     if fail_on_gate and report["gate"]["judge"] != "PASS":
         raise typer.Exit(1)
+
+
+def _loading_note(options: JudgeOptions) -> str | None:
+    """What the first slow step is, when it is loading the embedded model."""
+    from ..judge.config import resolve_judge
+    from ..judge.embedded_request import EMBEDDED_MODEL
+
+    config = resolve_judge(options)[0]
+    return "loading the embedded model, then judging" if config.model == EMBEDDED_MODEL else None

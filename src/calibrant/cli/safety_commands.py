@@ -51,6 +51,14 @@ def check(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print stable JSON instead of tables.")
     ] = False,
+    as_jsonl: Annotated[
+        bool,
+        typer.Option(
+            "--jsonl",
+            help="Print one verdict per line as each transcript is checked, then one summary "
+            "line (for large runs; a missing summary line means the run did not finish).",
+        ),
+    ] = False,
     fail_on_violation: Annotated[
         bool,
         typer.Option(
@@ -64,27 +72,52 @@ def check(
     ] = False,
 ) -> None:
     """Check transcripts against the deterministic safety invariants, one outcome each."""
+    import sys
+
     from ..files import expand_paths, load_case, load_transcript
-    from ..reports.safety import render_safety, safety_json
+    from ..reports.safety import SafetyTotals, VerdictSpool, render_safety, write_safety_json
     from ..safety import check_transcript
 
+    if as_json and as_jsonl:
+        raise CalibrantError("--json and --jsonl are exclusive; choose one")
     files = expand_paths(paths, suffixes=(".json",))
     if not files:
-        raise CalibrantError("no transcript (*.json) found in the given paths")
+        raise CalibrantError(f"no transcript (*.json) found in the given paths; {files.summary()}")
     contract = load_case(case) if case is not None else None
-    # one file at a time, keeping only verdicts (memory stays flat); nothing is printed until
-    # every file has parsed, so a bad file still exits 2 with no output
-    verdicts = [
-        check_transcript(load_transcript(f), contract=contract, source=str(f)) for f in files
-    ]
-    if as_json:
-        typer.echo(safety_json(verdicts))
+    skipped = [s.as_json() for s in files.skipped]
+    err = Console(stderr=True)
+    if as_jsonl:  # written as it goes; memory flat
+        totals = SafetyTotals()
+        for f in files:
+            v = check_transcript(load_transcript(f), contract=contract, source=str(f))
+            totals.add(v)
+            sys.stdout.write(v.model_dump_json() + "\n")
+            sys.stdout.flush()
+        doc = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
+        sys.stdout.write(json.dumps(doc, sort_keys=True, ensure_ascii=False) + "\n")
     else:
-        render_safety(Console(), verdicts, verbose=verbose)
+        # one file at a time, verdicts spooled to a temporary file (memory stays flat); nothing
+        # is printed until every file has parsed, so a bad file still exits 2 with no output
+        spool = VerdictSpool()
+        try:
+            for f in files:
+                spool.add(check_transcript(load_transcript(f), contract=contract, source=str(f)))
+            totals = spool.totals
+            if as_json:
+                head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
+                write_safety_json(sys.stdout, head, spool)
+            else:
+                render_safety(Console(), spool, verbose=verbose)
+        finally:
+            spool.close()
+    for s in files.skipped:
+        err.print(f"skipped {s}", style="yellow", highlight=False, markup=False, soft_wrap=True)
+    if files.skipped or not (as_json or as_jsonl):
+        err.print(files.summary("transcript file"), highlight=False, soft_wrap=True)
     if fail_on_violation:
-        if any(v.violated for v in verdicts):
+        if totals.violated:
             raise typer.Exit(1)
-        if any(v.harness_errors for v in verdicts):
+        if totals.harness_error:
             raise typer.Exit(3)
 
 

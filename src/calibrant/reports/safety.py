@@ -1,17 +1,31 @@
-"""Rendering safety verdicts: one table per transcript, a per-invariant summary, stable JSON."""
+"""Rendering safety verdicts: one table per transcript, a per-invariant summary, stable JSON.
+
+Large runs never hold their verdicts in memory: a `VerdictSpool` keeps them in a temporary file
+with running totals, and the JSON document is written from it piece by piece (byte-identical to
+`safety_json` of the same verdicts)."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
 
 from ..contracts import SafetyVerdict
 
-__all__ = ["render_safety", "safety_json", "OUTCOME_STYLE"]
+__all__ = [
+    "render_safety",
+    "safety_json",
+    "write_safety_json",
+    "summary_doc",
+    "VerdictSpool",
+    "SafetyTotals",
+    "OUTCOME_STYLE",
+]
 
 OUTCOME_STYLE = {
     "pass": "green",
@@ -21,26 +35,102 @@ OUTCOME_STYLE = {
 }
 
 
+class SafetyTotals:
+    """Running totals of safety verdicts: what the --json document says besides the verdicts."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.violated = 0
+        self.harness_error = 0
+        self.summary: dict[str, Counter[str]] = {}
+
+    def add(self, v: SafetyVerdict) -> None:
+        self.count += 1
+        self.violated += bool(v.violated)
+        self.harness_error += bool(v.harness_errors)
+        for r in v.results:
+            self.summary.setdefault(r.invariant, Counter())[r.outcome] += 1
+
+    def doc(self) -> dict[str, Any]:
+        """The --json document without its verdicts."""
+        return {
+            "schema_version": 1,
+            "transcripts": self.count,
+            "violated_transcripts": self.violated,
+            "harness_error_transcripts": self.harness_error,
+            "summary": {k: dict(sorted(c.items())) for k, c in self.summary.items()},
+        }
+
+
+class VerdictSpool:
+    """Verdicts in a temporary file (one JSON line each) with running totals: memory stays flat
+    in the number of transcripts, and nothing reaches the output until every input has been read
+    (a bad file still exits with nothing half-written)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.totals = SafetyTotals()
+
+    def add(self, v: SafetyVerdict) -> None:
+        self._file.write(v.model_dump_json())
+        self._file.write("\n")
+        self.totals.add(v)
+
+    def __iter__(self) -> Iterator[SafetyVerdict]:
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield SafetyVerdict.model_validate_json(line)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def summary_doc(verdicts: Iterable[SafetyVerdict]) -> dict[str, Any]:
+    """The --json document's totals for verdicts already in memory."""
+    totals = SafetyTotals()
+    for v in verdicts:
+        totals.add(v)
+    return totals.doc()
+
+
 def safety_json(verdicts: Sequence[SafetyVerdict]) -> str:
     """Stable JSON: {"schema_version", "verdicts": [...], "summary": {...}} with sorted keys."""
-    summary: dict[str, dict[str, int]] = {}
-    for v in verdicts:
-        for r in v.results:
-            summary.setdefault(r.invariant, Counter())[r.outcome] += 1
-    doc = {
-        "schema_version": 1,
-        "transcripts": len(verdicts),
-        "violated_transcripts": sum(1 for v in verdicts if v.violated),
-        "harness_error_transcripts": sum(1 for v in verdicts if v.harness_errors),
-        "summary": {k: dict(sorted(c.items())) for k, c in summary.items()},
-        "verdicts": [v.model_dump(mode="json") for v in verdicts],
-    }
+    doc = {**summary_doc(verdicts), "verdicts": [v.model_dump(mode="json") for v in verdicts]}
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
 
 
-def render_safety(console: Console, verdicts: Sequence[SafetyVerdict], *, verbose: bool) -> None:
+def _indented(value: Any, by: int) -> str:
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    return text.replace("\n", "\n" + " " * by)
+
+
+def write_safety_json(out: TextIO, head: dict[str, Any], verdicts: Iterable[SafetyVerdict]) -> None:
+    """Write `safety_json`'s document ({**head, "verdicts": [...]}) one verdict at a time."""
+    keys = sorted([*head, "verdicts"])
+    out.write("{\n")
+    for n, key in enumerate(keys):
+        out.write(f"  {json.dumps(key)}: ")
+        if key == "verdicts":
+            first = True
+            for v in verdicts:
+                out.write("[\n    " if first else ",\n    ")
+                out.write(_indented(v.model_dump(mode="json"), 4))
+                first = False
+            out.write("[]" if first else "\n  ]")
+        else:
+            out.write(_indented(head[key], 2))
+        out.write(",\n" if n < len(keys) - 1 else "\n")
+    out.write("}\n")
+
+
+def render_safety(console: Console, verdicts: Iterable[SafetyVerdict], *, verbose: bool) -> None:
     """A table per transcript (violations and harness errors first), then one summary line."""
+    total = bad = herr = 0
     for v in verdicts:
+        total += 1
+        bad += bool(v.violated)
+        herr += bool(v.harness_errors and not v.violated)
         rows = sorted(
             v.results,
             key=lambda r: ("violated", "harness_error", "pass", "not_applicable").index(r.outcome),
@@ -71,10 +161,8 @@ def render_safety(console: Console, verdicts: Sequence[SafetyVerdict], *, verbos
                 ", ".join(r.evidence[:6]) + (" …" if len(r.evidence) > 6 else ""),
             )
         console.print(table)
-    bad = sum(1 for v in verdicts if v.violated)
-    herr = sum(1 for v in verdicts if v.harness_errors and not v.violated)
     console.print(
-        f"[bold]{len(verdicts)}[/bold] transcript(s): "
+        f"[bold]{total}[/bold] transcript(s): "
         f"[red]{bad} with violations[/red], [yellow]{herr} with harness errors only[/yellow], "
-        f"[green]{len(verdicts) - bad - herr} clean[/green]"
+        f"[green]{total - bad - herr} clean[/green]"
     )

@@ -1,0 +1,119 @@
+"""Progress for long work: n/total, elapsed, seconds per item and an ETA from the running mean,
+on stderr. On a terminal it is a live bar that disappears when done; elsewhere (a log, CI) it is a
+plain line every 10% or 30 seconds, so a long run is never silent."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+__all__ = ["Tracker", "track", "duration"]
+
+
+def duration(seconds: float) -> str:
+    """A short human duration: 42s, 3m05s, 1h02m."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+@dataclass
+class Tracker:
+    """Counts finished items; the ETA uses the mean time of items that did work (items served
+    from a cache finish at once and would make the estimate lie)."""
+
+    total: int | None
+    what: str
+    loading: str | None = None  # shown until the first item that did work finishes
+    done: int = 0
+    worked: int = 0
+    started: float = field(default_factory=time.monotonic)
+    listener: Callable[[Tracker], None] | None = None
+
+    def advance(self, *, cached: bool = False) -> None:
+        """One more item finished (`cached`: it was served without doing the work)."""
+        self.done += 1
+        self.worked += not cached
+        if self.listener is not None:
+            self.listener(self)
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+        if self.listener is not None:
+            self.listener(self)
+
+    def per_item(self) -> float | None:
+        """Seconds per item that did work, from the running mean (None before the first)."""
+        if not self.worked:
+            return None
+        return (time.monotonic() - self.started) / self.worked
+
+    def eta(self) -> float | None:
+        mean = self.per_item()
+        if mean is None or self.total is None:
+            return None
+        return max(self.total - self.done, 0) * mean
+
+    def status(self) -> str:
+        parts = [f"{self.done}/{self.total if self.total is not None else '?'} {self.what}"]
+        parts.append(f"{duration(time.monotonic() - self.started)} elapsed")
+        mean, eta = self.per_item(), self.eta()
+        if self.worked == 0 and self.loading and (self.total is None or self.done < self.total):
+            parts.append(self.loading)
+        if mean is not None:
+            parts.append(f"{mean:.1f} s/item")
+        if eta is not None and self.total is not None and self.done < self.total:
+            parts.append(f"ETA {duration(eta)}")
+        return " · ".join(parts)
+
+
+@contextmanager
+def track(
+    what: str, *, total: int | None = None, loading: str | None = None, quiet: bool = False
+) -> Iterator[Tracker]:
+    """A progress display on stderr for the duration of the block."""
+    tracker = Tracker(total=total, what=what, loading=loading)
+    console = Console(stderr=True)
+    if quiet:
+        yield tracker
+        return
+    if console.is_terminal:
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[extra]}"),
+        )
+        with Progress(*columns, console=console, transient=True, refresh_per_second=4) as bar:
+            task = bar.add_task(what, total=total, extra="")
+
+            def show(t: Tracker) -> None:
+                extra = " · ".join(t.status().split(" · ")[2:])  # after "n/total" and elapsed
+                bar.update(task, completed=t.done, total=t.total, extra=extra)
+
+            tracker.listener = show
+            show(tracker)
+            yield tracker
+        return
+    last = {"at": time.monotonic(), "tenth": 0}
+
+    def log(t: Tracker) -> None:  # plain lines for logs: every 10% or 30 s
+        tenth = t.done * 10 // t.total if t.total else 0
+        if tenth > last["tenth"] or time.monotonic() - last["at"] >= 30:
+            last["at"], last["tenth"] = time.monotonic(), tenth
+            print(t.status(), file=sys.stderr, flush=True)
+
+    tracker.listener = log
+    if tracker.loading:
+        print(f"{what}: {tracker.loading}", file=sys.stderr, flush=True)
+    yield tracker

@@ -1,0 +1,192 @@
+"""Finding input files and writing outputs safely.
+
+Inputs: folders are walked recursively, following linked folders once (a link loop is reported,
+not followed forever); dangling links, loops and a file reached twice are *skipped and reported*,
+never dropped silently. Outputs: every output path is checked before any work starts, and a
+command's reports are written all or none (temporary files first, then renames)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, InputError
+
+__all__ = [
+    "Skipped",
+    "FileList",
+    "expand_paths",
+    "check_output_path",
+    "write_atomic",
+    "write_all_atomic",
+]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path found under a named folder but not read, and why."""
+
+    path: Path
+    reason: str  # a short kind: dangling link, link loop, duplicate, unreadable folder
+    detail: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {"path": str(self.path), "reason": self.reason, "detail": self.detail}
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
+
+
+class FileList(list[Path]):
+    """The files to read, in a stable order, plus what was found but skipped."""
+
+    def __init__(self, files: Iterable[Path] = (), skipped: Iterable[Skipped] = ()) -> None:
+        super().__init__(files)
+        self.skipped: list[Skipped] = list(skipped)
+
+    def summary(self, what: str = "file") -> str:
+        """One line: how many were read and, if any, how many were skipped and why."""
+        text = f"read {len(self)} {what}{'s' if len(self) != 1 else ''}"
+        if self.skipped:
+            reasons: dict[str, int] = {}
+            for s in self.skipped:
+                reasons[s.reason] = reasons.get(s.reason, 0) + 1
+            why = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+            text += f"; skipped {len(self.skipped)} ({why})"
+        return text
+
+
+def _link_target(p: Path) -> str:
+    try:
+        return os.readlink(p)
+    except OSError:
+        return "?"
+
+
+def expand_paths(paths: Sequence[str | Path], *, suffixes: Iterable[str]) -> FileList:
+    """Files named directly, plus files ending in one of `suffixes` under named folders.
+
+    A named path that does not exist (or is a dangling link) is an InputError. Under folders,
+    linked folders are followed; a link loop, a dangling link and a second path to a file
+    already found are skipped and listed in ``FileList.skipped``."""
+    wanted = tuple(suffixes)
+    out: list[Path] = []
+    skipped: list[Skipped] = []
+    seen_files: dict[tuple[int, int], Path] = {}
+
+    def add(p: Path) -> None:
+        st = p.stat()
+        key = (st.st_dev, st.st_ino)
+        first = seen_files.get(key)
+        if first is None:
+            seen_files[key] = p
+            out.append(p)
+            return
+        if first.is_symlink() and not p.is_symlink():  # keep the file's own path
+            out[out.index(first)] = p
+            seen_files[key], p, first = p, first, p
+        skipped.append(Skipped(p, "duplicate", f"same file as {first}"))
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            _walk(p, wanted, add, skipped)
+        elif p.is_file():
+            add(p)
+        elif p.is_symlink():
+            raise InputError(p, f"dangling link (points to missing {_link_target(p)})")
+        else:
+            raise InputError(p, "no such file or folder")
+    return FileList(out, skipped)
+
+
+def _walk(
+    root: Path,
+    wanted: tuple[str, ...],
+    add: Callable[[Path], None],
+    skipped: list[Skipped],
+) -> None:
+    """Depth-first, sorted, following linked folders but never one already on the path."""
+
+    def visit(folder: Path, ancestors: frozenset[tuple[int, int]]) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(Skipped(folder, "unreadable folder", str(exc.strerror)))
+            return
+        for entry in entries:
+            p = Path(entry.path)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+                is_file = not is_dir and entry.is_file(follow_symlinks=True)
+            except OSError:
+                is_dir = is_file = False
+            if entry.is_symlink() and not (is_dir or is_file):
+                if p.name.endswith(wanted) or not p.suffix:
+                    reason = "link loop" if _loops(p) else "dangling link"
+                    skipped.append(Skipped(p, reason, f"points to {_link_target(p)}"))
+                continue
+            if is_dir:
+                st = p.stat()
+                key = (st.st_dev, st.st_ino)
+                if key in ancestors:
+                    skipped.append(Skipped(p, "link loop", f"points to {_link_target(p)}"))
+                    continue
+                visit(p, ancestors | {key})
+            elif is_file and p.name.endswith(wanted):
+                add(p)
+
+    st = root.stat()
+    visit(root, frozenset({(st.st_dev, st.st_ino)}))
+
+
+def _loops(p: Path) -> bool:
+    try:
+        p.resolve(strict=True)
+    except RuntimeError:
+        return True
+    except OSError as exc:
+        return exc.errno == 40  # ELOOP
+    return False
+
+
+def check_output_path(path: Path, *, option: str) -> None:
+    """Fail now, before any work, if `path` cannot be written as a file."""
+    if path.is_dir():
+        raise ConfigError(f"{option} {path}: is a folder; give a file name")
+    if str(path).endswith(os.sep):
+        raise ConfigError(f"{option} {path}: give a file name, not a folder")
+    parent = path.parent
+    while not parent.exists():
+        if parent.is_symlink():
+            raise ConfigError(f"{option} {path}: {parent} is a dangling link")
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError(f"{option} {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"{option} {path}: cannot write in {parent}")
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: never half-written."""
+    write_all_atomic({Path(path): text})
+
+
+def write_all_atomic(outputs: Mapping[Path, str]) -> None:
+    """Write several files all or none: every temporary file is written first; only when all
+    are complete are they renamed into place. Check the paths first (`check_output_path`)."""
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, text in outputs.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            temps.append((tmp, path))
+            tmp.write_text(text, encoding="utf-8")  # a rename survives kill -9 without fsync
+    except OSError as exc:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
+    for tmp, path in temps:
+        tmp.replace(path)
