@@ -31,7 +31,7 @@ def test_streamed_document_is_byte_identical_to_the_in_memory_one() -> None:
     for v in verdicts:
         spool.add(v)
     out = io.StringIO()
-    write_safety_json(out, spool.totals.doc(), spool)
+    write_safety_json(out, spool.totals.doc(), spool.documents())
     spool.close()
     assert out.getvalue() == safety_json(verdicts) + "\n"
     empty = io.StringIO()

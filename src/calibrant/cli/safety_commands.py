@@ -105,7 +105,7 @@ def check(
             totals = spool.totals
             if as_json:
                 head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
-                write_safety_json(sys.stdout, head, spool)
+                write_safety_json(sys.stdout, head, spool.documents())
             else:
                 render_safety(Console(), spool, verbose=verbose)
         finally:

@@ -82,6 +82,14 @@ class VerdictSpool:
         for line in self._file:
             yield SafetyVerdict.model_validate_json(line)
 
+    def documents(self) -> Iterator[dict[str, Any]]:
+        """The verdicts as JSON data (what `model_dump(mode="json")` gives), without
+        validating them again."""
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield json.loads(line)
+
     def close(self) -> None:
         self._file.close()
 
@@ -105,8 +113,11 @@ def _indented(value: Any, by: int) -> str:
     return text.replace("\n", "\n" + " " * by)
 
 
-def write_safety_json(out: TextIO, head: dict[str, Any], verdicts: Iterable[SafetyVerdict]) -> None:
-    """Write `safety_json`'s document ({**head, "verdicts": [...]}) one verdict at a time."""
+def write_safety_json(
+    out: TextIO, head: dict[str, Any], verdicts: Iterable[dict[str, Any]]
+) -> None:
+    """Write `safety_json`'s document ({**head, "verdicts": [...]}) one verdict at a time;
+    `verdicts` are JSON data (`VerdictSpool.documents()`)."""
     keys = sorted([*head, "verdicts"])
     out.write("{\n")
     for n, key in enumerate(keys):
@@ -115,7 +126,7 @@ def write_safety_json(out: TextIO, head: dict[str, Any], verdicts: Iterable[Safe
             first = True
             for v in verdicts:
                 out.write("[\n    " if first else ",\n    ")
-                out.write(_indented(v.model_dump(mode="json"), 4))
+                out.write(_indented(v, 4))
                 first = False
             out.write("[]" if first else "\n  ]")
         else:
