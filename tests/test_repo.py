@@ -43,3 +43,10 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean_on_src() -> None:
     r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_readme_links_point_at_files_that_exist() -> None:
+    links = re.findall(r"\]\(((?:benchmarks|gold|examples|docs)/[^)#]+)\)", README)
+    assert links
+    missing = [link for link in links if not (ROOT / link).exists()]
+    assert not missing, missing

@@ -293,3 +293,10 @@ def test_no_transcript_found_says_what_was_skipped(
     os.symlink(tmp_path / "gone.json", tmp_path / "only.json")
     line = _one_line(cli("check", str(tmp_path)))
     assert "no transcript" in line and "1 dangling link" in line
+
+
+def test_selftest_write_to_a_file_is_refused(tmp_path: Path, cli: Callable[..., Result]) -> None:
+    target = tmp_path / "corpus"
+    target.write_text("a file")
+    line = _one_line(cli("selftest", "--write", str(target)))
+    assert "is a file" in line and target.read_text() == "a file"

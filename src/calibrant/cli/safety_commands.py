@@ -186,6 +186,8 @@ def selftest(
     from ..harness import transcript_filename
     from ..selftest import build_corpus, check_entry
 
+    if write is not None and write.exists() and not write.is_dir():
+        raise CalibrantError(f"--write {write}: is a file; give a folder")
     corpus = build_corpus(cases, seed=seed)
     table = Table(title="Checker self-test", title_justify="left")
     for col in ("transcript", "expected", "checker says", "ok"):
@@ -220,5 +222,7 @@ def selftest(
     console.print(
         f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
     )
+    if write is not None:
+        Console(stderr=True).print(f"wrote {len(corpus)} transcripts and expected.yaml to {write}")
     if failures:
         raise typer.Exit(1)
