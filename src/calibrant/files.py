@@ -30,7 +30,6 @@ __all__ = [
     "load_yaml_model",
     "load_yaml_mapping",
     "validation_error",
-    "unique_labels",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -272,23 +271,6 @@ def read_labels(path: str | Path) -> list[LocatedLabel]:
     if not labels:
         raise InputError(p, "no labels in file")
     return labels
-
-
-def unique_labels(labels: Sequence[LocatedLabel]) -> dict[tuple[str, str, str], LocatedLabel]:
-    """Index labels by (item, rater, criterion); a second label for the same key is refused
-    (a silent "last one wins" would change every figure)."""
-    seen: dict[tuple[str, str, str], LocatedLabel] = {}
-    for x in labels:
-        key = (x.label.item, x.label.rater, x.label.criterion)
-        first = seen.get(key)
-        if first is not None:
-            raise x.error(
-                f"rater '{key[1]}' labelled item '{key[0]}' on '{key[2]}' twice "
-                f"(first at {first.path}:{first.line})",
-                field="item",
-            )
-        seen[key] = x
-    return seen
 
 
 def _labels_from_csv(p: Path, text: str) -> list[LocatedLabel]:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .contracts import CANT_TELL, Label, Rubric, Transcript, content_hash
+from .contracts import Label, Rubric, Transcript, content_hash
 from .contracts.common import Contract
 from .errors import InputError
 from .files import (
@@ -18,9 +18,9 @@ from .files import (
     load_transcript,
     load_yaml_mapping,
     read_labels,
-    unique_labels,
     validation_error,
 )
+from .labels import check_labels_against_rubric, unique_labels
 
 __all__ = ["GoldItem", "GoldSet", "load_gold", "read_manifest", "CONSENSUS"]
 
@@ -59,22 +59,7 @@ class GoldSet:
     def validate(self, rubric: Rubric) -> None:
         """Refuse labels the rubric cannot read: an unknown criterion, or a value off the
         criterion's scale. Run before any model call, so a bad label file costs nothing."""
-        known = {c.id: c for c in rubric.criteria}
-        for x in self.located:
-            c = known.get(x.label.criterion)
-            if c is None:
-                raise x.error(
-                    f"criterion '{x.label.criterion}' is not in rubric {rubric.rubric_id} "
-                    f"(criteria: {', '.join(known)})",
-                    field="criterion",
-                )
-            allowed = [*c.allowed_labels(), CANT_TELL]
-            if x.label.label not in allowed:
-                raise x.error(
-                    f"label {x.label.label!r} is not on the scale of '{c.id}' "
-                    f"(allowed: {', '.join(repr(v) for v in allowed)})",
-                    field="label",
-                )
+        check_labels_against_rubric(self.located, rubric)
 
     @property
     def item_ids(self) -> list[str]:

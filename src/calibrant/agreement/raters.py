@@ -20,9 +20,11 @@ def rater_agreement(
     seed: int,
     n_resamples: int = 2000,
     clusters: Mapping[str, Any] | None = None,
+    order: Sequence[str | int] | None = None,
 ) -> dict[str, Any]:
     """`{"criteria": {C: {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs": [...]}}}`
-    plus the seed, resample count and per-rater abstentions ("cant_tell", left out)."""
+    plus the seed, resample count and per-rater abstentions ("cant_tell", left out).
+    `order` (low to high) makes every criterion ordinal on that scale."""
     by_crit: dict[str, list[Label]] = {}
     for x in labels:
         by_crit.setdefault(x.criterion, []).append(x)
@@ -30,7 +32,9 @@ def rater_agreement(
     for crit, rows in sorted(by_crit.items()):
         scale = None
         lvl = level
-        if rubric is not None:
+        if order is not None:
+            scale = Scale(labels=tuple(order), level="ordinal")
+        elif rubric is not None:
             try:
                 c = rubric.criterion(crit)
             except KeyError:

@@ -136,6 +136,14 @@ def agree(
     manifest: Annotated[
         Path | None, typer.Option("--manifest", help="Gold manifest: bootstrap clustered by case.")
     ] = None,
+    order: Annotated[
+        str | None,
+        typer.Option(
+            "--order",
+            help="The labels from lowest to highest, comma-separated (e.g. poor,fair,good): "
+            "every criterion is ordinal on that scale.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     resamples: Annotated[
         int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
@@ -145,14 +153,23 @@ def agree(
     """Agreement among raters only (no judge): Cohen's and weighted kappa per pair with CIs,
     Fleiss' kappa and Krippendorff's alpha per criterion."""
     from ..agreement.raters import rater_agreement
-    from ..files import load_rubric, read_labels, unique_labels
+    from ..files import load_rubric, read_labels
     from ..gold import read_manifest
+    from ..labels import check_agree_labels, parse_order, unique_labels
     from ..reports.agree import render_agreement
 
     if level not in (None, "nominal", "ordinal"):
         raise CalibrantError(f"--level must be nominal or ordinal, not '{level}'")
+    if order is not None and level == "nominal":
+        raise CalibrantError("--order gives an ordinal scale; it cannot go with --level nominal")
     located = [x for f in labels for x in read_labels(f)]
     unique_labels(located)  # a label given twice would silently change the figures
+    scale = parse_order(order) if order is not None else None
+    rub = load_rubric(rubric) if rubric else None
+    for warning in check_agree_labels(located, rubric=rub, order=scale, level=level):
+        Console(stderr=True).print(
+            f"warning: {warning}", style="yellow", highlight=False, markup=False
+        )
     rows = [x.label for x in located]
     clusters = None
     if manifest is not None:
@@ -164,10 +181,11 @@ def agree(
         report = rater_agreement(
             rows,
             level="ordinal" if level == "ordinal" else "nominal" if level else None,
-            rubric=load_rubric(rubric) if rubric else None,
+            rubric=rub,
             seed=seed,
             n_resamples=resamples,
             clusters=clusters,
+            order=scale,
         )
     except ValueError as exc:
         raise CalibrantError(str(exc)) from None

@@ -6,12 +6,13 @@ import hashlib
 import json
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = [
     "Contract",
     "MinorUnits",
     "Id",
+    "LabelValue",
     "canonical_json",
     "content_hash",
     "money",
@@ -45,6 +46,30 @@ Id = Annotated[
         description="A stable identifier: letters, digits and _ . : - / @ +",
     ),
 ]
+
+
+def _label_value(value: Any) -> Any:
+    """A label is a non-empty string without surrounding spaces, or an integer: never a
+    boolean (true would silently become 1), a float (3.0 would silently become 3) or null."""
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        shown = json.dumps(value)
+        raise ValueError(f"a label is a string or an integer, not {shown}")
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError("a label cannot be empty")
+        if value != value.strip():
+            raise ValueError(f"label {value!r} has surrounding spaces")
+    elif not isinstance(value, int):
+        raise ValueError(f"a label is a string or an integer, not {type(value).__name__}")
+    return value
+
+
+LabelValue = Annotated[
+    str | int,
+    BeforeValidator(_label_value),
+    Field(description="A label: a non-empty string or an integer (not a boolean or a float)."),
+]
+"""A label value (scale level, reserved label): strings and integers only, validated strictly."""
 
 
 def canonical_json(value: Any) -> str:

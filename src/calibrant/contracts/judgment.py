@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from .common import Contract, Id, content_hash
+from .common import Contract, Id, LabelValue, content_hash
 
 __all__ = [
     "JUDGMENT_SCHEMA_VERSION",
@@ -55,7 +55,7 @@ class CriterionJudgment(Contract):
     """The judge's answer on one criterion."""
 
     criterion: Id = Field(description="Rubric criterion id.")
-    label: str | int = Field(
+    label: LabelValue = Field(
         description="A scale level, not_applicable, or insufficient_evidence (an abstention)."
     )
     rationale: str = Field(default="", description="The judge's one-sentence rationale.")

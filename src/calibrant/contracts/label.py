@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import Contract, Id
+from .common import Contract, Id, LabelValue
 
 __all__ = ["LABEL_SCHEMA_VERSION", "CANT_TELL", "Label"]
 
@@ -22,7 +22,7 @@ class Label(Contract):
     item: Id = Field(description="Item labeled: the transcript id.")
     rater: Id = Field(description="Who labeled it (expert id, or 'consensus').")
     criterion: Id = Field(description="Rubric criterion id.")
-    label: str | int = Field(
+    label: LabelValue = Field(
         description=(
             "The label: a level of the criterion's scale (string or integer), 'not_applicable', "
             f"or '{CANT_TELL}' when the rater cannot tell."

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .common import Contract, Id, content_hash
+from .common import Contract, Id, LabelValue, content_hash
 
 __all__ = [
     "RUBRIC_SCHEMA_VERSION",
@@ -27,7 +27,7 @@ INSUFFICIENT_EVIDENCE = "insufficient_evidence"
 class Level(Contract):
     """One level of a scale."""
 
-    value: str | int = Field(description="The label value, e.g. pass, fail, or 1..4.")
+    value: LabelValue = Field(description="The label value, e.g. pass, fail, or 1..4.")
     name: str = Field(min_length=1, description="Short name shown to raters.")
     description: str = Field(default="", description="What earns this level.")
 
@@ -60,7 +60,7 @@ class Example(Contract):
 
     text: str = Field(min_length=1, description="Agent text (as the customer saw it).")
     context: str = Field(default="", description="What the records show, in one line.")
-    label: str | int = Field(description="The label this example earns.")
+    label: LabelValue = Field(description="The label this example earns.")
     why: str = Field(default="", description="Why.")
 
 
