@@ -94,11 +94,11 @@ def base_transcripts(workdir: Path) -> list[str]:
     return texts
 
 
-def replicate(texts: list[str], n: int, out: Path) -> list[Path]:
-    """Write `n` files cycling over `texts`, each with its own transcript_id."""
+def replicate(texts: list[str], n: int, out: Path, *, start: int = 0) -> list[Path]:
+    """Write files `start`..`n - 1` cycling over `texts`, each with its own transcript_id."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for i in range(n):
+    for i in range(start, n):
         text = texts[i % len(texts)]
         old_id = json.loads(text)["transcript_id"]
         new_id = f"{old_id}:x{i:05d}"

@@ -23,7 +23,6 @@ import datetime as dt
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,9 +80,8 @@ def main() -> None:
         made = 0
         for n in sizes:
             print(f"generating {n} transcripts", file=sys.stderr, flush=True)
-            if n > made:  # grow the same folder: replicate() numbers files from 0
-                shutil.rmtree(folder, ignore_errors=True)
-                replicate(texts, n, folder)
+            if n > made:  # grow the same folder
+                replicate(texts, n, folder, start=made)
                 made = n
             out = tmp / "out"
             row = {"n": n}

@@ -8,9 +8,10 @@ command's reports are written all or none (temporary files first, then renames).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 from .errors import ConfigError, InputError
 
@@ -39,12 +40,28 @@ class Skipped:
         return f"{self.path}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
 
 
-class FileList(list[Path]):
-    """The files to read, in a stable order, plus what was found but skipped."""
+class FileList(Sequence[Path]):
+    """The files to read, in a stable order, plus what was found but skipped. Held as plain
+    strings (a `Path` costs several times more): 100,000 files stay a few megabytes."""
 
-    def __init__(self, files: Iterable[Path] = (), skipped: Iterable[Skipped] = ()) -> None:
-        super().__init__(files)
+    def __init__(self, files: Iterable[str | Path] = (), skipped: Iterable[Skipped] = ()) -> None:
+        self._files = [str(f) for f in files]
         self.skipped: list[Skipped] = list(skipped)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    @overload
+    def __getitem__(self, i: int) -> Path: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Path]: ...
+    def __getitem__(self, i: int | slice) -> Path | list[Path]:
+        if isinstance(i, slice):
+            return [Path(f) for f in self._files[i]]
+        return Path(self._files[i])
+
+    def __iter__(self) -> Iterator[Path]:
+        return (Path(f) for f in self._files)
 
     def summary(self, what: str = "file") -> str:
         """One line: how many were read and, if any, how many were skipped and why."""
@@ -72,21 +89,21 @@ def expand_paths(paths: Sequence[str | Path], *, suffixes: Iterable[str]) -> Fil
     linked folders are followed; a link loop, a dangling link and a second path to a file
     already found are skipped and listed in ``FileList.skipped``."""
     wanted = tuple(suffixes)
-    out: list[Path] = []
+    out: list[str] = []
     skipped: list[Skipped] = []
-    seen_files: dict[tuple[int, int], Path] = {}
+    seen_files: dict[tuple[int, int], int] = {}  # (device, inode) -> index in out
 
     def add(p: Path) -> None:
         st = p.stat()
         key = (st.st_dev, st.st_ino)
-        first = seen_files.get(key)
-        if first is None:
-            seen_files[key] = p
-            out.append(p)
+        at = seen_files.get(key)
+        if at is None:
+            seen_files[key] = len(out)
+            out.append(str(p))
             return
+        first = Path(out[at])
         if first.is_symlink() and not p.is_symlink():  # keep the file's own path
-            out[out.index(first)] = p
-            seen_files[key], p, first = p, first, p
+            out[at], p, first = str(p), first, p
         skipped.append(Skipped(p, "duplicate", f"same file as {first}"))
 
     for raw in paths:
