@@ -14,6 +14,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
 from .criterion import Settings, criterion_report
+from .explain import embedded_judge_warning
 
 __all__ = ["calibration_report", "REPORT_SCHEMA_VERSION"]
 
@@ -127,6 +128,7 @@ def calibration_report(
             "revise_below": settings.revise_below,
             "target_width": settings.target_width,
         },
+        "warnings": embedded_judge_warning(None if judge is None else judge.model),
         "judge_outcomes": dict(sorted(outcomes.items())),
         "run": run or {},
         "gate": {"criteria": gates, "judge": _overall(gates)},

@@ -20,12 +20,11 @@ from ..agreement import (
 )
 from ..agreement.gate import GateSettings, release_gate
 from ..agreement.intervals import proportion
-from ..contracts import CANT_TELL, INSUFFICIENT_EVIDENCE, Criterion, Judgment
+from ..contracts import Criterion, Judgment
 from ..gold import CONSENSUS, GoldSet
+from .explain import ABSTAIN, Side, constant_notes, explain
 
 __all__ = ["Settings", "criterion_report", "scale_of", "ABSTAIN"]
-
-ABSTAIN = frozenset({INSUFFICIENT_EVIDENCE, CANT_TELL})
 
 
 @dataclass(frozen=True)
@@ -73,9 +72,12 @@ def _boot(
     )
 
 
-def stat_json(b: BootstrapResult) -> dict[str, Any]:
+def stat_json(b: BootstrapResult, sides: list[Side]) -> dict[str, Any]:
+    """The result as JSON, with its Landis-Koch band and, when the estimate or the interval
+    is undefined, an explanation naming whose labels made it so."""
     d = b.to_dict()
     d["band"] = landis_koch_band(b)
+    d["explanation"] = explain(d, sides)
     return d
 
 
@@ -104,9 +106,11 @@ def criterion_report(
             judge_raw.append(j.label(c.id))
     ref_raw = [cons.get(i) for i in items]
     x, y = _codes(scale, ref_raw), _codes(scale, judge_raw)
+    judge_side = Side.of("the judge", judge_raw, failures)
+    ref_side = Side.of("the consensus", ref_raw)
     judge_stat = _boot(x, y, scale, statistic, settings, clusters)
     extra = {
-        name: stat_json(_boot(x, y, scale, name, settings, clusters))
+        name: stat_json(_boot(x, y, scale, name, settings, clusters), [ref_side, judge_side])
         for name in (
             ["cohen_kappa", "weighted_kappa_quadratic"]
             if scale.level == "ordinal"
@@ -121,13 +125,11 @@ def criterion_report(
     coverage = usable / n if n else 0.0
     # agreement with abstention as its own category (failures stay missing)
     ab_scale = Scale(labels=(*scale.labels, "abstain"), level="nominal")
+    ab_ref = [None if v is None else ("abstain" if v in ABSTAIN else v) for v in ref_raw]
+    ab_judge = [None if v is None else ("abstain" if v in ABSTAIN else v) for v in judge_raw]
     ab = bootstrap_pairwise(
-        ab_scale.encode(
-            [None if v is None else ("abstain" if v in ABSTAIN else v) for v in ref_raw]
-        ),
-        ab_scale.encode(
-            [None if v is None else ("abstain" if v in ABSTAIN else v) for v in judge_raw]
-        ),
+        ab_scale.encode(ab_ref),
+        ab_scale.encode(ab_judge),
         k=ab_scale.k,
         seed=settings.seed,
         statistic="cohen_kappa",
@@ -137,13 +139,16 @@ def criterion_report(
     )
     # experts among themselves: the ceiling
     raters = sorted(gold.experts)
-    expert_codes = [_codes(scale, [gold.labels_by(r, c.id).get(i) for i in items]) for r in raters]
+    expert_raw = [[gold.labels_by(r, c.id).get(i) for i in items] for r in raters]
+    expert_sides = [Side.of(f"expert {r}", raw) for r, raw in zip(raters, expert_raw, strict=True)]
+    expert_codes = [_codes(scale, raw) for raw in expert_raw]
     ceiling: BootstrapResult | None = None
     pairs = []
     for a in range(len(raters)):
         for b in range(a + 1, len(raters)):
             r = _boot(expert_codes[a], expert_codes[b], scale, statistic, settings, clusters)
-            pairs.append({"raters": [raters[a], raters[b]], **stat_json(r)})
+            sides = [expert_sides[a], expert_sides[b]]
+            pairs.append({"raters": [raters[a], raters[b]], **stat_json(r, sides)})
             if len(raters) == 2:
                 ceiling = r
     if len(raters) > 2:
@@ -156,8 +161,11 @@ def criterion_report(
             clusters=clusters,
         )
     judge_vs_each = [
-        {"rater": r, **stat_json(_boot(codes, y, scale, statistic, settings, clusters))}
-        for r, codes in zip(raters, expert_codes, strict=True)
+        {
+            "rater": r,
+            **stat_json(_boot(codes, y, scale, statistic, settings, clusters), [side, judge_side]),
+        }
+        for r, codes, side in zip(raters, expert_codes, expert_sides, strict=True)
     ]
     gate = release_gate(judge_stat, ceiling, coverage=coverage, settings=settings.gate)
     ceiling_value = (
@@ -180,10 +188,14 @@ def criterion_report(
         "level": scale.level,
         "statistic": statistic,
         "n_items": n,
-        "judge_vs_consensus": stat_json(judge_stat),
+        "judge_vs_consensus": stat_json(judge_stat, [ref_side, judge_side]),
         "judge_vs_consensus_other": extra,
         "judge_vs_each_expert": judge_vs_each,
-        "expert_ceiling": None if ceiling is None else stat_json(ceiling),
+        "expert_ceiling": None if ceiling is None else stat_json(ceiling, expert_sides),
+        "expert_ceiling_explanation": None
+        if ceiling is not None
+        else f"{len(raters)} expert(s) ({', '.join(raters) or 'none'}): no expert pair to "
+        "measure the experts' own agreement",
         "expert_pairs": pairs,
         "revise_rubric": ceiling_value is not None and ceiling_value < settings.revise_below,
         "coverage": {
@@ -195,7 +207,9 @@ def criterion_report(
             "coverage": coverage,
             "coverage_ci95": None if n == 0 else list(proportion(usable, n).ci95 or ()),
         },
-        "with_abstention_category": stat_json(ab),
+        "with_abstention_category": stat_json(
+            ab, [Side.of("the consensus", ab_ref), Side.of("the judge", ab_judge, failures)]
+        ),
         "confusion": _confusion(scale, ref_raw, judge_raw),
         "gate": gate.to_dict(),
         "items_needed_for_width": {
@@ -204,6 +218,7 @@ def criterion_report(
             "unit": "cases" if judge_stat.n_clusters else "items",
             "undefined_reason": need.reason if isinstance(need, Undefined) else None,
         },
+        "notes": constant_notes(judge_side, ref_side, expert_sides),
         "disagreements": _disagreements(c, gold, judgments, scale, ref_raw, judge_raw),
     }
 

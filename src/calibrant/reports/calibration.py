@@ -1,5 +1,6 @@
-"""Rendering the calibration report: rich terminal tables and Markdown (JSON is the data itself;
-HTML lives in html.py)."""
+"""Rendering the calibration report on the terminal (rich tables) and as JSON (the data itself).
+Markdown lives in calibration_md.py, HTML in html.py, the words they share in
+calibration_text.py."""
 
 from __future__ import annotations
 
@@ -7,51 +8,24 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from .calibration_md import calibration_markdown
+from .calibration_text import coverage_text, fmt_stat, gate_lines, rate_text
 
 __all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
 
 GATE_STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
 
-def fmt_stat(s: dict[str, Any] | None, *, n: bool = True) -> str:
-    """'0.72 [0.54, 0.88] (n=59, 10 cases)' or 'undefined (reason)'."""
-    if s is None:
-        return "undefined (no expert pair)"
-    if s["estimate"] is None:
-        return f"undefined ({s['estimate_undefined_reason']})"
-    ci = (
-        f" [{s['ci'][0]:.2f}, {s['ci'][1]:.2f}]"
-        if s["ci"] is not None
-        else f" [CI undefined: {s['ci_undefined_reason']}]"
-    )
-    size = ""
-    if n:
-        size = f" (n={s['n']}" + (f", {s['n_clusters']} cases" if s.get("n_clusters") else "") + ")"
-    return f"{s['estimate']:.2f}{ci}{size}"
-
-
-def _coverage(c: dict[str, Any]) -> str:
-    cov = c["coverage"]
-    failed = sum(cov["failed"].values())
-    ci = cov.get("coverage_ci95")
-    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""
-    extra = (f", {cov['abstained']} abstained" if cov["abstained"] else "") + (
-        f", {failed} failed" if failed else ""
-    )
-    return f"{cov['coverage']:.0%}{interval} of {cov['n_items']}{extra}"
-
-
-def rate_text(v: dict[str, Any]) -> str:
-    r = v.get("violated_rate") or {}
-    ci = r.get("ci95")
-    if not v["violated"] or not ci:
-        return f"{v['violated']}/{v['n']}"
-    return f"{v['violated']}/{v['n']} ({r['value']:.0%} [{ci[0]:.0%}, {ci[1]:.0%}])"
-
-
-def _stat_name(c: dict[str, Any]) -> str:
-    return {"cohen_kappa": "Cohen κ", "weighted_kappa_linear": "linear-weighted κ"}[c["statistic"]]
+def _cell(s: dict[str, Any] | None, *, n: bool = True) -> str:
+    """A figure for a table cell; undefined ones are explained below the table."""
+    if s is None or s["estimate"] is None:
+        return "undefined (see below)"
+    if s["ci"] is None:
+        return f"{s['estimate']:.2f} (CI undefined, see below)"
+    return fmt_stat(s, n=n)
 
 
 def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> None:
@@ -89,9 +63,9 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         name = c["criterion"] + ("\n[yellow]revise rubric[/yellow]" if c["revise_rubric"] else "")
         t.add_row(
             name,
-            fmt_stat(c["judge_vs_consensus"]),
-            fmt_stat(c["expert_ceiling"], n=False),
-            _coverage(c),
+            _cell(c["judge_vs_consensus"]),
+            _cell(c["expert_ceiling"], n=False),
+            coverage_text(c),
             f"[{GATE_STYLE[gate]}]{gate}[/{GATE_STYLE[gate]}]",
         )
     console.print(t)
@@ -100,6 +74,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
             f"[bold]{c['criterion']}[/bold]: {c['gate']['status']} — "
             + "; ".join(c["gate"]["reasons"])
         )
+        for line in gate_lines(c):
+            console.print(f"  [yellow]![/yellow] {escape(line)}", highlight=False)
         need = c["items_needed_for_width"]
         if need["items"] is not None:
             console.print(
@@ -123,6 +99,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
     _safety(console, r["safety"])
     _pairs(console, r)
     overall = r["gate"]["judge"]
+    for w in r.get("warnings", []):
+        console.print(f"[bold yellow]Warning:[/bold yellow] {escape(w)}", highlight=False)
     console.print(
         f"[bold]Judge release gate: [{GATE_STYLE[overall]}]{overall}"
         f"[/{GATE_STYLE[overall]}][/bold] (per criterion above; safety is reported "
@@ -194,111 +172,3 @@ def _pairs(console: Console, r: dict[str, Any]) -> None:
 
 def calibration_json(r: dict[str, Any]) -> str:
     return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def calibration_markdown(r: dict[str, Any]) -> str:
-    """The same report as Markdown."""
-    j = r["judge"] or {}
-    out = [
-        "# Calibration report",
-        "",
-        f"- Gold: {r['n_items']} items, split `{r['split']}`, raters "
-        f"{', '.join(r['gold']['raters'])}",
-        f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
-        f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
-        f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
-        f" seed {r['settings']['seed']}; gate: CI lower bound ≥ {r['settings']['min_lower']}, "
-        f"coverage ≥ {r['settings']['min_coverage']:.0%}, not below the experts' ceiling minus "
-        "its CI half-width",
-        f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
-        f"- **Judge release gate: {r['gate']['judge']}**",
-        "",
-        "## Communication criteria",
-        "",
-        "| criterion | statistic | judge vs consensus [95% CI] | experts' ceiling | coverage "
-        "| gate | revise rubric? |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in r["criteria"]:
-        out.append(
-            f"| `{c['criterion']}` | {_stat_name(c)} | {fmt_stat(c['judge_vs_consensus'])}"
-            f" | {fmt_stat(c['expert_ceiling'], n=False)} | {_coverage(c)} | "
-            f"**{c['gate']['status']}** | {'yes' if c['revise_rubric'] else 'no'} |"
-        )
-    for c in r["criteria"]:
-        out += [
-            "",
-            f"### `{c['criterion']}` — {c['title']}",
-            "",
-            f"Gate **{c['gate']['status']}**: " + "; ".join(c["gate"]["reasons"]),
-            "",
-        ]
-        for name, s in c["judge_vs_consensus_other"].items():
-            out.append(f"- {name}: {fmt_stat(s)}")
-        out.append(f"- with abstention as a category: {fmt_stat(c['with_abstention_category'])}")
-        for e in c["judge_vs_each_expert"]:
-            out.append(f"- judge vs {e['rater']}: {fmt_stat(e)}")
-        for p in c["expert_pairs"]:
-            out.append(f"- {p['raters'][0]} vs {p['raters'][1]}: {fmt_stat(p)}")
-        m = c["confusion"]
-        out += [
-            "",
-            "| consensus \\ judge | " + " | ".join(m["columns_judge"]) + " |",
-            "|---" * (len(m["columns_judge"]) + 1) + "|",
-        ]
-        out += [
-            f"| {name} | " + " | ".join(map(str, row)) + " |"
-            for name, row in zip(m["rows_consensus"], m["counts"], strict=True)
-            if any(row)
-        ]
-        if c["disagreements"]:
-            out += [
-                "",
-                "| item | case | consensus | experts | judge | judge's rationale | "
-                "evidence cited |",
-                "|---|---|---|---|---|---|---|",
-            ]
-            for d in c["disagreements"]:
-                experts = ", ".join(f"{k}: {v}" for k, v in d["experts"].items())
-                rationale = d["rationale"].replace("|", "\\|").replace("\n", " ")
-                out.append(
-                    f"| {d['item']} | {d['case']} | {d['consensus']} | {experts} | "
-                    f"{d['judge']} | {rationale} | {', '.join(d['evidence'])} |"
-                )
-    s = r["safety"]
-    out += [
-        "",
-        "## Safety invariants (deterministic checker; never averaged into quality)",
-        "",
-        "| invariant | violated | pass | not applicable | harness error |",
-        "|---|---|---|---|---|",
-    ]
-    out += [
-        f"| `{k}` | {rate_text(v)} | {v['pass']} | {v['not_applicable']} | {v['harness_error']} |"
-        for k, v in s["invariants"].items()
-    ]
-    if r["calibration_pairs"]:
-        crits = [c["criterion"] for c in r["criteria"]]
-        out += [
-            "",
-            "## Calibration pairs",
-            "",
-            f"Labels in order: {', '.join(crits)}",
-            "",
-            "| case | item | role | agent / style | safety | consensus | judge |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for p in r["calibration_pairs"]:
-            for sd in p["sides"]:
-                judge = (
-                    " ".join(str(sd["judge"].get(c)) for c in crits)
-                    if sd["judge"]
-                    else str(sd["judge_outcome"])
-                )
-                out.append(
-                    f"| {p['case']} | {sd['item']} | {sd['role']} | {sd['agent']} / "
-                    f"{sd['style']} | {', '.join(sd['safety_violations']) or '—'} | "
-                    + " ".join(str(sd["consensus"].get(c)) for c in crits)
-                    + f" | {judge} |"
-                )
-    return "\n".join(out) + "\n"

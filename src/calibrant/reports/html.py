@@ -1,250 +1,242 @@
 """A self-contained HTML calibration report: no scripts, no external assets; plots are inline
-SVG (kappa with CI per criterion against the experts' ceiling; confusion heatmaps)."""
+SVG (html_plots.py). The reader meets the gate, the warnings and the summary first, then safety
+and the calibration pairs, and only then each criterion's long lists, top 10 disagreements shown
+and the rest folded in a <details>."""
 
 from __future__ import annotations
 
 from html import escape
 from typing import Any
 
-from .calibration import fmt_stat, rate_text
+from .calibration_md import pair_cell
+from .calibration_text import (
+    ceiling_why,
+    comparisons,
+    coverage_text,
+    fmt_stat,
+    planning_line,
+    rate_text,
+    stat_name,
+)
+from .html_plots import forest_plot, heatmap
 
-__all__ = ["calibration_html"]
+__all__ = ["calibration_html", "TOP_DISAGREEMENTS"]
+
+TOP_DISAGREEMENTS = 10
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;
-color:#1d2430;line-height:1.45}
-h1,h2,h3{line-height:1.2} code{background:#f2f4f7;padding:0 .25em;border-radius:3px}
-table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.92rem}
-th,td{border:1px solid #d6dbe3;padding:.3rem .55rem;text-align:left;vertical-align:top}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:76rem;
+padding:0 1rem;color:#1d2430;line-height:1.45}
+h1,h2,h3{line-height:1.2} h2{margin-top:2.2rem;border-bottom:1px solid #d6dbe3;padding-bottom:.2rem}
+code{background:#f2f4f7;padding:0 .25em;border-radius:3px}
+table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.9rem;max-width:100%}
+th,td{border:1px solid #d6dbe3;padding:.3rem .5rem;text-align:left;vertical-align:top;
+overflow-wrap:break-word}
 th{background:#f2f4f7} .PASS{color:#0a7a32;font-weight:700}.FAIL{color:#b42318;font-weight:700}
-.UNDECIDED{color:#a15c00;font-weight:700} .muted{color:#667085} .viol{color:#b42318}
-figure{margin:1rem 0} figcaption{font-size:.85rem;color:#667085}
+.UNDECIDED{color:#8a4b00;font-weight:700} .muted{color:#475467} .viol{color:#b42318}
+.gate{font-size:1.35rem;margin:.4rem 0 .8rem}
+.warning{background:#fffaeb;border:1px solid #f79009;border-left-width:6px;padding:.6rem .9rem;
+margin:.8rem 0;border-radius:4px}
+.notes li{margin:.2rem 0} figure{margin:1rem 0} figcaption{font-size:.85rem;color:#475467}
+.legend{display:flex;flex-wrap:wrap;gap:.4rem 1.4rem;font-size:.85rem;margin:.3rem 0}
+.legend .key{display:inline-flex;align-items:center;gap:.35rem}
+.legend i{display:inline-block;width:1rem;height:.8rem;border:1px solid #d0d5dd}
+.legend .ramp{display:inline-flex;align-items:center;gap:0}
+.legend .ramp i{width:.9rem;border-width:1px 0}
+.legend i.dot{width:.7rem;height:.7rem;border-radius:50%;border:0}
+.legend i.dash{width:1.2rem;height:0;border:0;border-top:2px dashed}
+td.differ{background:#fef0c7;font-weight:600} tr.pair th{background:#f9fafb;font-weight:600}
+.figures{display:flex;flex-wrap:wrap;gap:.5rem 2rem;align-items:flex-start}
+figure.heatmap{max-width:25rem}
+.figures table{margin-top:1rem} .heatmap .legend{flex-direction:column;gap:.25rem}
+details{margin:-.6rem 0 1.2rem} summary{cursor:pointer;color:#1849a9;padding:.3rem 0}
+.nowrap{white-space:nowrap} section.criterion{border-top:1px solid #eaecf0;margin-top:1.6rem}
 """
 
 
-def _forest(criteria: list[dict[str, Any]], min_lower: float) -> str:
-    """One row per criterion: judge estimate with CI (dot and bar), experts' ceiling (band)."""
-    w, left, row = 720, 230, 34
-    h = 40 + row * len(criteria)
-
-    def x(v: float) -> float:  # kappa axis from -0.2 to 1.0
-        return left + (max(-0.2, min(1.0, v)) + 0.2) / 1.2 * (w - left - 20)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-        f'role="img" aria-label="agreement with 95% CI per criterion">'
-    ]
-    for tick in (-0.2, 0, 0.2, 0.4, 0.6, 0.8, 1.0):
-        parts.append(
-            f'<line x1="{x(tick):.1f}" y1="20" x2="{x(tick):.1f}" y2="{h - 15}" '
-            f'stroke="#e4e7ec"/><text x="{x(tick):.1f}" y="14" font-size="11" '
-            f'text-anchor="middle" fill="#667085">{tick:g}</text>'
-        )
-    parts.append(
-        f'<line x1="{x(min_lower):.1f}" y1="20" x2="{x(min_lower):.1f}" y2="{h - 15}" '
-        'stroke="#b42318" stroke-dasharray="4 3"/>'
-    )
-    for i, c in enumerate(criteria):
-        y = 35 + row * i
-        parts.append(
-            f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">'
-            f"{escape(c['criterion'])}</text>"
-        )
-        ce = c["expert_ceiling"]
-        if ce and ce["ci"] is not None:
-            parts.append(
-                f'<rect x="{x(ce["ci"][0]):.1f}" y="{y - 9}" '
-                f'width="{max(1.0, x(ce["ci"][1]) - x(ce["ci"][0])):.1f}" height="18" '
-                'fill="#d1e9ff" opacity="0.8"><title>experts\' ceiling CI</title></rect>'
-            )
-        s = c["judge_vs_consensus"]
-        color = {"PASS": "#0a7a32", "FAIL": "#b42318"}.get(c["gate"]["status"], "#a15c00")
-        if s["ci"] is not None:
-            parts.append(
-                f'<line x1="{x(s["ci"][0]):.1f}" y1="{y}" x2="{x(s["ci"][1]):.1f}" '
-                f'y2="{y}" stroke="{color}" stroke-width="3"/>'
-            )
-        if s["estimate"] is not None:
-            parts.append(
-                f'<circle cx="{x(s["estimate"]):.1f}" cy="{y}" r="5" fill="{color}">'
-                f"<title>{escape(fmt_stat(s))}</title></circle>"
-            )
-        else:
-            parts.append(
-                f'<text x="{x(0):.1f}" y="{y + 4}" font-size="11" fill="#667085">undefined</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _heatmap(c: dict[str, Any]) -> str:
-    m = c["confusion"]
-    rows = [(n, r) for n, r in zip(m["rows_consensus"], m["counts"], strict=True) if any(r)]
-    cols = m["columns_judge"]
-    cell, left, top = 44, 120, 80
-    width, height = left + cell * len(cols) + 10, top + cell * len(rows) + 10
-    peak = max((v for _, r in rows for v in r), default=1) or 1
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="confusion matrix {escape(c["criterion"])}">'
-    ]
-    for j, name in enumerate(cols):
-        cx = left + cell * j + cell / 2
-        parts.append(
-            f'<text x="{cx:.0f}" y="{top - 8}" font-size="11" text-anchor="start" '
-            f'transform="rotate(-40 {cx:.0f} {top - 8})">{escape(name)}</text>'
-        )
-    for i, (name, r) in enumerate(rows):
-        y = top + cell * i
-        parts.append(
-            f'<text x="{left - 6}" y="{y + cell / 2 + 4:.0f}" font-size="11" '
-            f'text-anchor="end">{escape(name)}</text>'
-        )
-        for j, v in enumerate(r):
-            shade = int(255 - 180 * v / peak)
-            diag = name == cols[j]
-            parts.append(
-                f'<rect x="{left + cell * j}" y="{y}" width="{cell - 2}" '
-                f'height="{cell - 2}" fill="rgb({shade},{shade + (0 if diag else 0)},'
-                f'{255 if diag else shade})"/><text x="{left + cell * j + cell / 2 - 1}" '
-                f'y="{y + cell / 2 + 4}" font-size="12" text-anchor="middle">{v}</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _table(head: list[str], rows: list[list[str]]) -> str:
+def _table(head: list[str], rows: list[list[str]], *, attrs: str = "") -> str:
+    """An HTML table; ``head`` is escaped, cells are given as HTML."""
     h = "".join(f"<th>{escape(x)}</th>" for x in head)
     body = "".join("<tr>" + "".join(f"<td>{x}</td>" for x in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{attrs}><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def calibration_html(r: dict[str, Any]) -> str:
-    """The report as one self-contained HTML page."""
+def _ids(text: str) -> str:
+    """An identifier that may wrap after each underscore."""
+    return escape(text).replace("_", "_<wbr>")
+
+
+def _gate(status: str) -> str:
+    return f'<span class="{status}">{status}</span>'
+
+
+def _summary(r: dict[str, Any]) -> str:
     j = r["judge"] or {}
-    gate = r["gate"]["judge"]
-    crit_rows = [
+    s = r["settings"]
+    per = ", ".join(f"{escape(k)} {_gate(v)}" for k, v in r["gate"]["criteria"].items())
+    warnings = "".join(
+        f'<div class="warning" role="note"><strong>Warning.</strong> {escape(w)}</div>'
+        for w in r.get("warnings", [])
+    )
+    return f"""<header id="summary">
+<h1>Calibration report</h1>
+<p class="gate">Judge release gate: {_gate(r["gate"]["judge"])}</p>
+<p>Per criterion: {per}. Safety is reported apart and never averaged in.</p>
+{warnings}
+<p class="muted">Judge <code>{escape(str(j.get("model")))}</code> ({escape(str(j.get("hash")))});
+rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])}
+({escape(r["rubric"]["hash"])}); {r["n_items"]} gold items (split
+<code>{escape(r["split"])}</code>), raters {escape(", ".join(r["gold"]["raters"]))};
+{s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate: CI
+lower bound ≥ {s["min_lower"]}, coverage ≥ {s["min_coverage"]:.0%}. Judge outcomes:
+{escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
+</header>"""
+
+
+def _criteria(r: dict[str, Any]) -> str:
+    rows = [
         [
-            f"<code>{escape(c['criterion'])}</code>",
-            escape(c["statistic"]),
+            f"<code>{_ids(c['criterion'])}</code>",
+            escape(stat_name(c["statistic"])),
             escape(fmt_stat(c["judge_vs_consensus"])),
-            escape(fmt_stat(c["expert_ceiling"], n=False)),
-            f"{c['coverage']['coverage']:.0%}",
-            f'<span class="{c["gate"]["status"]}">{c["gate"]["status"]}</span>',
+            escape(fmt_stat(c["expert_ceiling"], n=False, none=ceiling_why(c))),
+            escape(coverage_text(c)),
+            _gate(c["gate"]["status"]),
             "yes" if c["revise_rubric"] else "no",
         ]
         for c in r["criteria"]
     ]
-    sections = []
-    for c in r["criteria"]:
-        dis = [
-            [
-                escape(d["item"]),
-                escape(d["case"]),
-                escape(str(d["consensus"])),
-                escape(", ".join(f"{k}: {v}" for k, v in d["experts"].items())),
-                escape(str(d["judge"])),
-                escape(d["rationale"]),
-                escape(", ".join(d["evidence"])),
-            ]
-            for d in c["disagreements"]
-        ]
-        sections.append(
-            f"<h3><code>{escape(c['criterion'])}</code> — {escape(c['title'])}</h3>"
-            f'<p>Gate <span class="{c["gate"]["status"]}">{c["gate"]["status"]}</span>: '
-            f"{escape('; '.join(c['gate']['reasons']))}</p>"
-            f"<figure>{_heatmap(c)}<figcaption>consensus (rows) × judge (columns)</figcaption>"
-            "</figure>"
-            + (
-                _table(
-                    [
-                        "item",
-                        "case",
-                        "consensus",
-                        "experts",
-                        "judge",
-                        "judge's rationale",
-                        "evidence cited",
-                    ],
-                    dis,
-                )
-                if dis
-                else "<p>No disagreement.</p>"
-            )
-        )
+    notes = "".join(
+        f"<li><code>{_ids(c['criterion'])}</code>: {escape(n)}</li>"
+        for c in r["criteria"]
+        for n in c["notes"]
+    )
+    head = ["criterion", "statistic", "judge vs consensus [95% CI]", "experts' ceiling"]
+    return f"""<h2 id="criteria">Communication criteria</h2>
+<figure class="forest">{forest_plot(r["criteria"], r["settings"]["min_lower"])}
+<figcaption>The judge against the experts' consensus, per criterion: estimate and 95% CI, over
+the experts' own agreement.</figcaption></figure>
+{_table([*head, "coverage", "gate", "revise rubric?"], rows)}
+{f'<h3>Read with care</h3><ul class="notes">{notes}</ul>' if notes else ""}"""
+
+
+def _safety(r: dict[str, Any]) -> str:
     s = r["safety"]
-    safety_rows = [
+    rows = [
         [
-            f"<code>{escape(k)}</code>",
-            (
-                f'<span class="viol">{escape(rate_text(v))}</span>'
-                if v["violated"]
-                else escape(rate_text(v))
-            ),
+            f"<code>{_ids(k)}</code>",
+            f'<span class="viol">{escape(rate_text(v))}</span>'
+            if v["violated"]
+            else escape(rate_text(v)),
             str(v["pass"]),
             str(v["not_applicable"]),
             str(v["harness_error"]),
         ]
         for k, v in s["invariants"].items()
     ]
-    crits = [c["criterion"] for c in r["criteria"]]
-    pair_rows = []
-    for p in r["calibration_pairs"]:
-        for sd in p["sides"]:
-            judge = (
-                " ".join(str(sd["judge"].get(c)) for c in crits)
-                if sd["judge"]
-                else str(sd["judge_outcome"])
-            )
-            pair_rows.append(
-                [
-                    escape(p["case"]),
-                    escape(sd["item"]),
-                    escape(sd["role"]),
-                    escape(f"{sd['agent']} / {sd['style']}"),
-                    escape(", ".join(sd["safety_violations"]) or "—"),
-                    escape(" ".join(str(sd["consensus"].get(c)) for c in crits)),
-                    escape(judge),
-                ]
-            )
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>calibrant — calibration report</title>
-<style>{_CSS}</style></head><body>
-<h1>Calibration report</h1>
-<p>Judge <code>{escape(str(j.get("model")))}</code> <span class="muted">{
-        escape(str(j.get("hash")))
-    }</span>;
-rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])}
-<span class="muted">{escape(r["rubric"]["hash"])}</span>; {r["n_items"]} gold items (split
-<code>{escape(r["split"])}</code>), raters {escape(", ".join(r["gold"]["raters"]))};
-{r["settings"]["n_resamples"]} bootstrap resamples ({escape(r["settings"]["bootstrap"])}),
-seed {r["settings"]["seed"]}. Judge outcomes:
-{escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
-<p>Judge release gate: <span class="{gate}">{gate}</span></p>
-<h2>Communication criteria</h2>
-<figure>{_forest(r["criteria"], r["settings"]["min_lower"])}
-<figcaption>Judge vs consensus with 95% CI (dot and bar, coloured by gate); the blue band is
-the experts' own agreement (ceiling) CI; the dashed line is the gate's minimum
-({r["settings"]["min_lower"]}).</figcaption></figure>
-{
-        _table(
-            [
-                "criterion",
-                "statistic",
-                "judge vs consensus [95% CI]",
-                "experts' ceiling",
-                "coverage",
-                "gate",
-                "revise rubric?",
-            ],
-            crit_rows,
-        )
-    }
-{"".join(sections)}
-<h2>Safety invariants</h2>
+    return f"""<h2 id="safety">Safety invariants</h2>
 <p class="muted">{escape(s["note"])}</p>
-{_table(["invariant", "violated", "pass", "not applicable", "harness error"], safety_rows)}
-<h2>Calibration pairs</h2><p class="muted">Labels in order: {escape(", ".join(crits))}</p>
-{_table(["case", "item", "role", "agent / style", "safety", "consensus", "judge"], pair_rows)}
+{_table(["invariant", "violated", "pass", "not applicable", "harness error"], rows)}"""
+
+
+def _pairs(r: dict[str, Any]) -> str:
+    if not r["calibration_pairs"]:
+        return ""
+    crits = [c["criterion"] for c in r["criteria"]]
+    head = "".join(f"<th><code>{_ids(c)}</code></th>" for c in crits)
+    body = []
+    for p in r["calibration_pairs"]:
+        body.append(
+            f'<tr class="pair"><th colspan="{2 + len(crits)}">case <code>{_ids(p["case"])}'
+            "</code></th></tr>"
+        )
+        for sd in p["sides"]:
+            violations = "<br>".join(f"<code>{_ids(v)}</code>" for v in sd["safety_violations"])
+            cells = []
+            for c in crits:
+                cons, judge, differ = pair_cell(sd, c)
+                attrs = ' class="differ"' if differ else ""
+                cells.append(f"<td{attrs}>{_ids(cons)} / {_ids(judge)}</td>")
+            body.append(
+                f'<tr class="side"><td>{escape(sd["role"])}<br><span class="muted">'
+                f"{escape(sd['item'])}, {escape(sd['agent'])} / {escape(sd['style'])}</span></td>"
+                f"<td>{violations or 'none'}</td>{''.join(cells)}</tr>"
+            )
+    return f"""<h2 id="pairs">Calibration pairs</h2>
+<p>Excellent text with a wrong transaction beside ordinary text with a correct operation, case by
+case: the safety checker's violations, then for each criterion the experts' consensus / the
+judge's label (highlighted where they differ).</p>
+<table id="calibration-pairs"><thead><tr><th>side</th><th>safety violations</th>
+{head}</tr></thead><tbody>{"".join(body)}</tbody></table>"""
+
+
+def _disagreements(c: dict[str, Any]) -> str:
+    rows = [
+        [
+            f'<span class="nowrap">{escape(d["item"])}</span>',
+            f"<code>{_ids(d['case'])}</code>",
+            escape(str(d["consensus"])),
+            escape(", ".join(f"{k}: {v}" for k, v in d["experts"].items())),
+            escape(str(d["judge"])),
+            escape(d["rationale"]),
+            escape(", ".join(d["evidence"])),
+        ]
+        for d in c["disagreements"]
+    ]
+    if not rows:
+        return "<p>No disagreement.</p>"
+    head = ["item", "case", "consensus", "experts", "judge", "judge's rationale", "evidence cited"]
+    attrs = ' class="disagreements"'
+    shown = _table(head, rows[:TOP_DISAGREEMENTS], attrs=attrs)
+    rest = rows[TOP_DISAGREEMENTS:]
+    folded = (
+        f"<details><summary>Show {len(rest)} more disagreements</summary>"
+        f"{_table(head, rest, attrs=attrs)}</details>"
+        if rest
+        else ""
+    )
+    return (
+        f"<h4>{len(rows)} disagreement(s) with the consensus, unanimous experts and larger "
+        f"distances first</h4>{shown}{folded}"
+    )
+
+
+def _criterion(c: dict[str, Any]) -> str:
+    figures = _table(
+        ["comparison", "statistic", "value [95% CI]"],
+        [
+            [escape(what), escape(name), escape(fmt_stat(s, none=ceiling_why(c)))]
+            for what, name, s in comparisons(c)
+        ],
+    )
+    extra = "".join(f"<li>{escape(x)}</li>" for x in planning_line(c))
+    return f"""<section class="criterion" data-criterion="{escape(c["criterion"])}">
+<h3><code>{_ids(c["criterion"])}</code> — {escape(c["title"])}</h3>
+<p>Gate {_gate(c["gate"]["status"])}: {escape("; ".join(c["gate"]["reasons"]))}</p>
+{f'<ul class="notes">{extra}</ul>' if extra else ""}
+<div class="figures">
+<figure class="heatmap">{heatmap(c)}
+<figcaption>Items by the experts' consensus (rows) and the judge's label (columns).</figcaption>
+</figure>
+{figures}
+</div>
+{_disagreements(c)}
+</section>"""
+
+
+def calibration_html(r: dict[str, Any]) -> str:
+    """The report as one self-contained HTML page."""
+    details = "".join(_criterion(c) for c in r["criteria"])
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>calibrant — calibration report</title>
+<style>{_CSS}</style></head><body>
+{_summary(r)}
+{_criteria(r)}
+{_safety(r)}
+{_pairs(r)}
+<h2 id="details">Criteria in detail: agreement, confusion and disagreements</h2>
+{details}
 </body></html>
 """

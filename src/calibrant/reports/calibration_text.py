@@ -1,0 +1,134 @@
+"""Words shared by every rendering of the calibration report (terminal, Markdown, HTML):
+readable statistic names, one-line figures, and every comparison of a criterion by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "STAT_NAMES",
+    "comparisons",
+    "coverage_text",
+    "ceiling_why",
+    "fmt_stat",
+    "gate_lines",
+    "planning_line",
+    "undefined_lines",
+    "rate_text",
+    "stat_name",
+    "undefined_text",
+]
+
+STAT_NAMES = {
+    "cohen_kappa": "Cohen's κ",
+    "weighted_kappa_linear": "linear-weighted κ",
+    "weighted_kappa_quadratic": "quadratic-weighted κ",
+    "gwet_ac1": "Gwet's AC1",
+    "percent_agreement": "percent agreement",
+    "fleiss_kappa": "Fleiss' κ",
+}
+
+
+def stat_name(key: str) -> str:
+    """The name a reader knows a statistic by ('linear-weighted κ', not the JSON key)."""
+    return STAT_NAMES.get(key, key.replace("_", " "))
+
+
+def undefined_text(s: dict[str, Any] | None, *, none: str = "no expert pair") -> str | None:
+    """'undefined: <who and why>' for an undefined estimate, 'CI undefined: …' for an undefined
+    interval, ``None`` when both are defined."""
+    if s is None:
+        return f"undefined: {none}"
+    if s["estimate"] is None:
+        return s.get("explanation") or f"undefined: {s['estimate_undefined_reason']}"
+    if s["ci"] is None:
+        return s.get("explanation") or f"CI undefined: {s['ci_undefined_reason']}"
+    return None
+
+
+def fmt_stat(s: dict[str, Any] | None, *, n: bool = True, none: str = "no expert pair") -> str:
+    """'0.72 [0.54, 0.88] (n=59, 10 cases)', or 'undefined: <who and why>'."""
+    if s is None or s["estimate"] is None:
+        return str(undefined_text(s, none=none))
+    ci = f" [{s['ci'][0]:.2f}, {s['ci'][1]:.2f}]" if s["ci"] is not None else ""
+    size = ""
+    if n:
+        size = f" (n={s['n']}" + (f", {s['n_clusters']} cases" if s.get("n_clusters") else "") + ")"
+    text = f"{s['estimate']:.2f}{ci}{size}"
+    return text if s["ci"] is not None else f"{text}; {undefined_text(s)}"
+
+
+def ceiling_why(c: dict[str, Any]) -> str:
+    """Why a criterion has no experts' ceiling at all (fewer than two experts)."""
+    return str(c.get("expert_ceiling_explanation") or "no expert pair")
+
+
+def coverage_text(c: dict[str, Any]) -> str:
+    cov = c["coverage"]
+    failed = sum(cov["failed"].values())
+    ci = cov.get("coverage_ci95")
+    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""
+    extra = (f", {cov['abstained']} abstained" if cov["abstained"] else "") + (
+        f", {failed} failed" if failed else ""
+    )
+    return f"{cov['coverage']:.0%}{interval} of {cov['n_items']}{extra}"
+
+
+def rate_text(v: dict[str, Any]) -> str:
+    r = v.get("violated_rate") or {}
+    ci = r.get("ci95")
+    if not v["violated"] or not ci:
+        return f"{v['violated']}/{v['n']}"
+    return f"{v['violated']}/{v['n']} ({r['value']:.0%} [{ci[0]:.0%}, {ci[1]:.0%}])"
+
+
+def comparisons(c: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """Every figure of a criterion as (comparison, statistic name, figure), main one first."""
+    main = stat_name(c["statistic"])
+    ceiling = c["expert_ceiling"]
+    out: list[tuple[str, str, dict[str, Any] | None]] = [
+        ("judge vs consensus", main, c["judge_vs_consensus"])
+    ]
+    other = c["judge_vs_consensus_other"]
+    out += [("judge vs consensus", stat_name(k), s) for k, s in other.items()]
+    out.append(
+        (
+            "judge vs consensus, abstention as a label",
+            stat_name(c["with_abstention_category"]["statistic"]),
+            c["with_abstention_category"],
+        )
+    )
+    out += [(f"judge vs {e['rater']}", main, e) for e in c["judge_vs_each_expert"]]
+    out += [(f"{p['raters'][0]} vs {p['raters'][1]}", main, p) for p in c["expert_pairs"]]
+    if len(c["expert_pairs"]) != 1:  # several experts: the ceiling is their Fleiss' kappa
+        name = stat_name(ceiling["statistic"]) if ceiling else main
+        out.append(("experts' ceiling (all experts)", name, ceiling))
+    return out
+
+
+def planning_line(c: dict[str, Any]) -> list[str]:
+    """Why the items-needed figure is missing when the judge's interval is defined (an
+    undefined interval is explained with the figure itself)."""
+    need, judge = c["items_needed_for_width"], c["judge_vs_consensus"]
+    if need["items"] is not None or judge["ci"] is None:
+        return []
+    return [
+        f"items needed for a CI width of {need['target_width']}: undefined, because the "
+        f"judge's interval already has zero width (every resample gave {judge['estimate']:.2f}), "
+        "so there is no width to narrow"
+    ]
+
+
+def undefined_lines(c: dict[str, Any]) -> list[str]:
+    """Every undefined figure of a criterion, named, with whose labels made it so."""
+    lines = []
+    for what, name, s in comparisons(c):
+        why = undefined_text(s, none=ceiling_why(c))
+        if why is not None:
+            lines.append(f"{what} ({name}): {why}")
+    return lines
+
+
+def gate_lines(c: dict[str, Any]) -> list[str]:
+    """The plain-words notes, every undefined figure explained, and the planning figure."""
+    return [*c["notes"], *undefined_lines(c), *planning_line(c)]
