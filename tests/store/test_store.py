@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 
 from calibrant.contracts import CriterionJudgment, JudgeConfig, Judgment
 from calibrant.errors import ConfigError
@@ -39,7 +39,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield Store(make_engine(f"sqlite:///{tmp_path / 'c.db'}"))
         return
     schema = f"calibrant_test_{uuid.uuid4().hex[:10]}"
-    admin = make_engine(PG)
+    # The admin connection only creates and drops the schema: it must not write store metadata
+    # into the shared database (a store made there by another version would break every run).
+    admin = create_engine(PG)
     with admin.begin() as conn:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
     engine = make_engine(PG, connect_args={"options": f"-csearch_path={schema}"})
