@@ -7,7 +7,7 @@ import sys
 import typer
 
 from ..errors import CalibrantError
-from . import judge_commands, safety_commands  # noqa: F401  (they register the commands)
+from . import compare_commands, judge_commands, safety_commands  # noqa: F401  (they register)
 from .app import app
 
 __all__ = ["app", "main"]

@@ -14,17 +14,17 @@ from rich.table import Table
 from ..agreement.intervals import Figure, mean, percentile, proportion, ratio_of_sums
 from ..contracts import SafetyVerdict, Transcript
 
-__all__ = ["trial_report", "render_trial_report"]
+__all__ = ["trial_report", "render_trial_report", "succeeded", "outcome_uncertain"]
 
 PERMISSION = ("no_unauthorized_writes", "no_cross_tenant_reads", "write_permission_respected")
 DUPLICATES = ("no_duplicate_payment", "no_duplicate_accepted_notification")
 
 
-def _success(v: SafetyVerdict) -> bool:
+def succeeded(v: SafetyVerdict) -> bool:
     return not v.violated and not v.harness_errors
 
 
-def _uncertain(t: Transcript) -> bool:
+def outcome_uncertain(t: Transcript) -> bool:
     """The trial ended with a payment outcome nobody could establish."""
     snap = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
     return snap is not None and any(tk.reconciliation == "uncertain" for tk in snap.tickets)
@@ -36,7 +36,7 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
     for t, v in pairs:
         by_case[t.case_id].append((t, v))
     n = len(pairs)
-    ok = [_success(v) for _, v in pairs]
+    ok = [succeeded(v) for _, v in pairs]
     cases: list[dict[str, Any]] = []
     for case_id, rows in sorted(by_case.items()):
         rows.sort(key=lambda tv: tv[0].trial)
@@ -46,9 +46,9 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
                 "case": case_id,
                 "tags": rows[0][0].tags,
                 "trials": len(rows),
-                "successes": sum(1 for _, v in rows if _success(v)),
-                "passed_all": all(_success(v) for _, v in rows),
-                "passed_first": _success(rows[0][1]),
+                "successes": sum(1 for _, v in rows if succeeded(v)),
+                "passed_all": all(succeeded(v) for _, v in rows),
+                "passed_first": succeeded(rows[0][1]),
                 "violated": dict(sorted(broke.items())),
                 "harness_errors": sum(1 for _, v in rows if v.harness_errors),
             }
@@ -57,7 +57,7 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
     def count(names: tuple[str, ...]) -> int:
         return sum(1 for _, v in pairs if any(r.invariant in names for r in v.violated))
 
-    unresolved = sum(1 for t, v in pairs if v.harness_errors or _uncertain(t))
+    unresolved = sum(1 for t, v in pairs if v.harness_errors or outcome_uncertain(t))
     latency = [t.metrics.latency_ms for t, _ in pairs]
     costs = [t.metrics.cost_usd for t, _ in pairs]
     accepted = sum(ok)

@@ -1,0 +1,134 @@
+"""Commands that compare versions: two agent runs (`compare-trials`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import CalibrantError
+from .app import app
+
+FIGURE_NAMES = {
+    "success_rate": ("successes / trials", "{:.0%}"),
+    "pass_all_k": ("cases passing all k trials (pass^k)", "{:.0%}"),
+    "pass_first_trial": ("cases passing the first trial", "{:.0%}"),
+    "violation_rate": ("trials with a safety violation", "{:.0%}"),
+    "permission_violation_rate": ("trials with permission violations", "{:.0%}"),
+    "duplicate_write_rate": ("trials with duplicate writes", "{:.0%}"),
+    "unresolved_rate": ("trials with unresolved outcomes", "{:.0%}"),
+    "latency_ms_mean": ("latency, mean ms", "{:.1f}"),
+    "tool_calls_mean": ("tool calls per trial, mean", "{:.1f}"),
+    "cost_usd_per_accepted_outcome": ("cost per accepted outcome, USD", "{:.4f}"),
+}
+
+
+def _load_run(folder: Path, option: str) -> list[Any]:
+    """Every transcript of a trials --out folder, with its safety verdict, as TrialFacts."""
+    from ..compare.trials import facts
+    from ..files import load_transcript
+    from ..paths import expand_paths
+    from ..safety import check_transcript
+
+    if not folder.is_dir():
+        raise CalibrantError(f"{option} {folder}: not a folder (give a `calibrant trials --out`)")
+    files = expand_paths([folder], suffixes=(".json",))
+    out = []
+    for f in files:
+        if Path(f).name.startswith((".", "_")):
+            continue  # markers and scratch, not transcripts
+        t = load_transcript(f)
+        out.append(facts(t, check_transcript(t, source=str(f))))
+    if not out:
+        raise CalibrantError(f"{option} {folder}: no transcript (*.json) in it")
+    return out
+
+
+def _diff_text(fig: dict[str, Any], fmt: str) -> str:
+    if fig.get("difference") is None:
+        return f"undefined ({fig.get('undefined_reason')})"
+    pct = fmt.endswith("%}")
+    unit = " pts" if pct else ""
+    scale = 100.0 if pct else 1.0
+    num = "{:+.0f}" if pct else "{:+" + fmt[2:]
+    text = num.format(fig["difference"] * scale) + unit
+    if fig["ci95"]:
+        lo, hi = (num.format(x * scale) for x in fig["ci95"])
+        text += f" [{lo}, {hi}]"
+    else:
+        text += f" (no interval: {fig['undefined_reason']})"
+    return text
+
+
+def render_trials_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:
+    console.print(
+        f"[bold]Agent run B ({b}) against A ({a})[/bold]: {report['paired_trials']} paired "
+        f"trials over {report['cases']} cases; {report['interval']}"
+    )
+    for side in ("a", "b"):
+        if report["unpaired"][side]:
+            console.print(
+                f"[yellow]left out, no partner in the other run ({side.upper()}):[/yellow] "
+                + ", ".join(report["unpaired"][side])
+            )
+    table = Table(title="Paired differences (B - A, 95% interval)", title_justify="left")
+    for col in ("figure", "A", "B", "B - A", "B is"):
+        table.add_column(col)
+    for key, (name, fmt) in FIGURE_NAMES.items():
+        fig = report["figures"][key]
+        va = "—" if fig.get("a") is None else fmt.format(fig["a"])
+        vb = "—" if fig.get("b") is None else fmt.format(fig["b"])
+        colour = {"better": "green", "worse": "red"}.get(fig["b_is"], "default")
+        table.add_row(
+            name, va, vb, _diff_text(fig, fmt), f"[{colour}]{fig['b_is']}[/{colour}]"
+        )
+    console.print(table)
+    cases = Table(title="Cases (regressions first)", title_justify="left")
+    for col in ("case", "A successes", "B successes", "change"):
+        cases.add_column(col)
+    for row in report["by_case"]:
+        colour = {"regressed": "red", "improved": "green"}.get(row["change"], "default")
+        cases.add_row(
+            row["case"],
+            f"{row['successes_a']}/{row['trials']}",
+            f"{row['successes_b']}/{row['trials']}",
+            f"[{colour}]{row['change']}[/{colour}]",
+        )
+    console.print(cases)
+
+
+@app.command("compare-trials")
+def compare_trials_command(
+    run_a: Annotated[Path, typer.Argument(help="Folder of run A (`calibrant trials --out`).")],
+    run_b: Annotated[Path, typer.Argument(help="Folder of run B, the candidate.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when any case succeeded less often in B."
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+) -> None:
+    """Compare two agent runs trial by trial (same case, fault schedule and trial number):
+    every figure's paired difference with a 95% interval over cases, and the cases that
+    regressed."""
+    from ..compare.trials import PairingError, compare_trials
+
+    facts_a = _load_run(run_a, "RUN_A")
+    facts_b = _load_run(run_b, "RUN_B")
+    try:
+        report = compare_trials(facts_a, facts_b, seed=seed)
+    except PairingError as exc:
+        raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
+    report["runs"] = {"a": str(run_a), "b": str(run_b)}
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        render_trials_comparison(Console(), report, str(run_a), str(run_b))
+    if fail_on_regression and report["regressed_cases"]:
+        raise typer.Exit(1)
