@@ -83,9 +83,7 @@ def render_trials_comparison(console: Console, report: dict[str, Any], a: str, b
         va = "—" if fig.get("a") is None else fmt.format(fig["a"])
         vb = "—" if fig.get("b") is None else fmt.format(fig["b"])
         colour = {"better": "green", "worse": "red"}.get(fig["b_is"], "default")
-        table.add_row(
-            name, va, vb, _diff_text(fig, fmt), f"[{colour}]{fig['b_is']}[/{colour}]"
-        )
+        table.add_row(name, va, vb, _diff_text(fig, fmt), f"[{colour}]{fig['b_is']}[/{colour}]")
     console.print(table)
     cases = Table(title="Cases (regressions first)", title_justify="left")
     for col in ("case", "A successes", "B successes", "change"):
@@ -131,4 +129,153 @@ def compare_trials_command(
     else:
         render_trials_comparison(Console(), report, str(run_a), str(run_b))
     if fail_on_regression and report["regressed_cases"]:
+        raise typer.Exit(1)
+
+
+def _resolve(name: str) -> tuple[Any, Any, Any, int]:
+    from ..judge.config import JudgeOptions, resolve_judge
+
+    return resolve_judge(JudgeOptions(judge=name))
+
+
+def _judge_gold(name: str, resolved: tuple[Any, Any, Any, int], gold: Any, seed: int) -> Any:
+    """Judge every gold item with a resolved judge (answers come from the store when this
+    judge version already gave them)."""
+    from ..judge.runner import judge_transcripts
+    from ..store import Store, make_engine
+    from .progress import track
+
+    config, rubric, policy, concurrency = resolved
+    items = gold.item_ids
+    with track(f"gold items judged by '{name}'", total=len(items)) as progress:
+        run = judge_transcripts(
+            [gold.transcripts[i] for i in items],
+            rubric=rubric,
+            config=config,
+            store=Store(make_engine()),
+            concurrency=concurrency,
+            policy=policy,
+            seed=seed,
+            on_done=lambda j, cached: progress.advance(cached=cached),
+        )
+    return dict(zip(items, run.judgments, strict=True))
+
+
+def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:
+    ja, jb = report["judges"]["a"], report["judges"]["b"]
+    console.print(
+        f"[bold]Judge B '{b}'[/bold] ({jb['model']}, {jb['hash'][:12]}) against "
+        f"[bold]A '{a}'[/bold] ({ja['model']}, {ja['hash'][:12]}) on "
+        f"{report['gold']['items']} gold items ({report['gold']['split']}); {report['interval']}"
+    )
+    table = Table(title="Per criterion (kappa against the consensus)", title_justify="left")
+    for col in (
+        "criterion",
+        "n",
+        "A",
+        "B",
+        "B - A [95% CI]",
+        "McNemar A-only/B-only, p",
+        "decision",
+        "more items",
+    ):
+        table.add_column(col)
+
+    def k(v: float | None) -> str:
+        return "undefined" if v is None else f"{v:.2f}"
+
+    for c in report["criteria"]:
+        diff = "undefined" if c["difference"] is None else f"{c['difference']:+.2f}"
+        if c["ci95"]:
+            diff += f" [{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]"
+        m = c["mcnemar"]
+        colour = {"B better": "green", "B worse": "red"}.get(c["decision"], "default")
+        more = "—" if c["more_items_to_settle"] is None else str(c["more_items_to_settle"])
+        table.add_row(
+            c["criterion"],
+            str(c["n"]),
+            k(c["kappa_a"]),
+            k(c["kappa_b"]),
+            diff,
+            f"{m['a_only_right']}/{m['b_only_right']}, p={m['p_value']:.3f}",
+            f"[{colour}]{c['decision']}[/{colour}]",
+            more,
+        )
+    console.print(table)
+    for c in report["criteria"]:
+        if c["reason"]:
+            console.print(f"{c['criterion']}: {c['reason']}", highlight=False)
+    console.print(f"[bold]Overall:[/bold] {report['overall']} ({report['decision_rule']})")
+    for c in report["criteria"]:
+        regress = [f for f in c["flips"] if f["direction"] == "regression"]
+        if not regress:
+            continue
+        console.print(f"\n[red]Regressions on {c['criterion']}[/red] ({len(regress)}):")
+        for f in regress[:10]:
+            console.print(
+                f"  {f['item']} ({f['case']}): consensus {f['consensus']}, A {f['a']} — "
+                f"{f['rationale_a']}; B {f['b']} — {f['rationale_b']}",
+                highlight=False,
+                markup=False,
+            )
+        if len(regress) > 10:
+            console.print(f"  … {len(regress) - 10} more in --json")
+
+
+@app.command("compare")
+def compare_command(
+    judge_a: Annotated[str, typer.Argument(help="Saved judge A (judges/A.yaml), the baseline.")],
+    judge_b: Annotated[str, typer.Argument(help="Saved judge B, the candidate.")],
+    gold: Annotated[Path, typer.Option("--gold", help="Gold set folder.")] = Path("gold"),
+    split: Annotated[
+        str, typer.Option("--split", help="calibration, heldout or all.")
+    ] = "calibration",
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
+    ] = 2000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+    fail_if_worse: Annotated[
+        bool, typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any criterion.")
+    ] = False,
+) -> None:
+    """Compare two saved judge versions on the same gold items: per criterion kappa of A and
+    B, a paired interval of the difference, an exact McNemar test, the flipped items
+    (regressions first) and a decision."""
+    from ..calibration.compare_judges import compare_judges
+    from ..calibration.criterion import Settings
+    from ..gold import load_gold
+
+    if split not in ("calibration", "heldout", "all"):
+        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    gold_set = load_gold(gold, split=None if split == "all" else split)
+    # every check before the first model call: both judges, one rubric, labels it can read
+    resolved_a, resolved_b = _resolve(judge_a), _resolve(judge_b)
+    config_a, rubric = resolved_a[0], resolved_a[1]
+    config_b = resolved_b[0]
+    if resolved_b[1].content_hash != rubric.content_hash:
+        raise CalibrantError(
+            f"judges '{judge_a}' and '{judge_b}' read different rubrics "
+            f"({rubric.content_hash[:15]} vs {resolved_b[1].content_hash[:15]}): compare judge "
+            "versions on the same rubric"
+        )
+    gold_set.validate(rubric)
+    judged_a = _judge_gold(judge_a, resolved_a, gold_set, seed)
+    judged_b = _judge_gold(judge_b, resolved_b, gold_set, seed)
+    report = compare_judges(
+        gold_set,
+        rubric,
+        judge_a=config_a,
+        judge_b=config_b,
+        judgments_a=judged_a,
+        judgments_b=judged_b,
+        settings=Settings(seed=seed, n_resamples=resamples),
+        split=None if split == "all" else split,
+    )
+    report["judges"]["a"]["name"], report["judges"]["b"]["name"] = judge_a, judge_b
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        render_judge_comparison(Console(), report, judge_a, judge_b)
+    if fail_if_worse and report["overall"] == "B worse":
         raise typer.Exit(1)
