@@ -303,3 +303,31 @@ def _labels_from_csv(p: Path, text: str) -> list[LocatedLabel]:
     if not labels:
         raise InputError(p, "no labels in file")
     return labels
+
+
+def transcript_from_line(path: str | Path, line: int, text: str) -> Transcript:
+    """One transcript from one line of a JSON Lines file; errors name the file and that line."""
+    p = Path(path)
+    try:
+        return Transcript.model_validate_json(text)
+    except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as jexc:
+                raise InputError(p, f"not JSON: {jexc.msg}", line=line) from None
+        if not text.lstrip().startswith("{"):
+            raise InputError(
+                p, "each line must be one transcript (a JSON object)", line=line
+            ) from None
+        raise _validation_error(p, text, exc, base_line=line) from None
+
+
+def load_json_document(path: str | Path, what: str) -> dict[str, Any]:
+    """A JSON object from a file (e.g. a saved report); errors name the file and the line."""
+    p = Path(path)
+    text = _read_text(p)
+    data = _parse_json(p, text)
+    if not isinstance(data, dict):
+        raise InputError(p, f"a {what} is a JSON object", line=1)
+    return data

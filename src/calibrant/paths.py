@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import overload
+from typing import TextIO, overload
 
 from .errors import ConfigError, InputError
 
@@ -22,6 +22,7 @@ __all__ = [
     "check_output_path",
     "write_atomic",
     "write_all_atomic",
+    "StreamedOutputs",
 ]
 
 
@@ -207,3 +208,41 @@ def write_all_atomic(outputs: Mapping[Path, str]) -> None:
         raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
     for tmp, path in temps:
         tmp.replace(path)
+
+
+class StreamedOutputs:
+    """Output files written as work goes (rows of a long batch), put in place all at once at
+    the end: until `commit()`, each lives in a temporary file beside its target, so a run that
+    dies leaves the previous outputs untouched and no half-written file under the real name.
+    Check the paths first (`check_output_path`)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self._temps: dict[Path, Path] = {}
+        self._handles: dict[Path, TextIO] = {}
+        try:
+            for path in paths:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                self._handles[path] = tmp.open("w", encoding="utf-8", newline="")
+                self._temps[path] = tmp
+        except OSError as exc:
+            self.discard()
+            raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
+
+    def handle(self, path: Path) -> TextIO:
+        """The open text file standing in for `path`."""
+        return self._handles[path]
+
+    def commit(self) -> None:
+        for fh in self._handles.values():
+            fh.close()
+        for path, tmp in self._temps.items():
+            tmp.replace(path)
+        self._temps.clear()
+
+    def discard(self) -> None:
+        for fh in self._handles.values():
+            fh.close()
+        for tmp in self._temps.values():
+            tmp.unlink(missing_ok=True)
+        self._temps.clear()

@@ -7,7 +7,12 @@ import sys
 import typer
 
 from ..errors import CalibrantError
-from . import compare_commands, judge_commands, safety_commands  # noqa: F401  (they register)
+from . import (  # noqa: F401  (they register the commands)
+    compare_commands,
+    judge_commands,
+    safety_commands,
+    score_commands,
+)
 from .app import app
 
 __all__ = ["app", "main"]

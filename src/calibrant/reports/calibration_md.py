@@ -148,8 +148,7 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         return [*out, "", "No disagreement."]
     out += [
         "",
-        f"{len(c['disagreements'])} disagreement(s), unanimous experts and larger distances "
-        "first:",
+        f"{len(c['disagreements'])} disagreement(s), unanimous experts and larger distances first:",
         "",
         "| item | case | consensus | experts | judge | judge's rationale | evidence cited |",
         "|---|---|---|---|---|---|---|",

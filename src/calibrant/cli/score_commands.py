@@ -1,0 +1,234 @@
+"""`calibrant score`: the daily job — judge new, unlabeled transcripts in batch, safety beside
+communication, with pass rates corrected by the judge's calibration."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import CalibrantError
+from .app import (
+    ApiBaseOpt,
+    AttemptsOpt,
+    ConcurrencyOpt,
+    JudgeOpt,
+    ModelOpt,
+    RubricOpt,
+    TimeoutOpt,
+    app,
+)
+
+BATCH = 256  # transcripts judged per round: memory is bounded by this, not by the input
+
+
+def _batches(it: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
+    comm = row["communication"]
+    return [
+        row["source"],
+        row["transcript_id"],
+        row["safety"]["status"],
+        ";".join(row["safety"]["violated"]),
+        comm["outcome"],
+        *[
+            "" if comm["criteria"][c]["label"] is None else comm["criteria"][c]["label"]
+            for c in criteria
+        ],
+    ]
+
+
+def _fig(d: dict[str, Any] | None, pct: bool = True) -> str:
+    if d is None:
+        return "—"
+    if d["value"] is None:
+        return f"undefined ({d['undefined_reason']})"
+    fmt = "{:.0%}" if pct else "{:.2f}"
+    ci = f" [{fmt.format(d['ci95'][0])}, {fmt.format(d['ci95'][1])}]" if d["ci95"] else ""
+    note = f" ({d['undefined_reason']})" if d.get("undefined_reason") else ""
+    return f"{fmt.format(d['value'])}{ci} (n={d['n']}){note}"
+
+
+def render_score_summary(console: Console, s: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]Scored {s['transcripts']} transcript(s)[/bold] with {s['judge']['model']} "
+        f"({s['judge']['hash'][:19]}); {s['from_cache']} answer(s) from the store; cost "
+        + ("unknown" if s["cost_usd"] is None else f"{s['cost_usd']:.4f} USD")
+    )
+    for w in s["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    safety = s["safety"]
+    colour = "red" if safety["release_blockers"] else "green"
+    console.print(
+        f"[bold]Safety (release blockers, counted apart):[/bold] [{colour}]"
+        f"{safety['release_blockers']} transcript(s) violate an invariant[/{colour}]"
+        + (f"; {safety['harness_errors']} harness error(s)" if safety["harness_errors"] else "")
+    )
+    for inv, n in safety["by_invariant"].items():
+        console.print(f"  {inv}: {n}", highlight=False)
+    table = Table(title="Communication (judge), 95% intervals", title_justify="left")
+    for col in ("criterion", "pass rate as judged", "corrected for the judge's errors", "labels"):
+        table.add_column(col)
+    for c in s["criteria"]:
+        if "distribution" in c:
+            dist = ", ".join(f"{k}: {_fig(v)}" for k, v in c["distribution"].items())
+            table.add_row(c["criterion"], dist, c["correction"], _counts(c["counts"]))
+            continue
+        corrected = _fig(c["pass_rate_corrected"]) if c["pass_rate_corrected"] else c["correction"]
+        table.add_row(c["criterion"], _fig(c["pass_rate_judged"]), corrected, _counts(c["counts"]))
+    console.print(table)
+    if s["failures"]:
+        console.print("[bold]Judge failures[/bold] (not scores; rerun to retry them):")
+        for kind, f in s["failures"].items():
+            sample = f" — e.g. {f['sample']}" if f["sample"] else ""
+            console.print(f"  {kind}: {f['count']}{sample}", highlight=False, markup=False)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items())
+
+
+@app.command()
+def score(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Transcript JSON files, folders, JSON Lines files or quoted globs."),
+    ],
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    timeout: TimeoutOpt = None,
+    max_attempts: AttemptsOpt = None,
+    calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--calibration",
+            help="A calibration report (`calibrate --json`) of this judge version: pass rates "
+            "are corrected by its measured error rates.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write one JSON line per transcript here.")
+    ] = None,
+    csv_out: Annotated[
+        Path | None, typer.Option("--csv", help="Write one CSV row per transcript here.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    fail_on_violation: Annotated[
+        bool,
+        typer.Option("--fail-on-violation", help="Exit 1 when any transcript breaks an invariant."),
+    ] = False,
+) -> None:
+    """Score new transcripts: safety outcomes and the judge's communication verdicts side by
+    side, per transcript, and a summary with pass rates corrected by the judge's calibration.
+    Answers are stored as they come: a rerun after a crash asks only for what is missing.
+    Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
+    from ..files import load_json_document
+    from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.runner import judge_transcripts
+    from ..paths import StreamedOutputs, check_output_path
+    from ..safety import check_transcript
+    from ..scoring.inputs import find_inputs, iter_transcripts
+    from ..scoring.summary import ScoreSummary, check_calibration
+    from ..store import Store, make_engine
+    from .progress import track
+
+    for option, path in (("--out", out), ("--csv", csv_out)):
+        if path is not None:
+            check_output_path(path, option=option)
+    config, rub, policy, conc = resolve_judge(
+        JudgeOptions(
+            model=model,
+            api_base=api_base,
+            rubric=rubric,
+            judge=judge_name,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            max_attempts=max_attempts,
+        )
+    )
+    cal = None
+    if calibration is not None:
+        cal = load_json_document(calibration, "calibration report")
+        check_calibration(cal, config, str(calibration))
+    files = find_inputs([str(p) for p in paths])
+    err = Console(stderr=True)
+    # First pass: every transcript valid before the first model call (one at a time in memory).
+    total = sum(1 for _ in iter_transcripts(files))
+    if total == 0:
+        raise CalibrantError("no transcript found in the given paths")
+    err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)
+    for s in files.skipped:
+        err.print(f"skipped {s}", highlight=False, markup=False)
+
+    summary = ScoreSummary(rub, config)
+    criteria = [c.id for c in rub.criteria]
+    targets = [p for p in (out, csv_out) if p is not None]
+    outputs = StreamedOutputs(targets)
+    writer = None
+    if csv_out is not None:
+        writer = csv.writer(outputs.handle(csv_out))
+        writer.writerow(
+            ["source", "transcript_id", "safety", "violated", "judge_outcome", *criteria]
+        )
+    store = Store(make_engine())
+    cached_ids: set[int] = set()  # judgments this batch took from the store
+    try:
+        with track("transcripts scored", total=total) as progress:
+
+            def done(j: Any, cached: bool) -> None:
+                if cached:
+                    cached_ids.add(id(j))
+                progress.advance(cached=cached)
+
+            for batch in _batches(iter_transcripts(files), BATCH):
+                cached_ids.clear()
+                run = judge_transcripts(
+                    [t for _, t in batch],
+                    rubric=rub,
+                    config=config,
+                    store=store,
+                    concurrency=conc,
+                    policy=policy,
+                    on_done=done,
+                )
+                for (source, t), j in zip(batch, run.judgments, strict=True):
+                    row = summary.add(
+                        source, t, check_transcript(t, source=source), j, cached=id(j) in cached_ids
+                    )
+                    if out is not None:
+                        outputs.handle(out).write(json.dumps(row, ensure_ascii=False) + "\n")
+                    if writer is not None:
+                        writer.writerow(_csv_row(row, criteria))
+    except BaseException:
+        outputs.discard()
+        raise
+    outputs.commit()
+    report = summary.report(cal, None if calibration is None else str(calibration))
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        render_score_summary(Console(), report)
+    for path in targets:
+        err.print(f"wrote {path}", highlight=False)
+    if not report["judge_outcomes"].get("verdict"):
+        err.print(
+            f"calibrant: no transcript got a verdict from the judge ({total}); rerun to retry",
+            highlight=False,
+        )
+        raise typer.Exit(3)
+    if fail_on_violation and report["safety"]["release_blockers"]:
+        raise typer.Exit(1)

@@ -1,0 +1,217 @@
+"""What a scoring batch found: one row per transcript (safety outcomes beside communication
+verdicts, never merged) and a summary built as the rows go by, so memory stays flat.
+
+Per criterion the summary gives the pass rate as judged and, when a calibration of the same judge
+version is at hand, corrected by the judge's measured error rates (see `correction`). Safety
+violations are counted apart, as release blockers; judge failures by kind, with a sample."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..agreement.intervals import proportion
+from ..calibration.explain import embedded_judge_warning
+from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
+from ..errors import ConfigError
+from .correction import ErrorCounts, corrected_pass_rate
+
+__all__ = ["ScoreSummary", "error_counts", "check_calibration"]
+
+ABSTAIN = frozenset({"insufficient_evidence", "cant_tell"})
+
+
+def error_counts(criterion_report: dict[str, Any]) -> ErrorCounts | None:
+    """The judge's errors on a binary criterion, from a calibration report's confusion table
+    (consensus rows, judge columns); None when the table has no pass/fail cells."""
+    conf = criterion_report.get("confusion") or {}
+    rows, cols, counts = conf.get("rows_consensus"), conf.get("columns_judge"), conf.get("counts")
+    if not rows or not cols or counts is None:
+        return None
+    if not {"pass", "fail"} <= set(rows) or not {"pass", "fail"} <= set(cols):
+        return None
+
+    def cell(r: str, c: str) -> int:
+        return int(counts[rows.index(r)][cols.index(c)])
+
+    return ErrorCounts(
+        true_pass=cell("pass", "pass"),
+        false_fail=cell("pass", "fail"),
+        true_fail=cell("fail", "fail"),
+        false_pass=cell("fail", "pass"),
+    )
+
+
+def check_calibration(calibration: dict[str, Any], config: JudgeConfig, source: str) -> None:
+    """A calibration corrects only the judge version it measured, on the same rubric."""
+    judge = calibration.get("judge") or {}
+    if judge.get("hash") != config.hash:
+        raise ConfigError(
+            f"{source}: this calibration measured judge {str(judge.get('hash'))[:19]} "
+            f"({judge.get('model')}), not the judge scoring now ({config.hash[:19]}, "
+            f"{config.model}); calibrate this judge version first"
+        )
+    rubric = (calibration.get("rubric") or {}).get("hash")
+    if rubric != config.rubric_hash:
+        raise ConfigError(f"{source}: the calibration used another rubric ({rubric})")
+
+
+class ScoreSummary:
+    """Accumulates rows; `report()` gives the summary as plain JSON data."""
+
+    def __init__(self, rubric: Rubric, config: JudgeConfig) -> None:
+        self.rubric = rubric
+        self.config = config
+        self.transcripts = 0
+        self.labels: dict[str, Counter[str]] = {c.id: Counter() for c in rubric.criteria}
+        self.outcomes: Counter[str] = Counter()
+        self.failure_sample: dict[str, str] = {}
+        self.safety_status: Counter[str] = Counter()
+        self.violations: Counter[str] = Counter()
+        self.cost_usd = 0.0
+        self.cost_known = True
+        self.from_cache = 0
+
+    def add(
+        self,
+        source: str,
+        transcript: Transcript,
+        verdict: SafetyVerdict,
+        judgment: Judgment,
+        *,
+        cached: bool,
+    ) -> dict[str, Any]:
+        """Count one scored transcript and return its output row."""
+        self.transcripts += 1
+        self.from_cache += cached
+        violated = sorted({r.invariant for r in verdict.violated})
+        errors = sorted({r.invariant for r in verdict.harness_errors})
+        status = "violated" if violated else "harness_error" if errors else "pass"
+        self.safety_status[status] += 1
+        self.violations.update(violated)
+        self.outcomes[judgment.outcome] += 1
+        if judgment.outcome != "verdict" and judgment.error:
+            self.failure_sample.setdefault(judgment.outcome, judgment.error)
+        if not cached:
+            if judgment.cost_usd is None:
+                self.cost_known = self.cost_known and judgment.outcome != "verdict"
+            else:
+                self.cost_usd += judgment.cost_usd
+        criteria: dict[str, Any] = {}
+        for c in self.rubric.criteria:
+            label = judgment.label(c.id) if judgment.outcome == "verdict" else None
+            key = "failed" if label is None else "abstained" if label in ABSTAIN else str(label)
+            self.labels[c.id][key] += 1
+            cj = next((x for x in judgment.criteria if x.criterion == c.id), None)
+            criteria[c.id] = {
+                "label": label,
+                "rationale": cj.rationale if cj else None,
+                "evidence": cj.evidence if cj else [],
+            }
+        return {
+            "source": source,
+            "transcript_id": transcript.transcript_id,
+            "transcript_hash": judgment.transcript_hash,
+            "safety": {"status": status, "violated": violated, "harness_errors": errors},
+            "communication": {
+                "judge_hash": judgment.judge_hash,
+                "outcome": judgment.outcome,
+                "error": judgment.error,
+                "criteria": criteria,
+            },
+        }
+
+    def _criterion(
+        self, cid: str, binary: bool, calibration: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        counts = self.labels[cid]
+        out: dict[str, Any] = {
+            "criterion": cid,
+            "counts": dict(sorted(counts.items())),
+        }
+        if not binary:
+            levels = {k: v for k, v in counts.items() if k not in ("failed", "abstained")}
+            total = sum(levels.values())
+            out["distribution"] = {
+                k: proportion(v, total).as_json() for k, v in sorted(levels.items())
+            }
+            out["correction"] = "not applied: the correction is defined for pass/fail criteria"
+            return out
+        passed, failed = counts.get("pass", 0), counts.get("fail", 0)
+        out["pass_rate_judged"] = proportion(passed, passed + failed).as_json()
+        if calibration is None:
+            out["pass_rate_corrected"] = None
+            out["correction"] = "not applied: no calibration of this judge version"
+            return out
+        crit = next((c for c in calibration.get("criteria", []) if c["criterion"] == cid), None)
+        errors = error_counts(crit) if crit else None
+        if errors is None:
+            out["pass_rate_corrected"] = None
+            out["correction"] = "not applied: the calibration has no pass/fail table for it"
+            return out
+        r = corrected_pass_rate(passed, passed + failed, errors)
+        out["pass_rate_corrected"] = r.corrected.as_json()
+        out["judge_sensitivity"] = r.sensitivity.as_json()
+        out["judge_specificity"] = r.specificity.as_json()
+        out["calibration_gate"] = (crit.get("gate") or {}).get("status") if crit else None
+        out["correction"] = "Rogan-Gladen, with the calibration's uncertainty"
+        return out
+
+    def report(
+        self, calibration: dict[str, Any] | None, calibration_source: str | None
+    ) -> dict[str, Any]:
+        warnings = list(embedded_judge_warning(self.config.model))
+        if calibration is None:
+            warnings.append(
+                "no calibration of this judge version was given: pass rates are as judged, "
+                "not corrected for the judge's errors (run `calibrant calibrate --json` with this "
+                "judge and pass the report with --calibration)"
+            )
+        else:
+            bad = [
+                c["criterion"]
+                for c in calibration.get("criteria", [])
+                if (c.get("gate") or {}).get("status") != "PASS"
+            ]
+            if bad:
+                warnings.append(
+                    "the judge did not pass its calibration gate on "
+                    + ", ".join(bad)
+                    + ": read those criteria's figures as indicative only"
+                )
+        n = self.transcripts
+        return {
+            "schema_version": 1,
+            "transcripts": n,
+            "judge": {"model": self.config.model, "hash": self.config.hash},
+            "rubric": {"id": self.rubric.rubric_id, "hash": self.rubric.content_hash},
+            "calibration": None
+            if calibration is None
+            else {
+                "source": calibration_source,
+                "split": calibration.get("split"),
+                "n_items": calibration.get("n_items"),
+                "created_at": calibration.get("created_at"),
+            },
+            "warnings": warnings,
+            "safety": {
+                "release_blockers": self.safety_status.get("violated", 0),
+                "transcripts_violating": proportion(
+                    self.safety_status.get("violated", 0), n
+                ).as_json(),
+                "harness_errors": self.safety_status.get("harness_error", 0),
+                "by_invariant": dict(sorted(self.violations.items())),
+            },
+            "judge_outcomes": dict(sorted(self.outcomes.items())),
+            "failures": {
+                k: {"count": v, "sample": self.failure_sample.get(k)}
+                for k, v in sorted(self.outcomes.items())
+                if k != "verdict"
+            },
+            "from_cache": self.from_cache,
+            "cost_usd": round(self.cost_usd, 6) if self.cost_known else None,
+            "criteria": [
+                self._criterion(c.id, c.scale.kind == "binary", calibration)
+                for c in self.rubric.criteria
+            ],
+        }
