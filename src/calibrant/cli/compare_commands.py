@@ -11,7 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import CalibrantError
-from .app import app
+from .app import (
+    ApiBaseOpt,
+    ConcurrencyOpt,
+    JudgeOpt,
+    ModelOpt,
+    RubricOpt,
+    app,
+)
 
 FIGURE_NAMES = {
     "success_rate": ("successes / trials", "{:.0%}"),
@@ -279,3 +286,118 @@ def compare_command(
         render_judge_comparison(Console(), report, judge_a, judge_b)
     if fail_if_worse and report["overall"] == "B worse":
         raise typer.Exit(1)
+
+
+def render_stability(console: Console, report: dict[str, Any]) -> None:
+    j = report["judge"]
+    console.print(
+        f"[bold]Stability of {j['model']}[/bold] ({j['hash'][:19]}, temperature "
+        f"{j['temperature']}): {report['samples']} samples of {report['items']} gold items; "
+        f"{report['statistic']}"
+    )
+    for w in report["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    table = Table(title="Agreement of the judge with itself (95% interval)", title_justify="left")
+    for col in ("criterion", "self-agreement", "items whose samples differ", "flag"):
+        table.add_column(col)
+    for c in report["criteria"]:
+        s = c["self_agreement"]
+        if s["estimate"] is None:
+            value = f"undefined ({s['estimate_undefined_reason']})"
+        else:
+            ci = s["ci"]
+            value = f"{s['estimate']:.2f}" + (
+                f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+                if ci
+                else f" (no interval: {s['ci_undefined_reason']})"
+            )
+            value += f" (n={s['n']})"
+        d = c["items_with_differing_samples"]
+        differ = "—" if d["value"] is None else f"{d['value']:.0%} (n={d['n']})"
+        colour = {"UNSTABLE": "red", "stable": "green"}.get(c["flag"], "yellow")
+        table.add_row(c["criterion"], value, differ, f"[{colour}]{c['flag']}[/{colour}]")
+    console.print(table)
+    console.print(
+        f"UNSTABLE: the interval reaches below {report['min_self_agreement']}; the judge's single "
+        "answers on that criterion are partly chance."
+    )
+
+
+@app.command("stability")
+def stability_command(
+    samples: Annotated[
+        int, typer.Option("--samples", "-k", min=2, help="Samples per item (k >= 2).")
+    ] = 5,
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            "--temperature", min=0.0, help="Sample at this temperature (default: the judge's)."
+        ),
+    ] = None,
+    gold: Annotated[Path, typer.Option("--gold", help="Gold set folder.")] = Path("gold"),
+    split: Annotated[
+        str, typer.Option("--split", help="calibration, heldout or all.")
+    ] = "calibration",
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    min_self_agreement: Annotated[
+        float,
+        typer.Option("--min-self-agreement", min=0.0, max=1.0, help="Flag below this lower bound."),
+    ] = 0.8,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Judge stability: sample one judge configuration k times on the gold items and measure
+    how much its samples agree with one another, per criterion, with a 95% interval."""
+    from ..calibration.stability import judge_stability
+    from ..gold import load_gold
+    from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.runner import judge_transcripts
+    from ..store import Store, make_engine
+    from .progress import track
+
+    if split not in ("calibration", "heldout", "all"):
+        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    gold_set = load_gold(gold, split=None if split == "all" else split)
+    config, rub, policy, conc = resolve_judge(
+        JudgeOptions(
+            model=model,
+            api_base=api_base,
+            rubric=rubric,
+            judge=judge_name,
+            concurrency=concurrency,
+            temperature=temperature,
+        )
+    )
+    gold_set.validate(rub)
+    items = gold_set.item_ids
+    with track("answers", total=len(items) * samples) as progress:
+        run = judge_transcripts(
+            [gold_set.transcripts[i] for i in items],
+            rubric=rub,
+            config=config,
+            store=Store(make_engine()),
+            concurrency=conc,
+            samples=samples,
+            policy=policy,
+            seed=seed,
+            on_done=lambda j, cached: progress.advance(cached=cached),
+        )
+    by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
+    report = judge_stability(
+        items,
+        by_item,
+        rubric=rub,
+        judge=config,
+        k=samples,
+        clusters=[gold_set.items[i].case for i in items],
+        seed=seed,
+        min_self_agreement=min_self_agreement,
+    )
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        render_stability(Console(), report)
