@@ -10,6 +10,7 @@ import typer
 __all__ = [
     "app",
     "rubric_app",
+    "batch_app",
     "ModelOpt",
     "ApiBaseOpt",
     "RubricOpt",
@@ -31,6 +32,11 @@ app = typer.Typer(
 
 rubric_app = typer.Typer(help="Rubric tools.", no_args_is_help=True)
 app.add_typer(rubric_app, name="rubric")
+batch_app = typer.Typer(
+    help="Judge requests as OpenAI batch files: export what is pending, ingest results.",
+    no_args_is_help=True,
+)
+app.add_typer(batch_app, name="batch")
 
 
 ModelOpt = Annotated[
