@@ -186,3 +186,21 @@ def test_finished_run_is_not_silently_overwritten(tmp_path: Path) -> None:
     r = run_cli(*args, "--restart")
     assert r.code == 0, r.err
     assert sorted(_transcripts(out)) == sorted(old)
+
+
+def test_a_second_run_into_a_busy_folder_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    env = _env(tmp_path / "tmp")
+    with fake_openai(scripted_model, latency_s=0.05) as server:
+        proc = _start(_args(server, out), env)
+        try:
+            deadline = time.time() + 60
+            while not (out / MARKER).exists():
+                assert proc.poll() is None and time.time() < deadline
+                time.sleep(0.01)
+            line = _one_line(run_cli(*_args(server, out, "--restart"), env=env))
+            assert str(out) in line and "in use" in line
+        finally:
+            _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err  # the first run was not disturbed
+    assert len(_transcripts(out)) == K and not (out / MARKER).exists()

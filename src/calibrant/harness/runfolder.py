@@ -139,8 +139,9 @@ class RunFolder:
     def _remove_leftovers(self) -> None:
         """Scratch files and half-written temporaries of a run that was killed."""
         shutil.rmtree(self.scratch, ignore_errors=True)
-        for tmp in self.out.glob(".*.json.*.tmp"):
-            tmp.unlink(missing_ok=True)
+        for pattern in (".*.json.*.tmp", f".{MARKER}.*.tmp"):
+            for tmp in self.out.glob(pattern):
+                tmp.unlink(missing_ok=True)
 
     def prepare(self, *, restart: bool) -> dict[str, Transcript]:
         """Make the folder ready; the finished trials to keep, by file name."""
@@ -235,7 +236,7 @@ class RunFolder:
 
     def abandon(self) -> None:
         """Interrupted: remove the scratch folder; the marker stays for the resume."""
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._remove_leftovers()
 
 
 @contextmanager
