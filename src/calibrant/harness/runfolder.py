@@ -152,7 +152,7 @@ class RunFolder:
             files = []
         elif self.marker.exists():
             old = self._read_marker()
-            diffs = _differences(old.get("command") or {}, new)
+            diffs = _differences(old["command"], new)
             if diffs:
                 raise ConfigError(
                     f"{OPTION} {self.out} holds an unfinished run of another command "
@@ -183,8 +183,11 @@ class RunFolder:
             raise ConfigError(
                 f"{OPTION} {self.out}: {MARKER} is unreadable ({exc}); add --restart to start over"
             ) from None
-        if not isinstance(doc, dict):
-            raise ConfigError(f"{OPTION} {self.out}: {MARKER} is not a run marker; add --restart")
+        if not isinstance(doc, dict) or not isinstance(doc.get("command"), dict):
+            raise ConfigError(
+                f"{OPTION} {self.out}: {MARKER} names no command to resume; add --restart to "
+                "start over"
+            )
         return doc
 
     def _finished(self, files: list[Path]) -> dict[str, Transcript]:
