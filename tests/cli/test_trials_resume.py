@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,14 +63,19 @@ def _transcripts(out: Path) -> dict[str, tuple[int, str]]:
     return {p.name: (p.stat().st_mtime_ns, p.read_text()) for p in sorted(out.glob("*.json"))}
 
 
-def _kill_after(proc: subprocess.Popen[str], out: Path, done: int, sig: int) -> str:
-    """Send `sig` once at least `done` transcripts are in `out` (the run is mid-way); its
-    stderr."""
+def _wait_for(proc: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
+    """Wait until `ready()` while the run is still going."""
     deadline = time.time() + 120
-    while len(list(out.glob("*.json"))) < done:
+    while not ready():
         assert proc.poll() is None, proc.communicate()
         assert time.time() < deadline, "the run made no progress"
         time.sleep(0.01)
+
+
+def _kill_after(proc: subprocess.Popen[str], out: Path, done: int, sig: int) -> str:
+    """Send `sig` once at least `done` transcripts are in `out` (the run is mid-way); its
+    stderr."""
+    _wait_for(proc, lambda: len(list(out.glob("*.json"))) >= done)
     proc.send_signal(sig)
     return proc.communicate(timeout=60)[1]
 
@@ -170,7 +176,7 @@ def test_resume_with_another_command_is_refused(tmp_path: Path) -> None:
         args[args.index("-k") + 1] = str(K + 1)
         before = server.requests["counting"]
         line = _one_line(run_cli(*args, env=env))
-        assert str(out) in line and "--restart" in line and "k" in line
+        assert str(out) in line and "--restart" in line and f"k {K}, not {K + 1}" in line
         assert server.requests["counting"] == before
     assert _transcripts(out) == old and (out / MARKER).is_file()
 
@@ -194,10 +200,7 @@ def test_a_second_run_into_a_busy_folder_is_refused(tmp_path: Path) -> None:
     with fake_openai(scripted_model, latency_s=0.05) as server:
         proc = _start(_args(server, out), env)
         try:
-            deadline = time.time() + 60
-            while not (out / MARKER).exists():
-                assert proc.poll() is None and time.time() < deadline
-                time.sleep(0.01)
+            _wait_for(proc, (out / MARKER).exists)
             line = _one_line(run_cli(*_args(server, out, "--restart"), env=env))
             assert str(out) in line and "in use" in line
         finally:

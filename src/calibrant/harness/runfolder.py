@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..contracts import CaseContract, Transcript, content_hash
 from ..errors import ConfigError
 from ..files import load_transcript, write_atomic
+from ..paths import check_output_path
 from .runner import HARNESS_VERSION, transcript_filename
 from .toolspec import TOOL_SCHEMA_VERSION
 
@@ -107,19 +108,15 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def check_out_folder(out: Path) -> None:
     """Fail now, before anything is written, if `out` cannot be a folder of transcripts."""
+    if out.is_dir():
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ConfigError(f"{OPTION} {out}: cannot write in it")
+        return
     if out.is_symlink() and not out.exists():
         raise ConfigError(f"{OPTION} {out}: dangling link")
-    if out.exists() and not out.is_dir():
+    if out.exists():
         raise ConfigError(f"{OPTION} {out}: is a file; give a folder for the transcripts")
-    parent = out
-    while not parent.exists():
-        if parent.is_symlink():
-            raise ConfigError(f"{OPTION} {out}: {parent} is a dangling link")
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ConfigError(f"{OPTION} {out}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"{OPTION} {out}: cannot write in {parent}")
+    check_output_path(out, option=OPTION)  # the folders above: none a file, writable
 
 
 class RunFolder:
