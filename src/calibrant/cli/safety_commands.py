@@ -162,9 +162,7 @@ def trials(
     from rich.progress import Progress
 
     from ..files import expand_paths
-    from ..harness import TrialRun, run_trials
-    from ..harness.cases import load_runnable_cases
-    from ..harness.runfolder import check_out_folder
+    from ..harness import MARKER, TrialRun, check_out_folder, load_runnable_cases, run_trials
     from ..reports.trials import render_trial_report, report_json, trial_report
 
     check_out_folder(out)
@@ -205,7 +203,7 @@ def trials(
             bar.stop()
             err.print(
                 f"calibrant: interrupted; {state['done']} of {total} trials are in {out} "
-                "(marked TRIALS_INCOMPLETE): rerun the same command to resume"
+                f"(marked {MARKER}): rerun the same command to resume"
             )
             raise typer.Exit(130) from None
     report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
