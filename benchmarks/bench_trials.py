@@ -129,8 +129,8 @@ def interleaved(
                     for trial in range(1, k + 1):
                         run_trial(case, AGENT, trial=trial, seed=SEED, workdir=work)
                     bare += time.perf_counter() - start
-                else:
-                    runs += run_trials([case], AGENT, k=k, seed=SEED, out=out)
+                else:  # one run folder per case: a run folder holds one run
+                    runs += run_trials([case], AGENT, k=k, seed=SEED, out=out / case.case)
                     full += time.perf_counter() - start
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -140,7 +140,7 @@ def interleaved(
 
 @contextmanager
 def temp_root(path: Path) -> Iterator[None]:
-    """Make `tempfile` (hence run_trials' scratch folder) use `path`."""
+    """Make `tempfile` use `path` (run_trials keeps its scratch folder inside its --out)."""
     old = tempfile.tempdir
     tempfile.tempdir = str(path)
     try:

@@ -30,6 +30,7 @@ __all__ = [
     "load_yaml_model",
     "load_yaml_mapping",
     "validation_error",
+    "field_error",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -211,6 +212,13 @@ def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]
 def validation_error(path: Path, text: str, exc: ValidationError) -> InputError:
     """A pydantic error on data read from `text`, as one line naming file, line and field."""
     return _validation_error(path, text, exc)
+
+
+def field_error(path: str | Path, loc: Sequence[int | str], message: str) -> InputError:
+    """An InputError about the field at `loc` of a JSON/YAML file, with the line it is on."""
+    p = Path(path)
+    line, field = _line_of(_read_text(p), loc)
+    return InputError(p, message, line=line, field=field or None)
 
 
 def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:

@@ -143,7 +143,7 @@ def test_trials_are_reproducible_and_wording_varies_with_the_seed(trial: Run) ->
 def test_transcript_records_provenance(trial: Run) -> None:
     t = trial("timeout_after_payment_commit", "scripted:correct")
     p = t.provenance
-    assert p.agent == "scripted:correct" and p.tool_schema_version == "tools_v1"
+    assert p.agent == "scripted:correct" and p.tool_schema_version == "tools_v2"
     assert p.policy_version == "refund_v3" and p.case_hash and p.case_hash.startswith("sha256:")
     assert [f.point for f in p.fault_schedule] == ["timeout_after_payment_commit"]
     assert t.operation_ids == ["op-tkt_order_17-refund"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -132,39 +135,101 @@ def trials(
             "misleading), or llm:MODEL (any litellm model string).",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Folder for the transcripts.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Folder for the transcripts. A killed run leaves TRIALS_INCOMPLETE there; the "
+            "same command resumes it.",
+        ),
+    ],
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
     ] = None,
+    restart: Annotated[
+        bool,
+        typer.Option(
+            "--restart",
+            help="Discard the transcripts an earlier run left in --out and run every trial again.",
+        ),
+    ] = False,
 ) -> None:
-    """Run k trials of an agent on each case from clean fixtures; write transcripts; report."""
+    """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
+    Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""
     from rich.progress import Progress
 
-    from ..files import expand_paths, load_case
-    from ..harness import TrialRun, run_trials
+    from ..files import expand_paths
+    from ..harness import MARKER, TrialRun, check_out_folder, load_runnable_cases, run_trials
     from ..reports.trials import render_trial_report, report_json, trial_report
 
+    check_out_folder(out)
     files = expand_paths(paths, suffixes=(".yaml", ".yml"))
     if not files:
         raise CalibrantError("no case (*.yaml) found in the given paths")
-    cases = [load_case(f) for f in files]  # validate every case before running any
+    cases = load_runnable_cases(files)  # every case checked before any trial runs
     console = Console(stderr=as_json)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    total = len(cases) * k
+    state = {"done": 0}
     with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task(f"{agent}", total=len(cases) * k)
+        task = bar.add_task(f"{agent}", total=total)
+
+        def resumed(finished: int, of: int) -> None:
+            state["done"] = finished
+            bar.advance(task, finished)
+            err.print(f"resuming {out}: {finished} of {of} trials already finished, kept")
 
         def tick(run: TrialRun) -> None:
+            state["done"] += 1
             bar.advance(task)
 
-        runs = run_trials(cases, agent, k=k, seed=seed, out=out, on_trial=tick, api_base=api_base)
+        try:
+            with _sigterm_as_interrupt():
+                runs = run_trials(
+                    cases,
+                    agent,
+                    k=k,
+                    seed=seed,
+                    out=out,
+                    on_trial=tick,
+                    api_base=api_base,
+                    restart=restart,
+                    on_resume=resumed,
+                )
+        except KeyboardInterrupt:
+            bar.stop()
+            err.print(
+                f"calibrant: interrupted; {state['done']} of {total} trials are in {out} "
+                f"(marked {MARKER}): rerun the same command to resume"
+            )
+            raise typer.Exit(130) from None
     report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
     if as_json:
         typer.echo(report_json(report))
     else:
         render_trial_report(console, report)
-        console.print(f"{len(runs)} transcript(s) written to {out}")
+        console.print(f"{len(runs)} transcript(s) in {out}")
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a run the way Ctrl-C does: scratch files removed, the marker kept."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @app.command()

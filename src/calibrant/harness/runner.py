@@ -101,7 +101,9 @@ def run_trial(
             {
                 str(c.arguments["operation_id"])
                 for c in rec.calls
-                if c.tool == "create_refund" and c.arguments.get("operation_id")
+                if c.tool == "create_refund"
+                and c.arguments.get("operation_id")
+                and c.error != "invalid_argument"  # never an operation: refused before any write
             }
         ),
         provenance=Provenance(

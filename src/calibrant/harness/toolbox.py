@@ -3,6 +3,7 @@ lands in the tool-call log with its authorization decision, reads and committed 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +19,13 @@ from ..ledger import (
     revoke_write,
     run_operation,
 )
-from .toolspec import tool_names
+from .toolspec import argument_problems
 
 __all__ = ["AgentCrash", "ToolBox", "Recorder"]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 class AgentCrash(Exception):
@@ -80,10 +85,24 @@ class ToolBox:
                 return f
         return None
 
+    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]:
+        """`call` with the arguments as the JSON text a model wrote."""
+        try:
+            args = json.loads(arguments or "{}", parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            return self._reject(tool, {}, [f"arguments are not valid JSON ({why})"])
+        return self.call(tool, args)
+
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Run one tool call; returns what the agent receives (errors as {"error": ...})."""
-        if tool not in tool_names():
-            return {"error": "unknown_tool", "message": f"no tool named {tool}"}
+        """Run one tool call; returns what the agent receives (errors as {"error": ...}).
+
+        A call the tool schemas refuse (unknown tool, missing or unknown argument, wrong type,
+        an id with spaces...) never reaches the service: it is answered with `invalid_argument`,
+        logged like any call, and does not count towards the fault schedule."""
+        problems = argument_problems(tool, args)
+        if problems:
+            return self._reject(tool, args if isinstance(args, dict) else {}, problems)
         self.counts[tool] += 1
         call_id = f"call_{len(self.rec.calls) + 1:03d}"
         self._before(tool, call_id)
@@ -148,6 +167,33 @@ class ToolBox:
                 "message": "no answer in time; the outcome of this request is unknown",
             }
         return dict(handled.response)
+
+    def _reject(self, tool: str, args: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+        """Answer and log a call refused before the service: the service made no decision, so
+        the log says `denied` with reason `invalid_argument`, and nothing was read or written."""
+        seq = advance(self.svc)
+        name = tool if tool else "(no tool name)"
+        response = {
+            "error": "invalid_argument",
+            "message": f"{name}: " + "; ".join(problems),
+            "problems": problems,
+        }
+        self.rec.calls.append(
+            ToolCall(
+                call_id=f"call_{len(self.rec.calls) + 1:03d}",
+                seq=seq,
+                at=at(seq),
+                tool=name[:200],
+                principal=self.caller.principal,
+                tenant_id=self.caller.tenant_id,
+                arguments=args,
+                authorization=Authorization(decision="denied", reason="invalid_argument"),
+                outcome="error",
+                error="invalid_argument",
+                response=response,
+            )
+        )
+        return dict(response)
 
     @staticmethod
     def _committed(tool: str, handled: Handled) -> bool:

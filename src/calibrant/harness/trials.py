@@ -1,10 +1,9 @@
 """Repeated trials of one agent over many cases: k clean trials per case, transcripts written
-atomically, each checked by the safety checker."""
+atomically, each checked by the safety checker; an interrupted run resumes where it stopped
+(see `runfolder`)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,8 @@ from ..contracts import CaseContract, SafetyVerdict, Transcript
 from ..files import write_atomic
 from ..safety import check_transcript
 from .agents import Agent, make_agent
-from .runner import run_trial, transcript_filename
+from .runfolder import RunPlan, open_run_folder
+from .runner import run_trial
 
 __all__ = ["TrialRun", "run_trials"]
 
@@ -36,28 +36,43 @@ def run_trials(
     out: Path,
     on_trial: Callable[[TrialRun], None] | None = None,
     api_base: str | None = None,
+    restart: bool = False,
+    on_resume: Callable[[int, int], None] | None = None,
 ) -> list[TrialRun]:
-    """Run `k` trials of `agent` on every case; write each transcript to `out`."""
+    """Run `k` trials of `agent` on every case; write each transcript to `out`.
+
+    Returns every trial of the run in order (case, then trial), the ones a previous,
+    interrupted run of the same command had finished included: those are read back, not rerun
+    (`on_resume(finished, total)` is told how many). `on_trial` is called for each trial run now.
+    `restart` discards what `out` holds from an earlier run first."""
 
     def factory(name: str) -> Agent:
         return make_agent(name, api_base=api_base)
 
     factory(agent)  # fail fast on a bad agent name, before any file is written
-    out.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="calibrant-trials-"))
+    plan = RunPlan.make(cases, agent, k=k, seed=seed, api_base=api_base)
     runs: list[TrialRun] = []
-    try:
+    with open_run_folder(out, plan) as folder:
+        done = folder.prepare(restart=restart)
+        if done and on_resume is not None:
+            on_resume(len(done), len(cases) * k)
         for case in cases:
             for trial in range(1, k + 1):
-                t = run_trial(
-                    case, agent, trial=trial, seed=seed, workdir=scratch, agent_factory=factory
-                )
-                path = out / transcript_filename(t.transcript_id)
-                write_atomic(path, t.model_dump_json(indent=1, exclude_none=False))
+                path = folder.path(plan.transcript_id(case.case, trial))
+                t = done.get(path.name)
+                if t is None:
+                    t = run_trial(
+                        case,
+                        agent,
+                        trial=trial,
+                        seed=seed,
+                        workdir=folder.scratch,
+                        agent_factory=factory,
+                    )
+                    write_atomic(path, t.model_dump_json(indent=1, exclude_none=False))
                 run = TrialRun(t, path, check_transcript(t, source=str(path)))
                 runs.append(run)
-                if on_trial is not None:
+                if on_trial is not None and path.name not in done:
                     on_trial(run)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        folder.finish()
     return runs

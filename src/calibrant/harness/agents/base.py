@@ -15,6 +15,8 @@ __all__ = ["Agent", "AgentContext", "Usage", "ToolCaller"]
 class ToolCaller(Protocol):
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]: ...
 
+    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]: ...
+
 
 @dataclass
 class Usage:

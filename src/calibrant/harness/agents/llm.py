@@ -145,14 +145,9 @@ class LLMAgent:
 
     @staticmethod
     def _run_tool(ctx: AgentContext, call: dict[str, Any]) -> dict[str, Any]:
-        fn = call.get("function", {})
-        try:
-            args = json.loads(fn.get("arguments") or "{}")
-        except json.JSONDecodeError:
-            return {"error": "invalid_arguments", "message": "arguments are not valid JSON"}
-        if not isinstance(args, dict):
-            return {"error": "invalid_arguments", "message": "arguments must be an object"}
-        return ctx.tools.call(str(fn.get("name")), args)
+        fn = call.get("function") or {}
+        raw = fn.get("arguments")
+        return ctx.tools.call_json(str(fn.get("name") or ""), raw if isinstance(raw, str) else None)
 
 
 def _answer_lost_calls(history: list[dict[str, Any]]) -> None:
