@@ -125,6 +125,11 @@ def test_bad_run_folders_get_one_line_and_exit_2(
     empty.mkdir()
     r = cli("compare-trials", str(runs["ok"]), str(empty))
     assert r.code == 2 and "no transcript" in r.err
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(runs["ok"], unfinished)
+    (unfinished / "TRIALS_INCOMPLETE").write_text("{}")
+    r = cli("compare-trials", str(runs["ok"]), str(unfinished))
+    assert r.code == 2 and "did not finish" in r.err and r.err.count("\n") == 1
     broken = tmp_path / "broken"
     shutil.copytree(runs["ok"], broken)
     victim = sorted(broken.glob("*.json"))[0]

@@ -38,11 +38,17 @@ def _load_run(folder: Path, option: str) -> list[Any]:
     """Every transcript of a trials --out folder, with its safety verdict, as TrialFacts."""
     from ..compare.trials import facts
     from ..files import load_transcript
+    from ..harness.runfolder import MARKER
     from ..paths import expand_paths
     from ..safety import check_transcript
 
     if not folder.is_dir():
         raise CalibrantError(f"{option} {folder}: not a folder (give a `calibrant trials --out`)")
+    if (folder / MARKER).exists():
+        raise CalibrantError(
+            f"{option} {folder}: this trials run did not finish ({MARKER} is there); resume it "
+            "with the same `calibrant trials` command before comparing"
+        )
     files = expand_paths([folder], suffixes=(".json",))
     out = []
     for f in files:
