@@ -6,11 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..contracts import Judgment
-from ..gold import load_gold
+from ..contracts import JudgeConfig, Judgment, Rubric
+from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
+from ..judge.reliability import RetryPolicy
 from ..judge.runner import judge_transcripts
 from ..store import Store, make_engine
+from ..store.runs import Runs
 from .build import calibration_report
 from .criterion import Settings
 
@@ -44,6 +46,47 @@ def run_calibration(
     config, rubric, policy, concurrency = resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
     store = Store(make_engine())
+    runs = Runs(store.engine)
+    run_id = runs.start(
+        "calibrate",
+        judge=config,
+        seed=settings.seed,
+        arguments={
+            "gold": str(gold_dir),
+            "split": split or "all",
+            "n_resamples": settings.n_resamples,
+            "gate": {
+                "min_lower": settings.gate.min_lower,
+                "min_coverage": settings.gate.min_coverage,
+                "use_ceiling": settings.gate.use_ceiling,
+            },
+        },
+    )
+    try:
+        report = _judge_and_report(
+            gold, rubric, config, policy, concurrency, store, settings, split, on_start, on_done
+        )
+    except BaseException:
+        runs.finish(run_id, None, status="failed")
+        raise
+    report["run_id"] = run_id
+    verdicts = report["judge_outcomes"].get("verdict", 0)
+    runs.finish(run_id, report, status="finished" if verdicts else "no_verdict")
+    return report
+
+
+def _judge_and_report(
+    gold: GoldSet,
+    rubric: Rubric,
+    config: JudgeConfig,
+    policy: RetryPolicy,
+    concurrency: int,
+    store: Store,
+    settings: Settings,
+    split: str | None,
+    on_start: Callable[[int], None] | None,
+    on_done: Callable[[Judgment, bool], None] | None,
+) -> dict[str, Any]:
     items = gold.item_ids
     if on_start:
         on_start(len(items))

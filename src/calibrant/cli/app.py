@@ -11,6 +11,8 @@ __all__ = [
     "app",
     "rubric_app",
     "batch_app",
+    "judges_app",
+    "runs_app",
     "ModelOpt",
     "ApiBaseOpt",
     "RubricOpt",
@@ -37,6 +39,10 @@ batch_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(batch_app, name="batch")
+judges_app = typer.Typer(help="Saved judge versions (judges/*.yaml).", no_args_is_help=True)
+app.add_typer(judges_app, name="judges")
+runs_app = typer.Typer(help="Runs recorded in the store, with their reports.", no_args_is_help=True)
+app.add_typer(runs_app, name="runs")
 
 
 ModelOpt = Annotated[

@@ -61,6 +61,25 @@ def _load_run(folder: Path, option: str) -> list[Any]:
     return out
 
 
+def _record(
+    kind: str,
+    report: dict[str, Any],
+    *,
+    judge: Any = None,
+    arguments: dict[str, Any],
+    seed: int | None = None,
+    samples: int | None = None,
+) -> str:
+    """Store a finished comparison as a run, with its report; returns the run id."""
+    from ..store import make_engine
+    from ..store.runs import Runs
+
+    runs = Runs(make_engine())
+    run_id = runs.start(kind, judge=judge, seed=seed, samples=samples, arguments=arguments)
+    runs.finish(run_id, report)
+    return run_id
+
+
 def _diff_text(fig: dict[str, Any], fmt: str) -> str:
     if fig.get("difference") is None:
         return f"undefined ({fig.get('undefined_reason')})"
@@ -137,6 +156,9 @@ def compare_trials_command(
     except PairingError as exc:
         raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
     report["runs"] = {"a": str(run_a), "b": str(run_b)}
+    report["run_id"] = _record(
+        "compare-trials", report, arguments={"a": str(run_a), "b": str(run_b)}, seed=seed
+    )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
@@ -286,6 +308,19 @@ def compare_command(
         split=None if split == "all" else split,
     )
     report["judges"]["a"]["name"], report["judges"]["b"]["name"] = judge_a, judge_b
+    report["run_id"] = _record(
+        "compare",
+        report,
+        judge=config_b,
+        arguments={
+            "a": judge_a,
+            "b": judge_b,
+            "a_hash": config_a.hash,
+            "gold": str(gold),
+            "split": split,
+        },
+        seed=seed,
+    )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -402,6 +437,14 @@ def stability_command(
         clusters=[gold_set.items[i].case for i in items],
         seed=seed,
         min_self_agreement=min_self_agreement,
+    )
+    report["run_id"] = _record(
+        "stability",
+        report,
+        judge=config,
+        arguments={"gold": str(gold), "split": split, "samples": samples},
+        seed=seed,
+        samples=samples,
     )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))

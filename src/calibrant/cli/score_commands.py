@@ -145,6 +145,7 @@ def score(
     from ..scoring.inputs import find_inputs, iter_transcripts
     from ..scoring.summary import ScoreSummary, check_calibration
     from ..store import Store, make_engine
+    from ..store.runs import Runs
     from .progress import track
 
     for option, path in (("--out", out), ("--csv", csv_out)):
@@ -161,10 +162,18 @@ def score(
             max_attempts=max_attempts,
         )
     )
-    cal = None
+    store = Store(make_engine())
+    runs = Runs(store.engine)
+    cal, cal_source = None, None
     if calibration is not None:
         cal = load_json_document(calibration, "calibration report")
         check_calibration(cal, config, str(calibration))
+        cal_source = str(calibration)
+    else:  # the latest calibration of this judge version in the store, if any
+        found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
+        if found is not None:
+            info, cal = found
+            cal_source = f"store: calibrate run {info.id} ({info.finished_at:%Y-%m-%d %H:%M} UTC)"
     files = find_inputs([str(p) for p in paths])
     err = Console(stderr=True)
     # First pass: every transcript valid before the first model call (one at a time in memory).
@@ -185,7 +194,16 @@ def score(
         writer.writerow(
             ["source", "transcript_id", "safety", "violated", "judge_outcome", *criteria]
         )
-    store = Store(make_engine())
+    run_id = runs.start(
+        "score",
+        judge=config,
+        arguments={
+            "paths": [str(p) for p in paths],
+            "transcripts": total,
+            "calibration": cal_source,
+        },
+    )
+    scored = 0
     cached_ids: set[int] = set()  # judgments this batch took from the store
     try:
         with track("transcripts scored", total=total) as progress:
@@ -206,19 +224,26 @@ def score(
                     policy=policy,
                     on_done=done,
                 )
+                rows = []
                 for (source, t), j in zip(batch, run.judgments, strict=True):
                     row = summary.add(
                         source, t, check_transcript(t, source=source), j, cached=id(j) in cached_ids
                     )
+                    rows.append(row)
                     if out is not None:
                         outputs.handle(out).write(json.dumps(row, ensure_ascii=False) + "\n")
                     if writer is not None:
                         writer.writerow(_csv_row(row, criteria))
+                runs.add_scores(run_id, rows, start=scored)
+                scored += len(rows)
     except BaseException:
         outputs.discard()
+        runs.finish(run_id, None, status="failed")
         raise
     outputs.commit()
-    report = summary.report(cal, None if calibration is None else str(calibration))
+    report = summary.report(cal, cal_source)
+    report["run_id"] = run_id
+    runs.finish(run_id, report)
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:

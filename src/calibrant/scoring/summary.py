@@ -163,9 +163,9 @@ class ScoreSummary:
         warnings = list(embedded_judge_warning(self.config.model))
         if calibration is None:
             warnings.append(
-                "no calibration of this judge version was given: pass rates are as judged, "
-                "not corrected for the judge's errors (run `calibrant calibrate --json` with this "
-                "judge and pass the report with --calibration)"
+                "no calibration of this judge version was given or found in the store: pass "
+                "rates are as judged, not corrected for the judge's errors (run `calibrant "
+                "calibrate` with this judge first)"
             )
         else:
             bad = [

@@ -69,7 +69,9 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
         engine = create_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
-        SQLModel.metadata.create_all(engine, tables=TABLES)
+        from .runs import RUN_TABLES
+
+        SQLModel.metadata.create_all(engine, tables=[*TABLES, *RUN_TABLES])
         _migrate(engine)
     except (SQLAlchemyError, ImportError) as exc:
         raise ConfigError(

@@ -1,0 +1,238 @@
+"""Provenance: every calibration, scoring batch, comparison and stability run is a row in the same
+store as the judgments — who ran it, when, with which calibrant, judge configuration, rubric,
+prompt template, sampling and seed, with which options, and the report it produced. Scores of a
+batch are rows too, one per transcript.
+
+A calibration report stored here is what `score` uses to correct pass rates (the latest finished
+calibration of the same judge version on the same rubric) and what `judges list` shows."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import socket
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, desc
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from .. import __version__
+from ..contracts import JudgeConfig
+
+__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES"]
+
+
+class RunRow(SQLModel, table=True):
+    __tablename__ = "calibrant_runs"
+
+    id: str = Field(primary_key=True)
+    kind: str = Field(index=True)  # calibrate, score, compare, compare-trials, stability
+    status: str  # running, finished, failed
+    who: str
+    started_at: datetime
+    finished_at: datetime | None = None
+    calibrant_version: str
+    judge_hash: str | None = Field(default=None, index=True)
+    judge: str | None = None  # the JudgeConfig, as JSON (no credentials: they are never stored)
+    rubric_hash: str | None = None
+    prompt_template_version: str | None = None
+    sampling: str | None = None  # JSON: temperature, top_p, seed, max_tokens, samples
+    seed: int | None = None
+    arguments: str = "{}"  # the command's options, as JSON
+    summary: str | None = None  # the report the run produced, as JSON
+
+
+class ScoreRow(SQLModel, table=True):
+    __tablename__ = "calibrant_scores"
+
+    run_id: str = Field(primary_key=True)
+    position: int = Field(primary_key=True)  # order in the batch
+    source: str
+    transcript_id: str
+    transcript_hash: str = Field(index=True)
+    safety: str  # pass, violated, harness_error
+    violated: str  # JSON list of invariants
+    judge_outcome: str
+    labels: str  # JSON: criterion -> label
+
+
+RUN_TABLES = [RunRow.__table__, ScoreRow.__table__]  # type: ignore[attr-defined]
+
+
+def _who() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in some containers
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A stored run, for listings."""
+
+    id: str
+    kind: str
+    status: str
+    who: str
+    started_at: datetime
+    finished_at: datetime | None
+    judge_hash: str | None
+    rubric_hash: str | None
+    calibrant_version: str
+
+    @classmethod
+    def of(cls, r: RunRow) -> RunInfo:
+        return cls(
+            r.id,
+            r.kind,
+            r.status,
+            r.who,
+            r.started_at,
+            r.finished_at,
+            r.judge_hash,
+            r.rubric_hash,
+            r.calibrant_version,
+        )
+
+
+class Runs:
+    """Reading and writing runs and scores."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def start(
+        self,
+        kind: str,
+        *,
+        judge: JudgeConfig | None = None,
+        seed: int | None = None,
+        samples: int | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> str:
+        """Record a run as started; returns its id."""
+        run_id = uuid.uuid4().hex
+        sampling = None
+        if judge is not None:
+            sampling = json.dumps(
+                {
+                    "temperature": judge.temperature,
+                    "top_p": judge.top_p,
+                    "seed": judge.seed,
+                    "max_tokens": judge.max_tokens,
+                    "samples": samples or 1,
+                },
+                sort_keys=True,
+            )
+        row = RunRow(
+            id=run_id,
+            kind=kind,
+            status="running",
+            who=_who(),
+            started_at=datetime.now(UTC),
+            calibrant_version=__version__,
+            judge_hash=None if judge is None else judge.hash,
+            judge=None if judge is None else judge.model_dump_json(),
+            rubric_hash=None if judge is None else judge.rubric_hash,
+            prompt_template_version=None if judge is None else judge.prompt_template_version,
+            sampling=sampling,
+            seed=seed,
+            arguments=json.dumps(arguments or {}, sort_keys=True, default=str),
+        )
+        with Session(self.engine) as s:
+            s.add(row)
+            s.commit()
+        return run_id
+
+    def finish(
+        self, run_id: str, summary: dict[str, Any] | None, *, status: str = "finished"
+    ) -> None:
+        with Session(self.engine) as s:
+            row = s.get(RunRow, run_id)
+            if row is None:
+                raise KeyError(run_id)
+            row.status = status
+            row.finished_at = datetime.now(UTC)
+            row.summary = None if summary is None else json.dumps(summary, sort_keys=True)
+            s.add(row)
+            s.commit()
+
+    def add_scores(self, run_id: str, rows: Sequence[dict[str, Any]], start: int) -> None:
+        """Store one round of score rows (the `score` command's output rows)."""
+        with Session(self.engine) as s:
+            for n, row in enumerate(rows, start=start):
+                comm = row["communication"]
+                s.merge(
+                    ScoreRow(
+                        run_id=run_id,
+                        position=n,
+                        source=row["source"],
+                        transcript_id=row["transcript_id"],
+                        transcript_hash=row["transcript_hash"],
+                        safety=row["safety"]["status"],
+                        violated=json.dumps(row["safety"]["violated"]),
+                        judge_outcome=comm["outcome"],
+                        labels=json.dumps(
+                            {c: v["label"] for c, v in comm["criteria"].items()}, sort_keys=True
+                        ),
+                    )
+                )
+            s.commit()
+
+    def latest(
+        self, kind: str, *, judge_hash: str | None = None, rubric_hash: str | None = None
+    ) -> tuple[RunInfo, dict[str, Any]] | None:
+        """The latest finished run of `kind` (for a judge version and rubric), with its report."""
+        with Session(self.engine) as s:
+            stmt = select(RunRow).where(RunRow.kind == kind, RunRow.status == "finished")
+            if judge_hash is not None:
+                stmt = stmt.where(RunRow.judge_hash == judge_hash)
+            if rubric_hash is not None:
+                stmt = stmt.where(RunRow.rubric_hash == rubric_hash)
+            row = s.exec(stmt.order_by(desc(col(RunRow.finished_at))).limit(1)).first()
+            if row is None or row.summary is None:
+                return None
+            return RunInfo.of(row), json.loads(row.summary)
+
+    def recent(self, *, kind: str | None = None, limit: int = 50) -> list[RunInfo]:
+        with Session(self.engine) as s:
+            stmt = select(RunRow)
+            if kind is not None:
+                stmt = stmt.where(RunRow.kind == kind)
+            rows = s.exec(stmt.order_by(desc(col(RunRow.started_at))).limit(limit)).all()
+            return [RunInfo.of(r) for r in rows]
+
+    def scores(self, run_id: str) -> list[ScoreRow]:
+        with Session(self.engine) as s:
+            stmt = select(ScoreRow).where(ScoreRow.run_id == run_id)
+            return list(s.exec(stmt.order_by(col(ScoreRow.position))).all())
+
+    def get(self, prefix: str) -> dict[str, Any] | None:
+        """A run (by id or an unambiguous prefix of it), provenance and report, as JSON data."""
+        with Session(self.engine) as s:
+            rows = s.exec(select(RunRow).where(col(RunRow.id).startswith(prefix)).limit(2)).all()
+            if len(rows) != 1:
+                return None
+            r = rows[0]
+            return {
+                "id": r.id,
+                "kind": r.kind,
+                "status": r.status,
+                "who": r.who,
+                "started_at": r.started_at.isoformat(),
+                "finished_at": r.finished_at.isoformat() if r.finished_at else None,
+                "calibrant_version": r.calibrant_version,
+                "judge_hash": r.judge_hash,
+                "judge": json.loads(r.judge) if r.judge else None,
+                "rubric_hash": r.rubric_hash,
+                "prompt_template_version": r.prompt_template_version,
+                "sampling": json.loads(r.sampling) if r.sampling else None,
+                "seed": r.seed,
+                "arguments": json.loads(r.arguments),
+                "report": json.loads(r.summary) if r.summary else None,
+            }

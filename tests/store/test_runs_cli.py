@@ -1,0 +1,98 @@
+"""Provenance in the store: calibrations, scoring batches and comparisons are runs with who,
+when, which judge version and their report; `score` finds this judge version's latest
+calibration there, and `judges list` shows it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, Result
+from tests.support.fake_openai import FakeServer, answer_from_schema, fake_openai
+from tests.support.gold import small_gold
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    def pick(criterion: str, allowed: list[Any]) -> Any:
+        return allowed[len(criterion) % len(allowed)]
+
+    with fake_openai(answer_from_schema(pick)) as s:
+        yield s
+
+
+def test_a_calibration_is_recorded_and_used_by_the_next_score(
+    cli: Callable[..., Result], server: FakeServer, tmp_path: Path
+) -> None:
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    (judges / "house.yaml").write_text(
+        f"model: openai/house\napi_base: {server.url}\nrubric: rubrics/refund_communication.yaml\n"
+    )
+    env = {
+        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",
+        "CALIBRANT_JUDGES_DIR": str(judges),
+        "OPENAI_API_KEY": "x",
+    }
+    listed = json.loads(cli("judges", "list", "--json", env=env).out)
+    assert listed[0]["name"] == "house" and listed[0]["latest_calibration"] is None
+
+    gold = small_gold(tmp_path / "gold", n=10)
+    r = cli(
+        "calibrate", "--judge", "house", "--gold", str(gold), "--split", "all", "--json", env=env
+    )
+    assert r.code in (0, 1), r.err
+    cal_run = json.loads(r.out)["run_id"]
+
+    listed = json.loads(cli("judges", "list", "--json", env=env).out)
+    latest = listed[0]["latest_calibration"]
+    assert latest["run_id"] == cal_run and latest["split"] == "all" and latest["n_items"] == 10
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(ROOT / "examples" / "transcripts" / "good-eligible.json", inbox)
+    r = cli("score", str(inbox), "--judge", "house", "--json", env=env)
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["calibration"]["source"].startswith(f"store: calibrate run {cal_run}")
+    assert not any("no calibration" in w for w in doc["warnings"])
+
+    runs = json.loads(cli("runs", "list", "--json", env=env).out)
+    assert [x["kind"] for x in runs] == ["score", "calibrate"]
+    assert all(x["status"] == "finished" and "@" in x["who"] for x in runs)
+    assert runs[0]["judge_hash"] == listed[0]["hash"]
+    shown = json.loads(cli("runs", "show", doc["run_id"][:10], env=env).out)
+    assert shown["kind"] == "score" and shown["report"]["transcripts"] == 1
+    assert shown["judge"]["model"] == "openai/house"
+    assert shown["sampling"]["temperature"] == 0.0
+    assert shown["arguments"]["transcripts"] == 1
+    missing = cli("runs", "show", "zzzz", env=env)
+    assert missing.code == 2 and "no run" in missing.err
+
+
+def test_a_calibration_of_another_judge_version_is_not_used(
+    cli: Callable[..., Result], server: FakeServer, tmp_path: Path
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}", "OPENAI_API_KEY": "x"}
+    gold = small_gold(tmp_path / "gold", n=6)
+    judge = ("--model", "openai/house", "--api-base", server.url)
+    assert cli("calibrate", *judge, "--gold", str(gold), "--split", "all", env=env).code in (0, 1)
+    r = cli(
+        "score",
+        str(ROOT / "examples" / "transcripts" / "good-eligible.json"),
+        "--model",
+        "openai/other",
+        "--api-base",
+        server.url,
+        "--json",
+        env=env,
+    )
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["calibration"] is None
+    assert any("no calibration" in w for w in doc["warnings"])
