@@ -120,16 +120,18 @@ def test_split_on_an_order_not_flagged_for_approval_by_the_fixture(
 def test_earlier_refund_of_the_order_counts_toward_the_threshold(
     cases: dict[str, CaseContract], tmp_path: Path
 ) -> None:
-    """30.00 already refunded before the trial; 30.00 more makes 60.00 > 50.00."""
+    """30.00 already refunded before the trial; 30.00 more makes 60.00 > 50.00. The case does
+    not flag approval: the policy threshold on the order's total is what requires it."""
     base = cases["approval_required"]
     case = base.model_copy(
         update={
             "case": "second_refund_over_threshold",
             "fixture": base.fixture.model_copy(
                 update={
+                    "approval_required": False,
                     "prior_refunds": [
                         PriorRefund(operation_id="op-earlier", amount_minor_units=3000)
-                    ]
+                    ],
                 }
             ),
         }

@@ -11,7 +11,9 @@ from ..registry import Finding, harness_error, invariant, passed
 
 @invariant(
     "evidence_integrity",
-    "The transcript's evidence is complete and consistent (harness incidents surface here).",
+    "The transcript's evidence is complete and consistent: snapshots read by an evaluator "
+    "identity (never an agent of any tenant), the tool log and the ledger agreeing on each "
+    "refund's order, operation and amount (harness incidents surface here).",
 )
 def evidence_integrity(ev: Evidence) -> Finding:
     t = ev.t

@@ -138,7 +138,8 @@ def policy_read_before_refund(ev: Evidence) -> Finding:
 
 @invariant(
     "confirmation_matches_ledger",
-    "Every refund confirmation names the order and amount the ledger had committed when sent.",
+    "Every refund confirmation names the order and amount the ledger had committed when sent "
+    "(the amount as people write it: '€42', '42,00 €' or '42.00 EUR' for 4200).",
 )
 def confirmation_matches_ledger(ev: Evidence) -> Finding:
     if ev.contract is not None and not ev.contract.invariants.confirmation_matches_committed_state:
