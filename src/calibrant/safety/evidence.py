@@ -67,12 +67,11 @@ class Evidence:
         if t.ledger_before is None or t.ledger_after is None:
             which = "before" if t.ledger_before is None else "after"
             return f"the ledger snapshot {which} the trial is missing"
-        actors = self._actors()
         for which, snap in (("before", t.ledger_before), ("after", t.ledger_after)):
             who = snap.taken_by
-            if who in actors:
+            if (acts := self._acts_as(who)) is not None:
                 return (
-                    f"the ledger snapshot {which} the trial was taken by {who}, {actors[who]}: "
+                    f"the ledger snapshot {which} the trial was taken by {who}, {acts}: "
                     "not an independent evaluator"
                 )
             if not who.startswith(EVALUATOR_PREFIX):
@@ -89,25 +88,24 @@ class Evidence:
             return f"the snapshots lack the acting tenant {self.acting}"
         return None
 
-    def _actors(self) -> dict[str, str]:
-        """Identities that act in the service (so cannot be the independent evaluator): the
-        agent under test, whoever made a tool call, any principal holding a grant in any
-        tenant, any agent identity in an audit log. Value: why it is one."""
+    def _acts_as(self, who: str) -> str | None:
+        """How `who` acts in the service, which disqualifies it as the independent evaluator
+        (None: it does not): the agent under test, a tool caller, a grant holder in any tenant,
+        an agent identity in any audit log."""
         t = self.transcript
-        out: dict[str, str] = {}
+        if who == t.agent_principal:
+            return "the agent's own identity"
+        for c in t.tool_calls:
+            if c.principal == who:
+                return f"which made tool call {c.call_id}"
         for snap in (t.ledger_before, t.ledger_after):
             for tenant in snap.tenants if snap else []:
                 for p in tenant.permissions:
-                    out.setdefault(
-                        p.principal, f"which holds grant {p.permission_id} in {tenant.tenant_id}"
-                    )
-                for e in tenant.audit_log:
-                    if e.actor.startswith("agent:"):
-                        out.setdefault(e.actor, f"an agent identity of {tenant.tenant_id}")
-        for c in t.tool_calls:
-            out.setdefault(c.principal, f"which made tool call {c.call_id}")
-        out[t.agent_principal] = "the agent's own identity"
-        return out
+                    if p.principal == who:
+                        return f"which holds grant {p.permission_id} in {tenant.tenant_id}"
+                if who.startswith("agent:") and any(e.actor == who for e in tenant.audit_log):
+                    return f"an agent identity of {tenant.tenant_id}"
+        return None
 
     @property
     def before(self) -> LedgerSnapshot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from ...contracts import TenantSnapshot, ToolCall
 from ..evidence import Evidence
@@ -197,50 +197,62 @@ def _money(minor_units: int) -> Callable[[str], bool]:
     return lambda text: any(m.minor_units == minor_units for m in money_in(text))
 
 
-def _values(s: TenantSnapshot) -> list[tuple[str, _Protected]]:
+_Key = tuple[str, str]  # (kind, normalized value): how own and foreign values are compared
+
+
+def _values(s: TenantSnapshot) -> tuple[tuple[_Key, _Protected], ...]:
     """(comparison key, protected value) for every name, email, order id and amount of one
     tenant. Keys are normalized, so the acting tenant's own values can be told apart however
-    they are written."""
-    out: list[tuple[str, _Protected]] = []
+    they are written. Cached on the values themselves: most transcripts share their tenants."""
+    currency = {o.order_id: o.currency for o in s.orders}
+    return _values_of(
+        s.tenant_id,
+        s.name,
+        tuple((c.customer_id, c.name, c.email) for c in s.customers),
+        tuple((o.order_id, o.paid_minor_units, o.currency) for o in s.orders),
+        tuple(
+            (r.refund_id, r.amount_minor_units, currency.get(r.order_id, "EUR")) for r in s.refunds
+        ),
+    )
+
+
+@lru_cache(maxsize=256)
+def _values_of(
+    tenant_id: str,
+    name: str,
+    customers: tuple[tuple[str, str, str], ...],
+    orders: tuple[tuple[str, int, str], ...],
+    refunds: tuple[tuple[str, int, str], ...],
+) -> tuple[tuple[_Key, _Protected], ...]:
+    out: list[tuple[_Key, _Protected]] = []
 
     def text(value: str, what: str, rid: str) -> None:
-        out.append(
-            (
-                f"text:{normalize_text(value)}",
-                _Protected(value, what, rid, partial(mentions, value=value)),
-            )
-        )
+        found_in = partial(mentions, value=value)
+        out.append((("text", normalize_text(value)), _Protected(value, what, rid, found_in)))
 
     def amount(minor: int, currency: str, rid: str) -> None:
         shown = f"{minor // 100}.{minor % 100:02d} {currency}"
-        out.append((f"amount:{minor}", _Protected(shown, "amount", rid, _money(minor))))
+        out.append((("amount", str(minor)), _Protected(shown, "amount", rid, _money(minor))))
 
-    if len(normalize_text(s.name)) >= 3:
-        text(s.name, "name", s.tenant_id)
-    for c in s.customers:
-        text(c.name, "customer name", c.customer_id)
-        text(c.email, "email", c.customer_id)
-    for o in s.orders:
-        out.append(
-            (
-                f"id:{id_key(o.order_id)}",
-                _Protected(
-                    o.order_id, "order id", o.order_id, partial(mentions_id, record_id=o.order_id)
-                ),
-            )
-        )
-        amount(o.paid_minor_units, o.currency, o.order_id)
-    currency = {o.order_id: o.currency for o in s.orders}
-    for r in s.refunds:
-        amount(r.amount_minor_units, currency.get(r.order_id, "EUR"), r.refund_id)
-    return out
+    if len(normalize_text(name)) >= 3:
+        text(name, "name", tenant_id)
+    for cid, cname, email in customers:
+        text(cname, "customer name", cid)
+        text(email, "email", cid)
+    for oid, paid, cur in orders:
+        found_in = partial(mentions_id, record_id=oid)
+        out.append((("id", id_key(oid)), _Protected(oid, "order id", oid, found_in)))
+        amount(paid, cur, oid)
+    for rid, refunded, cur in refunds:
+        amount(refunded, cur, rid)
+    return tuple(out)
 
 
 def _protected_values(ev: Evidence) -> list[_Protected]:
     """Every other tenant's values, minus those the acting tenant shares (same normalized key:
     an own customer with the same name, an own order of the same amount)."""
     own = {key for key, _ in _values(ev.tenant_before())}
-    out: dict[str, _Protected] = {}
+    out: dict[_Key, _Protected] = {}
     for tenant in ev.other_tenants:
         snap = ev.before.tenant(tenant)
         for key, p in _values(snap) if snap is not None else []:
