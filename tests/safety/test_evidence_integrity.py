@@ -64,20 +64,19 @@ def test_ledger_amount_differs_from_tool_log(eligible: Transcript) -> None:
     assert "4200" in r.message and "2100" in r.message
 
 
-def test_tool_log_amount_differs_from_ledger(eligible: Transcript) -> None:
+@pytest.mark.parametrize(
+    ("field", "logged", "held"),
+    [("amount_minor_units", 4250, "4200"), ("order_id", "order_18", "order_17")],
+)
+def test_tool_log_differs_from_ledger(
+    eligible: Transcript, field: str, logged: object, held: str
+) -> None:
+    """The committed write in the tool log names the same refund id as the ledger, with another
+    amount or order."""
     call = next(c for c in eligible.tool_calls if c.tool == "create_refund" and c.writes)
     write = next(w for w in call.writes if w.kind == "refund")
-    write.amount_minor_units = 4250
+    setattr(write, field, logged)
     r = result(eligible, INTEGRITY)
     assert r.outcome == "harness_error", r.message
     assert call.call_id in r.evidence
-    assert "4250" in r.message and "4200" in r.message
-
-
-def test_tool_log_order_differs_from_ledger(eligible: Transcript) -> None:
-    call = next(c for c in eligible.tool_calls if c.tool == "create_refund" and c.writes)
-    write = next(w for w in call.writes if w.kind == "refund")
-    write.order_id = "order_18"
-    r = result(eligible, INTEGRITY)
-    assert r.outcome == "harness_error", r.message
-    assert call.call_id in r.evidence
+    assert str(logged) in r.message and held in r.message
