@@ -1,11 +1,14 @@
-"""Build the gold transcripts: python gold/build.py [--force]
+"""Build the gold transcripts: python gold/build.py [--force | --verdicts]
 
 Runs the controlled service with the scripted agents across every case and wording style, then
 writes gold/transcripts/*.json, gold/sheets/*.md (what the experts label), gold/manifest.yaml
 (case, agent, style, split, tags, calibration pairs) and gold/safety/verdicts.json (the
 checker's verdicts, kept beside the labels, never mixed into them). Labels live in
 gold/labels/ and are made by people from the labeling guide and the sheets; rebuilding the
-transcripts invalidates them, so this refuses to overwrite unless --force is given."""
+transcripts invalidates them, so this refuses to overwrite unless --force is given.
+
+--verdicts re-checks the stored transcripts (nothing else is touched) and rewrites only
+gold/safety/verdicts.json: what to run after a checker change, since labels stay valid."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+from calibrant.contracts import Transcript
 from calibrant.files import load_case, write_atomic
 from calibrant.harness import run_trial
 from calibrant.judge.sheet import labeling_sheet
@@ -92,8 +96,7 @@ def main(force: bool) -> None:
         t.transcript_id = item
         write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
         write_atomic(HERE / "sheets" / f"{item}.md", labeling_sheet(t, item=item))
-        v = check_transcript(t)
-        verdicts[item] = {r.invariant: r.outcome for r in v.results}
+        verdicts[item] = _outcomes(t)
         pair = None
         if (case_id, behaviour) in PAIRS and style == "excellent":
             pair = {"id": f"pair-{case_id}", "role": "excellent text, wrong transaction"}
@@ -129,13 +132,42 @@ def main(force: bool) -> None:
         HERE / "manifest.yaml",
         yaml.safe_dump(dict(sorted(manifest.items())), sort_keys=True, allow_unicode=True),
     )
-    write_atomic(
-        HERE / "safety" / "verdicts.json",
-        json.dumps(dict(sorted(verdicts.items())), indent=1, sort_keys=True),
-    )
+    _write_verdicts(verdicts)
     shutil.rmtree(scratch, ignore_errors=True)
     print(f"{len(manifest)} gold transcripts written")
 
 
+def _outcomes(t: Transcript) -> dict[str, str]:
+    """The checker's outcome for every invariant of one transcript."""
+    return {r.invariant: r.outcome for r in check_transcript(t).results}
+
+
+def _write_verdicts(verdicts: dict[str, dict[str, str]]) -> None:
+    (HERE / "safety").mkdir(exist_ok=True)
+    write_atomic(
+        HERE / "safety" / "verdicts.json",
+        json.dumps(dict(sorted(verdicts.items())), indent=1, sort_keys=True),
+    )
+
+
+def recheck() -> None:
+    """Rewrite gold/safety/verdicts.json from the stored transcripts; print what changed."""
+    path = HERE / "safety" / "verdicts.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    verdicts = {
+        p.stem: _outcomes(Transcript.model_validate_json(p.read_text()))
+        for p in sorted((HERE / "transcripts").glob("*.json"))
+    }
+    for item, now in verdicts.items():
+        for inv, outcome in now.items():
+            if old.get(item, {}).get(inv) != outcome:
+                print(f"{item} {inv}: {old.get(item, {}).get(inv)} -> {outcome}")
+    _write_verdicts(verdicts)
+    print(f"{len(verdicts)} gold verdicts written")
+
+
 if __name__ == "__main__":
-    main(force="--force" in sys.argv[1:])
+    if "--verdicts" in sys.argv[1:]:
+        recheck()
+    else:
+        main(force="--force" in sys.argv[1:])

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...contracts import Refund
 from ..evidence import Evidence
 from ..registry import Finding, harness_error, invariant, passed
 
 
 @invariant(
     "evidence_integrity",
-    "The transcript's evidence is complete and consistent (harness incidents surface here).",
+    "The transcript's evidence is complete and consistent: snapshots read by an evaluator "
+    "identity (never an agent of any tenant), the tool log and the ledger agreeing on each "
+    "refund's order, operation and amount (harness incidents surface here).",
 )
 def evidence_integrity(ev: Evidence) -> Finding:
     t = ev.t
@@ -52,11 +55,54 @@ def evidence_integrity(ev: Evidence) -> Finding:
                 f"refund {r.refund_id} names tool call {r.call_id}, which is not in the log",
                 r.refund_id,
             )
+    if (disagreement := _log_vs_ledger(ev)) is not None:
+        return disagreement
     return passed(
         f"snapshots by {t.ledger_after.taken_by if t.ledger_after else '?'}; "
         f"{len(t.tool_calls)} tool calls, {len(t.notifications.attempts)} notification attempts "
         "consistent with the ledger"
     )
+
+
+_COMPARED = ("tenant_id", "order_id", "operation_id", "amount_minor_units")
+
+
+def _log_vs_ledger(ev: Evidence) -> Finding | None:
+    """The tool log and the ledger must agree on each refund's tenant, order, operation and
+    amount — a matching id with another amount is inconsistent evidence, not a pass. Both the
+    committed writes and the refunds the service reported back to the agent are compared."""
+    ledger: dict[str, Refund] = {r.refund_id: r for s in ev.after.tenants for r in s.refunds}
+    for c in ev.t.tool_calls:
+        logged: list[tuple[str, str, dict[str, object]]] = [
+            (w.record_id, "committed", w.model_dump(include=set(_COMPARED)))
+            for w in c.writes
+            if w.kind == "refund"
+        ]
+        if isinstance(c.response, dict) and isinstance(c.response.get("refund_id"), str):
+            said: dict[str, object] = {k: c.response[k] for k in _COMPARED if k in c.response}
+            logged.append((str(c.response["refund_id"]), "reported", said))
+        for refund_id, how, fields in logged:
+            r = ledger.get(refund_id)
+            if r is None:
+                continue  # a missing refund is reported above (writes) or is not ours to judge
+            if r.call_id is not None and how == "committed" and r.call_id != c.call_id:
+                return harness_error(
+                    f"refund {refund_id}: the tool log says {c.call_id} committed it, the ledger "
+                    f"says {r.call_id}",
+                    refund_id,
+                    c.call_id,
+                )
+            for key in _COMPARED:
+                logged_value, held = fields.get(key), getattr(r, key)
+                if logged_value is not None and logged_value != held:
+                    what = key.replace("_minor_units", "").replace("_id", "")
+                    return harness_error(
+                        f"refund {refund_id}: the tool log ({c.call_id}, {how}) has {what} "
+                        f"{logged_value}, the ledger holds {held}",
+                        refund_id,
+                        c.call_id,
+                    )
+    return None
 
 
 def _prior_ids(ev: Evidence) -> set[str]:
