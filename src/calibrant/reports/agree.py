@@ -37,6 +37,19 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
                 "n/a (nominal)" if c["level"] == "nominal" else _f(p["weighted_kappa"]),
             )
         console.print(t)
+        for p in c["pairs"]:
+            for key, why in p.get("why_undefined", {}).items():
+                console.print(
+                    f"  {key} of {' vs '.join(map(str, p['raters']))} undefined: {why}",
+                    markup=False,
+                    highlight=False,
+                )
+        for key, why in c.get("why_undefined", {}).items():
+            console.print(f"  {key} undefined: {why}", markup=False, highlight=False)
+        na = c.get("not_applicable")
+        if na:
+            counts = ", ".join(f"{k} {v}" for k, v in na["n_items_by_rater"].items()) or "none"
+            console.print(f"  not_applicable (outside the ordered levels): {counts}", markup=False)
         if c["abstentions"]:
             console.print(
                 "  cant_tell (left out): "
