@@ -9,7 +9,8 @@ The one rule (the README states it in the same words, from :data:`GATE_RULE`):
   bar (its upper bound is under ``min_lower`` or under the ceiling margin);
 * **PASS** only when coverage reaches ``min_coverage`` and the judge's whole interval clears
   every bar: its lower bound is at or above ``min_lower`` and at or above the ceiling margin
-  (the experts' ceiling estimate minus its CI half-width);
+  (the lower bound of the experts' ceiling CI: what the experts demonstrably reach; with the
+  asymmetric intervals near 1 it replaces "estimate minus half-width");
 * **UNDECIDED** otherwise: the interval straddles a bar, and more items settle it.
 """
 
@@ -25,10 +26,12 @@ __all__ = ["GATE_RULE", "GateSettings", "GateDecision", "release_gate"]
 
 Status = Literal["PASS", "FAIL", "UNDECIDED"]
 
+_TOL = 1e-9  # equal bounds from identical tables must compare equal despite rounding
+
 GATE_RULE = (
     "PASS only when the judge has at least min_items paired items, its coverage reaches "
     "min_coverage and its whole confidence interval clears every bar: lower bound >= min_lower "
-    "and >= the ceiling margin (experts' ceiling minus its CI half-width). FAIL when coverage "
+    "and >= the ceiling margin (the lower bound of the experts' own agreement CI). FAIL when coverage "
     "is below min_coverage or the whole interval is below a bar. UNDECIDED otherwise, including "
     "too few items, an undefined judge statistic or interval, and an undefined ceiling."
 )
@@ -48,7 +51,7 @@ class GateSettings:
 class GateDecision:
     status: Status
     reasons: tuple[str, ...]
-    ceiling_margin: float | None  # ceiling point minus its CI half-width
+    ceiling_margin: float | None  # lower bound of the experts' ceiling CI
     n: int = 0  # the judge's paired items
     min_items: int = 20
 
@@ -71,8 +74,7 @@ def _ceiling_margin(ceiling: BootstrapResult | None) -> float | str:
         return ceiling.estimate.reason
     if isinstance(ceiling.ci, Undefined):
         return ceiling.ci.reason
-    half = (ceiling.ci[1] - ceiling.ci[0]) / 2
-    return ceiling.estimate - half
+    return ceiling.ci[0]
 
 
 def release_gate(
@@ -124,7 +126,7 @@ def release_gate(
         return decide("FAIL", "; ".join(below))
     if ceiling_undefined is not None:
         return decide("UNDECIDED", ceiling_undefined)
-    short = [f"CI lower bound {lo:.2f} < {name}" for bar, name in bars if lo < bar]
+    short = [f"CI lower bound {lo:.2f} < {name}" for bar, name in bars if lo < bar - _TOL]
     if short:
         return decide("UNDECIDED", "; ".join(short) + " while the CI reaches it: more items needed")
     return decide(
