@@ -31,9 +31,10 @@ _TOL = 1e-9  # equal bounds from identical tables must compare equal despite rou
 GATE_RULE = (
     "PASS only when the judge has at least min_items paired items, its coverage reaches "
     "min_coverage and its whole confidence interval clears every bar: lower bound >= min_lower "
-    "and >= the ceiling margin (the lower bound of the experts' own agreement CI). FAIL when coverage "
-    "is below min_coverage or the whole interval is below a bar. UNDECIDED otherwise, including "
-    "too few items, an undefined judge statistic or interval, and an undefined ceiling."
+    "and >= the ceiling margin (the lower bound of the experts' own agreement CI). FAIL when "
+    "coverage is below min_coverage or the whole interval is below a bar. UNDECIDED "
+    "otherwise, including too few items, an undefined judge statistic or interval, and an "
+    "undefined ceiling."
 )
 
 
