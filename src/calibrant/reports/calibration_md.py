@@ -45,9 +45,9 @@ def _header(r: dict[str, Any]) -> list[str]:
         f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
         f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
         f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
-        f" seed {r['settings']['seed']}; gate: CI lower bound ≥ {r['settings']['min_lower']}, "
-        f"coverage ≥ {r['settings']['min_coverage']:.0%}, not below the experts' ceiling minus "
-        "its CI half-width",
+        f" seed {r['settings']['seed']}; gate (at least {r['settings'].get('min_items', 20)} "
+        f"items, coverage ≥ {r['settings']['min_coverage']:.0%}, bar {r['settings']['min_lower']}):"
+        f" {r['settings'].get('gate_rule', '')}",
         f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
     ]
 
