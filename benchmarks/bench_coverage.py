@@ -3,6 +3,7 @@
 Two raters label n items on a binary scale drawn from a known population: prevalence pi
 (both raters' marginal) and Cohen's kappa kappa, i.e. cell probabilities
 P(1,1) = pi^2 + kappa pi (1-pi), P(1,0) = P(0,1) = (1-kappa) pi (1-pi), P(0,0) = the rest.
+Ordinal cells: a 4-level scale and linear-weighted kappa (see ``_ordinal_joint``).
 Each simulated sample goes through the library's own ``bootstrap_pairwise`` (the path
 ``calibrate`` and ``agree`` use), once with the plain percentile interval (the old method) and
 once with the default interval (BCa / cluster jackknife t, united with the Wilson score floor).
@@ -39,10 +40,31 @@ RESULTS = Path(__file__).parent / "results" / "coverage.md"
 @dataclass(frozen=True)
 class Cell:
     n: int
-    kappa: float
-    prevalence: float
+    kappa: float  # binary cells: the planted kappa; ordinal cells: each rater's error rate
+    prevalence: float  # binary: share of the positive label; ordinal: share of the top level
     clusters: int | None = None
     icc: float = 0.0
+    ordinal: bool = False
+
+
+def _ordinal_joint(error: float, top: float) -> np.ndarray:
+    """Joint 4 x 4 distribution of two raters on a 4-level scale: the true level has shares
+    ((1-top)/3, (1-top)/3, (1-top)/3, top); each rater reports it, or with probability
+    ``error`` a neighbouring level (clipped at the ends)."""
+    levels = 4
+    share = np.array([(1 - top) / 3] * 3 + [top])
+    report = np.zeros((levels, levels))
+    for t in range(levels):
+        report[t, t] += 1 - error
+        report[t, max(t - 1, 0)] += error / 2
+        report[t, min(t + 1, levels - 1)] += error / 2
+    return np.einsum("t,ti,tj->ij", share, report, report)
+
+
+def _weighted_kappa(joint: np.ndarray) -> float:
+    k = joint.shape[0]
+    w = np.abs(np.subtract.outer(np.arange(k), np.arange(k)))
+    return float(1 - (w * joint).sum() / (joint.sum(axis=1) @ w @ joint.sum(axis=0)))
 
 
 def _cells(p_1: float, kappa: float) -> np.ndarray:
@@ -55,6 +77,8 @@ def _cells(p_1: float, kappa: float) -> np.ndarray:
 
 def true_kappa(cell: Cell) -> float:
     """Kappa of the population table (pooled over clusters when pi varies by cluster)."""
+    if cell.ordinal:
+        return _weighted_kappa(_ordinal_joint(cell.kappa, cell.prevalence))
     if cell.clusters is None or cell.icc == 0:
         return cell.kappa
     pi = cell.prevalence
@@ -66,6 +90,9 @@ def true_kappa(cell: Cell) -> float:
 
 def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """One sample: the two raters' codes and the cluster id of each item (or None)."""
+    if cell.ordinal:
+        codes = rng.choice(16, size=cell.n, p=_ordinal_joint(cell.kappa, cell.prevalence).ravel())
+        return codes // 4, codes % 4, None
     if cell.clusters is None:
         codes = rng.choice(4, size=cell.n, p=_cells(cell.prevalence, cell.kappa))
         return codes // 2, codes % 2, None
@@ -114,9 +141,17 @@ def run_cell(cell: Cell, *, sims: int, resamples: int, seed: int) -> tuple[Tally
     old, new = Tally(), Tally()
     for s in range(sims):
         x, y, ids = draw(cell, rng)
+        k, statistic = (4, "weighted_kappa_linear") if cell.ordinal else (2, "cohen_kappa")
         for method, tally in (("percentile", old), ("bca", new)):
             r = bootstrap_pairwise(
-                x, y, k=2, seed=s, n_resamples=resamples, clusters=ids, method=method
+                x,
+                y,
+                k=k,
+                seed=s,
+                n_resamples=resamples,
+                clusters=ids,
+                method=method,  # type: ignore[arg-type]
+                statistic=statistic,  # type: ignore[arg-type]
             )
             tally.add(r.ci, truth)
     return old, new
@@ -124,7 +159,12 @@ def run_cell(cell: Cell, *, sims: int, resamples: int, seed: int) -> tuple[Tally
 
 def grid(quick: bool) -> list[Cell]:
     if quick:
-        return [Cell(30, 0.9, 0.5), Cell(20, 0.6, 0.05), Cell(50, 0.6, 0.3, clusters=10, icc=0.2)]
+        return [
+            Cell(30, 0.9, 0.5),
+            Cell(20, 0.6, 0.05),
+            Cell(50, 0.6, 0.3, clusters=10, icc=0.2),
+            Cell(30, 0.1, 0.6, ordinal=True),
+        ]
     cells = [
         Cell(n, k, p)
         for n in (20, 30, 50, 100, 200)
@@ -136,6 +176,12 @@ def grid(quick: bool) -> list[Cell]:
         for k in (0.4, 0.6, 0.8, 0.9)
         for p in (0.2, 0.5)
         for icc in (0.1, 0.3)
+    ]
+    cells += [
+        Cell(n, error, top, ordinal=True)
+        for n in (20, 50, 100)
+        for error in (0.1, 0.3, 0.5)
+        for top in (0.25, 0.6)
     ]
     return cells
 
@@ -158,8 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         if new.defined:
             worst = min(worst, new.covered / new.defined)
         design = "items" if cell.clusters is None else f"{cell.clusters} clusters, ICC {cell.icc}"
+        planted = f"{cell.kappa}"
+        if cell.ordinal:
+            design = "ordinal, 4 levels, linear-weighted κ"
+            planted = f"error {cell.kappa}"
         rows.append(
-            f"| {cell.n} | {design} | {cell.kappa} | {cell.prevalence} | {true_kappa(cell):.3f} "
+            f"| {cell.n} | {design} | {planted} | {cell.prevalence} | {true_kappa(cell):.3f} "
             f"| {new.defined} | {new.undefined} | {old.text()} | {new.text()} "
             f"| {old.width()} | {new.width()} |"
         )
@@ -181,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         "the gate calls them UNDECIDED. Each coverage has its 95% Wilson interval over the "
         "`defined` samples. *before* = percentile bootstrap; *now* = BCa bootstrap (clusters: "
         "united with a cluster jackknife t(G-1) interval), united with the Wilson score floor. "
-        "Width = median interval width.",
+        "Width = median interval width. Ordinal cells: two raters on a 4-level scale report "
+        "the true level or, with the given error rate, a neighbouring one; the statistic is "
+        "linear-weighted kappa (what the gate uses on ordinal criteria), and the prevalence "
+        "column is the share of the top level.",
         "",
         "| n | design | κ | prevalence | true κ | defined | undefined | coverage before "
         "| coverage now | width before | width now |",

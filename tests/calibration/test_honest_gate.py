@@ -15,6 +15,7 @@ from calibrant.calibration import Settings, calibration_report, simulated_judgme
 from calibrant.contracts import Label, Rubric
 from calibrant.files import load_rubric
 from calibrant.gold import CONSENSUS, GoldSet, load_gold
+from calibrant.reports.calibration import calibration_markdown
 from tests.conftest import ROOT
 
 RUBRIC = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
@@ -168,8 +169,8 @@ def test_not_applicable_is_not_a_level_of_an_ordinal_scale() -> None:
             x.model_copy(update={"label": 1}) if x.criterion == crit else x for x in j.criteria
         ]
         js[i] = j.model_copy(update={"criteria": crits})
-    r = _by_crit(calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None))
-    c = r[crit]
+    full = calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None)
+    c = _by_crit(full)[crit]
     assert c["scale"] == ["1", "2", "3", "4"] and c["level"] == "ordinal"
     # the ordered statistic is computed on applicable items only: the judge matches there
     assert c["judge_vs_consensus"]["estimate"] == pytest.approx(1.0)
@@ -181,3 +182,6 @@ def test_not_applicable_is_not_a_level_of_an_ordinal_scale() -> None:
     assert applicability["n"] == len(gold.item_ids) and applicability["ci"] is not None
     # the confusion matrix keeps not_applicable as its own row and column
     assert "not_applicable" in c["confusion"]["rows_consensus"]
+    # and the Markdown report says so in words
+    md = calibration_markdown(full)
+    assert "`not_applicable` (its own category, outside the ordered levels)" in md

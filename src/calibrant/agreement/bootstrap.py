@@ -143,14 +143,18 @@ def table_floor(
     parts = disagreement_parts(table, statistic=statistic)
     if parts is None:
         return None
+    n = float(table.sum())
+    disagreeing = n - float(np.trace(table))
+    weight = parts[0] * n / disagreeing if disagreeing > 0 else 1.0
     z = float(sps.norm.ppf(0.5 + confidence / 2))
     shrunk = disagreement_parts(table, statistic=statistic, prior=z * z)
     return score_floor(
-        parts[0],
+        disagreeing / n,
         parts[1],
-        float(table.sum()),
+        n,
         confidence=confidence,
         expected_high=None if shrunk is None else shrunk[1],
+        weight=weight,
     )
 
 

@@ -60,21 +60,24 @@ def score_floor(
     *,
     confidence: float,
     expected_high: float | None = None,
+    weight: float = 1.0,
 ) -> Interval | None:
-    """Interval for ``1 - D_o / D_e`` from a Wilson interval for ``D_o``.
+    """Interval for ``1 - D_o / D_e`` from a Wilson interval for the disagreement rate.
 
-    ``observed`` is the mean per-item disagreement ``D_o`` in [0, 1] over ``n`` items and
-    ``expected`` the chance disagreement ``D_e``. Chance disagreement is itself estimated: the
-    lower bound divides by the smaller and the upper bound by the larger of ``expected`` and
-    ``expected_high`` (``D_e`` from marginals shrunk toward even use of the categories).
-    ``None`` when ``D_e`` is 0 (undefined).
+    ``observed`` is the share of the ``n`` items on which the raters disagree (at all) and
+    ``weight`` the mean disagreement weight of those items, scaled to [0, 1] (1 for unweighted
+    statistics; 1, the most conservative, when no item disagrees), so ``D_o = observed *
+    weight``. ``expected`` is the chance disagreement ``D_e``. Chance disagreement is itself
+    estimated: the lower bound divides by the smaller and the upper bound by the larger of
+    ``expected`` and ``expected_high`` (``D_e`` from marginals shrunk toward even use of the
+    categories). ``None`` when ``D_e`` is 0 (undefined).
     """
     high = expected if expected_high is None else max(expected, expected_high)
     low = expected if expected_high is None else min(expected, expected_high)
     if low <= 0 or n <= 0:
         return None
-    lo_d, hi_d = wilson(observed * n, n, confidence=confidence)
-    return (1.0 - hi_d / low, 1.0 - lo_d / high)
+    lo_r, hi_r = wilson(observed * n, n, confidence=confidence)
+    return (1.0 - hi_r * weight / low, 1.0 - lo_r * weight / high)
 
 
 def bca_interval(

@@ -72,7 +72,11 @@ def rater_agreement(
         "criteria": out,
         "seed": seed,
         "n_resamples": n_resamples,
-        "bootstrap": "percentile" + (", clustered by case" if clusters else ", by item"),
+        "bootstrap": (
+            "BCa ∪ cluster jackknife t(G-1) ∪ Wilson score floor, clustered by case"
+            if clusters
+            else "BCa ∪ Wilson score floor, by item"
+        ),
     }
 
 

@@ -133,6 +133,16 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(c)))} |"
         for what, name, s in comparisons(c)
     ]
+    na = c.get("not_applicable")
+    if na:
+        counts = ", ".join(f"{who} {k}" for who, k in na["n_items"].items())
+        out += [
+            "",
+            "`not_applicable` (its own category"
+            + (", outside the ordered levels" if na["outside_scale"] else "")
+            + f"): {counts} item(s); agreement on applicability "
+            + _md(fmt_stat(na["agreement_on_applicability"], none="undefined")),
+        ]
     m = c["confusion"]
     out += [
         "",
