@@ -22,9 +22,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps
 
-from calibrant.agreement.ci import score_floor
+from calibrant.agreement.ci import score_floor, z_value
 from calibrant.agreement.encode import MISSING, check_codes
 from calibrant.agreement.multirater import (
     AlphaLevel,
@@ -146,7 +145,7 @@ def table_floor(
     n = float(table.sum())
     disagreeing = n - float(np.trace(table))
     weight = parts[0] * n / disagreeing if disagreeing > 0 else 1.0
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    z = z_value(confidence)
     shrunk = disagreement_parts(table, statistic=statistic, prior=z * z)
     return score_floor(
         disagreeing / n,

@@ -22,14 +22,15 @@ used. The coverage is measured by ``benchmarks/bench_coverage.py``.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps
 
 from calibrant.agreement.undefined import Undefined
 
 __all__ = [
+    "z_value",
     "bca_interval",
     "cluster_t_interval",
     "honest_interval",
@@ -40,12 +41,19 @@ __all__ = [
 Float64Array = NDArray[np.float64]
 Interval = tuple[float, float]
 
+_NORMAL = NormalDist()
+
+
+def z_value(confidence: float) -> float:
+    """The two-sided normal quantile, e.g. 1.96 for 0.95."""
+    return _NORMAL.inv_cdf(0.5 + confidence / 2)
+
 
 def wilson(successes: float, n: float, *, confidence: float) -> Interval:
     """Wilson score interval for ``successes / n`` (``successes`` may be fractional)."""
     if n <= 0:
         return (0.0, 1.0)
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    z = z_value(confidence)
     p = min(max(successes / n, 0.0), 1.0)
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -92,7 +100,7 @@ def bca_interval(
     b = v.size
     below = np.count_nonzero(v < point) + 0.5 * np.count_nonzero(v == point)
     prop = min(max(below / b, 1.0 / (b + 1)), b / (b + 1.0))
-    z0 = float(sps.norm.ppf(prop))
+    z0 = _NORMAL.inv_cdf(prop)
     jk = np.asarray(jackknife, dtype=np.float64)
     accel = 0.0
     if jk.size >= 2:
@@ -103,9 +111,9 @@ def bca_interval(
     tail = (1.0 - confidence) / 2.0
     out = []
     for q in (tail, 1.0 - tail):
-        zq = float(sps.norm.ppf(q))
+        zq = _NORMAL.inv_cdf(q)
         shifted = z0 + (z0 + zq) / max(1.0 - accel * (z0 + zq), 1e-12)
-        out.append(float(np.quantile(v, float(sps.norm.cdf(shifted)))))
+        out.append(float(np.quantile(v, _NORMAL.cdf(shifted))))
     return (out[0], out[1])
 
 
@@ -115,6 +123,8 @@ def cluster_t_interval(point: float, jackknife: ArrayLike, *, confidence: float)
     g = jk.size
     if g < 2:
         return None
+    from scipy import stats as sps  # only when clusters are resampled (a slow import)
+
     se = math.sqrt((g - 1) / g * float(((jk - jk.mean()) ** 2).sum()))
     t = float(sps.t.ppf(0.5 + confidence / 2, g - 1))
     return (point - t * se, point + t * se)
