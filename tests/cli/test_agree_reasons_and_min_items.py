@@ -49,9 +49,10 @@ def test_agree_names_the_reason_of_every_undefined_value(
     table = cli("agree", str(f))
     assert table.code == 0, table.err
     text = " ".join(table.out.split())
-    assert "cohen_kappa of rater_a vs rater_b undefined:" in text
+    assert "cohen_kappa and its CI of rater_a vs rater_b undefined:" in text
     assert "rater_a used only 'pass' and rater_b used only 'pass'" in text
     assert "no item rated by both rater_a and rater_c" in text
+    assert "every rating is 'pass'" in text  # Fleiss / alpha: which label filled the items
 
 
 def test_agree_keeps_not_applicable_outside_an_ordinal_scale(

@@ -115,9 +115,9 @@ def _named(
         who = (
             f"{' and '.join(missing)} gave no usable label"
             if missing
-            else (f"{a} and {b} labelled different items")
+            else f"{a} and {b} labelled different items"
         )
-        return Undefined(f"no item rated by both {a} and {b} ({who}): {value.reason}")
+        return Undefined(f"no item rated by both {a} and {b} ({who})")
     if n < 2:
         return Undefined(f"only {n} item rated by both {a} and {b}: {value.reason}")
     detail = f"{_who(a, x, scale, both)} and {_who(b, y, scale, both)} on the {n} shared items"
@@ -127,13 +127,16 @@ def _named(
 def _named_all(
     value: float | Undefined, raters: Sequence[Hashable], matrix: np.ndarray, scale: Scale
 ) -> float | Undefined:
+    """The same :class:`Undefined`, saying which label filled the items with 2+ ratings."""
     if not isinstance(value, Undefined):
         return value
-    seen = matrix[matrix != MISSING]
+    pairable = (matrix != MISSING).sum(axis=0) >= 2
+    seen = matrix[:, pairable]
+    seen = seen[seen != MISSING]
     if seen.size and np.unique(seen).size == 1:
         return Undefined(
-            f"{value.reason} (all {len(list(raters))} raters used only "
-            f"'{scale.labels[int(seen[0])]}')"
+            f"{value.reason} (on the {int(pairable.sum())} item(s) rated by two or more of the "
+            f"{len(list(raters))} raters, every rating is '{scale.labels[int(seen[0])]}')"
         )
     return value
 

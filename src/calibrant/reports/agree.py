@@ -38,9 +38,16 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
             )
         console.print(t)
         for p in c["pairs"]:
-            for key, why in p.get("why_undefined", {}).items():
+            why = dict(p.get("why_undefined", {}))
+            if c["level"] == "nominal":
+                why.pop("weighted_kappa", None)  # the table already says n/a (nominal)
+            ci = next((k for k in why if k.startswith("ci")), None)
+            if ci is not None and "cohen_kappa" in why:
+                del why[ci]  # the interval is undefined because the estimate is
+                why["cohen_kappa and its CI"] = why.pop("cohen_kappa")
+            for key, text in why.items():
                 console.print(
-                    f"  {key} of {' vs '.join(map(str, p['raters']))} undefined: {why}",
+                    f"  {key} of {' vs '.join(map(str, p['raters']))} undefined: {text}",
                     markup=False,
                     highlight=False,
                 )
