@@ -101,7 +101,9 @@ def test_vectorized_equals_sklearn_loop_on_same_indices(
         reference.append(
             cohen_kappa_score(xp[rows], yp[rows], labels=list(range(k)), weights=weights)
         )
-    result = bootstrap_pairwise(x, y, k=k, seed=seed, n_resamples=n_res, statistic=statistic)
+    result = bootstrap_pairwise(
+        x, y, k=k, seed=seed, n_resamples=n_res, statistic=statistic, method="percentile"
+    )
     assert not isinstance(result.ci, Undefined)
     ref_lo, ref_hi = _quantiles(reference)
     assert result.ci[0] == pytest.approx(ref_lo, abs=1e-9)
@@ -117,7 +119,7 @@ def test_blockwise_drawing_equals_the_whole_index_matrix() -> None:
     rng = np.random.default_rng(seed)  # the documented recipe, drawn in one go
     np.testing.assert_array_equal(idx, rng.integers(0, n, size=(n_res, n)))
     reference = [cohen_kappa_score(x[r], y[r], labels=[0, 1, 2]) for r in idx]
-    result = bootstrap_pairwise(x, y, k=k, seed=seed, n_resamples=n_res)
+    result = bootstrap_pairwise(x, y, k=k, seed=seed, n_resamples=n_res, method="percentile")
     assert result.ci == pytest.approx(_quantiles(reference), abs=1e-9)
 
 
@@ -143,7 +145,9 @@ def test_vectorized_ac1_and_percent_agreement_equal_slow_loop() -> None:
         ("percent_agreement", agree),
     ]
     for statistic, ref in cases:
-        result = bootstrap_pairwise(x, y, k=k, seed=seed, n_resamples=n_res, statistic=statistic)
+        result = bootstrap_pairwise(
+            x, y, k=k, seed=seed, n_resamples=n_res, statistic=statistic, method="percentile"
+        )
         assert not isinstance(result.ci, Undefined)
         assert result.ci == pytest.approx(_quantiles(ref), abs=1e-9)
 
@@ -174,7 +178,9 @@ def test_cluster_bootstrap_equals_loop_over_whole_clusters() -> None:
         items = np.concatenate([np.flatnonzero(ids == g) for g in idx[b]])
         np.testing.assert_array_equal(tables[b], confusion_matrix(x[items], y[items], k=3))
         reference.append(cohen_kappa_score(x[items], y[items], labels=[0, 1, 2]))
-    result = bootstrap_pairwise(x, y, k=3, seed=seed, n_resamples=n_res, clusters=clusters)
+    result = bootstrap_pairwise(
+        x, y, k=3, seed=seed, n_resamples=n_res, clusters=clusters, method="percentile"
+    )
     assert result.n == 60 and result.n_clusters == 14
     assert result.ci == pytest.approx(_quantiles(reference), abs=1e-9)
 
@@ -220,7 +226,7 @@ def test_undefined_resamples_are_dropped_and_counted() -> None:
     # One disagreement-free item of category 1 among nine of category 0: resamples that miss
     # it have p_e = 1 (probability 0.9**10 ~ 0.35).
     x = [0] * 9 + [1]
-    result = bootstrap_pairwise(x, x, k=2, seed=0, n_resamples=1000)
+    result = bootstrap_pairwise(x, x, k=2, seed=0, n_resamples=1000, method="percentile")
     assert result.estimate == 1.0
     assert 250 < result.n_dropped < 450
     assert result.ci == (1.0, 1.0)
@@ -261,7 +267,7 @@ def test_fleiss_bootstrap_equals_statsmodels_loop() -> None:
     n_res, seed = 200, 9
     idx = bootstrap_indices(50, n_resamples=n_res, seed=seed)
     reference = [sm_fleiss_kappa(aggregate_raters(data[:, r].T, n_cat=3)[0]) for r in idx]
-    result = bootstrap_fleiss(data, k=3, seed=seed, n_resamples=n_res)
+    result = bootstrap_fleiss(data, k=3, seed=seed, n_resamples=n_res, method="percentile")
     assert result.n == 50 and result.statistic == "fleiss_kappa"
     assert result.ci == pytest.approx(_quantiles(reference), abs=1e-9)
 
@@ -284,7 +290,9 @@ def test_krippendorff_bootstrap_equals_reference_loop(level: AlphaLevel) -> None
             )
             for r in idx
         ]
-    result = bootstrap_krippendorff(data, k=4, level=level, seed=seed, n_resamples=n_res)
+    result = bootstrap_krippendorff(
+        data, k=4, level=level, seed=seed, n_resamples=n_res, method="percentile"
+    )
     assert result.n == usable.size
     assert result.ci == pytest.approx(_quantiles(reference), abs=1e-9)
 

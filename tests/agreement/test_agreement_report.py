@@ -40,7 +40,8 @@ def test_report_shape_and_values() -> None:
     report = pairwise_report(rows, scale=scale, seed=1, n_resamples=300, missing={"can't tell"})
     out = report.to_dict()
     json.dumps(out)  # serializable as is
-    assert set(out) == {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs"}
+    assert set(out) == {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs", "why_undefined"}
+    assert out["why_undefined"] == {}  # every value is defined here
     assert out["n_items"] == 60
     pairs = out["pairs"]
     assert isinstance(pairs, list) and len(pairs) == 3
@@ -50,7 +51,15 @@ def test_report_shape_and_values() -> None:
         ["expert_b", "judge"],
     ]
     for pair in pairs:
-        assert set(pair) == {"raters", "n", "cohen_kappa", "weighted_kappa", "ci95"}
+        assert set(pair) == {
+            "raters",
+            "n",
+            "cohen_kappa",
+            "weighted_kappa",
+            "ci95",
+            "why_undefined",
+        }
+        assert pair["why_undefined"] == {}
         assert type(pair["cohen_kappa"]) is float and type(pair["weighted_kappa"]) is float
         lo, hi = pair["ci95"]
         assert type(lo) is float and lo <= pair["cohen_kappa"] <= hi
@@ -88,6 +97,26 @@ def test_undefined_values_become_null() -> None:
     assert out["fleiss_kappa"] is None and out["krippendorff_alpha"] is None
     pair = out["pairs"][0]  # type: ignore[index]
     assert pair["cohen_kappa"] is None and pair["ci95"] is None and pair["n"] == 5
+
+
+def test_every_undefined_value_says_why_and_whose_labels() -> None:
+    # rater a used only 'pass', b used both labels: kappa is 0 by construction, defined;
+    # raters a and c both used only 'pass': kappa undefined, and the reason names them
+    rows = [(f"t{i}", "a", "pass") for i in range(6)]
+    rows += [(f"t{i}", "b", "pass" if i % 2 else "fail") for i in range(6)]
+    rows += [(f"t{i}", "c", "pass") for i in range(6)]
+    rows += [("t9", "d", "fail")]  # d shares no item with anyone
+    out = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0).to_dict()
+    pairs = {tuple(p["raters"]): p for p in out["pairs"]}  # type: ignore[union-attr]
+    nominal = "weighted kappa is not applicable to a nominal scale"
+    assert pairs[("a", "b")]["why_undefined"] == {"weighted_kappa": nominal}
+    why = pairs[("a", "c")]["why_undefined"]
+    assert pairs[("a", "c")]["cohen_kappa"] is None
+    assert set(why) == {"cohen_kappa", "ci95", "weighted_kappa"}
+    assert "a used only 'pass'" in why["cohen_kappa"] and "c used only 'pass'" in why["cohen_kappa"]
+    assert "6 shared items" in why["cohen_kappa"] and "a used only 'pass'" in why["ci95"]
+    d_why = pairs[("a", "d")]["why_undefined"]["cohen_kappa"]
+    assert "no item rated by both a and d" in d_why
 
 
 def test_clusters_and_confidence_key() -> None:

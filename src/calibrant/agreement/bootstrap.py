@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from calibrant.agreement.ci import score_floor, z_value
 from calibrant.agreement.encode import MISSING, check_codes
 from calibrant.agreement.multirater import (
     AlphaLevel,
@@ -32,9 +33,15 @@ from calibrant.agreement.multirater import (
     krippendorff_from_sums,
     krippendorff_unit_stats,
 )
-from calibrant.agreement.pairwise import PairwiseStatistic, statistic_from_tables, undefined_reason
+from calibrant.agreement.pairwise import (
+    PairwiseStatistic,
+    disagreement_parts,
+    statistic_from_tables,
+    undefined_reason,
+)
 from calibrant.agreement.resample import (
     BootstrapResult,
+    IntervalMethod,
     check_options,
     cluster_index,
     cluster_stats,
@@ -48,6 +55,8 @@ from calibrant.agreement.undefined import Undefined
 
 __all__ = [
     "bootstrap_fleiss",
+    "jackknife_tables",
+    "table_floor",
     "bootstrap_krippendorff",
     "bootstrap_pairwise",
     "resample_tables",
@@ -104,6 +113,50 @@ def _tables_from_blocks(
     return out
 
 
+def jackknife_tables(
+    codes: NDArray[np.int64],
+    *,
+    k: int,
+    cluster_ids: NDArray[np.int64] | None,
+    n_clusters: int | None,
+) -> NDArray[np.int64]:
+    """Leave-one-unit-out confusion tables ``(units, K, K)``: the whole table minus one item
+    (or minus one cluster's items)."""
+    kk = k * k
+    total = np.bincount(codes, minlength=kk)
+    if cluster_ids is None or n_clusters is None:
+        per_unit = np.zeros((codes.size, kk), dtype=np.int64)
+        per_unit[np.arange(codes.size), codes] = 1
+    else:
+        per_unit = np.bincount(cluster_ids * kk + codes, minlength=n_clusters * kk).reshape(
+            n_clusters, kk
+        )
+    out: NDArray[np.int64] = (total[None, :] - per_unit).reshape(-1, k, k)
+    return out
+
+
+def table_floor(
+    table: NDArray[np.int64], *, statistic: PairwiseStatistic, confidence: float
+) -> tuple[float, float] | None:
+    """The Wilson score floor of one table's interval (see :mod:`calibrant.agreement.ci`)."""
+    parts = disagreement_parts(table, statistic=statistic)
+    if parts is None:
+        return None
+    n = float(table.sum())
+    disagreeing = n - float(np.trace(table))
+    weight = parts[0] * n / disagreeing if disagreeing > 0 else 1.0
+    z = z_value(confidence)
+    shrunk = disagreement_parts(table, statistic=statistic, prior=z * z)
+    return score_floor(
+        disagreeing / n,
+        parts[1],
+        n,
+        confidence=confidence,
+        expected_high=None if shrunk is None else shrunk[1],
+        weight=weight,
+    )
+
+
 def resample_tables(
     x: ArrayLike,
     y: ArrayLike,
@@ -138,13 +191,17 @@ def bootstrap_pairwise(
     confidence: float = 0.95,
     clusters: ArrayLike | None = None,
     max_undefined_fraction: float = 0.5,
+    method: IntervalMethod = "bca",
 ) -> BootstrapResult:
-    """Two-rater statistic with a percentile bootstrap CI over items (or clusters of items).
+    """Two-rater statistic with a bootstrap CI over items (or clusters of items).
 
     Only items rated by both raters are used (their count is ``n``). ``statistic`` is one of
     ``"percent_agreement"``, ``"cohen_kappa"``, ``"weighted_kappa_linear"``,
     ``"weighted_kappa_quadratic"``, ``"gwet_ac1"``. ``clusters`` gives one cluster id per item
     (same length as ``x``); whole clusters are then resampled with replacement.
+    ``method="bca"`` (default) gives the interval of :mod:`calibrant.agreement.ci` (BCa, a
+    cluster jackknife t with clusters, united with a Wilson score floor); ``"percentile"`` the
+    plain percentile interval.
     """
     check_options(
         n_resamples=n_resamples,
@@ -173,6 +230,9 @@ def bootstrap_pairwise(
     blocks = index_blocks(units, n_resamples=n_resamples, seed=seed)
     tables = _tables_from_blocks(codes, blocks, k=k, cluster_ids=ids, n_clusters=n_clusters)
     values, defined = statistic_from_tables(tables, statistic=statistic)
+    jk = statistic_from_tables(
+        jackknife_tables(codes, k=k, cluster_ids=ids, n_clusters=n_clusters), statistic=statistic
+    )
     return finish_result(
         statistic,
         estimate,
@@ -184,6 +244,10 @@ def bootstrap_pairwise(
         seed=seed,
         confidence=confidence,
         max_undefined_fraction=max_undefined_fraction,
+        method=method,
+        jackknife=jk,
+        floor=table_floor(table, statistic=statistic, confidence=confidence),
+        bounds=(0.0, 1.0) if statistic == "percent_agreement" else (-1.0, 1.0),
     )
 
 
@@ -199,6 +263,7 @@ def _bootstrap_units(
     seed: int,
     confidence: float,
     max_undefined_fraction: float,
+    method: IntervalMethod = "bca",
 ) -> BootstrapResult:
     n = int(unit_stats.shape[0])
     if n == 0:
@@ -215,6 +280,7 @@ def _bootstrap_units(
     stats, n_clusters = cluster_stats(unit_stats, clusters=clusters, keep=keep)
     blocks = index_blocks(stats.shape[0], n_resamples=n_resamples, seed=seed)
     values, defined = from_sums(unit_weights_sum(blocks, stats))
+    jackknife = from_sums(stats.sum(axis=0)[None, :] - stats)
     return finish_result(
         statistic,
         estimate,
@@ -226,6 +292,8 @@ def _bootstrap_units(
         seed=seed,
         confidence=confidence,
         max_undefined_fraction=max_undefined_fraction,
+        method=method,
+        jackknife=jackknife,
     )
 
 
@@ -238,8 +306,9 @@ def bootstrap_fleiss(
     confidence: float = 0.95,
     clusters: ArrayLike | None = None,
     max_undefined_fraction: float = 0.5,
+    method: IntervalMethod = "bca",
 ) -> BootstrapResult:
-    """Fleiss' kappa of a ``(raters, items)`` code matrix with a percentile bootstrap CI.
+    """Fleiss' kappa of a ``(raters, items)`` code matrix with a bootstrap CI (``method``).
 
     Items with at least two ratings are the resampled units (``n``); ``clusters`` gives one
     cluster id per item (column) to resample whole clusters instead.
@@ -266,6 +335,7 @@ def bootstrap_fleiss(
         seed=seed,
         confidence=confidence,
         max_undefined_fraction=max_undefined_fraction,
+        method=method,
     )
 
 
@@ -279,6 +349,7 @@ def bootstrap_krippendorff(
     confidence: float = 0.95,
     clusters: ArrayLike | None = None,
     max_undefined_fraction: float = 0.5,
+    method: IntervalMethod = "bca",
 ) -> BootstrapResult:
     """Krippendorff's alpha of a ``(raters, items)`` code matrix with a bootstrap CI over items.
 
@@ -312,4 +383,5 @@ def bootstrap_krippendorff(
         seed=seed,
         confidence=confidence,
         max_undefined_fraction=max_undefined_fraction,
+        method=method,
     )

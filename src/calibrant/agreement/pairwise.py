@@ -23,6 +23,7 @@ __all__ = [
     "Weights",
     "cohen_kappa",
     "confusion_matrix",
+    "disagreement_parts",
     "gwet_ac1",
     "kappa_from_tables",
     "ac1_from_tables",
@@ -152,6 +153,44 @@ def statistic_from_tables(
     if statistic == "gwet_ac1":
         return ac1_from_tables(tables)
     raise ValueError(f"unknown pairwise statistic {statistic!r}")
+
+
+def disagreement_parts(
+    table: NDArray[np.int64], *, statistic: PairwiseStatistic, prior: float = 0.0
+) -> tuple[float, float] | None:
+    """``(D_o, D_e)`` of one K x K table, with ``statistic = 1 - D_o / D_e``.
+
+    ``D_o`` is the mean per-item disagreement scaled to [0, 1] (weights divided by the largest
+    weight), ``D_e`` the chance disagreement on the same scale; percent agreement has
+    ``D_e = 1``. ``prior`` adds that many pseudo-ratings, spread evenly over the K categories,
+    to each rater's marginal counts before ``D_e`` is computed (a few labels of a rare category
+    make ``D_e`` itself uncertain). ``None`` when the table has no item. The score floor of the
+    interval (:func:`calibrant.agreement.ci.score_floor`) is built from these numbers.
+    """
+    t = np.asarray(table, dtype=np.float64)
+    n = float(t.sum())
+    k = t.shape[-1]
+    if n == 0:
+        return None
+    rows = (t.sum(axis=1) + prior / k) / (n + prior)
+    cols = (t.sum(axis=0) + prior / k) / (n + prior)
+    if statistic in ("percent_agreement", "gwet_ac1"):
+        d_o = 1.0 - float(np.trace(t)) / n
+        if statistic == "percent_agreement":
+            return d_o, 1.0
+        pi = (rows + cols) / 2.0
+        p_e = float((pi * (1.0 - pi)).sum()) / max(k - 1, 1)
+        return d_o, 1.0 - p_e
+    weights: Weights | None = {
+        "cohen_kappa": None,
+        "weighted_kappa_linear": "linear",
+        "weighted_kappa_quadratic": "quadratic",
+    }[statistic]
+    w = _disagreement_weights(k, weights).astype(np.float64)
+    top = float(w.max()) or 1.0
+    d_o = float((w * t).sum()) / (n * top)
+    d_e = float(rows @ w @ cols) / top
+    return d_o, d_e
 
 
 def undefined_reason(table: NDArray[np.int64], *, statistic: PairwiseStatistic) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..contracts import CANT_TELL, Label, Rubric
+from ..contracts import CANT_TELL, NOT_APPLICABLE, Label, Rubric
 from .encode import Level, Scale
 from .report import pairwise_report
 
@@ -32,6 +32,7 @@ def rater_agreement(
     for crit, rows in sorted(by_crit.items()):
         scale = None
         lvl = level
+        outside: tuple[str, ...] = ()  # not_applicable on an ordinal scale: outside the levels
         if order is not None:
             scale = Scale(labels=tuple(order), level="ordinal")
         elif rubric is not None:
@@ -41,13 +42,17 @@ def rater_agreement(
                 c = None
             if c is not None:
                 lvl = level or ("ordinal" if c.scale.kind == "ordinal" else "nominal")
-                scale = Scale(labels=tuple(c.allowed_labels()), level=lvl)
+                allowed = tuple(c.allowed_labels())
+                if lvl == "ordinal" and NOT_APPLICABLE in allowed:
+                    allowed = tuple(v for v in allowed if v != NOT_APPLICABLE)
+                    outside = (NOT_APPLICABLE,)
+                scale = Scale(labels=allowed, level=lvl)
         report = pairwise_report(
             [(x.item, x.rater, x.label) for x in rows],
             seed=seed,
             scale=scale,
             level=None if scale is not None else (lvl or "nominal"),
-            missing=(CANT_TELL,),
+            missing=(CANT_TELL, *outside),
             n_resamples=n_resamples,
             clusters={i: clusters[i] for i in {x.item for x in rows}} if clusters else None,
         )
@@ -60,10 +65,38 @@ def rater_agreement(
         d["scale"] = list(report.scale.labels)
         d["raters"] = list(report.raters)
         d["abstentions"] = abst
+        if outside:
+            d["not_applicable"] = _applicability(rows, seed=seed, n_resamples=n_resamples)
         out[crit] = d
     return {
         "criteria": out,
         "seed": seed,
         "n_resamples": n_resamples,
-        "bootstrap": "percentile" + (", clustered by case" if clusters else ", by item"),
+        "bootstrap": (
+            "BCa ∪ cluster jackknife t(G-1) ∪ Wilson score floor, clustered by case"
+            if clusters
+            else "BCa ∪ Wilson score floor, by item"
+        ),
+    }
+
+
+def _applicability(rows: Sequence[Label], *, seed: int, n_resamples: int) -> dict[str, Any]:
+    """not_applicable as its own category: items per rater and agreement on applicability."""
+    per_rater: dict[str, int] = {}
+    for x in rows:
+        if x.label == NOT_APPLICABLE:
+            per_rater[x.rater] = per_rater.get(x.rater, 0) + 1
+    report = pairwise_report(
+        [
+            (x.item, x.rater, "not_applicable" if x.label == NOT_APPLICABLE else "applies")
+            for x in rows
+            if x.label != CANT_TELL
+        ],
+        seed=seed,
+        scale=Scale(labels=("applies", NOT_APPLICABLE), level="nominal"),
+        n_resamples=n_resamples,
+    )
+    return {
+        "n_items_by_rater": per_rater,
+        "agreement_on_applicability": report.to_dict(),
     }

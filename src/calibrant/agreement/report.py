@@ -9,7 +9,7 @@ one criterion in the CLI's JSON output (plain Python floats, ``None`` for undefi
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,14 +44,18 @@ class PairReport:
     bootstrap: BootstrapResult
 
     def to_dict(self) -> dict[str, object]:
-        """``{"raters", "n", "cohen_kappa", "weighted_kappa", "ci95"}`` with None if undefined."""
+        """``{"raters", "n", "cohen_kappa", "weighted_kappa", "ci95", "why_undefined"}``: None
+        for an undefined value, and its reason under ``why_undefined[key]``."""
         ci = self.bootstrap.ci
+        key = ci_key(self.bootstrap.confidence)
+        values = {"cohen_kappa": self.cohen_kappa, "weighted_kappa": self.weighted_kappa, key: ci}
         return {
             "raters": [self.raters[0], self.raters[1]],
             "n": self.n,
             "cohen_kappa": or_none(self.cohen_kappa),
             "weighted_kappa": or_none(self.weighted_kappa),
-            ci_key(self.bootstrap.confidence): None if isinstance(ci, Undefined) else list(ci),
+            key: None if isinstance(ci, Undefined) else list(ci),
+            "why_undefined": _reasons(values),
         }
 
 
@@ -68,12 +72,73 @@ class CriterionReport:
 
     def to_dict(self) -> dict[str, object]:
         """The CLI's per-criterion JSON object (``n_items``, ``fleiss_kappa``, ...)."""
+        values = {"fleiss_kappa": self.fleiss_kappa, "krippendorff_alpha": self.krippendorff_alpha}
         return {
             "n_items": self.n_items,
             "fleiss_kappa": or_none(self.fleiss_kappa),
             "krippendorff_alpha": or_none(self.krippendorff_alpha),
             "pairs": [pair.to_dict() for pair in self.pairs],
+            "why_undefined": _reasons(values),
         }
+
+
+def _reasons(values: Mapping[str, object]) -> dict[str, str]:
+    """``{key: reason}`` for every :class:`Undefined` value."""
+    return {k: v.reason for k, v in values.items() if isinstance(v, Undefined)}
+
+
+def _who(name: Hashable, codes: np.ndarray, scale: Scale, on: np.ndarray) -> str:
+    """What rater ``name`` gave on the items ``on``: nothing, or one label only."""
+    used = sorted({int(c) for c in codes[on] if c != MISSING})
+    if not on.any() or not used:
+        return f"{name} gave no usable label on them"
+    if len(used) == 1:
+        return f"{name} used only '{scale.labels[used[0]]}'"
+    return f"{name} used {len(used)} labels"
+
+
+def _named(
+    value: float | Undefined,
+    names: tuple[Hashable, Hashable],
+    x: np.ndarray,
+    y: np.ndarray,
+    scale: Scale,
+) -> float | Undefined:
+    """The same :class:`Undefined`, its reason now naming whose labels made it so."""
+    if not isinstance(value, Undefined):
+        return value
+    a, b = names
+    both = (x != MISSING) & (y != MISSING)
+    n = int(both.sum())
+    if n == 0:
+        missing = [str(r) for r, c in ((a, x), (b, y)) if not (c != MISSING).any()]
+        who = (
+            f"{' and '.join(missing)} gave no usable label"
+            if missing
+            else f"{a} and {b} labelled different items"
+        )
+        return Undefined(f"no item rated by both {a} and {b} ({who})")
+    if n < 2:
+        return Undefined(f"only {n} item rated by both {a} and {b}: {value.reason}")
+    detail = f"{_who(a, x, scale, both)} and {_who(b, y, scale, both)} on the {n} shared items"
+    return Undefined(f"{value.reason} ({detail})")
+
+
+def _named_all(
+    value: float | Undefined, raters: Sequence[Hashable], matrix: np.ndarray, scale: Scale
+) -> float | Undefined:
+    """The same :class:`Undefined`, saying which label filled the items with 2+ ratings."""
+    if not isinstance(value, Undefined):
+        return value
+    pairable = (matrix != MISSING).sum(axis=0) >= 2
+    seen = matrix[:, pairable]
+    seen = seen[seen != MISSING]
+    if seen.size and np.unique(seen).size == 1:
+        return Undefined(
+            f"{value.reason} (on the {int(pairable.sum())} item(s) rated by two or more of the "
+            f"{len(list(raters))} raters, every rating is '{scale.labels[int(seen[0])]}')"
+        )
+    return value
 
 
 def _resolve_scale(
@@ -143,16 +208,28 @@ def pairwise_report(
                 PairReport(
                     raters=(raters[i], raters[j]),
                     n=int(np.count_nonzero((x != MISSING) & (y != MISSING))),
-                    cohen_kappa=boot.estimate,
-                    weighted_kappa=weighted,
-                    bootstrap=boot,
+                    cohen_kappa=_named(boot.estimate, (raters[i], raters[j]), x, y, sc),
+                    weighted_kappa=_named(weighted, (raters[i], raters[j]), x, y, sc)
+                    if sc.level == "ordinal"
+                    else weighted,
+                    bootstrap=boot
+                    if not isinstance(boot.estimate, Undefined)
+                    else replace(
+                        boot,
+                        ci=Undefined(
+                            "the estimate is undefined: "
+                            + _named(boot.estimate, (raters[i], raters[j]), x, y, sc).reason  # type: ignore[union-attr]
+                        ),
+                    ),
                 )
             )
     return CriterionReport(
         scale=sc,
         raters=tuple(raters),
         n_items=len(items),
-        fleiss_kappa=fleiss_kappa(matrix, k=sc.k),
-        krippendorff_alpha=krippendorff_alpha(matrix, k=sc.k, level=sc.level),
+        fleiss_kappa=_named_all(fleiss_kappa(matrix, k=sc.k), raters, matrix, sc),
+        krippendorff_alpha=_named_all(
+            krippendorff_alpha(matrix, k=sc.k, level=sc.level), raters, matrix, sc
+        ),
         pairs=tuple(pairs),
     )

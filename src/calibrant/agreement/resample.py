@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from numbers import Integral
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from calibrant.agreement.ci import honest_interval
 from calibrant.agreement.undefined import Undefined
 
 __all__ = [
     "BootstrapResult",
+    "IntervalMethod",
     "bootstrap_indices",
     "check_options",
     "cluster_index",
@@ -37,12 +40,14 @@ __all__ = [
 Float64Array = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
+IntervalMethod = Literal["bca", "percentile"]
+
 _BLOCK_ELEMENTS = 1 << 17  # indices per block of rows (~1 MiB of int64): cache-friendly
 
 
 @dataclass(frozen=True, slots=True)
 class BootstrapResult:
-    """A point estimate with its percentile bootstrap interval.
+    """A point estimate with its bootstrap interval (``method`` names how it was made).
 
     ``n`` is the number of items used (for two raters: items rated by both); ``n_clusters`` the
     number of resampled clusters, or ``None`` for an item-level bootstrap. ``n_dropped`` counts
@@ -224,11 +229,35 @@ def finish_result(
     seed: int,
     confidence: float,
     max_undefined_fraction: float,
+    method: IntervalMethod = "percentile",
+    jackknife: tuple[Float64Array, BoolArray] | None = None,
+    floor: tuple[float, float] | None = None,
+    bounds: tuple[float, float] = (-1.0, 1.0),
 ) -> BootstrapResult:
-    """Assemble a :class:`BootstrapResult` from the point estimate and resample values."""
-    ci, dropped = percentile_interval(
-        values, defined, confidence=confidence, max_undefined_fraction=max_undefined_fraction
-    )
+    """Assemble a :class:`BootstrapResult` from the point estimate and resample values.
+
+    ``method="bca"`` needs the ``jackknife`` values (leave one unit out) and uses
+    :func:`~calibrant.agreement.ci.honest_interval` (BCa, cluster t, score ``floor``);
+    ``"percentile"`` is the plain percentile interval.
+    """
+    used = "percentile"
+    if method == "bca" and jackknife is not None and not isinstance(estimate, Undefined):
+        ci, dropped, used = honest_interval(
+            estimate,
+            values,
+            defined,
+            jackknife[0],
+            jackknife[1],
+            confidence=confidence,
+            clustered=n_clusters is not None,
+            floor=floor,
+            bounds=bounds,
+            max_undefined_fraction=max_undefined_fraction,
+        )
+    else:
+        ci, dropped = percentile_interval(
+            values, defined, confidence=confidence, max_undefined_fraction=max_undefined_fraction
+        )
     if isinstance(estimate, Undefined):
         ci = Undefined(f"point estimate is undefined: {estimate.reason}")
     return BootstrapResult(
@@ -241,6 +270,7 @@ def finish_result(
         n_resamples=int(n_resamples),
         n_dropped=dropped,
         seed=int(seed),
+        method=used,
     )
 
 

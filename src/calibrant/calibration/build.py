@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..agreement.gate import GATE_RULE
 from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
@@ -119,10 +120,12 @@ def calibration_report(
             "seed": settings.seed,
             "n_resamples": settings.n_resamples,
             "confidence": settings.confidence,
-            "bootstrap": "percentile, clustered by case"
+            "bootstrap": "BCa ∪ cluster jackknife t(G-1) ∪ Wilson score floor, clustered by case"
             if settings.cluster_by_case
-            else "percentile, by item",
+            else "BCa ∪ Wilson score floor, by item",
             "min_lower": settings.gate.min_lower,
+            "min_items": settings.gate.min_items,
+            "gate_rule": GATE_RULE,
             "min_coverage": settings.gate.min_coverage,
             "use_ceiling": settings.gate.use_ceiling,
             "revise_below": settings.revise_below,

@@ -13,14 +13,14 @@ from ..agreement import (
     BootstrapResult,
     Scale,
     Undefined,
-    bootstrap_fleiss,
     bootstrap_pairwise,
     items_needed,
     landis_koch_band,
 )
 from ..agreement.gate import GateSettings, release_gate
 from ..agreement.intervals import proportion
-from ..contracts import Criterion, Judgment
+from ..agreement.meanpair import bootstrap_mean_pairwise
+from ..contracts import NOT_APPLICABLE, Criterion, Judgment
 from ..gold import CONSENSUS, GoldSet
 from .explain import ABSTAIN, Side, constant_notes, explain
 
@@ -41,15 +41,76 @@ class Settings:
 
 
 def scale_of(c: Criterion) -> Scale:
-    return Scale(
-        labels=tuple(c.allowed_labels()),
-        level="ordinal" if c.scale.kind == "ordinal" else "nominal",
-    )
+    """The criterion's scale for the statistics. ``not_applicable`` is never a level of an
+    ordinal scale (it is not "above" the best level): on an ordinal criterion it is its own
+    category outside the ordered levels, reported under ``not_applicable``; on a binary
+    (nominal) criterion it stays one more nominal category."""
+    if c.scale.kind == "ordinal":
+        return Scale(labels=tuple(c.scale.values()), level="ordinal")
+    return Scale(labels=tuple(c.allowed_labels()), level="nominal")
 
 
 def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:
-    clean = [None if (x is None or x in ABSTAIN) else x for x in labels]
+    clean = [
+        None
+        if (x is None or x in ABSTAIN or (x == NOT_APPLICABLE and x not in scale.labels))
+        else x
+        for x in labels
+    ]
     return scale.encode(clean)
+
+
+def _applicability(
+    c: Criterion,
+    sides: list[tuple[str, list[Any]]],
+    settings: Settings,
+    clusters: np.ndarray | None,
+) -> dict[str, Any] | None:
+    """``not_applicable`` as its own category: how many items each side put there, and the
+    agreement on applicability (applies / does not apply) of the judge with the consensus."""
+    if not c.not_applicable_when:
+        return None
+    yes_no = Scale(labels=("applies", NOT_APPLICABLE), level="nominal")
+
+    def applies(raw: list[Any]) -> list[Any]:
+        return [
+            None
+            if v is None or v in ABSTAIN
+            else (NOT_APPLICABLE if v == NOT_APPLICABLE else "applies")
+            for v in raw
+        ]
+
+    counts = {name: sum(1 for v in raw if v == NOT_APPLICABLE) for name, raw in sides}
+    (ref_name, ref_raw), (judge_name, judge_raw) = sides[0], sides[1]
+    a, b = applies(ref_raw), applies(judge_raw)
+    agreement = bootstrap_pairwise(
+        yes_no.encode(a),
+        yes_no.encode(b),
+        k=2,
+        seed=settings.seed,
+        statistic="cohen_kappa",
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        clusters=clusters,
+    )
+    percent = bootstrap_pairwise(
+        yes_no.encode(a),
+        yes_no.encode(b),
+        k=2,
+        seed=settings.seed,
+        statistic="percent_agreement",
+        n_resamples=settings.n_resamples,
+        confidence=settings.confidence,
+        clusters=clusters,
+    )
+    pair = [Side.of(ref_name, a), Side.of(judge_name, b)]
+    return {
+        "when": c.not_applicable_when,
+        "outside_scale": c.scale.kind == "ordinal",
+        "n_items": counts,
+        "agreement_on_applicability": stat_json(agreement, pair),
+        "percent_agreement_on_applicability": stat_json(percent, pair),
+    }
 
 
 def _boot(
@@ -124,7 +185,10 @@ def criterion_report(
     usable = sum(1 for v in judge_raw if v is not None and v not in ABSTAIN)
     coverage = usable / n if n else 0.0
     # agreement with abstention as its own category (failures stay missing)
-    ab_scale = Scale(labels=(*scale.labels, "abstain"), level="nominal")
+    outside = (
+        (NOT_APPLICABLE,) if c.not_applicable_when and NOT_APPLICABLE not in scale.labels else ()
+    )
+    ab_scale = Scale(labels=(*scale.labels, *outside, "abstain"), level="nominal")
     ab_ref = [None if v is None else ("abstain" if v in ABSTAIN else v) for v in ref_raw]
     ab_judge = [None if v is None else ("abstain" if v in ABSTAIN else v) for v in judge_raw]
     ab = bootstrap_pairwise(
@@ -143,6 +207,7 @@ def criterion_report(
     expert_sides = [Side.of(f"expert {r}", raw) for r, raw in zip(raters, expert_raw, strict=True)]
     expert_codes = [_codes(scale, raw) for raw in expert_raw]
     ceiling: BootstrapResult | None = None
+    ceiling_kind = "none"
     pairs = []
     for a in range(len(raters)):
         for b in range(a + 1, len(raters)):
@@ -150,16 +215,19 @@ def criterion_report(
             sides = [expert_sides[a], expert_sides[b]]
             pairs.append({"raters": [raters[a], raters[b]], **stat_json(r, sides)})
             if len(raters) == 2:
-                ceiling = r
+                ceiling, ceiling_kind = r, f"{statistic} between the two experts"
     if len(raters) > 2:
-        ceiling = bootstrap_fleiss(
+        # the judge's own statistic, averaged over expert pairs (not a many-rater statistic)
+        ceiling = bootstrap_mean_pairwise(
             np.vstack(expert_codes),
             k=scale.k,
             seed=settings.seed,
+            statistic=statistic,  # type: ignore[arg-type]
             n_resamples=settings.n_resamples,
             confidence=settings.confidence,
             clusters=clusters,
         )
+        ceiling_kind = f"mean {statistic} over the {len(pairs)} expert pairs"
     judge_vs_each = [
         {
             "rater": r,
@@ -192,6 +260,7 @@ def criterion_report(
         "judge_vs_consensus_other": extra,
         "judge_vs_each_expert": judge_vs_each,
         "expert_ceiling": None if ceiling is None else stat_json(ceiling, expert_sides),
+        "expert_ceiling_statistic": ceiling_kind,
         "expert_ceiling_explanation": None
         if ceiling is not None
         else f"{len(raters)} expert(s) ({', '.join(raters) or 'none'}): no expert pair to "
@@ -210,7 +279,10 @@ def criterion_report(
         "with_abstention_category": stat_json(
             ab, [Side.of("the consensus", ab_ref), Side.of("the judge", ab_judge, failures)]
         ),
-        "confusion": _confusion(scale, ref_raw, judge_raw),
+        "confusion": _confusion(scale, ref_raw, judge_raw, outside),
+        "not_applicable": _applicability(
+            c, [("the consensus", ref_raw), ("the judge", judge_raw)], settings, clusters
+        ),
         "gate": gate.to_dict(),
         "items_needed_for_width": {
             "target_width": settings.target_width,
@@ -223,9 +295,11 @@ def criterion_report(
     }
 
 
-def _confusion(scale: Scale, ref: list[Any], judge: list[Any]) -> dict[str, Any]:
-    rows = [*map(str, scale.labels), "abstain", "missing"]
-    cols = [*map(str, scale.labels), "abstain", "failed"]
+def _confusion(
+    scale: Scale, ref: list[Any], judge: list[Any], outside: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    rows = [*map(str, scale.labels), *outside, "abstain", "missing"]
+    cols = [*map(str, scale.labels), *outside, "abstain", "failed"]
     m = [[0] * len(cols) for _ in rows]
 
     def idx(v: Any, names: list[str], none: str) -> int:

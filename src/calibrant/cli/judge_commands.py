@@ -215,6 +215,14 @@ def calibrate(
         float,
         typer.Option("--min-coverage", help="Gate: share of items with a usable judge label."),
     ] = 0.8,
+    min_items: Annotated[
+        int,
+        typer.Option(
+            "--min-items",
+            min=2,
+            help="Gate: below this many items rated by both judge and consensus, UNDECIDED.",
+        ),
+    ] = 20,
     no_ceiling: Annotated[
         bool, typer.Option("--no-ceiling", help="Gate without comparing to the experts' agreement.")
     ] = False,
@@ -256,7 +264,10 @@ def calibrate(
         seed=seed,
         n_resamples=resamples,
         gate=GateSettings(
-            min_lower=min_lower, min_coverage=min_coverage, use_ceiling=not no_ceiling
+            min_lower=min_lower,
+            min_coverage=min_coverage,
+            use_ceiling=not no_ceiling,
+            min_items=min_items,
         ),
     )
     options = JudgeOptions(

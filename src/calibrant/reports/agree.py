@@ -37,6 +37,26 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
                 "n/a (nominal)" if c["level"] == "nominal" else _f(p["weighted_kappa"]),
             )
         console.print(t)
+        for p in c["pairs"]:
+            why = dict(p.get("why_undefined", {}))
+            if c["level"] == "nominal":
+                why.pop("weighted_kappa", None)  # the table already says n/a (nominal)
+            ci = next((k for k in why if k.startswith("ci")), None)
+            if ci is not None and "cohen_kappa" in why:
+                del why[ci]  # the interval is undefined because the estimate is
+                why["cohen_kappa and its CI"] = why.pop("cohen_kappa")
+            for key, text in why.items():
+                console.print(
+                    f"  {key} of {' vs '.join(map(str, p['raters']))} undefined: {text}",
+                    markup=False,
+                    highlight=False,
+                )
+        for key, why in c.get("why_undefined", {}).items():
+            console.print(f"  {key} undefined: {why}", markup=False, highlight=False)
+        na = c.get("not_applicable")
+        if na:
+            counts = ", ".join(f"{k} {v}" for k, v in na["n_items_by_rater"].items()) or "none"
+            console.print(f"  not_applicable (outside the ordered levels): {counts}", markup=False)
         if c["abstentions"]:
             console.print(
                 "  cant_tell (left out): "

@@ -45,9 +45,9 @@ def _header(r: dict[str, Any]) -> list[str]:
         f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
         f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
         f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
-        f" seed {r['settings']['seed']}; gate: CI lower bound ≥ {r['settings']['min_lower']}, "
-        f"coverage ≥ {r['settings']['min_coverage']:.0%}, not below the experts' ceiling minus "
-        "its CI half-width",
+        f" seed {r['settings']['seed']}; gate (at least {r['settings'].get('min_items', 20)} "
+        f"items, coverage ≥ {r['settings']['min_coverage']:.0%}, bar {r['settings']['min_lower']}):"
+        f" {r['settings'].get('gate_rule', '')}",
         f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
     ]
 
@@ -133,6 +133,16 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(c)))} |"
         for what, name, s in comparisons(c)
     ]
+    na = c.get("not_applicable")
+    if na:
+        counts = ", ".join(f"{who} {k}" for who, k in na["n_items"].items())
+        out += [
+            "",
+            "`not_applicable` (its own category"
+            + (", outside the ordered levels" if na["outside_scale"] else "")
+            + f"): {counts} item(s); agreement on applicability "
+            + _md(fmt_stat(na["agreement_on_applicability"], none="undefined")),
+        ]
     m = c["confusion"]
     out += [
         "",

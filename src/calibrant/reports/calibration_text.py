@@ -26,6 +26,11 @@ STAT_NAMES = {
     "gwet_ac1": "Gwet's AC1",
     "percent_agreement": "percent agreement",
     "fleiss_kappa": "Fleiss' κ",
+    "mean_pairwise_cohen_kappa": "mean pairwise Cohen's κ",
+    "mean_pairwise_weighted_kappa_linear": "mean pairwise linear-weighted κ",
+    "mean_pairwise_weighted_kappa_quadratic": "mean pairwise quadratic-weighted κ",
+    "mean_pairwise_gwet_ac1": "mean pairwise Gwet's AC1",
+    "mean_pairwise_percent_agreement": "mean pairwise percent agreement",
 }
 
 
@@ -100,7 +105,7 @@ def comparisons(c: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None
     )
     out += [(f"judge vs {e['rater']}", main, e) for e in c["judge_vs_each_expert"]]
     out += [(f"{p['raters'][0]} vs {p['raters'][1]}", main, p) for p in c["expert_pairs"]]
-    if len(c["expert_pairs"]) != 1:  # several experts: the ceiling is their Fleiss' kappa
+    if len(c["expert_pairs"]) != 1:  # several experts: the mean of their pairwise statistic
         name = stat_name(ceiling["statistic"]) if ceiling else main
         out.append(("experts' ceiling (all experts)", name, ceiling))
     return out

@@ -1,0 +1,142 @@
+"""Mean pairwise agreement of three or more raters, with one joint bootstrap.
+
+The experts' ceiling must be measured with the judge's own statistic: with three or more
+experts it is the mean over expert pairs of that pairwise statistic (e.g. linear-weighted
+kappa on an ordinal criterion), not a different many-rater statistic such as nominal Fleiss'
+kappa. Every resample draws the same items (or clusters) for all pairs, so the interval
+accounts for the pairs sharing their items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from calibrant.agreement.bootstrap import table_floor
+from calibrant.agreement.encode import MISSING, check_codes
+from calibrant.agreement.pairwise import PairwiseStatistic, statistic_from_tables
+from calibrant.agreement.resample import (
+    BootstrapResult,
+    IntervalMethod,
+    check_options,
+    cluster_stats,
+    finish_result,
+    index_blocks,
+    undefined_result,
+    unit_weights_sum,
+)
+from calibrant.agreement.undefined import Undefined
+
+__all__ = ["bootstrap_mean_pairwise"]
+
+Float64Array = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+
+def _mean_of_defined(values: Float64Array, defined: BoolArray) -> tuple[Float64Array, BoolArray]:
+    """Mean over the last axis of the defined values; defined where at least one pair is."""
+    count = defined.sum(axis=-1)
+    total = np.where(defined, values, 0.0).sum(axis=-1)
+    ok = count > 0
+    return np.where(ok, total / np.where(ok, count, 1), 0.0), ok
+
+
+def bootstrap_mean_pairwise(
+    data: ArrayLike,
+    *,
+    k: int,
+    seed: int,
+    statistic: PairwiseStatistic = "cohen_kappa",
+    n_resamples: int = 2000,
+    confidence: float = 0.95,
+    clusters: ArrayLike | None = None,
+    max_undefined_fraction: float = 0.5,
+    method: IntervalMethod = "bca",
+) -> BootstrapResult:
+    """Mean over all rater pairs of a two-rater ``statistic`` for a ``(raters, items)`` code
+    matrix, with a joint bootstrap CI over items (or ``clusters`` of items).
+
+    A pair whose statistic is undefined (e.g. both used one label) is left out of the mean and
+    the reason names it; the mean is undefined when no pair is defined. ``n`` counts the items
+    that at least one pair rated.
+    """
+    check_options(
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+        max_undefined_fraction=max_undefined_fraction,
+    )
+    matrix = np.vstack([check_codes(row, k=k) for row in np.asarray(data)])
+    n_raters = matrix.shape[0]
+    pairs = [(a, b) for a in range(n_raters) for b in range(a + 1, n_raters)]
+    kk = k * k
+    name = f"mean_pairwise_{statistic}"
+    if not pairs:
+        return undefined_result(
+            name,
+            "fewer than two raters: no pair",
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+            clustered=clusters is not None,
+        )
+    # one-hot per item and pair: (items, pairs * K*K); unpaired items add nothing
+    stats = np.zeros((matrix.shape[1], len(pairs) * kk), dtype=np.float64)
+    for p, (a, b) in enumerate(pairs):
+        x, y = matrix[a], matrix[b]
+        both = np.flatnonzero((x != MISSING) & (y != MISSING))
+        stats[both, p * kk + x[both] * k + y[both]] = 1.0
+    keep = stats.sum(axis=1) > 0
+    n = int(keep.sum())
+    if n == 0:
+        return undefined_result(
+            name,
+            "no item was rated by two of the raters",
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+            clustered=clusters is not None,
+        )
+    units, n_clusters = cluster_stats(stats[keep], clusters=clusters, keep=keep)
+
+    def from_sums(sums: Float64Array) -> tuple[Float64Array, BoolArray]:
+        tables = np.rint(sums).astype(np.int64).reshape(*sums.shape[:-1], len(pairs), k, k)
+        values, defined = statistic_from_tables(tables, statistic=statistic)
+        return _mean_of_defined(values, defined)
+
+    total = units.sum(axis=0)
+    point_tables = np.rint(total).astype(np.int64).reshape(len(pairs), k, k)
+    pair_values, pair_defined = statistic_from_tables(point_tables, statistic=statistic)
+    estimate: float | Undefined
+    if not pair_defined.any():
+        estimate = Undefined(f"{statistic} is undefined for every pair of raters")
+    else:
+        estimate = float(pair_values[pair_defined].mean())
+    blocks = index_blocks(units.shape[0], n_resamples=n_resamples, seed=seed)
+    values, defined = from_sums(unit_weights_sum(blocks, units))
+    jackknife = from_sums(total[None, :] - units)
+    floors = [
+        table_floor(point_tables[p], statistic=statistic, confidence=confidence)
+        for p in range(len(pairs))
+        if pair_defined[p]
+    ]
+    floor = None
+    if floors and all(f is not None for f in floors):
+        lows = [f[0] for f in floors if f is not None]
+        highs = [f[1] for f in floors if f is not None]
+        floor = (float(np.mean(lows)), float(np.mean(highs)))
+    return finish_result(
+        name,
+        estimate,
+        values,
+        defined,
+        n=n,
+        n_clusters=n_clusters,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+        max_undefined_fraction=max_undefined_fraction,
+        method=method,
+        jackknife=jackknife,
+        floor=floor,
+    )
