@@ -205,12 +205,15 @@ def add() -> None:
         }
         added.append(item)
         nxt += 1
+    shutil.rmtree(scratch, ignore_errors=True)
+    if not added:
+        print("0 transcripts added")
+        return
     _write_manifest(manifest)
     write_atomic(
         HERE / "safety" / "verdicts.json",
         json.dumps(dict(sorted(verdicts.items())), indent=1, sort_keys=True),
     )
-    shutil.rmtree(scratch, ignore_errors=True)
     problems = split_problems(read_manifest(HERE / "manifest.yaml"), _sheets())
     for p in problems:
         print("split problem:", p)
