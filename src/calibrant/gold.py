@@ -155,7 +155,9 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
     unlabeled = sorted(i for i in items if i not in adjudicated)
     note = None
     if unlabeled:
-        rated = sorted(i for i in unlabeled if any(i in {x.item for x in v} for v in experts.values()))
+        rated = sorted(
+            i for i in unlabeled if any(i in {x.item for x in v} for v in experts.values())
+        )
         note = (
             f"{len(unlabeled)} item(s) of the manifest have no consensus label yet and were left "
             f"aside: {_ranges(unlabeled)}"
@@ -336,7 +338,5 @@ def split_problems(
         known, lambda a, b: manifest[a].split != manifest[b].split, near=near
     ):
         what = "the same conversation as" if r == 1.0 else f"a near-duplicate ({r:.3f}) of"
-        problems.append(
-            f"{a} ({manifest[a].split}) has {what} {b} ({manifest[b].split})"
-        )
+        problems.append(f"{a} ({manifest[a].split}) has {what} {b} ({manifest[b].split})")
     return problems

@@ -14,6 +14,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
 from .criterion import Settings, criterion_report
+from .experts import expert_comparison
 from .explain import embedded_judge_warning
 
 __all__ = ["calibration_report", "REPORT_SCHEMA_VERSION"]
@@ -114,6 +115,7 @@ def calibration_report(
             "hashes": gold.hashes,
             "raters": sorted(gold.experts),
             "unlabeled_criteria": sorted({c.id for c in rubric.criteria} - labeled_with),
+            "unlabeled_items": gold.unlabeled,
         },
         "settings": {
             "seed": settings.seed,
@@ -128,11 +130,13 @@ def calibration_report(
             "revise_below": settings.revise_below,
             "target_width": settings.target_width,
         },
-        "warnings": embedded_judge_warning(None if judge is None else judge.model),
+        "warnings": embedded_judge_warning(None if judge is None else judge.model)
+        + ([gold.unlabeled_note] if gold.unlabeled_note else []),
         "judge_outcomes": dict(sorted(outcomes.items())),
         "run": run or {},
         "gate": {"criteria": gates, "judge": _overall(gates)},
         "criteria": criteria,
+        "experts": expert_comparison(gold, rubric, judgments, settings),
         "safety": safety,
         "calibration_pairs": _pairs(gold, rubric, judgments, safety),
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..calibration.experts import experts_lines
 from .calibration_text import (
     ceiling_why,
     comparisons,
@@ -148,8 +149,7 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         return [*out, "", "No disagreement."]
     out += [
         "",
-        f"{len(c['disagreements'])} disagreement(s), unanimous experts and larger distances "
-        "first:",
+        f"{len(c['disagreements'])} disagreement(s), unanimous experts and larger distances first:",
         "",
         "| item | case | consensus | experts | judge | judge's rationale | evidence cited |",
         "|---|---|---|---|---|---|---|",
@@ -165,7 +165,10 @@ def _criterion(c: dict[str, Any]) -> list[str]:
 
 def calibration_markdown(r: dict[str, Any]) -> str:
     """The report as Markdown."""
-    out = _header(r) + _summary(r) + _safety(r) + _pairs(r)
+    out = _header(r) + _summary(r)
+    if r.get("experts"):  # the judge against each expert, and whether consensus echoes one
+        out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in experts_lines(r)]
+    out += _safety(r) + _pairs(r)
     out += ["", "## Criteria in detail: agreement, confusion and disagreements"]
     for c in r["criteria"]:
         out += _criterion(c)

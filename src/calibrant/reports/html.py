@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..calibration.experts import experts_lines
 from .calibration_md import pair_cell
 from .calibration_text import (
     ceiling_why,
@@ -224,6 +225,11 @@ def _criterion(c: dict[str, Any]) -> str:
 </section>"""
 
 
+def _experts(r: dict[str, Any]) -> str:
+    lines = "".join(f"<li>{escape(x)}</li>" for x in experts_lines(r))
+    return f'<h3 id="experts">The judge against each expert</h3><ul>{lines}</ul>' if lines else ""
+
+
 def calibration_html(r: dict[str, Any]) -> str:
     """The report as one self-contained HTML page."""
     details = "".join(_criterion(c) for c in r["criteria"])
@@ -234,6 +240,7 @@ def calibration_html(r: dict[str, Any]) -> str:
 <style>{_CSS}</style></head><body>
 {_summary(r)}
 {_criteria(r)}
+{_experts(r)}
 {_safety(r)}
 {_pairs(r)}
 <h2 id="details">Criteria in detail: agreement, confusion and disagreements</h2>
