@@ -230,3 +230,15 @@ def test_build_add_writes_only_new_ids_and_skips_repeats(
     build.add()
     assert "0 transcripts added" in capsys.readouterr().out
     assert yaml.safe_load((root / "gold" / "manifest.yaml").read_text()) == manifest
+
+
+def test_the_calibration_report_names_the_items_left_aside() -> None:
+    from tests.reports.support import GOLD as LOADED
+    from tests.reports.support import build, every_format
+
+    r = build("consensus")
+    assert r["gold"]["unlabeled_items"] == LOADED.unlabeled and LOADED.unlabeled
+    assert r["n_items"] == len(LOADED.items)
+    first = LOADED.unlabeled[0]
+    for fmt, text in every_format(r).items():
+        assert "no consensus label yet and were left aside" in text and first in text, fmt
