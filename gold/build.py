@@ -117,6 +117,20 @@ def _trial(cases: dict[str, object], spec: tuple[str, str, str, int], scratch: P
     return t
 
 
+def _entry(
+    spec: tuple[str, str, str, int], tags: list[str], pair: dict[str, str] | None
+) -> dict[str, object]:
+    case_id, behaviour, style, seed = spec
+    return {
+        "case": case_id,
+        "agent": f"scripted:{behaviour}",
+        "style": style,
+        "seed": seed,
+        "tags": tags,
+        "pair": pair,
+    }
+
+
 def _sheets() -> dict[str, str]:
     return {p.stem: p.read_text(encoding="utf-8") for p in (HERE / "sheets").glob("*.md")}
 
@@ -194,15 +208,8 @@ def add() -> None:
         write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
         write_atomic(HERE / "sheets" / f"{item}.md", sheet)
         verdicts[item] = {r.invariant: r.outcome for r in check_transcript(t).results}
-        manifest[item] = {
-            "case": case_id,
-            "agent": f"scripted:{behaviour}",
-            "style": style,
-            "seed": seed,
-            "tags": list(cases[case_id].tags),
-            "pair": None,
-            "split": split_of[case_id],
-        }
+        manifest[item] = _entry(spec, list(cases[case_id].tags), None)
+        manifest[item]["split"] = split_of[case_id]
         added.append(item)
         nxt += 1
     shutil.rmtree(scratch, ignore_errors=True)
@@ -259,14 +266,7 @@ def main(force: bool) -> None:
             and any(c == case_id for c, _ in PAIRS)
         ):
             pair = {"id": f"pair-{case_id}", "role": "ordinary text, correct operation"}
-        manifest[item] = {
-            "case": case_id,
-            "agent": f"scripted:{behaviour}",
-            "style": style,
-            "seed": seed,
-            "tags": list(cases[case_id].tags),
-            "pair": pair,
-        }
+        manifest[item] = _entry(items[idx], list(cases[case_id].tags), pair)
     # split: by whole case, as the previous manifest had it (--resplit chooses it from the
     # consensus labels once they exist); a case it did not know goes to calibration for now
     for m in manifest.values():

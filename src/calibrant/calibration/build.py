@@ -116,6 +116,7 @@ def calibration_report(
             "raters": sorted(gold.experts),
             "unlabeled_criteria": sorted({c.id for c in rubric.criteria} - labeled_with),
             "unlabeled_items": gold.unlabeled,
+            "unlabeled_note": gold.unlabeled_note,
         },
         "settings": {
             "seed": settings.seed,
@@ -130,8 +131,7 @@ def calibration_report(
             "revise_below": settings.revise_below,
             "target_width": settings.target_width,
         },
-        "warnings": embedded_judge_warning(None if judge is None else judge.model)
-        + ([gold.unlabeled_note] if gold.unlabeled_note else []),
+        "warnings": embedded_judge_warning(None if judge is None else judge.model),
         "judge_outcomes": dict(sorted(outcomes.items())),
         "run": run or {},
         "gate": {"criteria": gates, "judge": _overall(gates)},

@@ -73,9 +73,13 @@ def _followed(
             counts[b] += 1
         else:
             counts["neither"] += 1
-    n = len(items)
+    return _verdict(a, b, counts)
+
+
+def _verdict(a: str, b: str, counts: dict[str, int]) -> dict[str, Any]:
+    """Whom the consensus followed on n disagreements of experts a and b, and the flag."""
+    n = sum(counts.values())
     top = max((a, b), key=lambda r: counts[r])
-    share = proportion(counts[top], n).as_json()
     if n == 0:
         close, why = None, "the two experts never disagree here"
     elif n < MIN_DISAGREEMENTS:
@@ -91,7 +95,7 @@ def _followed(
         "n_disagreements": n,
         "followed": counts,
         "closest": top if n else None,
-        "closest_share": share,
+        "closest_share": proportion(counts[top], n).as_json(),
         "close_to_one_expert": close,
         "explanation": why,
     }
@@ -143,19 +147,7 @@ def expert_comparison(
                 if p["experts"] == [a, b]:
                     for k, v in p["followed"].items():
                         counts[k] += v
-        n = sum(counts.values())
-        top = max((a, b), key=lambda r: counts[r])
-        close = None if n < MIN_DISAGREEMENTS else counts[top] / n >= CLOSE_SHARE
-        overall.append(
-            {
-                "experts": [a, b],
-                "n_disagreements": n,
-                "followed": counts,
-                "closest": top if n else None,
-                "closest_share": proportion(counts[top], n).as_json(),
-                "close_to_one_expert": close,
-            }
-        )
+        overall.append(_verdict(a, b, counts))
     return {
         "raters": sorted(gold.experts),
         "close_share": CLOSE_SHARE,

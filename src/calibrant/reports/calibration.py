@@ -36,6 +36,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         f"[bold]Calibration report[/bold] — {r['n_items']} gold items (split "
         f"{r['split']}), raters {', '.join(r['gold']['raters'])}"
     )
+    if r["gold"].get("unlabeled_note"):
+        console.print(f"left aside: {escape(r['gold']['unlabeled_note'])}", highlight=False)
     console.print(
         f"judge {j.get('model')} [dim]{str(j.get('hash'))[:23]}[/dim]; rubric "
         f"{r['rubric']['id']} v{r['rubric']['version']} "

@@ -43,6 +43,11 @@ def _header(r: dict[str, Any]) -> list[str]:
     return out + [
         f"- Gold: {r['n_items']} items, split `{r['split']}`, raters "
         f"{', '.join(r['gold']['raters'])}",
+        *(
+            [f"- Left aside: {r['gold']['unlabeled_note']}"]
+            if r["gold"].get("unlabeled_note")
+            else []
+        ),
         f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
         f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
         f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"

@@ -75,6 +75,7 @@ def _summary(r: dict[str, Any]) -> str:
     j = r["judge"] or {}
     s = r["settings"]
     per = ", ".join(f"{escape(k)} {_gate(v)}" for k, v in r["gate"]["criteria"].items())
+    aside = r["gold"].get("unlabeled_note")
     warnings = "".join(
         f'<div class="warning" role="note"><strong>Warning.</strong> {escape(w)}</div>'
         for w in r.get("warnings", [])
@@ -91,6 +92,7 @@ rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])
 {s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate: CI
 lower bound ≥ {s["min_lower"]}, coverage ≥ {s["min_coverage"]:.0%}. Judge outcomes:
 {escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
+{f'<p class="muted">Left aside: {escape(aside)}</p>' if aside else ""}
 </header>"""
 
 
