@@ -115,3 +115,26 @@ def test_too_few_disagreements_are_not_flagged_either_way() -> None:
         if p["n_disagreements"] < MIN_DISAGREEMENTS:
             assert p["close_to_one_expert"] is None
             assert "too few disagreements" in p["explanation"] or p["n_disagreements"] == 0
+
+
+def test_experts_who_labeled_different_items_are_not_compared() -> None:
+    items = sorted(GOLD.items)
+    first, second = set(items[: len(items) // 2]), set(items[len(items) // 2 :])
+    g = copy.copy(GOLD)
+    g.experts = {
+        "rater_a": [x for x in GOLD.experts["rater_a"] if x.item in first],
+        "rater_c": [
+            Label(item=x.item, rater="rater_c", criterion=x.criterion, label=x.label)
+            for x in GOLD.experts["rater_b"]
+            if x.item in second
+        ],
+    }
+    r = build("consensus", gold=g)
+    [o] = r["experts"]["overall"]
+    assert o["n_shared"] == 0 and o["close_to_one_expert"] is None
+    for c in r["experts"]["criteria"]:
+        assert c["consensus_followed"][0]["explanation"] == (
+            "the two experts labeled nothing in common"
+        )
+        assert c["judge_vs"]["rater_c"]["n"] == len(second)
+    assert "Adjudication, all criteria" not in every_format(r)["markdown"]

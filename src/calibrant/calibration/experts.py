@@ -73,14 +73,18 @@ def _followed(
             counts[b] += 1
         else:
             counts["neither"] += 1
-    return _verdict(a, b, counts)
+    shared = sum(1 for i in set(la) & set(lb) if _usable(la[i]) and _usable(lb[i]))
+    return _verdict(a, b, counts, shared)
 
 
-def _verdict(a: str, b: str, counts: dict[str, int]) -> dict[str, Any]:
-    """Whom the consensus followed on n disagreements of experts a and b, and the flag."""
+def _verdict(a: str, b: str, counts: dict[str, int], shared: int) -> dict[str, Any]:
+    """Whom the consensus followed on n disagreements of experts a and b (out of `shared`
+    labels both gave), and the flag."""
     n = sum(counts.values())
     top = max((a, b), key=lambda r: counts[r])
-    if n == 0:
+    if shared == 0:
+        close, why = None, "the two experts labeled nothing in common"
+    elif n == 0:
         close, why = None, "the two experts never disagree here"
     elif n < MIN_DISAGREEMENTS:
         close = None
@@ -92,6 +96,7 @@ def _verdict(a: str, b: str, counts: dict[str, int]) -> dict[str, Any]:
         )
     return {
         "experts": [a, b],
+        "n_shared": shared,
         "n_disagreements": n,
         "followed": counts,
         "closest": top if n else None,
@@ -147,7 +152,13 @@ def expert_comparison(
                 if p["experts"] == [a, b]:
                     for k, v in p["followed"].items():
                         counts[k] += v
-        overall.append(_verdict(a, b, counts))
+        shared = sum(
+            p["n_shared"]
+            for c in criteria
+            for p in c["consensus_followed"]
+            if p["experts"] == [a, b]
+        )
+        overall.append(_verdict(a, b, counts, shared))
     return {
         "raters": sorted(gold.experts),
         "close_share": CLOSE_SHARE,
@@ -169,6 +180,12 @@ def _fmt(s: dict[str, Any]) -> str:
     return f"{s['estimate']:.2f}{interval} (n={s['n']})"
 
 
+def _share(f: dict[str, Any]) -> str:
+    """'96% [80%, 99%], n=24' for a Wilson-interval proportion."""
+    ci = f" [{f['ci95'][0]:.0%}, {f['ci95'][1]:.0%}]" if f.get("ci95") else ""
+    return f"{f['value']:.0%}{ci}, n={f['n']}"
+
+
 def experts_lines(r: dict[str, Any]) -> list[str]:
     """Plain-text lines for the Markdown, HTML and terminal reports: the pooled follow counts
     with their flag, then per criterion the judge against each expert and the consensus."""
@@ -177,10 +194,10 @@ def experts_lines(r: dict[str, Any]) -> list[str]:
         return []
     out = []
     for p in e["overall"]:
+        if not p["n_shared"]:
+            continue  # raters who labeled different items: nothing to compare
         a, b = p["experts"]
         n = p["n_disagreements"]
-        sh = p["closest_share"]
-        ci = f" [{sh['ci95'][0]:.0%}, {sh['ci95'][1]:.0%}]" if sh.get("ci95") else ""
         flag = {
             True: f"the consensus is close to {p['closest']}'s labels",
             False: "the consensus does not echo either expert",
@@ -190,7 +207,7 @@ def experts_lines(r: dict[str, Any]) -> list[str]:
             f"Adjudication, all criteria: {a} and {b} disagreed on {n} labels; the consensus "
             f"followed {a} on {p['followed'][a]}, {b} on {p['followed'][b]}, neither on "
             f"{p['followed']['neither']}"
-            + (f" ({p['closest']}: {sh['value']:.0%}{ci}, n={n})" if n else "")
+            + (f" ({p['closest']}: {_share(p['closest_share'])})" if n else "")
             + f" — {flag}."
         )
     for c in e["criteria"]:
@@ -199,7 +216,7 @@ def experts_lines(r: dict[str, Any]) -> list[str]:
         )
         close = [
             f"consensus close to {p['closest']} ({p['followed'][p['closest']]} of "
-            f"{p['n_disagreements']} disagreements)"
+            f"{p['n_disagreements']} disagreements, {_share(p['closest_share'])})"
             for p in c["consensus_followed"]
             if p["close_to_one_expert"]
         ]
