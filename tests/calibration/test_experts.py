@@ -103,18 +103,33 @@ def test_a_balanced_adjudication_is_not_flagged_and_a_one_sided_one_is() -> None
 
 
 def test_too_few_disagreements_are_not_flagged_either_way() -> None:
-    r = build("consensus")
-    few = [
-        c
-        for c in r["experts"]["criteria"]
-        if c["consensus_followed"][0]["n_disagreements"] < MIN_DISAGREEMENTS
-    ]
-    assert few  # the shipped gold set has such criteria
-    for c in few:
-        [p] = c["consensus_followed"]
-        if p["n_disagreements"] < MIN_DISAGREEMENTS:
-            assert p["close_to_one_expert"] is None
-            assert "too few disagreements" in p["explanation"] or p["n_disagreements"] == 0
+    # rater_b = rater_a except on two items of one criterion: 2 disagreements, no verdict
+    crit = "explains_next_step"
+    a = GOLD.labels_by("rater_a", crit)
+    flip = sorted(a)[:2]
+    other = {"pass": "fail", "fail": "pass"}
+    g = copy.copy(GOLD)
+    g.experts = {
+        "rater_a": GOLD.experts["rater_a"],
+        "rater_b": [
+            Label(
+                item=x.item,
+                rater="rater_b",
+                criterion=x.criterion,
+                label=other[x.label] if (x.criterion, x.item in flip) == (crit, True) else x.label,
+            )
+            for x in GOLD.experts["rater_a"]
+        ],
+    }
+    r = build("consensus", gold=g)
+    p = _by(r)[crit]["consensus_followed"][0]
+    assert p["n_disagreements"] == 2 and p["close_to_one_expert"] is None
+    assert p["explanation"] == f"too few disagreements to tell (n=2, need {MIN_DISAGREEMENTS})"
+    [o] = r["experts"]["overall"]
+    assert o["n_disagreements"] == 2 and o["close_to_one_expert"] is None
+    assert "too few disagreements to tell" in every_format(r)["markdown"]
+    quiet = _by(r)["no_claim_before_confirmed"]["consensus_followed"][0]
+    assert quiet["n_disagreements"] == 0 and quiet["close_to_one_expert"] is None
 
 
 def test_experts_who_labeled_different_items_are_not_compared() -> None:

@@ -122,19 +122,29 @@ def test_choose_case_split_puts_a_rare_value_on_both_sides_and_keeps_groups() ->
 # --- unlabeled items ----------------------------------------------------------------------
 
 
-def test_the_loader_leaves_unlabeled_items_aside_with_a_note() -> None:
+def _without_consensus(gold: Path, drop: list[str]) -> None:
+    """Remove every consensus label of `drop` (as if those items awaited adjudication)."""
+    f = gold / "labels" / "consensus.jsonl"
+    rows = [x for x in f.read_text().splitlines() if x and json.loads(x)["item"] not in drop]
+    f.write_text("\n".join(rows) + "\n")
+
+
+def test_the_loader_leaves_unlabeled_items_aside_with_a_note(tmp_path: Path) -> None:
+    gold = _copy_gold(tmp_path)
     labeled = {x["item"] for x in CONSENSUS}
-    waiting = sorted(set(MANIFEST) - labeled)
-    assert waiting, "the shipped gold set holds new transcripts awaiting labels"
-    gold = load_gold(GOLD, split=None)
-    assert set(gold.items) == labeled and set(gold.transcripts) == labeled
-    assert gold.unlabeled == waiting
-    assert gold.unlabeled_note is not None and "no consensus label" in gold.unlabeled_note
-    assert waiting[0] in gold.unlabeled_note
+    drop = sorted(labeled)[3:6]  # three consecutive ids lose their consensus
+    _without_consensus(gold, drop)
+    waiting = sorted((set(MANIFEST) - labeled) | set(drop))
+    g = load_gold(gold, split=None)
+    assert set(g.items) == set(MANIFEST) - set(waiting) == set(g.transcripts)
+    assert g.unlabeled == waiting
+    assert g.unlabeled_note is not None and "no consensus label" in g.unlabeled_note
+    assert f"{drop[0]}..{drop[-1]}" in g.unlabeled_note  # consecutive ids as a range
+    assert "3 of them have rater labels awaiting adjudication" in g.unlabeled_note
     for split in ("calibration", "heldout"):
-        part = load_gold(GOLD, split=split)
+        part = load_gold(gold, split=split)
         assert all(m.split == split for m in part.items.values())
-        assert set(part.items) <= labeled
+        assert not set(part.items) & set(waiting)
 
 
 def _copy_gold(dest: Path) -> Path:
@@ -232,13 +242,15 @@ def test_build_add_writes_only_new_ids_and_skips_repeats(
     assert yaml.safe_load((root / "gold" / "manifest.yaml").read_text()) == manifest
 
 
-def test_the_calibration_report_names_the_items_left_aside() -> None:
-    from tests.reports.support import GOLD as LOADED
+def test_the_calibration_report_names_the_items_left_aside(tmp_path: Path) -> None:
     from tests.reports.support import build, every_format
 
-    r = build("consensus")
-    assert r["gold"]["unlabeled_items"] == LOADED.unlabeled and LOADED.unlabeled
-    assert r["n_items"] == len(LOADED.items)
-    first = LOADED.unlabeled[0]
+    gold = _copy_gold(tmp_path)
+    drop = sorted({x["item"] for x in CONSENSUS})[:2]
+    _without_consensus(gold, drop)
+    loaded = load_gold(gold, split=None)
+    r = build("consensus", gold=loaded)
+    assert r["gold"]["unlabeled_items"] == loaded.unlabeled and set(drop) <= set(loaded.unlabeled)
+    assert r["n_items"] == len(loaded.items)
     for fmt, text in every_format(r).items():
-        assert "no consensus label yet and were left aside" in text and first in text, fmt
+        assert "no consensus label yet and were left aside" in text and drop[0] in text, fmt
