@@ -156,34 +156,30 @@ def _copy_gold(dest: Path) -> Path:
 
 def test_a_split_with_no_labeled_item_is_refused_in_one_line(tmp_path: Path) -> None:
     gold = _copy_gold(tmp_path)
+    drop = sorted({x["item"] for x in CONSENSUS})[:3]
+    _without_consensus(gold, drop)
     manifest = yaml.safe_load((gold / "manifest.yaml").read_text())
-    waiting = sorted(set(manifest) - {x["item"] for x in CONSENSUS})
+    waiting = sorted((set(manifest) - {x["item"] for x in CONSENSUS}) | set(drop))
     for i, m in manifest.items():
         m["split"] = "heldout" if i in waiting else "calibration"
     (gold / "manifest.yaml").write_text(yaml.safe_dump(manifest))
     with pytest.raises(InputError, match="no labeled item in split 'heldout'"):
         load_gold(gold, split="heldout")
+    assert len(load_gold(gold, split="calibration").items) == len(manifest) - len(waiting)
 
 
 def test_rater_labels_without_consensus_are_named_as_awaiting_adjudication(
     tmp_path: Path,
 ) -> None:
     gold = _copy_gold(tmp_path)
-    waiting = sorted(set(MANIFEST) - {x["item"] for x in CONSENSUS})
-    with (gold / "labels" / "rater_c.jsonl").open("w") as f:
-        f.write(
-            json.dumps(
-                {
-                    "item": waiting[0],
-                    "rater": "rater_c",
-                    "criterion": "explains_next_step",
-                    "label": "pass",
-                }
-            )
-            + "\n"
-        )
+    item = sorted({x["item"] for x in CONSENSUS})[0]
+    for f in (gold / "labels").glob("*.jsonl"):  # the item loses every label...
+        rows = [x for x in f.read_text().splitlines() if x and json.loads(x)["item"] != item]
+        f.write_text("\n".join(rows) + "\n")
+    row = {"item": item, "rater": "rater_c", "criterion": "explains_next_step", "label": "pass"}
+    (gold / "labels" / "rater_c.jsonl").write_text(json.dumps(row) + "\n")  # ...but one
     g = load_gold(gold, split=None)
-    assert waiting[0] in g.unlabeled
+    assert item in g.unlabeled and item not in g.items
     assert "1 of them have rater labels awaiting adjudication" in (g.unlabeled_note or "")
 
 
