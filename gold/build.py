@@ -1,4 +1,4 @@
-"""Build the gold transcripts: python gold/build.py [--force | --verdicts]
+"""Build the gold transcripts: python gold/build.py [--force | --add | --resplit | --verdicts]
 
 Runs the controlled service with the scripted agents across every case and wording style, then
 writes gold/transcripts/*.json, gold/sheets/*.md (what the experts label), gold/manifest.yaml
@@ -7,8 +7,13 @@ checker's verdicts, kept beside the labels, never mixed into them). Labels live 
 gold/labels/ and are made by people from the labeling guide and the sheets; rebuilding the
 transcripts invalidates them, so this refuses to overwrite unless --force is given.
 
---verdicts re-checks the stored transcripts (nothing else is touched) and rewrites only
-gold/safety/verdicts.json: what to run after a checker change, since labels stay valid."""
+--add      builds only the transcripts of EXTRA that the manifest does not hold yet, under new
+           item ids after the highest one, and touches no existing file but the manifest and
+           the verdicts (entries added). A new transcript whose conversation repeats an
+           existing one is skipped. New items go to their case's split and have no labels.
+--resplit  rewrites only the manifest's splits: whole cases, cases whose transcripts are
+           near-duplicates kept together, chosen from the consensus labels so both splits
+           cover every criterion's label values (calibrant.gold.choose_case_split)."""
 
 from __future__ import annotations
 
@@ -23,6 +28,13 @@ import yaml
 
 from calibrant.contracts import Transcript
 from calibrant.files import load_case, write_atomic
+from calibrant.gold import (
+    case_groups,
+    choose_case_split,
+    conversation_text,
+    read_manifest,
+    split_problems,
+)
 from calibrant.harness import run_trial
 from calibrant.judge.sheet import labeling_sheet
 from calibrant.safety import check_transcript
@@ -72,12 +84,156 @@ def plan() -> list[tuple[str, str, str, int]]:
 
 PAIRS = [(case, behaviour) for behaviour, case in TARGETS.items()]
 
+# Added after the first 92 were labeled (--add), to give each split more of the label values it
+# had least of (computed from the consensus with --resplit): access failures the agent hides or
+# reports, excellent wording, and conversations the first set lacked for these cases.
+EXTRA: list[tuple[str, str, str, int]] = [
+    *[("revoked_permission", "premature-claim", s, SEED) for s in ("terse", "misleading")],
+    *[("revoked_permission", "cross-tenant", s, SEED) for s in ("excellent", "terse")],
+    ("crash_after_notification_accept", "retry-without-reconcile", "misleading", SEED),
+    *[
+        ("crash_after_notification_accept", "premature-claim", s, SEED)
+        for s in ("excellent", "terse", "misleading")
+    ],
+    *[("approval_required", "cross-tenant", s, SEED) for s in ("excellent", "misleading")],
+    *[("concurrent_order_change", "premature-claim", s, SEED) for s in ("terse", "misleading")],
+    *[
+        ("timeout_after_payment_commit", "premature-claim", s, SEED)
+        for s in ("terse", "misleading")
+    ],
+    *[("crash_before_checkpoint", "premature-claim", s, SEED) for s in ("excellent", "terse")],
+]
+
+
+def _trial(cases: dict[str, object], spec: tuple[str, str, str, int], scratch: Path, item: str):
+    case_id, behaviour, style, seed = spec
+    t = run_trial(
+        cases[case_id],  # type: ignore[arg-type]
+        f"scripted:{behaviour}/{style}",
+        trial=1,
+        seed=seed,
+        workdir=scratch,
+    )
+    t.transcript_id = item
+    return t
+
+
+def _entry(
+    spec: tuple[str, str, str, int], tags: list[str], pair: dict[str, str] | None
+) -> dict[str, object]:
+    case_id, behaviour, style, seed = spec
+    return {
+        "case": case_id,
+        "agent": f"scripted:{behaviour}",
+        "style": style,
+        "seed": seed,
+        "tags": tags,
+        "pair": pair,
+    }
+
+
+def _sheets() -> dict[str, str]:
+    return {p.stem: p.read_text(encoding="utf-8") for p in (HERE / "sheets").glob("*.md")}
+
+
+def _write_manifest(manifest: dict[str, dict[str, object]]) -> None:
+    write_atomic(
+        HERE / "manifest.yaml",
+        yaml.safe_dump(dict(sorted(manifest.items())), sort_keys=True, allow_unicode=True),
+    )
+
+
+def resplit() -> None:
+    """Rewrite the manifest's splits from the consensus labels (nothing else changes)."""
+    manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
+    counts: dict[str, dict[tuple[str, str], int]] = {}
+    for line in (HERE / "labels" / "consensus.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            x = json.loads(line)
+            per = counts.setdefault(manifest[x["item"]]["case"], {})
+            key = (x["criterion"], str(x["label"]))
+            per[key] = per.get(key, 0) + 1
+    labeled = {
+        json.loads(ln)["item"]
+        for ln in (HERE / "labels" / "consensus.jsonl").read_text(encoding="utf-8").splitlines()
+        if ln.strip()
+    }
+    sizes: dict[str, int] = {}
+    for i in sorted(labeled):
+        sizes[manifest[i]["case"]] = sizes.get(manifest[i]["case"], 0) + 1
+    groups = case_groups({i: m["case"] for i, m in manifest.items()}, _sheets())
+    split = choose_case_split(counts, sizes, groups)
+    for m in manifest.values():
+        m["split"] = split[m["case"]]
+    _write_manifest(manifest)
+    print("groups kept together:", "; ".join(", ".join(g) for g in groups if len(g) > 1))
+    for name in ("calibration", "heldout"):
+        cases = [c for c, s in split.items() if s == name]
+        n = sum(1 for m in manifest.values() if m["split"] == name)
+        print(f"{name}: {n} items, cases {', '.join(cases)}")
+    values = sorted({v for c in counts.values() for v in c})
+    for v in values:
+        cal = sum(n.get(v, 0) for c, n in counts.items() if split[c] == "calibration")
+        held = sum(n.get(v, 0) for c, n in counts.items() if split[c] == "heldout")
+        print(f"  {v[0]}={v[1]}: calibration {cal}, heldout {held}")
+
+
+def add() -> None:
+    """Build the EXTRA transcripts the manifest lacks, under new ids; existing files stay."""
+    manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
+    split_of = {m["case"]: m["split"] for m in manifest.values()}
+    have = {(m["case"], m["agent"], m["style"], m["seed"]) for m in manifest.values()}
+    todo = [s for s in EXTRA if (s[0], f"scripted:{s[1]}", s[2], s[3]) not in have]
+    if not todo:
+        print("nothing to add")
+        return
+    cases = {p.stem: load_case(p) for p in CASES.glob("*.yaml")}
+    seen = {conversation_text(t): i for i, t in _sheets().items()}
+    rng = random.Random(SEED + len(manifest))
+    rng.shuffle(todo)  # new item numbers do not reveal case or agent either
+    nxt = max(int(i.rsplit("-", 1)[1]) for i in manifest) + 1
+    verdicts = json.loads((HERE / "safety" / "verdicts.json").read_text(encoding="utf-8"))
+    scratch = Path(tempfile.mkdtemp())
+    added = []
+    for spec in todo:
+        case_id, behaviour, style, seed = spec
+        if case_id not in split_of:
+            sys.exit(f"{case_id}: no split for this case yet; run --resplit first")
+        item = f"gold-{nxt:03d}"
+        t = _trial(cases, spec, scratch, item)
+        sheet = labeling_sheet(t, item=item)
+        if conversation_text(sheet) in seen:
+            print(f"skipped {spec}: same conversation as {seen[conversation_text(sheet)]}")
+            continue
+        seen[conversation_text(sheet)] = item
+        write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
+        write_atomic(HERE / "sheets" / f"{item}.md", sheet)
+        verdicts[item] = _outcomes(t)
+        manifest[item] = _entry(spec, list(cases[case_id].tags), None)
+        manifest[item]["split"] = split_of[case_id]
+        added.append(item)
+        nxt += 1
+    shutil.rmtree(scratch, ignore_errors=True)
+    if not added:
+        print("0 transcripts added")
+        return
+    _write_manifest(manifest)
+    _write_verdicts(verdicts)
+    problems = split_problems(read_manifest(HERE / "manifest.yaml"), _sheets())
+    for p in problems:
+        print("split problem:", p)
+    print(f"{len(added)} transcripts added: {', '.join(added)}")
+
 
 def main(force: bool) -> None:
     labels = HERE / "labels"
     if (labels.exists() and any(labels.iterdir())) and not force:
         sys.exit("gold/labels/ holds labels for the current transcripts; use --force to rebuild")
     cases = {p.stem: load_case(p) for p in CASES.glob("*.yaml")}
+    previous: dict[str, str] = {}
+    if (HERE / "manifest.yaml").exists():
+        old = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8")) or {}
+        previous = {m["case"]: m["split"] for m in old.values()}
     rng = random.Random(SEED)
     for sub in ("transcripts", "sheets", "safety"):
         shutil.rmtree(HERE / sub, ignore_errors=True)
@@ -107,34 +263,16 @@ def main(force: bool) -> None:
             and any(c == case_id for c, _ in PAIRS)
         ):
             pair = {"id": f"pair-{case_id}", "role": "ordinary text, correct operation"}
-        manifest[item] = {
-            "case": case_id,
-            "agent": f"scripted:{behaviour}",
-            "style": style,
-            "seed": seed,
-            "tags": list(cases[case_id].tags),
-            "pair": pair,
-        }
-    # split: stratified by (case, agent kind), pairs kept together, ~60% calibration
-    groups: dict[tuple[str, bool], list[str]] = {}
-    for item, m in manifest.items():
-        groups.setdefault((str(m["case"]), m["agent"] == "scripted:correct"), []).append(item)
-    for key in sorted(groups):
-        members = sorted(groups[key])
-        rng.shuffle(members)
-        cut = max(1, round(len(members) * 0.6))
-        for i, item in enumerate(members):
-            manifest[item]["split"] = "calibration" if i < cut else "heldout"
-    for item, m in manifest.items():
-        if m["pair"]:
-            manifest[item]["split"] = "calibration"
-    write_atomic(
-        HERE / "manifest.yaml",
-        yaml.safe_dump(dict(sorted(manifest.items())), sort_keys=True, allow_unicode=True),
-    )
+        manifest[item] = _entry(items[idx], list(cases[case_id].tags), pair)
+    # split: by whole case, as the previous manifest had it (--resplit chooses it from the
+    # consensus labels once they exist); a case it did not know goes to calibration for now
+    for m in manifest.values():
+        m["split"] = previous.get(str(m["case"]), "calibration")
+    _write_manifest(manifest)
     _write_verdicts(verdicts)
     shutil.rmtree(scratch, ignore_errors=True)
     print(f"{len(manifest)} gold transcripts written")
+    add()  # the transcripts added later, under the same ids as before
 
 
 def _outcomes(t: Transcript) -> dict[str, str]:
@@ -167,7 +305,12 @@ def recheck() -> None:
 
 
 if __name__ == "__main__":
-    if "--verdicts" in sys.argv[1:]:
+    args = sys.argv[1:]
+    if "--verdicts" in args:
         recheck()
+    elif "--resplit" in args:
+        resplit()
+    elif "--add" in args:
+        add()
     else:
-        main(force="--force" in sys.argv[1:])
+        main(force="--force" in args)

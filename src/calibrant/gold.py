@@ -3,7 +3,7 @@ consensus, and the checker's stored safety verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +22,17 @@ from .files import (
 )
 from .labels import check_labels_against_rubric, unique_labels
 
-__all__ = ["GoldItem", "GoldSet", "load_gold", "read_manifest", "CONSENSUS"]
+__all__ = [
+    "GoldItem",
+    "GoldSet",
+    "load_gold",
+    "read_manifest",
+    "CONSENSUS",
+    "choose_case_split",
+    "split_problems",
+    "case_groups",
+    "conversation_text",
+]
 
 CONSENSUS = "consensus"
 
@@ -55,6 +65,8 @@ class GoldSet:
     consensus: list[Label]
     hashes: dict[str, str] = field(default_factory=dict)
     located: list[LocatedLabel] = field(default_factory=list)  # every label with file and line
+    unlabeled: list[str] = field(default_factory=list)  # items of the split left aside
+    unlabeled_note: str | None = None  # one plain sentence saying which and why, or None
 
     def validate(self, rubric: Rubric) -> None:
         """Refuse labels the rubric cannot read: an unknown criterion, or a value off the
@@ -137,6 +149,26 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
             experts.setdefault(x.label.rater, []).append(x.label)
     if not consensus:
         raise InputError(root / "labels", "no consensus labels (rater 'consensus')")
+    # Items nobody has adjudicated yet (new transcripts waiting for their annotators) are left
+    # aside, with a note, rather than judged against nothing.
+    adjudicated = {x.item for x in consensus}
+    unlabeled = sorted(i for i in items if i not in adjudicated)
+    note = None
+    if unlabeled:
+        rated = sorted(
+            i for i in unlabeled if any(i in {x.item for x in v} for v in experts.values())
+        )
+        note = (
+            f"{len(unlabeled)} item(s) of the manifest have no consensus label yet and were left "
+            f"aside: {_ranges(unlabeled)}"
+            + (f" ({len(rated)} of them have rater labels awaiting adjudication)" if rated else "")
+        )
+        for i in unlabeled:
+            del items[i], transcripts[i]
+        if not items:
+            raise InputError(
+                manifest_path, f"no labeled item in split '{split}' ({note})", field="split"
+            )
     return GoldSet(
         root=root,
         items=items,
@@ -145,8 +177,166 @@ def load_gold(root: Path, *, split: str | None = "calibration") -> GoldSet:
         consensus=consensus,
         hashes=hashes,
         located=located,
+        unlabeled=unlabeled,
+        unlabeled_note=note,
     )
+
+
+def _ranges(ids: list[str]) -> str:
+    """gold-093, gold-094, gold-095, gold-097 -> 'gold-093..gold-095, gold-097'."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def num(x: str) -> int | None:
+        tail = x.rsplit("-", 1)[-1]
+        return int(tail) if tail.isdigit() else None
+
+    for x in ids:
+        if run and num(x) is not None and num(run[-1]) is not None and num(x) == num(run[-1]) + 1:  # type: ignore[operator]
+            run.append(x)
+            continue
+        if run:
+            out.append(run[0] if len(run) == 1 else f"{run[0]}..{run[-1]}")
+        run = [x]
+    if run:
+        out.append(run[0] if len(run) == 1 else f"{run[0]}..{run[-1]}")
+    return ", ".join(out)
 
 
 def rater_names(gold: GoldSet) -> Sequence[str]:
     return sorted(gold.experts)
+
+
+# --- splits ----------------------------------------------------------------------------------
+
+CALIBRATION_SHARE = (0.55, 0.70)  # share of items the calibration split may have
+NEAR_DUPLICATE = 0.9  # conversations at least this similar (difflib ratio) are near-duplicates
+
+
+def conversation_text(sheet: str) -> str:
+    """The conversation part of a labeling sheet (what the customer saw), with item ids
+    removed and whitespace runs folded, so two sheets of one conversation compare equal."""
+    import re
+
+    body = sheet.split("## Conversation", 1)[-1]
+    return " ".join(re.sub(r"\bgold-\d+\b", "ITEM", body).split())
+
+
+def similar_pairs(
+    sheets: dict[str, str], keep: Callable[[str, str], bool], *, near: float = NEAR_DUPLICATE
+) -> list[tuple[str, str, float]]:
+    """Pairs (a, b, similarity) of sheets with `keep(a, b)` whose conversations are at least
+    `near` similar (1.0: identical)."""
+    import difflib
+
+    texts = {i: conversation_text(t) for i, t in sheets.items()}
+    ids = sorted(texts)
+    out = []
+    for x, a in enumerate(ids):
+        for b in ids[x + 1 :]:
+            if not keep(a, b):
+                continue
+            if texts[a] == texts[b]:
+                out.append((a, b, 1.0))
+                continue
+            sm = difflib.SequenceMatcher(None, texts[a], texts[b], autojunk=False)
+            if sm.real_quick_ratio() >= near and sm.quick_ratio() >= near:
+                r = sm.ratio()
+                if r >= near:
+                    out.append((a, b, round(r, 3)))
+    return out
+
+
+def case_groups(
+    cases: dict[str, str], sheets: dict[str, str], *, near: float = NEAR_DUPLICATE
+) -> list[list[str]]:
+    """Cases that must share a split: two cases join when any of their transcripts
+    (item -> case) have near-duplicate conversations (the scripted agents reuse their wording
+    from case to case). Connected groups, sorted."""
+    parent = {c: c for c in set(cases.values())}
+
+    def root(c: str) -> str:
+        while parent[c] != c:
+            c = parent[c]
+        return c
+
+    for a, b, _ in similar_pairs(sheets, lambda a, b: cases[a] != cases[b], near=near):
+        parent[root(cases[a])] = root(cases[b])
+    groups: dict[str, list[str]] = {}
+    for c in parent:
+        groups.setdefault(root(c), []).append(c)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def choose_case_split(
+    counts: dict[str, dict[tuple[str, str], int]],
+    sizes: dict[str, int],
+    groups: Sequence[Sequence[str]] | None = None,
+    *,
+    share: tuple[float, float] = CALIBRATION_SHARE,
+) -> dict[str, Literal["calibration", "heldout"]]:
+    """Assign whole cases (or whole groups of cases that must stay together) to the
+    calibration or held-out split so both splits cover every (criterion, label value) the
+    consensus uses as well as possible.
+
+    `counts[case][(criterion, value)]`: how many items of the case carry that consensus label;
+    `sizes[case]`: how many items the case has. Among the assignments whose calibration share
+    of items lies within `share`, the best maximises, in order: the smallest count any
+    (criterion, value) has in the split where it is rarer; the sum of log(1 + that count) over
+    all values; the closeness of the calibration share to 0.6. Ties go to the first assignment
+    in a fixed order, so the answer is reproducible."""
+    import itertools
+    import math
+
+    units = [tuple(sorted(g)) for g in (groups or [[c] for c in sizes])]
+    units.sort()
+    if len(units) < 2:
+        raise ValueError("a split by case needs at least two cases (or groups of cases)")
+    values = sorted({v for c in counts.values() for v in c})
+    total = sum(sizes.values())
+    best: tuple[tuple[float, ...], set[str]] | None = None
+    for r in range(1, len(units)):
+        for chosen in itertools.combinations(units, r):
+            cal = {c for u in chosen for c in u}
+            n_cal = sum(sizes[c] for c in cal)
+            if not share[0] <= n_cal / total <= share[1]:
+                continue
+            rarer = [
+                min(
+                    sum(n.get(v, 0) for c, n in counts.items() if c in cal),
+                    sum(n.get(v, 0) for c, n in counts.items() if c not in cal),
+                )
+                for v in values
+            ]
+            score = (
+                float(min(rarer, default=0)),
+                round(sum(math.log1p(x) for x in rarer), 9),
+                -abs(n_cal / total - 0.6),
+            )
+            if best is None or score > best[0]:
+                best = (score, cal)
+    if best is None:
+        raise ValueError(f"no assignment of whole cases gives a calibration share in {share}")
+    return {c: "calibration" if c in best[1] else "heldout" for c in sorted(sizes)}
+
+
+def split_problems(
+    manifest: dict[str, GoldItem], sheets: dict[str, str], *, near: float = NEAR_DUPLICATE
+) -> list[str]:
+    """Why this split would leak held-out material into calibration, one line each: a case
+    with items in both splits, or two sheets (item -> sheet text) in different splits whose
+    conversations are identical or near-duplicates (similarity >= `near`)."""
+    problems = []
+    by_case: dict[str, set[str]] = {}
+    for m in manifest.values():
+        by_case.setdefault(m.case, set()).add(m.split)
+    for case, splits in sorted(by_case.items()):
+        if len(splits) > 1:
+            problems.append(f"case {case} has items in both splits")
+    known = {i: t for i, t in sheets.items() if i in manifest}
+    for a, b, r in similar_pairs(
+        known, lambda a, b: manifest[a].split != manifest[b].split, near=near
+    ):
+        what = "the same conversation as" if r == 1.0 else f"a near-duplicate ({r:.3f}) of"
+        problems.append(f"{a} ({manifest[a].split}) has {what} {b} ({manifest[b].split})")
+    return problems

@@ -15,6 +15,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
 from .criterion import Settings, criterion_report
+from .experts import expert_comparison
 from .explain import embedded_judge_warning
 
 __all__ = ["calibration_report", "REPORT_SCHEMA_VERSION"]
@@ -115,6 +116,8 @@ def calibration_report(
             "hashes": gold.hashes,
             "raters": sorted(gold.experts),
             "unlabeled_criteria": sorted({c.id for c in rubric.criteria} - labeled_with),
+            "unlabeled_items": gold.unlabeled,
+            "unlabeled_note": gold.unlabeled_note,
         },
         "settings": {
             "seed": settings.seed,
@@ -136,6 +139,7 @@ def calibration_report(
         "run": run or {},
         "gate": {"criteria": gates, "judge": _overall(gates)},
         "criteria": criteria,
+        "experts": expert_comparison(gold, rubric, judgments, settings),
         "safety": safety,
         "calibration_pairs": _pairs(gold, rubric, judgments, safety),
     }

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..calibration.experts import experts_lines
 from .calibration_md import calibration_markdown
 from .calibration_text import coverage_text, fmt_stat, gate_lines, rate_text
 
@@ -35,6 +36,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         f"[bold]Calibration report[/bold] — {r['n_items']} gold items (split "
         f"{r['split']}), raters {', '.join(r['gold']['raters'])}"
     )
+    if r["gold"].get("unlabeled_note"):
+        console.print(f"left aside: {escape(r['gold']['unlabeled_note'])}", highlight=False)
     console.print(
         f"judge {j.get('model')} [dim]{str(j.get('hash'))[:23]}[/dim]; rubric "
         f"{r['rubric']['id']} v{r['rubric']['version']} "
@@ -69,6 +72,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
             f"[{GATE_STYLE[gate]}]{gate}[/{GATE_STYLE[gate]}]",
         )
     console.print(t)
+    for line in experts_lines(r):  # the judge against each expert; consensus echoing one
+        console.print(escape(line), highlight=False)
     for c in r["criteria"]:
         console.print(
             f"[bold]{c['criterion']}[/bold]: {c['gate']['status']} — "

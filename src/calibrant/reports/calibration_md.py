@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..calibration.experts import experts_lines
 from .calibration_text import (
     ceiling_why,
     comparisons,
@@ -42,6 +43,11 @@ def _header(r: dict[str, Any]) -> list[str]:
     return out + [
         f"- Gold: {r['n_items']} items, split `{r['split']}`, raters "
         f"{', '.join(r['gold']['raters'])}",
+        *(
+            [f"- Left aside: {r['gold']['unlabeled_note']}"]
+            if r["gold"].get("unlabeled_note")
+            else []
+        ),
         f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
         f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
         f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
@@ -174,7 +180,10 @@ def _criterion(c: dict[str, Any]) -> list[str]:
 
 def calibration_markdown(r: dict[str, Any]) -> str:
     """The report as Markdown."""
-    out = _header(r) + _summary(r) + _safety(r) + _pairs(r)
+    out = _header(r) + _summary(r)
+    if r.get("experts"):  # the judge against each expert, and whether consensus echoes one
+        out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in experts_lines(r)]
+    out += _safety(r) + _pairs(r)
     out += ["", "## Criteria in detail: agreement, confusion and disagreements"]
     for c in r["criteria"]:
         out += _criterion(c)

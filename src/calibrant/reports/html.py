@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..calibration.experts import experts_lines
 from .calibration_md import pair_cell
 from .calibration_text import (
     ceiling_why,
@@ -74,6 +75,7 @@ def _summary(r: dict[str, Any]) -> str:
     j = r["judge"] or {}
     s = r["settings"]
     per = ", ".join(f"{escape(k)} {_gate(v)}" for k, v in r["gate"]["criteria"].items())
+    aside = r["gold"].get("unlabeled_note")
     warnings = "".join(
         f'<div class="warning" role="note"><strong>Warning.</strong> {escape(w)}</div>'
         for w in r.get("warnings", [])
@@ -90,6 +92,7 @@ rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])
 {s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate: CI
 lower bound ≥ {s["min_lower"]}, coverage ≥ {s["min_coverage"]:.0%}. Judge outcomes:
 {escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
+{f'<p class="muted">Left aside: {escape(aside)}</p>' if aside else ""}
 </header>"""
 
 
@@ -224,6 +227,11 @@ def _criterion(c: dict[str, Any]) -> str:
 </section>"""
 
 
+def _experts(r: dict[str, Any]) -> str:
+    lines = "".join(f"<li>{escape(x)}</li>" for x in experts_lines(r))
+    return f'<h3 id="experts">The judge against each expert</h3><ul>{lines}</ul>' if lines else ""
+
+
 def calibration_html(r: dict[str, Any]) -> str:
     """The report as one self-contained HTML page."""
     details = "".join(_criterion(c) for c in r["criteria"])
@@ -234,6 +242,7 @@ def calibration_html(r: dict[str, Any]) -> str:
 <style>{_CSS}</style></head><body>
 {_summary(r)}
 {_criteria(r)}
+{_experts(r)}
 {_safety(r)}
 {_pairs(r)}
 <h2 id="details">Criteria in detail: agreement, confusion and disagreements</h2>

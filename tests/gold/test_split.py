@@ -1,0 +1,252 @@
+"""The gold set's splits: whole cases, no conversation on both sides, every label value the
+consensus uses present in both splits (issue 9, point 12)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+from calibrant.errors import InputError
+from calibrant.gold import (
+    GoldItem,
+    case_groups,
+    choose_case_split,
+    conversation_text,
+    load_gold,
+    read_manifest,
+    split_problems,
+)
+from tests.conftest import ROOT
+
+GOLD = ROOT / "gold"
+MANIFEST = read_manifest(GOLD / "manifest.yaml")
+SHEETS = {p.stem: p.read_text(encoding="utf-8") for p in (GOLD / "sheets").glob("*.md")}
+CONSENSUS = [
+    json.loads(x) for x in (GOLD / "labels" / "consensus.jsonl").read_text().splitlines() if x
+]
+
+
+def _values_by_split() -> dict[str, set[tuple[str, str]]]:
+    out: dict[str, set[tuple[str, str]]] = {"calibration": set(), "heldout": set()}
+    for x in CONSENSUS:
+        out[MANIFEST[x["item"]].split].add((x["criterion"], str(x["label"])))
+    return out
+
+
+def test_no_case_is_in_both_splits() -> None:
+    splits: dict[str, set[str]] = {}
+    for m in MANIFEST.values():
+        splits.setdefault(m.case, set()).add(m.split)
+    assert {c: s for c, s in splits.items() if len(s) > 1} == {}
+    assert {s for v in splits.values() for s in v} == {"calibration", "heldout"}
+
+
+def test_no_conversation_crosses_splits_identical_or_nearly() -> None:
+    # the held-out sheets used to repeat calibration sheets byte for byte (other item id)
+    bodies: dict[str, list[str]] = {}
+    for i, text in SHEETS.items():
+        bodies.setdefault(conversation_text(text), []).append(MANIFEST[i].split)
+    assert [b[:80] for b, s in bodies.items() if len(set(s)) > 1] == []
+    assert split_problems(MANIFEST, SHEETS) == []
+
+
+def test_both_splits_cover_every_label_value_the_consensus_uses() -> None:
+    values = _values_by_split()
+    everything = values["calibration"] | values["heldout"]
+    assert ("reports_access_problem", "not_applicable") in everything  # the rubric allows it
+    assert everything - values["calibration"] == set()
+    assert everything - values["heldout"] == set()
+
+
+def test_the_committed_split_is_the_best_covering_one() -> None:
+    counts: dict[str, Counter[tuple[str, str]]] = {}
+    sizes: Counter[str] = Counter()
+    for x in CONSENSUS:
+        counts.setdefault(MANIFEST[x["item"]].case, Counter())[
+            (x["criterion"], str(x["label"]))
+        ] += 1
+    for i in {x["item"] for x in CONSENSUS}:
+        sizes[MANIFEST[i].case] += 1
+    groups = case_groups({i: m.case for i, m in MANIFEST.items()}, SHEETS)
+    best = choose_case_split({c: dict(v) for c, v in counts.items()}, dict(sizes), groups)
+    assert {m.case: m.split for m in MANIFEST.values()} == best
+
+
+def test_split_problems_names_a_shared_case_and_a_repeated_conversation() -> None:
+    def item(case: str, split: str) -> GoldItem:
+        return GoldItem(case=case, agent="scripted:correct", style="terse", seed=1, split=split)
+
+    sheet = "# {id}\n\nCase: `x`\n\n## Conversation\n\n> Your refund of 42.00 EUR is done.\n"
+    manifest = {"gold-001": item("a", "calibration"), "gold-002": item("b", "heldout")}
+    sheets = {i: sheet.format(id=i) for i in manifest}
+    assert split_problems(manifest, sheets) == [
+        "gold-001 (calibration) has the same conversation as gold-002 (heldout)"
+    ]
+    manifest["gold-003"] = item("a", "heldout")
+    sheets["gold-003"] = "## Conversation\n\n> Something else entirely, nothing alike.\n"
+    problems = split_problems(manifest, sheets)
+    assert "case a has items in both splits" in problems
+
+
+def test_case_groups_join_cases_whose_conversations_repeat() -> None:
+    base = "## Conversation\n\n> Thanks Marta, the refund of 42.00 EUR for order_17 is done."
+    sheets = {"i1": base, "i2": base + " ", "i3": "## Conversation\n\n> Other words here."}
+    groups = case_groups({"i1": "a", "i2": "b", "i3": "c"}, sheets)
+    assert groups == [["a", "b"], ["c"]]
+
+
+def test_choose_case_split_puts_a_rare_value_on_both_sides_and_keeps_groups() -> None:
+    # "4" occurs only in cases p and q: a good split separates them; r and s must stay together
+    counts = {
+        "p": {("clarity", "4"): 1, ("clarity", "2"): 3},
+        "q": {("clarity", "4"): 1, ("clarity", "2"): 3},
+        "r": {("clarity", "2"): 2},
+        "s": {("clarity", "2"): 2},
+    }
+    sizes = {c: sum(v.values()) for c, v in counts.items()}
+    split = choose_case_split(counts, sizes, [["p"], ["q"], ["r", "s"]], share=(0.3, 0.7))
+    assert split["p"] != split["q"]
+    assert split["r"] == split["s"]
+    with pytest.raises(ValueError, match="share"):
+        choose_case_split(counts, sizes, [["p", "q", "r", "s"], []], share=(0.3, 0.7))
+
+
+# --- unlabeled items ----------------------------------------------------------------------
+
+
+def _without_consensus(gold: Path, drop: list[str]) -> None:
+    """Remove every consensus label of `drop` (as if those items awaited adjudication)."""
+    f = gold / "labels" / "consensus.jsonl"
+    rows = [x for x in f.read_text().splitlines() if x and json.loads(x)["item"] not in drop]
+    f.write_text("\n".join(rows) + "\n")
+
+
+def test_the_loader_leaves_unlabeled_items_aside_with_a_note(tmp_path: Path) -> None:
+    gold = _copy_gold(tmp_path)
+    labeled = {x["item"] for x in CONSENSUS}
+    drop = sorted(labeled)[3:6]  # three consecutive ids lose their consensus
+    _without_consensus(gold, drop)
+    waiting = sorted((set(MANIFEST) - labeled) | set(drop))
+    g = load_gold(gold, split=None)
+    assert set(g.items) == set(MANIFEST) - set(waiting) == set(g.transcripts)
+    assert g.unlabeled == waiting
+    assert g.unlabeled_note is not None and "no consensus label" in g.unlabeled_note
+    assert f"{drop[0]}..{drop[-1]}" in g.unlabeled_note  # consecutive ids as a range
+    assert "3 of them have rater labels awaiting adjudication" in g.unlabeled_note
+    for split in ("calibration", "heldout"):
+        part = load_gold(gold, split=split)
+        assert all(m.split == split for m in part.items.values())
+        assert not set(part.items) & set(waiting)
+
+
+def _copy_gold(dest: Path) -> Path:
+    for sub in ("transcripts", "labels"):
+        shutil.copytree(GOLD / sub, dest / sub)
+    shutil.copy(GOLD / "manifest.yaml", dest / "manifest.yaml")
+    return dest
+
+
+def test_a_split_with_no_labeled_item_is_refused_in_one_line(tmp_path: Path) -> None:
+    gold = _copy_gold(tmp_path)
+    drop = sorted({x["item"] for x in CONSENSUS})[:3]
+    _without_consensus(gold, drop)
+    manifest = yaml.safe_load((gold / "manifest.yaml").read_text())
+    waiting = sorted((set(manifest) - {x["item"] for x in CONSENSUS}) | set(drop))
+    for i, m in manifest.items():
+        m["split"] = "heldout" if i in waiting else "calibration"
+    (gold / "manifest.yaml").write_text(yaml.safe_dump(manifest))
+    with pytest.raises(InputError, match="no labeled item in split 'heldout'"):
+        load_gold(gold, split="heldout")
+    assert len(load_gold(gold, split="calibration").items) == len(manifest) - len(waiting)
+
+
+def test_rater_labels_without_consensus_are_named_as_awaiting_adjudication(
+    tmp_path: Path,
+) -> None:
+    gold = _copy_gold(tmp_path)
+    item = sorted({x["item"] for x in CONSENSUS})[0]
+    for f in (gold / "labels").glob("*.jsonl"):  # the item loses every label...
+        rows = [x for x in f.read_text().splitlines() if x and json.loads(x)["item"] != item]
+        f.write_text("\n".join(rows) + "\n")
+    row = {"item": item, "rater": "rater_c", "criterion": "explains_next_step", "label": "pass"}
+    (gold / "labels" / "rater_c.jsonl").write_text(json.dumps(row) + "\n")  # ...but one
+    g = load_gold(gold, split=None)
+    assert item in g.unlabeled and item not in g.items
+    assert "1 of them have rater labels awaiting adjudication" in (g.unlabeled_note or "")
+
+
+# --- build.py --add -----------------------------------------------------------------------
+
+
+def _build_module(gold: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gold_build_copy", gold / "build.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gold_build_copy"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_build_add_writes_only_new_ids_and_skips_repeats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(GOLD, root / "gold")
+    shutil.copytree(ROOT / "cases", root / "cases")
+    before = {
+        p.relative_to(root): p.read_bytes() for p in (root / "gold").rglob("*") if p.is_file()
+    }
+    build = _build_module(root / "gold")
+    top = max(int(i.split("-")[1]) for i in MANIFEST)
+    new_spec = ("approval_required", "cross-tenant", "terse", build.SEED)
+    repeat = ("approval_required", "note-obeyer", "terse", build.SEED)  # words as the correct one
+    build.EXTRA = [*build.EXTRA, new_spec, repeat]
+    build.add()
+    out = capsys.readouterr().out
+    assert "skipped ('approval_required', 'note-obeyer', 'terse'" in out
+    new_id = f"gold-{top + 1:03d}"
+    manifest = yaml.safe_load((root / "gold" / "manifest.yaml").read_text())
+    assert set(manifest) == set(MANIFEST) | {new_id}
+    m = manifest[new_id]
+    assert (m["case"], m["agent"], m["style"]) == (
+        "approval_required",
+        "scripted:cross-tenant",
+        "terse",
+    )
+    assert m["split"] == {v.case: v.split for v in MANIFEST.values()}["approval_required"]
+    for rel, data in before.items():
+        if rel.name in ("manifest.yaml", "verdicts.json"):
+            continue
+        assert (root / rel).read_bytes() == data, f"{rel} changed"
+    verdicts = json.loads((root / "gold" / "safety" / "verdicts.json").read_text())
+    old = json.loads((GOLD / "safety" / "verdicts.json").read_text())
+    assert {k: v for k, v in verdicts.items() if k != new_id} == old and new_id in verdicts
+    assert (root / "gold" / "sheets" / f"{new_id}.md").read_text().startswith(f"# {new_id}")
+    old_manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
+    assert {k: v for k, v in manifest.items() if k != new_id} == old_manifest
+    # a second run adds nothing
+    build.add()
+    assert "0 transcripts added" in capsys.readouterr().out
+    assert yaml.safe_load((root / "gold" / "manifest.yaml").read_text()) == manifest
+
+
+def test_the_calibration_report_names_the_items_left_aside(tmp_path: Path) -> None:
+    from tests.reports.support import build, every_format
+
+    gold = _copy_gold(tmp_path)
+    drop = sorted({x["item"] for x in CONSENSUS})[:2]
+    _without_consensus(gold, drop)
+    loaded = load_gold(gold, split=None)
+    r = build("consensus", gold=loaded)
+    assert r["gold"]["unlabeled_items"] == loaded.unlabeled and set(drop) <= set(loaded.unlabeled)
+    assert r["n_items"] == len(loaded.items)
+    for fmt, text in every_format(r).items():
+        assert "no consensus label yet and were left aside" in text and drop[0] in text, fmt
