@@ -18,7 +18,7 @@ from ..agreement import Scale, bootstrap_pairwise
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
-from .criterion import ABSTAIN, Settings, scale_of
+from .criterion import ABSTAIN, Settings, _codes, scale_of
 
 __all__ = ["CLOSE_SHARE", "MIN_DISAGREEMENTS", "expert_comparison", "experts_lines"]
 
@@ -28,10 +28,6 @@ MIN_DISAGREEMENTS = 5  # below this many disagreements the flag is not decided
 
 def _usable(v: Any) -> bool:
     return v is not None and v not in ABSTAIN
-
-
-def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:
-    return scale.encode([v if _usable(v) else None for v in labels])
 
 
 def _stat(
