@@ -9,6 +9,7 @@ __all__ = [
     "InputError",
     "ConfigError",
     "JudgeError",
+    "JudgeAuthError",
 ]
 
 
@@ -42,3 +43,8 @@ class ConfigError(CalibrantError):
 
 class JudgeError(CalibrantError):
     """The judge cannot be set up (unknown model, missing extra, bad saved configuration)."""
+
+
+class JudgeAuthError(JudgeError):
+    """The judge's provider refused the credentials (401/403): the whole run stops, since every
+    other call would be refused too."""

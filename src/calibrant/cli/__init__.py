@@ -46,9 +46,11 @@ def main() -> None:
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        print("calibrant: aborted", file=sys.stderr)
-        sys.exit(130)
+    except (typer.Abort, KeyboardInterrupt) as exc:
+        # SIGTERM is drained like Ctrl-C (answers received are kept); exit 128 + signal number
+        terminated = type(exc).__name__ == "Terminated"
+        print("calibrant: terminated" if terminated else "calibrant: aborted", file=sys.stderr)
+        sys.exit(143 if terminated else 130)
     except SystemExit:
         raise
     except no_args_is_help as exc:  # `calibrant` or `calibrant rubric` alone: the help
