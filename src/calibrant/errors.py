@@ -10,6 +10,7 @@ __all__ = [
     "ConfigError",
     "JudgeError",
     "JudgeAuthError",
+    "Terminated",
 ]
 
 
@@ -48,3 +49,8 @@ class JudgeError(CalibrantError):
 class JudgeAuthError(JudgeError):
     """The judge's provider refused the credentials (401/403): the whole run stops, since every
     other call would be refused too."""
+
+
+class Terminated(Exception):  # noqa: N818  (a signal, not a failure)
+    """The run was stopped by SIGTERM and drained like Ctrl-C (answers received are kept); the
+    CLI exits 143. Not a CalibrantError: nothing the user gave was wrong."""

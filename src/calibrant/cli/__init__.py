@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from ..errors import CalibrantError
+from ..errors import CalibrantError, Terminated
 from . import judge_commands, safety_commands  # noqa: F401  (they register the commands)
 from .app import app
 
@@ -44,13 +44,14 @@ def main() -> None:
     except CalibrantError as exc:
         print(f"calibrant: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except Terminated:  # SIGTERM, drained like Ctrl-C: answers already received are kept
+        print("calibrant: terminated", file=sys.stderr)
+        sys.exit(143)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt) as exc:
-        # SIGTERM is drained like Ctrl-C (answers received are kept); exit 128 + signal number
-        terminated = type(exc).__name__ == "Terminated"
-        print("calibrant: terminated" if terminated else "calibrant: aborted", file=sys.stderr)
-        sys.exit(143 if terminated else 130)
+    except (typer.Abort, KeyboardInterrupt):
+        print("calibrant: aborted", file=sys.stderr)
+        sys.exit(130)
     except SystemExit:
         raise
     except no_args_is_help as exc:  # `calibrant` or `calibrant rubric` alone: the help

@@ -14,25 +14,23 @@ import asyncio
 import os
 import random
 import signal
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..errors import Terminated
 from ..store import Store, new_owner
 from .client import judge_once
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
-__all__ = ["JudgeRun", "Terminated", "judge_transcripts", "claim_lease_seconds"]
+__all__ = ["JudgeRun", "judge_transcripts", "claim_lease_seconds"]
 
 LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
 DEFAULT_LEASE_S = 120.0
 POLL_S = 0.2  # how often an item held by another process is looked at again
-
-
-class Terminated(KeyboardInterrupt):
-    """The run was stopped by SIGTERM (drained like Ctrl-C)."""
 
 
 @dataclass
@@ -98,7 +96,9 @@ def judge_transcripts(
                 terminated=terminated,
             )
         )
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        # calls cancelled inside litellm leave coroutines it never awaited: not the user's concern
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         if terminated:
             raise Terminated() from None
         raise
