@@ -12,11 +12,31 @@ from rich.table import Table
 
 from ..contracts import Judgment, Rubric, SafetyVerdict
 
-__all__ = ["judge_report", "render_judge_report"]
+__all__ = ["judge_report", "render_judge_report", "safety_summary"]
+
+
+def safety_summary(v: SafetyVerdict) -> dict[str, Any]:
+    """What the judge report shows of a safety verdict (plain JSON, cached per file)."""
+    return {
+        "transcript_id": v.transcript_id,
+        "violated": [r.invariant for r in v.results if r.outcome == "violated"],
+        "harness_error": [r.invariant for r in v.results if r.outcome == "harness_error"],
+        "results": {r.invariant: r.outcome for r in v.results},
+    }
+
+
+def _entry(src: str, v: SafetyVerdict | dict[str, Any], js: list[Judgment]) -> dict[str, Any]:
+    summary = v if isinstance(v, dict) else safety_summary(v)
+    return {
+        "transcript_id": summary["transcript_id"],
+        "source": src,
+        "safety": {k: summary[k] for k in ("violated", "harness_error", "results")},
+        "communication": [j.model_dump(mode="json") for j in js],
+    }
 
 
 def judge_report(
-    rows: Sequence[tuple[str, SafetyVerdict, list[Judgment]]],
+    rows: Sequence[tuple[str, SafetyVerdict | dict[str, Any], list[Judgment]]],
     *,
     rubric: Rubric,
     from_cache: int,
@@ -38,21 +58,7 @@ def judge_report(
         "from_cache": from_cache,
         "model_calls": model_calls,
         "outcomes": dict(sorted(outcomes.items())),
-        "transcripts": [
-            {
-                "transcript_id": v.transcript_id,
-                "source": src,
-                "safety": {
-                    "violated": [r.invariant for r in v.results if r.outcome == "violated"],
-                    "harness_error": [
-                        r.invariant for r in v.results if r.outcome == "harness_error"
-                    ],
-                    "results": {r.invariant: r.outcome for r in v.results},
-                },
-                "communication": [j.model_dump(mode="json") for j in js],
-            }
-            for src, v, js in rows
-        ],
+        "transcripts": [_entry(src, v, js) for src, v, js in rows],
     }
 
 

@@ -21,10 +21,11 @@ from sqlmodel import Session, SQLModel, col, create_engine, select
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
 from .migrate import STORE_SCHEMA_VERSION, migrate
-from .tables import TABLES, ClaimRow, JudgmentRow
+from .tables import TABLES, ClaimRow, JudgmentRow, SourceRow
 
 _judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
 _claims: Table = ClaimRow.__table__  # type: ignore[attr-defined]
+_sources: Table = SourceRow.__table__  # type: ignore[attr-defined]
 _IDENTITY = ("transcript_hash", "judge_hash", "sample_index")
 _FINAL = sorted(FINAL_OUTCOMES)
 
@@ -287,6 +288,46 @@ class Store:
                 )
             ).all()
         return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    # ------------------------------------------------------------------ sources (cheap keys)
+
+    def sources(
+        self, reader: str, file_digests: Iterable[str]
+    ) -> dict[str, tuple[str, str, str]]:
+        """Files read before by the same reader: digest -> (transcript hash, id, safety JSON)."""
+        wanted = list(dict.fromkeys(file_digests))
+        out: dict[str, tuple[str, str, str]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(wanted), 500):
+                rows = conn.execute(
+                    select(
+                        _sources.c.file_sha256,
+                        _sources.c.transcript_hash,
+                        _sources.c.transcript_id,
+                        _sources.c.safety,
+                    ).where(
+                        _sources.c.reader == reader,
+                        _sources.c.file_sha256.in_(wanted[start : start + 500]),
+                    )
+                )
+                for digest, th, tid, safety in rows:
+                    out[digest] = (th, tid, safety)
+        return out
+
+    def put_sources(self, reader: str, rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Remember files read: (digest, transcript hash, transcript id, safety JSON)."""
+        unique = {r[0]: r for r in rows}
+        if not unique:
+            return
+        values = [
+            {"file_sha256": d, "reader": reader, "transcript_hash": th, "transcript_id": tid,
+             "safety": safety}
+            for d, th, tid, safety in unique.values()
+        ]
+        with self.engine.begin() as conn:
+            for start in range(0, len(values), 500):
+                stmt = self._insert(_sources).values(values[start : start + 500])
+                conn.execute(stmt.on_conflict_do_nothing(index_elements=["file_sha256", "reader"]))
 
     def final_many(
         self, judge_hash: str, transcript_hashes: Iterable[str]

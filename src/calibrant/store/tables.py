@@ -1,4 +1,4 @@
-"""The store's tables (schema version 2)."""
+"""The store's tables (schema version 2: claims and sources added to version 1)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-__all__ = ["StoreMeta", "JudgmentRow", "ClaimRow", "TABLES"]
+__all__ = ["StoreMeta", "JudgmentRow", "ClaimRow", "SourceRow", "TABLES"]
 
 
 class StoreMeta(SQLModel, table=True):
@@ -49,4 +49,23 @@ class ClaimRow(SQLModel, table=True):
     expires_at: float
 
 
-TABLES = [StoreMeta.__table__, JudgmentRow.__table__, ClaimRow.__table__]  # type: ignore[attr-defined]
+class SourceRow(SQLModel, table=True):
+    """A transcript file already read (schema 2): the SHA-256 of its bytes, under the code that
+    read and checked it (`reader`: a fingerprint of calibrant's contracts and safety checker),
+    gives its content hash and its safety summary without parsing or checking it again."""
+
+    __tablename__ = "calibrant_sources"
+
+    file_sha256: str = Field(primary_key=True)
+    reader: str = Field(primary_key=True)
+    transcript_hash: str
+    transcript_id: str
+    safety: str  # the safety summary the judge report shows, as JSON
+
+
+TABLES = [
+    StoreMeta.__table__,  # type: ignore[attr-defined]
+    JudgmentRow.__table__,  # type: ignore[attr-defined]
+    ClaimRow.__table__,  # type: ignore[attr-defined]
+    SourceRow.__table__,  # type: ignore[attr-defined]
+]
