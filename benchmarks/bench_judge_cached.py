@@ -53,9 +53,24 @@ def judge(folder: Path, url: str, db: Path) -> tuple[float, dict, str]:  # type:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "calibrant", "judge", str(folder), "--model", "openai/bench",
-         "--api-base", url, "--concurrency", "32", "--json"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "calibrant",
+            "judge",
+            str(folder),
+            "--model",
+            "openai/bench",
+            "--api-base",
+            url,
+            "--concurrency",
+            "32",
+            "--json",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -93,7 +108,9 @@ def main() -> None:
                     before = ep.stats()["requests"]
                     wall, doc, err = judge(tmp / "items", ep.url, db)
                     passes.append((name, k + 1, wall, doc, ep.stats()["requests"] - before, err))
-                    print(f"  {name} #{k + 1}: {wall:.2f} s, {doc['model_calls']} calls", flush=True)
+                    print(
+                        f"  {name} #{k + 1}: {wall:.2f} s, {doc['model_calls']} calls", flush=True
+                    )
         finally:
             a.close()
             b.close()
@@ -130,7 +147,7 @@ def main() -> None:
         f"(95% CI of the mean {ci95(walls)}, t interval, n={len(walls)}), worst {worst:.2f} s. "
         f"Goal: 0 calls in <= {GOAL_S:.0f} s — "
         + ("**met**" if worst <= GOAL_S and all(p[4] == 0 for p in passes) else "**not met**")
-        + f" (worst pass). Before this change the same rerun took 37 s (issue 8, n=1).",
+        + " (worst pass). Before this change the same rerun took 37 s (issue 8, n=1).",
         "",
         "## Reproduce",
         "",

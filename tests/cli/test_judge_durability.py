@@ -26,8 +26,21 @@ CONCURRENCY = 4
 
 def start(items: Path, url: str, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "calibrant", "judge", str(items), "--model", "openai/count",
-         "--api-base", url, "--concurrency", str(CONCURRENCY), "--json", *extra],
+        [
+            sys.executable,
+            "-m",
+            "calibrant",
+            "judge",
+            str(items),
+            "--model",
+            "openai/count",
+            "--api-base",
+            url,
+            "--concurrency",
+            str(CONCURRENCY),
+            "--json",
+            *extra,
+        ],
         cwd=ROOT,
         env={**os.environ, "COLUMNS": "200", **env},
         stdout=subprocess.PIPE,
@@ -36,7 +49,9 @@ def start(items: Path, url: str, env: dict[str, str], *extra: str) -> subprocess
     )
 
 
-def wait_for_answers(endpoint: CountingEndpoint, at_least: int, proc: subprocess.Popen[str]) -> None:
+def wait_for_answers(
+    endpoint: CountingEndpoint, at_least: int, proc: subprocess.Popen[str]
+) -> None:
     deadline = time.monotonic() + 120
     while sum(endpoint.counts()["answered"].values()) < at_least:
         assert proc.poll() is None, proc.communicate()
@@ -124,10 +139,26 @@ def test_refused_credentials_stop_the_run_in_one_line(
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     with CountingEndpoint() as endpoint:
         proc = subprocess.run(
-            [sys.executable, "-m", "calibrant", "judge", str(tmp_path / "items"), "--model",
-             f"openai/{model}", "--api-base", endpoint.url, "--concurrency", "2",
-             "--max-attempts", "4"],
-            cwd=ROOT, env={**env, **sqlite_env}, capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "calibrant",
+                "judge",
+                str(tmp_path / "items"),
+                "--model",
+                f"openai/{model}",
+                "--api-base",
+                endpoint.url,
+                "--concurrency",
+                "2",
+                "--max-attempts",
+                "4",
+            ],
+            cwd=ROOT,
+            env={**env, **sqlite_env},
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         asked = sum(endpoint.counts()["requests"].values())
     assert proc.returncode == 2, proc.stderr
@@ -135,3 +166,32 @@ def test_refused_credentials_stop_the_run_in_one_line(
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "'openai'" in lines[0] and "OPENAI_API_KEY" in lines[0]
     assert asked <= 2  # the slots already in flight; no retry, no rest of the batch
+
+
+def test_a_cached_rerun_at_another_url_or_of_reformatted_files_makes_no_call(
+    tmp_path: Path, sqlite_env: dict[str, str]
+) -> None:
+    names = make_items(SRC, tmp_path / "items", 12)
+    with CountingEndpoint() as first, CountingEndpoint() as second:
+        proc = start(tmp_path / "items", first.url, sqlite_env)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["model_calls"] == len(names)
+        # the same model and settings served at another address is the same judge
+        proc = start(tmp_path / "items", second.url, sqlite_env)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        doc = json.loads(out)
+        assert doc["model_calls"] == 0 and doc["from_cache"] == len(names)
+        assert sum(second.counts()["requests"].values()) == 0
+        # other bytes, same transcripts (re-indented): found by content, still no call
+        for f in (tmp_path / "items").glob("*.json"):
+            f.write_text(json.dumps(json.loads(f.read_text()), indent=4))
+        proc = start(tmp_path / "items", second.url, sqlite_env)
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        again = json.loads(out)
+        assert again["model_calls"] == 0 and again["from_cache"] == len(names)
+        assert sum(second.counts()["requests"].values()) == 0
+        assert sum(first.counts()["requests"].values()) == len(names)
+    assert again["transcripts"] == doc["transcripts"]  # the same report, safety included

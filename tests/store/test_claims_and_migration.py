@@ -14,8 +14,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, UniqueConstraint
-from sqlalchemy import create_engine, text
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    create_engine,
+    text,
+)
 
 from calibrant.contracts import CriterionJudgment, JudgeConfig, Judgment, content_hash
 from calibrant.store import STORE_SCHEMA_VERSION, Store, make_engine
@@ -24,8 +33,12 @@ PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 CFG = JudgeConfig(model="openai/m", prompt_template_version="v", rubric_hash="sha256:r")
 
 
-def judgment(th: str = "sha256:t1", outcome: str = "verdict", cfg: JudgeConfig = CFG,
-             judge_hash: str | None = None) -> Judgment:
+def judgment(
+    th: str = "sha256:t1",
+    outcome: str = "verdict",
+    cfg: JudgeConfig = CFG,
+    judge_hash: str | None = None,
+) -> Judgment:
     return Judgment(
         transcript_id="t1",
         transcript_hash=th,
@@ -116,10 +129,15 @@ def test_the_endpoint_url_is_not_part_of_the_judge_identity() -> None:
 def _schema_1(url: str) -> None:
     """The store exactly as calibrant with schema version 1 made it: two tables, no claims."""
     md = MetaData()
-    Table("calibrant_meta", md, Column("key", String, primary_key=True),
-          Column("value", String, nullable=False))
     Table(
-        "calibrant_judgments", md,
+        "calibrant_meta",
+        md,
+        Column("key", String, primary_key=True),
+        Column("value", String, nullable=False),
+    )
+    Table(
+        "calibrant_judgments",
+        md,
         Column("id", Integer, primary_key=True),
         Column("transcript_hash", String, nullable=False, index=True),
         Column("judge_hash", String, nullable=False, index=True),
@@ -128,8 +146,9 @@ def _schema_1(url: str) -> None:
         Column("outcome", String, nullable=False),
         Column("created_at", DateTime, nullable=False),
         Column("payload", String, nullable=False),
-        UniqueConstraint("transcript_hash", "judge_hash", "sample_index",
-                         name="uq_judgment_identity"),
+        UniqueConstraint(
+            "transcript_hash", "judge_hash", "sample_index", name="uq_judgment_identity"
+        ),
     )
     engine = create_engine(url)
     md.create_all(engine)
@@ -151,11 +170,18 @@ def test_a_schema_1_store_is_upgraded_in_place_without_losing_rows(url: str) -> 
     with engine.begin() as conn:
         for j in rows:
             conn.execute(
-                text("INSERT INTO calibrant_judgments (transcript_hash, judge_hash, sample_index,"
-                     " transcript_id, outcome, created_at, payload) VALUES (:th, :jh, 0, 't1',"
-                     " :o, :at, :p)"),
-                {"th": j.transcript_hash, "jh": j.judge_hash, "o": j.outcome,
-                 "at": datetime.now(UTC).replace(tzinfo=None), "p": j.model_dump_json()},
+                text(
+                    "INSERT INTO calibrant_judgments (transcript_hash, judge_hash, sample_index,"
+                    " transcript_id, outcome, created_at, payload) VALUES (:th, :jh, 0, 't1',"
+                    " :o, :at, :p)"
+                ),
+                {
+                    "th": j.transcript_hash,
+                    "jh": j.judge_hash,
+                    "o": j.outcome,
+                    "at": datetime.now(UTC).replace(tzinfo=None),
+                    "p": j.model_dump_json(),
+                },
             )
     engine.dispose()
     store = Store(make_engine(url))

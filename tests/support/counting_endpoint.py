@@ -50,8 +50,15 @@ class CountingEndpoint:
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/v1"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.counting_endpoint", "--port", str(self.port),
-             "--latency", str(latency_s)],
+            [
+                sys.executable,
+                "-m",
+                "tests.support.counting_endpoint",
+                "--port",
+                str(self.port),
+                "--latency",
+                str(latency_s),
+            ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
         )
@@ -109,8 +116,13 @@ def _make_app(latency_s: float) -> Any:
         if model in ("always-401", "always-403"):
             code = 401 if model == "always-401" else 403
             return JSONResponse(
-                {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                           "code": "invalid_api_key"}},
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
                 status_code=code,
             )
         response = JSONResponse(_completion(model, answer(body)))

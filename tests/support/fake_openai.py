@@ -81,7 +81,12 @@ def make_app(state: FakeServer) -> FastAPI:
             )
         if model in ("always-401", "always-403"):
             return JSONResponse(
-                {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}},
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                    }
+                },
                 status_code=401 if model == "always-401" else 403,
             )
         if model == "bad-request":

@@ -95,9 +95,7 @@ def judge_files(
 ) -> JudgedFiles:
     """Judge every source `samples` times: cached answers first (no parsing), then the rest."""
     cached = store.final_many(config.hash, [s.transcript_hash for s in sources])
-    need = [
-        s for s in sources if any((s.transcript_hash, i) not in cached for i in range(samples))
-    ]
+    need = [s for s in sources if any((s.transcript_hash, i) not in cached for i in range(samples))]
     hits = (len(sources) - len(need)) * samples
     pending = {id(s) for s in need}
     if on_done:

@@ -1,9 +1,9 @@
 """The one retry owner for model calls (tenacity), and the closed outcome taxonomy.
 
 Retried: 429, 5xx, timeouts, connection errors — with jitter, honouring Retry-After, within a
-bounded number of attempts. Everything else fails at once; an authentication or permission error
-(401/403) is marked so the run can stop: every other call would be refused too. litellm's and the SDK's own retries
-are set to 0 at every call."""
+bounded number of attempts. Everything else fails at once; an authentication or permission
+error (401/403) is marked so the run can stop: every other call would be refused too. litellm's
+and the SDK's own retries are set to 0 at every call."""
 
 from __future__ import annotations
 

@@ -80,10 +80,13 @@ def judge_transcripts(
     """Judge every transcript `samples` times; cached answers are reused, not re-asked.
     `hashes` (the transcripts' content hashes, if the caller has them) saves recomputing them."""
     terminated: list[bool] = []
+    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
     try:
-        return asyncio.run(
+        # the coroutine fills `run` and returns None: no result repr in any asyncio log
+        asyncio.run(
             _judge_all(
                 transcripts,
+                run=run,
                 rubric=rubric,
                 config=config,
                 store=store,
@@ -96,6 +99,7 @@ def judge_transcripts(
                 terminated=terminated,
             )
         )
+        return run
     except (asyncio.CancelledError, KeyboardInterrupt):
         # calls cancelled inside litellm leave coroutines it never awaited: not the user's concern
         warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
@@ -107,6 +111,7 @@ def judge_transcripts(
 async def _judge_all(
     transcripts: Sequence[Transcript],
     *,
+    run: JudgeRun,
     rubric: Rubric,
     config: JudgeConfig,
     store: Store,
@@ -117,13 +122,12 @@ async def _judge_all(
     on_done: Callable[[Judgment, bool], None] | None,
     hashes: Sequence[str] | None,
     terminated: list[bool],
-) -> JudgeRun:
+) -> None:
     if config.rubric_hash != rubric.content_hash:
         raise ValueError("the judge configuration names another rubric")
     gate = asyncio.Semaphore(max(1, concurrency))
     rng = random.Random(seed)
     litellm = None
-    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
     if hashes is None:
         hashes = [content_hash(t) for t in transcripts]
     judge_hash = config.hash
@@ -182,7 +186,7 @@ async def _judge_all(
                 todo.append((n * samples + i, t, th, i))
     if not todo:
         run.judgments = results
-        return run
+        return
 
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
@@ -207,7 +211,6 @@ async def _judge_all(
     for (slot, *_), j in zip(todo, done, strict=True):
         results[slot] = j
     run.judgments = results
-    return run
 
 
 def _watch_sigterm(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:

@@ -287,13 +287,11 @@ class Store:
                     _claims.c.owner,
                 )
             ).all()
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     # ------------------------------------------------------------------ sources (cheap keys)
 
-    def sources(
-        self, reader: str, file_digests: Iterable[str]
-    ) -> dict[str, tuple[str, str, str]]:
+    def sources(self, reader: str, file_digests: Iterable[str]) -> dict[str, tuple[str, str, str]]:
         """Files read before by the same reader: digest -> (transcript hash, id, safety JSON)."""
         wanted = list(dict.fromkeys(file_digests))
         out: dict[str, tuple[str, str, str]] = {}
@@ -320,8 +318,13 @@ class Store:
         if not unique:
             return
         values = [
-            {"file_sha256": d, "reader": reader, "transcript_hash": th, "transcript_id": tid,
-             "safety": safety}
+            {
+                "file_sha256": d,
+                "reader": reader,
+                "transcript_hash": th,
+                "transcript_id": tid,
+                "safety": safety,
+            }
             for d, th, tid, safety in unique.values()
         ]
         with self.engine.begin() as conn:

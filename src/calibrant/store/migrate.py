@@ -25,9 +25,7 @@ def migrate(conn: Connection) -> None:
     """Bring the store on `conn` to STORE_SCHEMA_VERSION (a fresh store is simply stamped)."""
     found = conn.execute(select(_meta.c.value).where(_meta.c.key == "schema_version")).scalar()
     if found is None:
-        conn.execute(
-            _meta.insert().values(key="schema_version", value=str(STORE_SCHEMA_VERSION))
-        )
+        conn.execute(_meta.insert().values(key="schema_version", value=str(STORE_SCHEMA_VERSION)))
         return
     version = int(found)
     if version > STORE_SCHEMA_VERSION:
@@ -40,9 +38,7 @@ def migrate(conn: Connection) -> None:
     if version < 2:
         _rekey_without_endpoint(conn)
     conn.execute(
-        update(_meta)
-        .where(_meta.c.key == "schema_version")
-        .values(value=str(STORE_SCHEMA_VERSION))
+        update(_meta).where(_meta.c.key == "schema_version").values(value=str(STORE_SCHEMA_VERSION))
     )
 
 
@@ -69,5 +65,7 @@ def _rekey_without_endpoint(conn: Connection) -> None:
         conn.execute(
             update(_rows)
             .where(_rows.c.id == row_id)
-            .values(judge_hash=new, payload=j.model_copy(update={"judge_hash": new}).model_dump_json())
+            .values(
+                judge_hash=new, payload=j.model_copy(update={"judge_hash": new}).model_dump_json()
+            )
         )
