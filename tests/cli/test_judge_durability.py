@@ -195,3 +195,34 @@ def test_a_cached_rerun_at_another_url_or_of_reformatted_files_makes_no_call(
         assert sum(second.counts()["requests"].values()) == 0
         assert sum(first.counts()["requests"].values()) == len(names)
     assert again["transcripts"] == doc["transcripts"]  # the same report, safety included
+
+
+def test_calibrate_stops_on_refused_credentials_before_the_batch(
+    tmp_path: Path, sqlite_env: dict[str, str]
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    with CountingEndpoint() as endpoint:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "calibrant",
+                "calibrate",
+                "--model",
+                "openai/always-401",
+                "--api-base",
+                endpoint.url,
+                "--concurrency",
+                "2",
+            ],
+            cwd=ROOT,
+            env={**env, **sqlite_env},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        asked = sum(endpoint.counts()["requests"].values())
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "OPENAI_API_KEY" in proc.stderr.strip().splitlines()[-1]
+    assert asked <= 2
