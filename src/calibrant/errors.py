@@ -9,6 +9,8 @@ __all__ = [
     "InputError",
     "ConfigError",
     "JudgeError",
+    "JudgeAuthError",
+    "Terminated",
 ]
 
 
@@ -42,3 +44,13 @@ class ConfigError(CalibrantError):
 
 class JudgeError(CalibrantError):
     """The judge cannot be set up (unknown model, missing extra, bad saved configuration)."""
+
+
+class JudgeAuthError(JudgeError):
+    """The judge's provider refused the credentials (401/403): the whole run stops, since every
+    other call would be refused too."""
+
+
+class Terminated(Exception):  # noqa: N818  (a signal, not a failure)
+    """The run was stopped by SIGTERM and drained like Ctrl-C (answers received are kept); the
+    CLI exits 143. Not a CalibrantError: nothing the user gave was wrong."""

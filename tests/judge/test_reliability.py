@@ -141,3 +141,19 @@ def test_unreachable_server_is_a_provider_error() -> None:
     )
     assert j.outcome == "provider_error" and j.attempts == 2
     assert json.loads(j.model_dump_json())["outcome"] == "provider_error"
+
+
+@pytest.mark.parametrize("model", ["always-401", "always-403"])
+def test_refused_credentials_stop_with_the_variable_to_set_and_are_not_retried(
+    server: FakeServer, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from calibrant.errors import JudgeAuthError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    before = server.requests[model]
+    with pytest.raises(JudgeAuthError) as info:
+        run(server, model, attempts=4)
+    assert server.requests[model] - before == 1  # never retried
+    message = str(info.value)
+    assert "'openai'" in message and "OPENAI_API_KEY" in message
+    assert "\n" not in message

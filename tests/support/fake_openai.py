@@ -79,6 +79,16 @@ def make_app(state: FakeServer) -> FastAPI:
             return JSONResponse(
                 {"error": {"message": "boom", "type": "server_error"}}, status_code=500
             )
+        if model in ("always-401", "always-403"):
+            return JSONResponse(
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                    }
+                },
+                status_code=401 if model == "always-401" else 403,
+            )
         if model == "bad-request":
             return JSONResponse(
                 {"error": {"message": "bad schema", "type": "invalid_request"}}, status_code=400

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from ..errors import CalibrantError
+from ..errors import CalibrantError, Terminated
 from . import (  # noqa: F401  (they register the commands)
     compare_commands,
     judge_commands,
@@ -50,6 +50,9 @@ def main() -> None:
     except CalibrantError as exc:
         print(f"calibrant: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except Terminated:  # SIGTERM, drained like Ctrl-C: answers already received are kept
+        print("calibrant: terminated", file=sys.stderr)
+        sys.exit(143)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):

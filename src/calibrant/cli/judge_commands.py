@@ -71,17 +71,15 @@ def judge(
     verdicts. Answers are cached: a second identical run makes no model call."""
     from rich.progress import Progress
 
-    from ..files import expand_paths, load_transcript
+    from ..files import expand_paths
+    from ..judge.batch import judge_files, read_sources
     from ..judge.config import JudgeOptions, resolve_judge
-    from ..judge.runner import judge_transcripts
     from ..reports.judgments import judge_report, render_judge_report, report_json
-    from ..safety import check_transcript
     from ..store import Store, make_engine
 
     files = expand_paths(paths, suffixes=(".json",))
     if not files:
         raise CalibrantError("no transcript (*.json) found in the given paths")
-    transcripts = [load_transcript(f) for f in files]
     config, rub, policy, conc = resolve_judge(
         JudgeOptions(
             model=model,
@@ -95,11 +93,12 @@ def judge(
         )
     )
     store = Store(make_engine())
+    sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
     with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task(f"judging with {config.model}", total=len(transcripts) * samples)
-        run = judge_transcripts(
-            transcripts,
+        task = bar.add_task(f"judging with {config.model}", total=len(sources) * samples)
+        run = judge_files(
+            sources,
             rubric=rub,
             config=config,
             store=store,
@@ -108,10 +107,7 @@ def judge(
             policy=policy,
             on_done=lambda j, cached: bar.advance(task),
         )
-    rows = [
-        (str(f), check_transcript(t, source=str(f)), run.judgments[i * samples : (i + 1) * samples])
-        for i, (f, t) in enumerate(zip(files, transcripts, strict=True))
-    ]
+    rows = run.rows
     report = judge_report(rows, rubric=rub, from_cache=run.from_cache, model_calls=run.model_calls)
     if as_json:
         typer.echo(report_json(report))

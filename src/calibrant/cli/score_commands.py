@@ -293,7 +293,7 @@ def batch_export(
 ) -> None:
     """Write the judge requests the store has no answer for as OpenAI batch JSON Lines (for a
     provider's batch API or `vllm run-batch`); ingest the results with `batch ingest`."""
-    from ..judge.batch import export_requests
+    from ..judge.openai_batch import export_requests
     from ..paths import StreamedOutputs, check_output_path
     from ..scoring.inputs import iter_transcripts
     from ..store import Store, make_engine
@@ -338,7 +338,7 @@ def batch_ingest(
     """Store the answers of a batch output file (idempotent: answers already stored are left
     alone). Every line is checked before anything is stored."""
     from ..errors import InputError
-    from ..judge.batch import ingest_results
+    from ..judge.openai_batch import ingest_results
     from ..scoring.inputs import iter_transcripts
     from ..store import Store, make_engine
 

@@ -30,7 +30,8 @@ the next run (the model never answered)."""
 
 
 class JudgeConfig(Contract):
-    """What identifies a judge: change any field and it is another judge (another hash)."""
+    """What identifies a judge: change any field but the endpoint URL and it is another judge
+    (another hash)."""
 
     model: str = Field(min_length=1, description="litellm model string, e.g. openai/gpt-4o-mini.")
     api_base: str | None = Field(default=None, description="OpenAI-compatible endpoint, if any.")
@@ -47,8 +48,12 @@ class JudgeConfig(Contract):
 
     @property
     def hash(self) -> str:
-        """Content hash of the configuration: the judge's identity in the cache and reports."""
-        return content_hash(self)
+        """Content hash of the configuration: the judge's identity in the cache and reports.
+
+        The endpoint URL is left out: the same model with the same settings served at another
+        address (a new port, a proxy, credentials in the URL) is the same judge, and its cached
+        answers are reused."""
+        return content_hash(self.model_copy(update={"api_base": None}))
 
 
 class CriterionJudgment(Contract):

@@ -14,10 +14,11 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..errors import JudgeAuthError
 from .answer import Unparseable, answer_schema, parse_answer
 from .llm_setup import endpoint_kwargs
 from .prompt import build_prompt
-from .reliability import RetryPolicy, classify, wait_for
+from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = ["judge_once", "call_kwargs", "redact_secrets"]
 
@@ -130,6 +131,12 @@ async def judge_once(
                 )
     except Exception as exc:  # every failure becomes an outcome, with the reason
         c = classify(exc)
+        if c.auth:  # every other call would be refused too: stop the run
+            raise JudgeAuthError(
+                redact_secrets(
+                    auth_failure_message(litellm, config.model, config.api_base, c.message)
+                )
+            ) from None
         return done(outcome=c.outcome, error=redact_secrets(c.message))
     tokens_in, tokens_out, cached = _usage(response)
     cost = _cost(litellm, response)

@@ -1,8 +1,9 @@
 """The one retry owner for model calls (tenacity), and the closed outcome taxonomy.
 
 Retried: 429, 5xx, timeouts, connection errors — with jitter, honouring Retry-After, within a
-bounded number of attempts. Everything else fails at once. litellm's and the SDK's own retries
-are set to 0 at every call."""
+bounded number of attempts. Everything else fails at once; an authentication or permission
+error (401/403) is marked so the run can stop: every other call would be refused too. litellm's
+and the SDK's own retries are set to 0 at every call."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from typing import Any
 
 from tenacity import RetryCallState
 
-__all__ = ["RetryPolicy", "classify", "retry_after_seconds", "wait_for", "Classified"]
+__all__ = [
+    "RetryPolicy",
+    "classify",
+    "retry_after_seconds",
+    "wait_for",
+    "Classified",
+    "auth_failure_message",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,7 @@ class Classified:
     outcome: str  # provider_error | timeout | rate_limited | refusal
     transient: bool
     message: str
+    auth: bool = False  # 401/403: the credentials are missing or refused
 
 
 def _status(exc: BaseException) -> int | None:
@@ -61,6 +70,8 @@ def classify(exc: BaseException) -> Classified:
         return Classified("rate_limited", True, msg)
     if name == "ContentPolicyViolationError":
         return Classified("refusal", False, msg)
+    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+        return Classified("provider_error", False, msg, auth=True)
     if status is not None and status >= 500:
         return Classified("provider_error", True, msg)
     if (
@@ -110,3 +121,24 @@ def wait_for(policy: RetryPolicy, rng: random.Random) -> Any:
         return rng.uniform(0, ceiling)
 
     return wait
+
+
+def auth_failure_message(litellm: Any, model: str, api_base: str | None, detail: str) -> str:
+    """One line for refused credentials: the provider, the variable to set, what it said."""
+    provider = model.split("/", 1)[0] if "/" in model else model
+    missing: list[str] = []
+    expected: list[str] = []
+    try:
+        provider = litellm.get_llm_provider(model=model, api_base=api_base)[1] or provider
+        env = litellm.validate_environment(model=model, api_base=api_base) or {}
+        missing = list(env.get("missing_keys") or [])
+    except Exception:  # an unknown provider: say what we know
+        pass
+    if not missing:
+        expected = [f"{provider.upper()}_API_KEY"]
+    if missing:
+        hint = f"set {' or '.join(missing)} (it is not set)"
+    else:
+        hint = f"check the key in {expected[0]} (or the provider's own credentials)"
+    said = " ".join(detail.split())[:200]
+    return f"the judge's provider '{provider}' refused the credentials for {model}: {hint} ({said})"

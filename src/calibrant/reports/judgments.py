@@ -12,11 +12,31 @@ from rich.table import Table
 
 from ..contracts import Judgment, Rubric, SafetyVerdict
 
-__all__ = ["judge_report", "render_judge_report"]
+__all__ = ["judge_report", "render_judge_report", "safety_summary"]
+
+
+def safety_summary(v: SafetyVerdict) -> dict[str, Any]:
+    """What the judge report shows of a safety verdict (plain JSON, cached per file)."""
+    return {
+        "transcript_id": v.transcript_id,
+        "violated": [r.invariant for r in v.results if r.outcome == "violated"],
+        "harness_error": [r.invariant for r in v.results if r.outcome == "harness_error"],
+        "results": {r.invariant: r.outcome for r in v.results},
+    }
+
+
+def _entry(src: str, v: SafetyVerdict | dict[str, Any], js: list[Judgment]) -> dict[str, Any]:
+    summary = v if isinstance(v, dict) else safety_summary(v)
+    return {
+        "transcript_id": summary["transcript_id"],
+        "source": src,
+        "safety": {k: summary[k] for k in ("violated", "harness_error", "results")},
+        "communication": [j.model_dump(mode="json") for j in js],
+    }
 
 
 def judge_report(
-    rows: Sequence[tuple[str, SafetyVerdict, list[Judgment]]],
+    rows: Sequence[tuple[str, SafetyVerdict | dict[str, Any], list[Judgment]]],
     *,
     rubric: Rubric,
     from_cache: int,
@@ -38,21 +58,7 @@ def judge_report(
         "from_cache": from_cache,
         "model_calls": model_calls,
         "outcomes": dict(sorted(outcomes.items())),
-        "transcripts": [
-            {
-                "transcript_id": v.transcript_id,
-                "source": src,
-                "safety": {
-                    "violated": [r.invariant for r in v.results if r.outcome == "violated"],
-                    "harness_error": [
-                        r.invariant for r in v.results if r.outcome == "harness_error"
-                    ],
-                    "results": {r.invariant: r.outcome for r in v.results},
-                },
-                "communication": [j.model_dump(mode="json") for j in js],
-            }
-            for src, v, js in rows
-        ],
+        "transcripts": [_entry(src, v, js) for src, v, js in rows],
     }
 
 
@@ -101,4 +107,15 @@ def render_judge_report(console: Console, report: dict[str, Any], rubric: Rubric
 
 
 def report_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
+    """Stable JSON (sorted keys, "transcripts" last): the header indented, then one transcript
+    per line. Indenting every transcript too meant Python's slow pure-Python encoder (seconds
+    per 10,000 transcripts)."""
+    head = {k: v for k, v in report.items() if k != "transcripts"}
+    text = json.dumps(head, indent=2, sort_keys=True, ensure_ascii=False)
+    if "transcripts" not in report:
+        return text
+    rows = [json.dumps(t, sort_keys=True, ensure_ascii=False) for t in report["transcripts"]]
+    body = "[]" if not rows else "[\n    " + ",\n    ".join(rows) + "\n  ]"
+    return (
+        f'{text[:-2]},\n  "transcripts": {body}\n}}' if head else f'{{\n  "transcripts": {body}\n}}'
+    )

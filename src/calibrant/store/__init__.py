@@ -1,5 +1,6 @@
-"""Persistence: judgments cached by identity, in SQLite (default) or PostgreSQL (by URL)."""
+"""Persistence: judgments cached by identity, in SQLite (default) or PostgreSQL (by URL), and
+claims (leases) so several processes never ask the model about the same item twice."""
 
-from .db import STORE_SCHEMA_VERSION, Store, database_url, make_engine
+from .db import STORE_SCHEMA_VERSION, Store, database_url, make_engine, new_owner
 
-__all__ = ["STORE_SCHEMA_VERSION", "Store", "database_url", "make_engine"]
+__all__ = ["STORE_SCHEMA_VERSION", "Store", "database_url", "make_engine", "new_owner"]

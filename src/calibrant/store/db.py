@@ -4,50 +4,43 @@ and a minimal migration step keyed by the store's schema version."""
 from __future__ import annotations
 
 import os
+import socket
+import time
+import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, UniqueConstraint, event
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Field, Session, SQLModel, col, create_engine, select
+from sqlalchemy import Connection, Engine, Table, delete, event, func, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlmodel import Session, col, create_engine, select
 
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
+from .migrate import STORE_SCHEMA_VERSION, migrate
+from .tables import ClaimRow, JudgmentRow, SourceRow
 
-__all__ = ["STORE_SCHEMA_VERSION", "database_url", "make_engine", "Store", "JudgmentRow"]
+_judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
+_claims: Table = ClaimRow.__table__  # type: ignore[attr-defined]
+_sources: Table = SourceRow.__table__  # type: ignore[attr-defined]
+_IDENTITY = ("transcript_hash", "judge_hash", "sample_index")
+_FINAL = sorted(FINAL_OUTCOMES)
 
-STORE_SCHEMA_VERSION = 1
+__all__ = [
+    "STORE_SCHEMA_VERSION",
+    "database_url",
+    "make_engine",
+    "new_owner",
+    "Store",
+    "JudgmentRow",
+]
+
 ENV = "CALIBRANT_DATABASE_URL"
-
-
-class StoreMeta(SQLModel, table=True):
-    __tablename__ = "calibrant_meta"
-
-    key: str = Field(primary_key=True)
-    value: str
-
-
-class JudgmentRow(SQLModel, table=True):
-    __tablename__ = "calibrant_judgments"
-    __table_args__ = (
-        UniqueConstraint(
-            "transcript_hash", "judge_hash", "sample_index", name="uq_judgment_identity"
-        ),
-    )
-
-    id: int | None = Field(default=None, primary_key=True)
-    transcript_hash: str = Field(index=True)
-    judge_hash: str = Field(index=True)
-    sample_index: int
-    transcript_id: str
-    outcome: str
-    created_at: datetime
-    payload: str  # the Judgment, as JSON
-
-
-TABLES = [StoreMeta.__table__, JudgmentRow.__table__]  # type: ignore[attr-defined]
+SQLITE_BUSY_TIMEOUT_S = 60.0
+_PG_LOCK_KEY = 0x63616C69  # "cali": serializes table creation and migration across processes
 
 
 def database_url() -> str:
@@ -63,16 +56,19 @@ def _redact(url: str) -> str:
 
 
 def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
-    """An engine with the store's tables created and migrated."""
+    """An engine with the store's tables created and migrated. Several processes may open the
+    same store at once: creation and migration are serialized (an advisory lock on PostgreSQL,
+    a retry on SQLite, whose CREATE TABLE races are harmless to repeat)."""
     url = url or database_url()
     try:
+        if url.startswith("sqlite"):
+            # a writer waits for another process's transaction instead of failing at once
+            connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, **kwargs.pop("connect_args", {})}
+            kwargs["connect_args"] = connect_args
         engine = create_engine(url, **kwargs)
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
-        from .runs import RUN_TABLES
-
-        SQLModel.metadata.create_all(engine, tables=[*TABLES, *RUN_TABLES])
-        _migrate(engine)
+        _create_and_migrate(engine)
     except (SQLAlchemyError, ImportError) as exc:
         raise ConfigError(
             f"cannot open the store at {_redact(url)}: {str(exc).splitlines()[0]}"
@@ -80,28 +76,57 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
     return engine
 
 
+def _create_and_migrate(engine: Engine) -> None:
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
+            migrate(conn)
+        return
+    for attempt in range(5):
+        try:
+            with engine.begin() as conn:
+                migrate(conn)
+            return
+        except (OperationalError, IntegrityError):  # another process got there first
+            if attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def _ended_here(owner: str) -> bool:
+    """True if `owner` (host:pid:random) names a process of this host that no longer runs."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # killed but not yet reaped by its parent: a zombie runs nothing
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def new_owner() -> str:
+    """A claim owner id for this process: host:pid:random."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
-    """WAL: readers never block the writer and a commit does not wait for a full fsync."""
+    """WAL: readers never block the writer and a commit does not wait for a full fsync (a commit
+    survives the process being killed; only an OS crash may lose the last ones)."""
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
-
-
-def _migrate(engine: Engine) -> None:
-    with Session(engine) as s:
-        row = s.get(StoreMeta, "schema_version")
-        if row is None:
-            s.add(StoreMeta(key="schema_version", value=str(STORE_SCHEMA_VERSION)))
-            s.commit()
-            return
-        found = int(row.value)
-        if found > STORE_SCHEMA_VERSION:
-            raise ConfigError(
-                f"the store was written by a newer calibrant (schema {found}); "
-                "upgrade calibrant or use another CALIBRANT_DATABASE_URL"
-            )
-        # future migrations: apply steps found+1 .. STORE_SCHEMA_VERSION here
 
 
 class Store:
@@ -129,41 +154,181 @@ class Store:
         return j if j is not None and j.outcome in FINAL_OUTCOMES else None
 
     def put(self, j: Judgment) -> None:
-        """Insert, or replace an earlier row for the same identity."""
+        """Insert, or replace an earlier row for the same identity (see put_many)."""
         self.put_many([j])
 
     def put_many(self, judgments: Sequence[Judgment]) -> None:
-        """Insert or replace many judgments in one transaction."""
+        """Insert or replace many judgments in one transaction, atomically per row (an upsert:
+        several processes may write the same identity at once). A cached answer is never
+        replaced by a failure, nor by a later answer: the first answer stays."""
         if not judgments:
             return
-        with Session(self.engine) as s:
-            for judge_hash in {j.judge_hash for j in judgments}:
-                mine = [j for j in judgments if j.judge_hash == judge_hash]
-                rows = s.exec(
-                    select(JudgmentRow).where(
-                        JudgmentRow.judge_hash == judge_hash,
-                        col(JudgmentRow.transcript_hash).in_({j.transcript_hash for j in mine}),
+        with self.engine.begin() as conn:
+            self._upsert(conn, judgments)
+
+    def _upsert(self, conn: Connection, judgments: Sequence[Judgment]) -> None:
+        now = datetime.now(UTC)
+        unique = {(j.transcript_hash, j.judge_hash, j.sample_index): j for j in judgments}
+        values = [
+            {
+                "transcript_hash": j.transcript_hash,
+                "judge_hash": j.judge_hash,
+                "sample_index": j.sample_index,
+                "transcript_id": j.transcript_id,
+                "outcome": j.outcome,
+                "created_at": now,
+                "payload": j.model_dump_json(),
+            }
+            for j in unique.values()
+        ]
+        stmt = self._insert(_judgments).values(values)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=list(_IDENTITY),
+            set_={
+                "transcript_id": stmt.excluded.transcript_id,
+                "outcome": stmt.excluded.outcome,
+                "created_at": stmt.excluded.created_at,
+                "payload": stmt.excluded.payload,
+            },
+            where=_judgments.c.outcome.not_in(_FINAL),
+        )
+        conn.execute(stmt)
+
+    def _insert(self, table: Table) -> Any:
+        if self.engine.dialect.name == "postgresql":
+            return pg_insert(table)
+        return sqlite_insert(table)
+
+    # ------------------------------------------------------------------ claims (leases)
+
+    def claim(
+        self, transcript_hash: str, judge_hash: str, sample_index: int, owner: str, lease_s: float
+    ) -> Judgment | bool:
+        """Try to become the one process that asks the model about this item, atomically.
+
+        Returns the cached answer if one is stored (nothing to ask), True if `owner` now holds
+        the item for `lease_s` seconds, False if another live process holds it. An expired
+        claim, or one held by a process of this host that has ended, is taken over."""
+        key = {
+            "transcript_hash": transcript_hash,
+            "judge_hash": judge_hash,
+            "sample_index": sample_index,
+        }
+        where = [_claims.c[k] == v for k, v in key.items()]
+        now = time.time()
+        with self.engine.begin() as conn:
+            # a write first: on SQLite the transaction takes the write lock here (waiting for
+            # other processes), so what is read below cannot change before the commit
+            stmt = self._insert(_claims).values(**key, owner=owner, expires_at=now + lease_s)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=list(_IDENTITY),
+                set_={"owner": stmt.excluded.owner, "expires_at": stmt.excluded.expires_at},
+                where=_claims.c.expires_at < now,
+            )
+            conn.execute(stmt)
+            holder = conn.execute(select(_claims.c.owner).where(*where)).scalar()
+            done = conn.execute(
+                select(_judgments.c.outcome, _judgments.c.payload).where(
+                    *[_judgments.c[k] == v for k, v in key.items()]
+                )
+            ).first()
+            if done is not None and done.outcome in FINAL_OUTCOMES:
+                if holder == owner:
+                    conn.execute(delete(_claims).where(*where, _claims.c.owner == owner))
+                return Judgment.model_validate_json(done.payload)
+            if holder == owner:
+                return True
+            if holder is not None and _ended_here(holder):
+                taken = conn.execute(
+                    update(_claims)
+                    .where(*where, _claims.c.owner == holder)
+                    .values(owner=owner, expires_at=now + lease_s)
+                )
+                return bool(taken.rowcount == 1)
+            return False
+
+    def finish(self, j: Judgment, owner: str) -> None:
+        """Store a judgment and drop `owner`'s claim on it, in one transaction."""
+        with self.engine.begin() as conn:
+            self._upsert(conn, [j])
+            conn.execute(
+                delete(_claims).where(
+                    _claims.c.transcript_hash == j.transcript_hash,
+                    _claims.c.judge_hash == j.judge_hash,
+                    _claims.c.sample_index == j.sample_index,
+                    _claims.c.owner == owner,
+                )
+            )
+
+    def renew(self, owner: str, lease_s: float) -> None:
+        """Extend every claim `owner` holds by `lease_s` from now (its heartbeat)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(_claims)
+                .where(_claims.c.owner == owner)
+                .values(expires_at=time.time() + lease_s)
+            )
+
+    def release_all(self, owner: str) -> None:
+        """Drop every claim `owner` holds (at the end of a run, finished or interrupted)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(_claims).where(_claims.c.owner == owner))
+
+    def claims(self) -> list[tuple[str, str, int, str]]:
+        """Every live or stale claim: (transcript hash, judge hash, sample index, owner)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(
+                    _claims.c.transcript_hash,
+                    _claims.c.judge_hash,
+                    _claims.c.sample_index,
+                    _claims.c.owner,
+                )
+            ).all()
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    # ------------------------------------------------------------------ sources (cheap keys)
+
+    def sources(self, reader: str, file_digests: Iterable[str]) -> dict[str, tuple[str, str, str]]:
+        """Files read before by the same reader: digest -> (transcript hash, id, safety JSON)."""
+        wanted = list(dict.fromkeys(file_digests))
+        out: dict[str, tuple[str, str, str]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(wanted), 500):
+                rows = conn.execute(
+                    select(
+                        _sources.c.file_sha256,
+                        _sources.c.transcript_hash,
+                        _sources.c.transcript_id,
+                        _sources.c.safety,
+                    ).where(
+                        _sources.c.reader == reader,
+                        _sources.c.file_sha256.in_(wanted[start : start + 500]),
                     )
                 )
-                existing = {(r.transcript_hash, r.sample_index): r for r in rows}
-                for j in mine:
-                    row = existing.get((j.transcript_hash, j.sample_index))
-                    if row is None:
-                        row = JudgmentRow(
-                            transcript_hash=j.transcript_hash,
-                            judge_hash=j.judge_hash,
-                            sample_index=j.sample_index,
-                            transcript_id=j.transcript_id,
-                            outcome=j.outcome,
-                            created_at=datetime.now(UTC),
-                            payload=j.model_dump_json(),
-                        )
-                        existing[(j.transcript_hash, j.sample_index)] = row
-                    else:
-                        row.outcome, row.payload = j.outcome, j.model_dump_json()
-                        row.created_at = datetime.now(UTC)
-                    s.add(row)
-            s.commit()
+                for digest, th, tid, safety in rows:
+                    out[digest] = (th, tid, safety)
+        return out
+
+    def put_sources(self, reader: str, rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Remember files read: (digest, transcript hash, transcript id, safety JSON)."""
+        unique = {r[0]: r for r in rows}
+        if not unique:
+            return
+        values = [
+            {
+                "file_sha256": d,
+                "reader": reader,
+                "transcript_hash": th,
+                "transcript_id": tid,
+                "safety": safety,
+            }
+            for d, th, tid, safety in unique.values()
+        ]
+        with self.engine.begin() as conn:
+            for start in range(0, len(values), 500):
+                stmt = self._insert(_sources).values(values[start : start + 500])
+                conn.execute(stmt.on_conflict_do_nothing(index_elements=["file_sha256", "reader"]))
 
     def final_many(
         self, judge_hash: str, transcript_hashes: Iterable[str]
@@ -186,8 +351,8 @@ class Store:
         return out
 
     def count(self, judge_hash: str | None = None) -> int:
-        with Session(self.engine) as s:
-            stmt = select(JudgmentRow)
+        with self.engine.connect() as conn:
+            stmt = select(func.count()).select_from(_judgments)
             if judge_hash is not None:
-                stmt = stmt.where(JudgmentRow.judge_hash == judge_hash)
-            return len(s.exec(stmt).all())
+                stmt = stmt.where(_judgments.c.judge_hash == judge_hash)
+            return int(conn.execute(stmt).scalar() or 0)
