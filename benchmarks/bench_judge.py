@@ -758,7 +758,8 @@ def write_report(
         lines.append(
             "- **A-WAL (not in the means)** = A with the store's SQLite connections set to "
             "`journal_mode=WAL` and `synchronous=NORMAL` by the benchmark. The store now does "
-            "this itself (and writes in batches off the event loop), so A-WAL repeats A: the "
+            "this itself (and commits each answer, with its claim, in a worker thread off the "
+            "event loop), so A-WAL repeats A: the "
             "difference between them is the run-to-run noise."
         )
     if raw:
