@@ -40,6 +40,8 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from .embedded_chat import chat_tokens
+from .embedded_choice import choice_plan, choose
 from .embedded_request import (
     CHATML,
     CONTEXT_TOKENS,
@@ -56,9 +58,8 @@ from .embedded_request import (
     gguf_path,
     import_llama_cpp,
 )
-from .embedded_tools import (
-    parse_tool_answer,
-)
+from .embedded_state import MIN_TOKENS, PromptStates
+from .embedded_tools import parse_tool_answer
 
 __all__ = [
     "CONTEXT_TOKENS",
@@ -105,6 +106,7 @@ class _LocalModel:
         self._llama: Any = None
         self._formatter: Any = None
         self._message_token: int | None = None  # the token that opens every chat message
+        self._states: PromptStates | None = None
 
     def _close(self) -> None:
         with self._run_lock:
@@ -119,12 +121,12 @@ class _LocalModel:
                 llama_cpp = import_llama_cpp()
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-                threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+                threads = embedded_threads()
                 llama = llama_cpp.Llama(
                     model_path=str(path),
                     n_ctx=CONTEXT_TOKENS,
-                    n_threads=threads or os.cpu_count() or 1,
-                    n_threads_batch=threads or os.cpu_count() or 1,
+                    n_threads=threads,
+                    n_threads_batch=threads,
                     flash_attn=True,  # ~20% faster prompt evaluation on two CPU cores
                     verbose=False,
                 )
@@ -137,11 +139,29 @@ class _LocalModel:
                 )
                 opener = llama.tokenize(b"<|im_start|>", add_bos=False, special=True)
                 self._message_token = opener[0] if len(opener) == 1 else None
+                stat = path.stat()
+                self._states = PromptStates(
+                    f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}:{llama_cpp.__version__}:"
+                    f"{CONTEXT_TOKENS}:flash:{llama.n_batch}"
+                )
                 self._llama = llama
                 # free the model while the interpreter is intact (llama-cpp's __del__ at
                 # shutdown runs after its bindings are gone and prints a traceback)
                 atexit.register(self._close)
         return self._llama, self._formatter
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens a request with these messages evaluates (loads the model if needed)."""
+        llama, formatter = self._llama, self._formatter
+        if llama is None:
+            llama, formatter = self._load()
+        return chat_tokens(llama, formatter, messages)[0]
+
+    def special_token(self, text: str) -> int:
+        """The id of a special token such as ``<|im_start|>``."""
+        llama = self._llama if self._llama is not None else self._load()[0]
+        [token] = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return int(token)
 
     def _acquire(self, request: Request) -> None:
         """Wait for the model, giving up at the deadline or when the caller went away."""
@@ -151,14 +171,34 @@ class _LocalModel:
             if request.deadline is not None and time.monotonic() > request.deadline:
                 raise DeadlineExceeded("timed out waiting for the embedded model to be free")
 
+    def _evaluate(self, llama: Any, prompt: list[int], stopped: Any) -> int:
+        """Evaluate the prompt message by message, reusing what the KV cache (or a saved
+        state file) already holds; returns how many tokens were reused."""
+        starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
+        reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
+        # the leading message(s) worth keeping across processes: up to the first message
+        # boundary past MIN_TOKENS, if a message follows it
+        kept = next((s for s in starts[1:] if s >= MIN_TOKENS), 0)
+        if kept and reused < kept and self._states and self._states.load(llama, prompt[:kept]):
+            reused = kept
+        llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
+        for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
+            if begin >= reused:
+                if stopped():
+                    return reused
+                llama.eval(prompt[begin:end])
+                if end == kept and self._states:
+                    self._states.save(llama, prompt[:kept])
+        return reused
+
     def generate(self, request: Request) -> Generation:
         """Run one chat completion; raises the private exceptions above."""
-        grammar = None if request.schema_json is None else _grammar(request.schema_json)
+        schema = None if request.tools else request.schema_json
+        plan = None if schema is None else choice_plan(schema)  # fixed structure: no grammar
+        grammar = None if request.schema_json is None or plan else _grammar(request.schema_json)
         llama, formatter = self._llama, self._formatter
         if llama is None:
             llama, formatter = self._load()
-        chat = formatter(messages=request.messages)
-        stops = request.stop + (chat.stop if isinstance(chat.stop, list) else [chat.stop or ""])
         interrupted: list[str] = []
 
         def interrupt(_ids: Any = None, _logits: Any = None) -> bool:
@@ -170,21 +210,38 @@ class _LocalModel:
 
         self._acquire(request)
         try:
-            prompt = llama.tokenize(
-                chat.prompt.encode("utf-8"), add_bos=not chat.added_special, special=True
-            )
+            prompt, chat = chat_tokens(llama, formatter, request.messages)
+            stops = request.stop + (chat.stop if isinstance(chat.stop, list) else [chat.stop or ""])
             if len(prompt) >= llama.n_ctx():
                 raise ContextOverflow(
                     f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
                 )
-            starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
-            reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
-            llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
-            for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
-                if begin >= reused:
-                    if interrupt():
-                        raise DeadlineExceeded(interrupted[0])
-                    llama.eval(prompt[begin:end])
+            reused = self._evaluate(llama, prompt, interrupt)
+            if interrupted:
+                raise DeadlineExceeded(interrupted[0])
+            if plan is not None:  # fixed structure: pick the values, generate nothing
+                picked = choose(
+                    llama,
+                    plan,
+                    temperature=request.temperature,
+                    seed=request.seed,
+                    stopped=interrupt,
+                )
+                if picked is None:
+                    raise DeadlineExceeded(interrupted[0])
+                text, answer = picked
+                finish = "stop"
+                if request.max_tokens is not None and len(answer) > request.max_tokens:
+                    answer = answer[: request.max_tokens]
+                    text = llama.detokenize(answer).decode("utf-8", "replace")
+                    finish = "length"
+                return Generation(
+                    text=text,
+                    finish_reason=finish,
+                    prompt_tokens=len(prompt),
+                    completion_tokens=len(answer),
+                    cached_tokens=reused,
+                )
             # The whole prompt is now evaluated, so create_completion samples at once.
             out = llama.create_completion(
                 prompt=prompt,
@@ -211,6 +268,26 @@ class _LocalModel:
             completion_tokens=int(out["usage"]["completion_tokens"]),
             cached_tokens=reused,
         )
+
+
+def embedded_threads() -> int:
+    """Threads llama.cpp uses: ``$CALIBRANT_EMBEDDED_THREADS``, else one per available CPU
+    minus one when there are more than two (llama.cpp's threads wait on each other at every
+    step, so one thread kept waiting by another process stalls them all)."""
+    value = os.environ.get("CALIBRANT_EMBEDDED_THREADS", "").strip()
+    if value:
+        try:
+            threads = int(value)
+        except ValueError:
+            raise JudgeError(
+                f"CALIBRANT_EMBEDDED_THREADS must be a whole number of threads, not {value!r}"
+            ) from None
+        if threads < 1:
+            raise JudgeError(f"CALIBRANT_EMBEDDED_THREADS must be at least 1, not {threads}")
+        return threads
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = cpus or 1
+    return cpus if cpus <= 2 else cpus - 1
 
 
 _MODEL = _LocalModel()
