@@ -4,10 +4,12 @@ When the response schema is an object whose properties are all required, with no
 each property is an ``enum`` (or such an object again), every character of the answer is known
 except the values. Generating that structure token by token under a grammar is most of the
 embedded judge's time (~30 tokens/s). Here the structure is evaluated as forced text, in
-batches, and each value is chosen by comparing the log-probabilities the model gives the tokens
-of each allowed value (with the character that follows it, so that no value is a prefix of
-another): the highest wins at temperature 0, and at a higher temperature values are sampled in
-proportion to exp(log-probability / temperature), seeded by ``seed``. ``top_p`` is not used.
+batches (the values' common prefix, such as the opening quote, too), and each value is chosen
+where the allowed values' tokens branch, by comparing the log-probabilities the model gives the
+branching tokens, renormalized over them as constrained decoding does: the highest wins at
+temperature 0, and at a higher temperature a token is sampled in proportion to
+exp(log-probability / temperature), seeded by ``seed``. Usually the values differ in their
+first token, so a choice costs no evaluation beyond the forced text. ``top_p`` is not used.
 
 The answer is the same JSON a grammar would allow (keys in schema order, ``json.dumps``
 spacing), so any parser of the schema reads it unchanged.
@@ -16,7 +18,7 @@ spacing), so any parser of the schema reads it unchanged.
 from __future__ import annotations
 
 import json
-import math
+import os
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -84,17 +86,55 @@ def choice_plan(schema_json: str) -> tuple[str | Choice, ...] | None:
                 plan.append(step[1:])
         else:
             plan.append(step)
-    return tuple(plan)
+    out: list[str | Choice] = []
+    for step in plan:  # the options' common prefix (the opening quote) is forced text too
+        if isinstance(step, Choice):
+            common = os.path.commonprefix(list(step.options))
+            if common and all(len(o) > len(common) for o in step.options):
+                if out and isinstance(out[-1], str):
+                    out[-1] += common
+                else:
+                    out.append(common)
+                step = Choice(tuple(o[len(common) :] for o in step.options), "")
+        out.append(step)
+    return tuple(out)
 
 
-def _log_softmax(llama: Any) -> np.ndarray:
+def _logits(llama: Any) -> np.ndarray:
     import llama_cpp
 
-    logits = np.ctypeslib.as_array(
+    return np.ctypeslib.as_array(
         llama_cpp.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),)
     ).astype(np.float64)
-    top = logits.max()
-    return logits - top - math.log(float(np.exp(logits - top).sum()))  # type: ignore[no-any-return]
+
+
+def _pick(
+    llama: Any, options: list[list[int]], temperature: float, rng: random.Random
+) -> tuple[int, int]:
+    """Descend the options' token trie from the evaluated position: at each point where they
+    branch, compare the model's log-probabilities of the branching tokens (renormalized over
+    them, as constrained decoding does) and keep the best, or sample at `temperature`. Returns
+    (option index, how many of its tokens were evaluated on the way)."""
+    alive, depth, logits = list(range(len(options))), 0, _logits(llama)
+    while len(alive) > 1:
+        done = [i for i in alive if len(options[i]) == depth]
+        if done:  # an option ended where others go on: tokenization made it a prefix
+            return done[0], depth
+        branches = sorted({options[i][depth] for i in alive})
+        if len(branches) > 1:
+            scores = logits[branches]
+            if temperature > 0:
+                weights = np.exp((scores - scores.max()) / temperature)
+                token = branches[rng.choices(range(len(branches)), weights=list(weights))[0]]
+            else:
+                token = branches[int(np.argmax(scores))]
+            alive = [i for i in alive if options[i][depth] == token]
+            if len(alive) == 1:
+                break
+        llama.eval([options[alive[0]][depth]])  # shared by every option still alive
+        depth += 1
+        logits = _logits(llama)
+    return alive[0], depth
 
 
 def choose(
@@ -124,26 +164,10 @@ def choose(
         if pending:
             llama.eval(pending)
             tokens += pending
-            pending = []
-        base, first = llama.n_tokens, _log_softmax(llama)
-        scores, option_tokens = [], []
-        for option in step.options:
-            ids = tok(option)
-            total = float(first[ids[0]])
-            for k in range(1, len(ids)):
-                llama.n_tokens = base + k - 1
-                llama.eval([ids[k - 1]])
-                total += float(_log_softmax(llama)[ids[k]])
-            scores.append(total)
-            option_tokens.append(ids)
-        if temperature > 0:
-            top = max(scores)
-            weights = [math.exp((s - top) / temperature) for s in scores]
-            pick = rng.choices(range(len(scores)), weights=weights)[0]
-        else:
-            pick = scores.index(max(scores))
-        llama.n_tokens = base
-        pending = option_tokens[pick]
+        options = [tok(o) for o in step.options]
+        pick, evaluated = _pick(llama, options, temperature, rng)
+        tokens += options[pick][:evaluated]
+        pending = options[pick][evaluated:]
         text += step.options[pick]
     tokens += pending  # the last forced text needs no evaluation: nothing follows it
     return text, tokens

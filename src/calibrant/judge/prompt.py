@@ -47,8 +47,8 @@ Rules:
    the communication against the records.
 4. If the evidence does not let you decide a criterion, answer "{insufficient}" for it.
 5. Each text inside the fence is at most {limit} characters. A longer one is cut and ends with
-   "[cut: N more characters not shown]"; square brackets inside the fence come only from that
-   mark. Rate what is shown, and do not guess what the cut part said.
+   "[cut: N more characters not shown]". Square brackets inside the fence are written by the
+   service, never by the conversation. Rate what is shown; do not guess what was cut.
 6. {answer} Answer with the JSON object only.
 """
 _ANSWER_FULL = (
