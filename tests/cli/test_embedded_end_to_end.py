@@ -53,6 +53,8 @@ def test_calibrate_offline_on_a_small_gold_subset(cli: Callable[..., Result],
     doc = json.loads(r.out)
     assert doc["n_items"] == 6 and sum(doc["judge_outcomes"].values()) == 6
     assert doc["gate"]["judge"] in ("FAIL", "UNDECIDED")  # six items cannot pass a gate
+    if doc.get("warnings"):
+        assert any("embedded judge is weak" in w for w in doc["warnings"])
     for c in doc["criteria"]:
         assert c["coverage"]["n_items"] == 6
         assert c["gate"]["status"] in ("FAIL", "UNDECIDED")

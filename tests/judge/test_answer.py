@@ -90,3 +90,16 @@ def test_schema_bounds_lengths_and_restricts_citations() -> None:
     assert (
         "not_applicable" in s["properties"]["reports_access_problem"]["properties"]["label"]["enum"]
     )
+
+
+def test_labels_only_answers_map_each_criterion_to_a_label() -> None:
+    schema = answer_schema(RUBRIC, IDS, labels_only=True)
+    assert schema["required"] == [c.id for c in RUBRIC.criteria]
+    assert schema["properties"]["overall_clarity"]["enum"][-1] == "insufficient_evidence"
+    bare = {c: v["label"] for c, v in good().items()}
+    got = parse_answer(json.dumps(bare), RUBRIC, IDS, labels_only=True)
+    assert [(c.label, c.rationale, c.evidence) for c in got][-1] == (3, "", [])
+    with pytest.raises(Unparseable, match="is missing"):  # the full format still wants objects
+        parse_answer(json.dumps(bare), RUBRIC, IDS)
+    with pytest.raises(Unparseable, match="not one of"):
+        parse_answer(json.dumps({**bare, "overall_clarity": 9}), RUBRIC, IDS, labels_only=True)

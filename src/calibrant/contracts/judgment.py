@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from pydantic import AwareDatetime, Field
+from pydantic import (
+    AwareDatetime,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from .common import Contract, Id, LabelValue, content_hash
 
@@ -16,7 +25,50 @@ __all__ = [
     "JudgeConfig",
     "CriterionJudgment",
     "Judgment",
+    "mask_url",
+    "url_secrets",
 ]
+
+MASK = "***"
+_SECRET_PARAM = re.compile(r"(?i)key|token|secret|pass|pwd|auth|sig|credential|session|code")
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials written into an endpoint URL: user, password, and the values of query
+    parameters whose name says they are secret (api_key, token, sig, ...)."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(url)
+        found = [parts.username or "", parts.password or ""]
+    except ValueError:
+        return []
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    found += [v for k, v in query if _SECRET_PARAM.search(k)]
+    return [s for s in found if s and s != MASK]
+
+
+def mask_url(url: str | None) -> str | None:
+    """`url` with its credentials replaced by ***: what calibrant shows, stores and hashes."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a URL calibrant can read: show nothing of it
+        return MASK
+    netloc = parts.netloc
+    if "@" in netloc:
+        who = MASK + (f":{MASK}" if parts.password is not None else "")
+        netloc = f"{who}@{host}{port}" if ":" not in host else f"{who}@[{host}]{port}"
+    query = "&".join(
+        f"{k}={MASK}" if _SECRET_PARAM.search(k) else f"{k}={v}" if v or "=" in pair else k
+        for pair in parts.query.split("&")
+        if pair
+        for k, _, v in [pair.partition("=")]
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 JUDGMENT_SCHEMA_VERSION = 1
 
@@ -34,7 +86,11 @@ class JudgeConfig(Contract):
     (another hash)."""
 
     model: str = Field(min_length=1, description="litellm model string, e.g. openai/gpt-4o-mini.")
-    api_base: str | None = Field(default=None, description="OpenAI-compatible endpoint, if any.")
+    api_base: str | None = Field(
+        default=None,
+        description="OpenAI-compatible endpoint, if any; credentials in it (user:password@, "
+        "token query parameters) are replaced by *** and kept in memory only.",
+    )
     prompt_template_version: str = Field(description="Version of the judge prompt template.")
     rubric_hash: str = Field(description="Content hash of the rubric.")
     temperature: float = Field(default=0.0, ge=0, description="Sampling temperature.")
@@ -45,6 +101,39 @@ class JudgeConfig(Contract):
     rationale_max_chars: int = Field(
         default=160, ge=16, le=2000, description="Longest rationale the answer schema allows."
     )
+    untrusted_max_chars: int = Field(
+        default=2000,
+        ge=100,
+        le=100_000,
+        description="Longest untrusted text (message, note, notification) shown to the judge; "
+        "a longer one is cut with a mark the judge is told about.",
+    )
+    answer_format: Literal["full", "labels"] = Field(
+        default="full",
+        description="full: rationale, cited evidence ids and label per criterion; labels: the "
+        "label only (fast: what a tiny model can do).",
+    )
+    _endpoint: str | None = PrivateAttr(default=None)
+
+    @field_validator("api_base")
+    @classmethod
+    def _mask_credentials(cls, value: str | None) -> str | None:
+        return mask_url(value)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_endpoint(cls, data: Any, handler: ModelWrapValidatorHandler[JudgeConfig]) -> Any:
+        """The endpoint with its credentials stays in memory only (never dumped or hashed)."""
+        raw = data.get("api_base") if isinstance(data, dict) else None
+        config = handler(data)
+        if isinstance(raw, str) and raw != config.api_base:
+            config._endpoint = raw
+        return config
+
+    @property
+    def endpoint(self) -> str | None:
+        """The endpoint to call, credentials included: for the call, never for output."""
+        return self._endpoint or self.api_base
 
     @property
     def hash(self) -> str:

@@ -19,10 +19,25 @@ class Unparseable(ValueError):
 
 
 def answer_schema(
-    rubric: Rubric, evidence_ids: list[str], *, rationale_max: int = RATIONALE_MAX
+    rubric: Rubric,
+    evidence_ids: list[str],
+    *,
+    rationale_max: int = RATIONALE_MAX,
+    labels_only: bool = False,
 ) -> dict[str, Any]:
     """JSON schema of a valid answer. String lengths and list sizes are bounded so small models
-    stay short; cited ids must come from this item's evidence block."""
+    stay short; cited ids must come from this item's evidence block. `labels_only`: the answer
+    maps each criterion id to its label, nothing else (`{"c1": "pass", ...}`)."""
+    if labels_only:
+        return {
+            "type": "object",
+            "properties": {
+                c.id: {"enum": [*c.allowed_labels(), INSUFFICIENT_EVIDENCE]}
+                for c in rubric.criteria
+            },
+            "required": [c.id for c in rubric.criteria],
+            "additionalProperties": False,
+        }
     items: dict[str, Any] = (
         {"type": "string", "enum": evidence_ids} if evidence_ids else {"type": "string"}
     )
@@ -72,8 +87,11 @@ def _coerce_label(raw: Any, allowed: list[str | int]) -> str | int:
     raise Unparseable(f"label {raw!r} is not one of {allowed}")
 
 
-def parse_answer(text: str, rubric: Rubric, evidence_ids: list[str]) -> list[CriterionJudgment]:
-    """Validate the model's text against the rubric; raise Unparseable with the reason."""
+def parse_answer(
+    text: str, rubric: Rubric, evidence_ids: list[str], *, labels_only: bool = False
+) -> list[CriterionJudgment]:
+    """Validate the model's text against the rubric (the schema of answer_schema() with the same
+    `labels_only`); raise Unparseable with the reason."""
     try:
         data = json.loads(_strip_fences(text))
     except json.JSONDecodeError as exc:
@@ -84,6 +102,8 @@ def parse_answer(text: str, rubric: Rubric, evidence_ids: list[str]) -> list[Cri
     out = []
     for c in rubric.criteria:
         entry = data.get(c.id)
+        if labels_only and c.id in data:
+            entry = {"label": entry}  # a bare label: no rationale, no evidence
         if not isinstance(entry, dict):
             raise Unparseable(f"criterion {c.id} is missing")
         label = _coerce_label(entry.get("label"), [*c.allowed_labels(), INSUFFICIENT_EVIDENCE])

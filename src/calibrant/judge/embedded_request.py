@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ __all__ = [
     "EMBEDDED_MODEL_NAME",
     "EMBEDDED_PROVIDER",
     "gguf_path",
+    "embedded_threads",
     "import_llama_cpp",
     "Failure",
     "BadRequest",
@@ -79,6 +81,26 @@ def import_llama_cpp() -> ModuleType:
     except (OSError, RuntimeError) as exc:
         raise JudgeError(f"llama-cpp-python is installed but cannot load: {exc}") from exc
     return llama_cpp
+
+
+def embedded_threads() -> int:
+    """Threads llama.cpp uses: ``$CALIBRANT_EMBEDDED_THREADS``, else half the available CPUs
+    (at least one). llama.cpp's threads wait for each other at every step, so on a busy machine
+    one thread kept waiting by another process stalls them all; half leaves room for the rest
+    of calibrant and for other work (see benchmarks/results/embedded_speed.md)."""
+    value = os.environ.get("CALIBRANT_EMBEDDED_THREADS", "").strip()
+    if not value:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return max(1, (cpus or 1) // 2)
+    try:
+        threads = int(value)
+    except ValueError:
+        raise JudgeError(
+            f"CALIBRANT_EMBEDDED_THREADS must be a whole number of threads, not {value!r}"
+        ) from None
+    if threads < 1:
+        raise JudgeError(f"CALIBRANT_EMBEDDED_THREADS must be at least 1, not {threads}")
+    return threads
 
 
 # --- request and result --------------------------------------------------------------------

@@ -7,9 +7,12 @@ process-wide litellm options calibrant relies on and registers the embedded loca
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 from types import ModuleType
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = ["get_litellm", "endpoint_kwargs"]
 
@@ -55,14 +58,24 @@ def get_litellm() -> ModuleType:
         return _module
 
 
-def endpoint_kwargs(model: str, api_base: str | None) -> dict[str, str]:
+def endpoint_kwargs(model: str, api_base: str | None) -> dict[str, Any]:
     """litellm arguments for an explicit endpoint. Local OpenAI-compatible servers (vLLM,
     llama.cpp, Ollama) need no key, but the OpenAI client insists on one: a placeholder is
     passed only when the provider's own variable is unset. Real keys come from the provider's
-    usual environment variable and are never passed, logged or stored by calibrant."""
+    usual environment variable and are never passed, logged or stored by calibrant.
+
+    Credentials written into the URL (``https://user:password@host/v1``) become an HTTP Basic
+    ``Authorization`` header: the HTTP clients under litellm refuse them inside the URL."""
     if not api_base:
         return {}
-    out = {"api_base": api_base}
+    out: dict[str, Any] = {"api_base": api_base}
+    parts = urlsplit(api_base)
+    if "@" in parts.netloc:
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        out["api_base"] = urlunsplit(parts._replace(netloc=hostport))
+        user, _, password = userinfo.partition(":")
+        pair = f"{unquote(user)}:{unquote(password)}".encode()
+        out["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(pair).decode()}
     if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
         out["api_key"] = "no-key-needed"
     return out

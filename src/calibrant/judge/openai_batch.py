@@ -20,7 +20,7 @@ from ..errors import InputError
 from ..store import Store
 from .answer import Unparseable, answer_schema, parse_answer
 from .client import redact_secrets
-from .prompt import build_prompt
+from .prompt import JudgePrompt, build_prompt
 
 __all__ = ["custom_id", "export_requests", "ingest_results", "IngestCounts"]
 
@@ -34,10 +34,26 @@ def _served_model(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
+def _prompt(transcript: Transcript, rubric: Rubric, config: JudgeConfig) -> JudgePrompt:
+    """The prompt exactly as the judge client builds it for this configuration."""
+    return build_prompt(
+        transcript,
+        rubric,
+        datamark=config.datamark,
+        labels_only=config.answer_format == "labels",
+        untrusted_max_chars=config.untrusted_max_chars,
+    )
+
+
 def request_body(transcript: Transcript, rubric: Rubric, config: JudgeConfig) -> dict[str, Any]:
     """The chat-completions body the judge would send for this transcript."""
-    prompt = build_prompt(transcript, rubric, datamark=config.datamark)
-    schema = answer_schema(rubric, prompt.evidence_ids, rationale_max=config.rationale_max_chars)
+    prompt = _prompt(transcript, rubric, config)
+    schema = answer_schema(
+        rubric,
+        prompt.evidence_ids,
+        rationale_max=config.rationale_max_chars,
+        labels_only=config.answer_format == "labels",
+    )
     body: dict[str, Any] = {
         "model": _served_model(config.model),
         "messages": prompt.messages(),
@@ -119,9 +135,11 @@ def _judgment(
     if message.get("refusal") or choice.get("finish_reason") == "content_filter":
         return Judgment(**base, outcome="refusal", error=str(message.get("refusal") or "filtered"))
     text = message.get("content") or ""
-    evidence_ids = build_prompt(t, rubric).evidence_ids
+    evidence_ids = _prompt(t, rubric, config).evidence_ids
     try:
-        criteria = parse_answer(text, rubric, evidence_ids)
+        criteria = parse_answer(
+            text, rubric, evidence_ids, labels_only=config.answer_format == "labels"
+        )
     except Unparseable as exc:
         return Judgment(**base, outcome="unparseable", error=str(exc), raw=text[:2000])
     return Judgment(**base, outcome="verdict", criteria=criteria)
