@@ -69,34 +69,37 @@ def judge(
 ) -> None:
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
-    from rich.progress import Progress
-
     from ..files import expand_paths
     from ..judge.batch import judge_files, read_sources
     from ..judge.config import JudgeOptions, resolve_judge
     from ..reports.judgments import judge_report, render_judge_report, report_json
     from ..store import Store, make_engine
+    from .progress import track
 
     files = expand_paths(paths, suffixes=(".json",))
     if not files:
         raise CalibrantError("no transcript (*.json) found in the given paths")
-    config, rub, policy, conc = resolve_judge(
-        JudgeOptions(
-            model=model,
-            api_base=api_base,
-            rubric=rubric,
-            judge=judge_name,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_attempts=max_attempts,
-            datamark=datamark,
-        )
+    err = Console(stderr=True)
+    err.print(files.summary("transcript file"), highlight=False)
+    for s in files.skipped:
+        err.print(f"skipped {s}", highlight=False, markup=False)
+    opts = JudgeOptions(
+        model=model,
+        api_base=api_base,
+        rubric=rubric,
+        judge=judge_name,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
+        datamark=datamark,
     )
+    config, rub, policy, conc = resolve_judge(opts)
     store = Store(make_engine())
     sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task(f"judging with {config.model}", total=len(sources) * samples)
+    with track(
+        f"judgments by {config.model}", total=len(sources) * samples, loading=_loading_note(opts)
+    ) as bar:
         run = judge_files(
             sources,
             rubric=rub,
@@ -105,7 +108,7 @@ def judge(
             concurrency=conc,
             samples=samples,
             policy=policy,
-            on_done=lambda j, cached: bar.advance(task),
+            on_done=lambda j, cached: bar.advance(cached=cached),
         )
     rows = run.rows
     report = judge_report(rows, rubric=rub, from_cache=run.from_cache, model_calls=run.model_calls)

@@ -159,11 +159,10 @@ def trials(
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
     Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""
-    from rich.progress import Progress
-
     from ..files import expand_paths
     from ..harness import MARKER, TrialRun, check_out_folder, load_runnable_cases, run_trials
     from ..reports.trials import render_trial_report, report_json, trial_report
+    from .progress import track
 
     check_out_folder(out)
     files = expand_paths(paths, suffixes=(".yaml", ".yml"))
@@ -174,17 +173,17 @@ def trials(
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     total = len(cases) * k
     state = {"done": 0}
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task(f"{agent}", total=total)
+    with track(f"trials of {agent}", total=total) as bar:
 
         def resumed(finished: int, of: int) -> None:
             state["done"] = finished
-            bar.advance(task, finished)
+            for _ in range(finished):
+                bar.advance(cached=True)  # kept, not rerun: no time spent, no ETA skew
             err.print(f"resuming {out}: {finished} of {of} trials already finished, kept")
 
         def tick(run: TrialRun) -> None:
             state["done"] += 1
-            bar.advance(task)
+            bar.advance()
 
         try:
             with _sigterm_as_interrupt():
@@ -200,7 +199,6 @@ def trials(
                     on_resume=resumed,
                 )
         except KeyboardInterrupt:
-            bar.stop()
             err.print(
                 f"calibrant: interrupted; {state['done']} of {total} trials are in {out} "
                 f"(marked {MARKER}): rerun the same command to resume"
