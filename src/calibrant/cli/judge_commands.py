@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -66,6 +67,14 @@ def judge(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+    as_jsonl: Annotated[
+        bool,
+        typer.Option(
+            "--jsonl",
+            help="Print one JSON line per transcript as it is judged, then a summary line "
+            "(memory flat in the number of transcripts).",
+        ),
+    ] = False,
 ) -> None:
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
@@ -94,7 +103,12 @@ def judge(
         datamark=datamark,
     )
     config, rub, policy, conc = resolve_judge(opts)
+    if as_json and as_jsonl:
+        raise CalibrantError("--json and --jsonl are alternatives: give one")
     store = Store(make_engine())
+    if as_jsonl:
+        _judge_streaming(files, store, opts, samples)
+        return
     sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
     with track(
@@ -116,6 +130,59 @@ def judge(
         typer.echo(report_json(report))
     else:
         render_judge_report(console, report, rub)
+
+
+STREAM_CHUNK = 256  # files judged per round in --jsonl mode: memory is bounded by this
+
+
+def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samples: int) -> None:
+    """`judge --jsonl`: every file read and checked first, a round at a time (bad input stops
+    the run before any model call, and each file's keys are remembered in the store), then judged
+    a round at a time, each transcript printed as one JSON line when its round ends."""
+    from ..judge.batch import judge_files, read_sources
+    from ..judge.config import resolve_judge
+    from ..reports.judgments import transcript_entry
+    from .progress import track
+
+    config, rub, policy, conc = resolve_judge(opts)
+    paths = [Path(f) for f in files]
+    chunks = [paths[i : i + STREAM_CHUNK] for i in range(0, len(paths), STREAM_CHUNK)]
+    for chunk in chunks:
+        read_sources(chunk, store)
+    outcomes: dict[str, int] = {}
+    from_cache = model_calls = judgments = 0
+    with track(
+        f"judgments by {config.model}", total=len(paths) * samples, loading=_loading_note(opts)
+    ) as bar:
+        for chunk in chunks:
+            run = judge_files(
+                read_sources(chunk, store),
+                rubric=rub,
+                config=config,
+                store=store,
+                concurrency=conc,
+                samples=samples,
+                policy=policy,
+                on_done=lambda j, cached: bar.advance(cached=cached),
+            )
+            from_cache += run.from_cache
+            model_calls += run.model_calls
+            for src, v, js in run.rows:
+                for j in js:
+                    outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
+                    judgments += 1
+                typer.echo(json.dumps(transcript_entry(src, v, js), sort_keys=True))
+    summary = {
+        "schema_version": 1,
+        "judge": {"hash": config.hash, **config.model_dump(mode="json")},
+        "rubric": {"id": rub.rubric_id, "version": rub.version, "hash": rub.content_hash},
+        "transcripts": len(paths),
+        "judgments": judgments,
+        "from_cache": from_cache,
+        "model_calls": model_calls,
+        "outcomes": dict(sorted(outcomes.items())),
+    }
+    typer.echo(json.dumps({"summary": summary}, sort_keys=True))
 
 
 @app.command()

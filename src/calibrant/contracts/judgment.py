@@ -70,6 +70,7 @@ def mask_url(url: str | None) -> str | None:
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
+
 JUDGMENT_SCHEMA_VERSION = 1
 
 JudgeOutcome = Literal[

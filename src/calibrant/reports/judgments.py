@@ -25,7 +25,10 @@ def safety_summary(v: SafetyVerdict) -> dict[str, Any]:
     }
 
 
-def _entry(src: str, v: SafetyVerdict | dict[str, Any], js: list[Judgment]) -> dict[str, Any]:
+def transcript_entry(
+    src: str, v: SafetyVerdict | dict[str, Any], js: list[Judgment]
+) -> dict[str, Any]:
+    """One transcript of the report: its safety outcomes and its judgments, apart."""
     summary = v if isinstance(v, dict) else safety_summary(v)
     return {
         "transcript_id": summary["transcript_id"],
@@ -58,7 +61,7 @@ def judge_report(
         "from_cache": from_cache,
         "model_calls": model_calls,
         "outcomes": dict(sorted(outcomes.items())),
-        "transcripts": [_entry(src, v, js) for src, v, js in rows],
+        "transcripts": [transcript_entry(src, v, js) for src, v, js in rows],
     }
 
 
