@@ -69,6 +69,31 @@ def pg_env() -> Iterator[dict[str, str]]:
         admin.dispose()
 
 
+def holder_of_a_claim(
+    env: dict[str, str], workers: list[subprocess.Popen[str]]
+) -> subprocess.Popen[str]:
+    """A worker process that holds a claim in the store right now (owner is host:pid:random)."""
+    schema = env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
+    by_pid = {w.pid: w for w in workers}
+    engine = create_engine(PG)
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            with engine.connect() as conn:
+                owners = (
+                    conn.execute(text(f"SELECT owner FROM {schema}.calibrant_claims"))
+                    .scalars()
+                    .all()
+                )
+            pids = {int(o.split(":")[1]) for o in owners} & set(by_pid)
+            if pids:
+                return by_pid[min(pids)]
+            assert time.monotonic() < deadline, "no worker ever held a claim"
+            time.sleep(0.02)
+    finally:
+        engine.dispose()
+
+
 def scores(env: dict[str, str], run_id: str) -> list[tuple[int, str, str]]:
     schema = env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
     engine = create_engine(PG)
@@ -118,7 +143,7 @@ def test_three_workers_one_killed_score_every_item_once(
                 assert all(w.poll() is None for w in workers), [p.read_text() for p in logs]
                 assert time.monotonic() < deadline, "the workers never got going"
                 time.sleep(0.05)
-            victim = workers[0]
+            victim = holder_of_a_claim(pg_env, workers)  # a worker with calls in flight
             victim.send_signal(signal.SIGKILL)
             victim.wait(timeout=10)
             at_kill = sum(endpoint.counts()["requests"].values())
@@ -128,16 +153,20 @@ def test_three_workers_one_killed_score_every_item_once(
             assert waited.returncode == 0, waited.stderr + "".join(p.read_text() for p in logs)
             report = json.loads(waited.stdout)
         finally:
-            for w in workers[1:]:
+            for w in workers:
                 if w.poll() is None:
                     w.send_signal(signal.SIGTERM)
-            codes = [w.wait(timeout=30) for w in workers[1:]]
+            codes = {w.pid: w.wait(timeout=30) for w in workers}
         counts = endpoint.counts()["requests"]
 
     assert victim.returncode == -signal.SIGKILL
-    assert codes == [0, 0], [p.read_text() for p in logs]  # told to stop, they stop cleanly
-    for log in logs[1:]:
-        assert "Traceback" not in log.read_text()
+    others = [w for w in workers if w is not victim]
+    # told to stop, the others stop cleanly
+    assert [codes[w.pid] for w in others] == [0, 0], [p.read_text() for p in logs]
+    survivors = [log.read_text() for w, log in zip(workers, logs, strict=True) if w is not victim]
+    assert not any("Traceback" in text for text in survivors), survivors
+    # the killed worker's job went back to the queue and another worker finished it
+    assert any("retrying job" in text for text in survivors), survivors
     # every item scored exactly once in the run's rows, each with a verdict
     rows = scores(pg_env, run_id)
     assert [p for p, _, _ in rows] == list(range(len(names)))
@@ -177,3 +206,47 @@ def test_queue_is_refused_on_sqlite_in_one_line(tmp_path: Path) -> None:
         other = run(cmd, env)
         assert other.returncode == 2, other.stderr
         assert "PostgreSQL" in other.stderr
+
+
+def test_a_bad_line_queues_nothing(tmp_path: Path, pg_env: dict[str, str]) -> None:
+    make_items(SRC, tmp_path / "items", 4)
+    good = (tmp_path / "items" / "item-00000.json").read_text()
+    (tmp_path / "items" / "more.jsonl").write_text(json.dumps(json.loads(good)) + "\n{oops\n")
+    done = run(
+        [
+            "score",
+            str(tmp_path / "items"),
+            "--model",
+            "openai/x",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--queue",
+        ],
+        pg_env,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "more.jsonl" in lines[0] and ":2" in lines[0], done.stderr
+    assert done.stdout == ""  # no run id
+    schema = pg_env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
+    engine = create_engine(PG)
+    try:
+        with engine.connect() as conn:
+            found = (
+                conn.execute(
+                    text(
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = :s"
+                    ),
+                    {"s": schema},
+                )
+                .scalars()
+                .all()
+            )
+            if "procrastinate_jobs" in found:
+                jobs = conn.execute(text(f"SELECT count(*) FROM {schema}.procrastinate_jobs"))
+                assert jobs.scalar() == 0
+            if "calibrant_runs" in found:
+                runs = conn.execute(text(f"SELECT count(*) FROM {schema}.calibrant_runs"))
+                assert runs.scalar() == 0
+    finally:
+        engine.dispose()

@@ -80,14 +80,20 @@ def _ensure_schema(info: str) -> None:
     import psycopg
     from procrastinate.schema import SchemaManager
 
-    with psycopg.connect(info, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
-        try:
-            found = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
-            if found is None or found[0] is None:
-                conn.execute(SchemaManager.get_schema())
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+    try:
+        with psycopg.connect(info, autocommit=True) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+            try:
+                found = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+                if found is None or found[0] is None:
+                    conn.execute(SchemaManager.get_schema())
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+    except psycopg.Error as exc:
+        from ..store.db import _redact
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
 
 
 def _app(info: str) -> Any:
