@@ -163,6 +163,8 @@ def score(
     from .queue_commands import enqueue, wait
 
     if wait_run is not None:
+        if paths:
+            raise CalibrantError("--wait RUN_ID follows a queued run: give no PATH with it")
         return wait(wait_run, as_json=as_json)
     if not paths:
         raise CalibrantError("no transcripts given: `calibrant score PATH...`")
@@ -176,17 +178,16 @@ def score(
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    config, rub, policy, conc = resolve_judge(
-        JudgeOptions(
-            model=model,
-            api_base=api_base,
-            rubric=rubric,
-            judge=judge_name,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_attempts=max_attempts,
-        )
+    judge_options = JudgeOptions(
+        model=model,
+        api_base=api_base,
+        rubric=rubric,
+        judge=judge_name,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
     )
+    config, rub, policy, conc = resolve_judge(judge_options)
     store = Store(make_engine())
     runs = Runs(store.engine)
     cal, cal_source, found = None, None, None
@@ -214,15 +215,7 @@ def score(
             paths=paths,
             total=total,
             config=config,
-            options=dict(
-                model=model,
-                api_base=api_base,
-                rubric=rubric,
-                judge=judge_name,
-                concurrency=concurrency,
-                timeout_s=timeout,
-                max_attempts=max_attempts,
-            ),
+            options=judge_options.model_dump(mode="json", exclude_none=True),
             cal_source=cal_source,
             calibration_file=calibration,
             calibration_run=None if found is None else found[0].id,

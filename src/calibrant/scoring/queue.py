@@ -40,6 +40,7 @@ TASK = "calibrant.score_chunk"
 HEARTBEAT_ENV = "CALIBRANT_WORKER_HEARTBEAT_S"
 DEFAULT_HEARTBEAT_S = 10.0
 _SCHEMA_LOCK = 0x63616C71  # "calq": one process applies procrastinate's schema at a time
+_RESCUE_LOCK = 0x63616C72  # "calr": one worker at a time retries the jobs of stalled workers
 log = logging.getLogger("calibrant.queue")
 
 
@@ -269,17 +270,30 @@ def run_worker(url: str, concurrency: int) -> None:
     stall = stall_seconds()
 
     async def rescue() -> None:
-        while True:
-            await asyncio.sleep(beat)
-            try:
-                stalled = await app.job_manager.get_stalled_jobs(
-                    task_name=TASK, seconds_since_heartbeat=stall
-                )
-                for job in stalled:
-                    log.warning("retrying job %s of a stalled worker", job.id)
-                    await app.job_manager.retry_job(job)
-            except Exception as exc:  # the next round tries again
-                log.warning("stalled-job check failed: %s", exc)
+        import psycopg
+
+        # one rescuer at a time: two workers retrying the same stalled job could otherwise put
+        # it back on the queue a second time after a live worker had taken it
+        async with await psycopg.AsyncConnection.connect(info, autocommit=True) as conn:
+            while True:
+                await asyncio.sleep(beat)
+                try:
+                    got = await (
+                        await conn.execute("SELECT pg_try_advisory_lock(%s)", (_RESCUE_LOCK,))
+                    ).fetchone()
+                    if not (got and got[0]):
+                        continue
+                    try:
+                        stalled = await app.job_manager.get_stalled_jobs(
+                            task_name=TASK, seconds_since_heartbeat=stall
+                        )
+                        for job in stalled:
+                            log.warning("retrying job %s of a stalled worker", job.id)
+                            await app.job_manager.retry_job(job)
+                    finally:
+                        await conn.execute("SELECT pg_advisory_unlock(%s)", (_RESCUE_LOCK,))
+                except Exception as exc:  # the next round tries again
+                    log.warning("stalled-job check failed: %s", exc)
 
     async def main() -> None:
         async with app.open_async():
