@@ -69,46 +69,40 @@ def pg_env() -> Iterator[dict[str, str]]:
         admin.dispose()
 
 
-def holder_of_a_claim(
-    env: dict[str, str], workers: list[subprocess.Popen[str]]
-) -> subprocess.Popen[str]:
-    """A worker process that holds a claim in the store right now (owner is host:pid:random)."""
-    schema = env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
-    by_pid = {w.pid: w for w in workers}
-    engine = create_engine(PG)
-    deadline = time.monotonic() + 30
-    try:
-        while True:
-            with engine.connect() as conn:
-                owners = (
-                    conn.execute(text(f"SELECT owner FROM {schema}.calibrant_claims"))
-                    .scalars()
-                    .all()
-                )
-            pids = {int(o.split(":")[1]) for o in owners} & set(by_pid)
-            if pids:
-                return by_pid[min(pids)]
-            assert time.monotonic() < deadline, "no worker ever held a claim"
-            time.sleep(0.02)
-    finally:
-        engine.dispose()
-
-
-def scores(env: dict[str, str], run_id: str) -> list[tuple[int, str, str]]:
+def query(env: dict[str, str], sql: str, **params: object) -> list[tuple[object, ...]]:
+    """Rows of `sql` in the test's schema ({schema} in `sql` names it)."""
     schema = env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
     engine = create_engine(PG)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    f"SELECT position, source, judge_outcome FROM {schema}.calibrant_scores "
-                    "WHERE run_id = :r ORDER BY position"
-                ),
-                {"r": run_id},
-            ).all()
+            return [tuple(r) for r in conn.execute(text(sql.format(schema=schema)), params)]
     finally:
         engine.dispose()
-    return [(int(p), str(s), str(o)) for p, s, o in rows]
+
+
+def holder_of_a_claim(
+    env: dict[str, str], workers: list[subprocess.Popen[str]]
+) -> subprocess.Popen[str]:
+    """A worker process that holds a claim in the store right now (owner is host:pid:random)."""
+    by_pid = {w.pid: w for w in workers}
+    deadline = time.monotonic() + 30
+    while True:
+        owners = query(env, "SELECT owner FROM {schema}.calibrant_claims")
+        pids = {int(str(o).split(":")[1]) for (o,) in owners} & set(by_pid)
+        if pids:
+            return by_pid[min(pids)]
+        assert time.monotonic() < deadline, "no worker ever held a claim"
+        time.sleep(0.02)
+
+
+def scores(env: dict[str, str], run_id: str) -> list[tuple[int, str, str]]:
+    rows = query(
+        env,
+        "SELECT position, source, judge_outcome FROM {schema}.calibrant_scores "
+        "WHERE run_id = :r ORDER BY position",
+        r=run_id,
+    )
+    return [(int(str(p)), str(s), str(o)) for p, s, o in rows]
 
 
 def test_three_workers_one_killed_score_every_item_once(
@@ -229,24 +223,14 @@ def test_a_bad_line_queues_nothing(tmp_path: Path, pg_env: dict[str, str]) -> No
     assert len(lines) == 1 and "more.jsonl" in lines[0] and ":2" in lines[0], done.stderr
     assert done.stdout == ""  # no run id
     schema = pg_env["CALIBRANT_DATABASE_URL"].rsplit("%3D", 1)[1]
-    engine = create_engine(PG)
-    try:
-        with engine.connect() as conn:
-            found = (
-                conn.execute(
-                    text(
-                        "SELECT table_name FROM information_schema.tables WHERE table_schema = :s"
-                    ),
-                    {"s": schema},
-                )
-                .scalars()
-                .all()
-            )
-            if "procrastinate_jobs" in found:
-                jobs = conn.execute(text(f"SELECT count(*) FROM {schema}.procrastinate_jobs"))
-                assert jobs.scalar() == 0
-            if "calibrant_runs" in found:
-                runs = conn.execute(text(f"SELECT count(*) FROM {schema}.calibrant_runs"))
-                assert runs.scalar() == 0
-    finally:
-        engine.dispose()
+    found = {
+        str(t)
+        for (t,) in query(
+            pg_env,
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = :s",
+            s=schema,
+        )
+    }
+    for table in ("procrastinate_jobs", "calibrant_runs", "calibrant_scores"):
+        if table in found:  # the store may exist; nothing is in it
+            assert query(pg_env, f"SELECT count(*) FROM {{schema}}.{table}") == [(0,)], table
