@@ -26,6 +26,7 @@ pytestmark = pytest.mark.postgres
 SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
 PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 JUDGE_CONCURRENCY = 3
+UNREACHABLE_JUDGE = ["--model", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]  # never asked
 
 
 def run(
@@ -181,15 +182,7 @@ def test_queue_is_refused_on_sqlite_in_one_line(tmp_path: Path) -> None:
     make_items(SRC, tmp_path / "items", 3)
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
     done = run(
-        [
-            "score",
-            str(tmp_path / "items"),
-            "--model",
-            "openai/x",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--queue",
-        ],
+        ["score", str(tmp_path / "items"), *UNREACHABLE_JUDGE, "--queue"],
         env,
     )
     assert done.returncode == 2
@@ -207,15 +200,7 @@ def test_a_bad_line_queues_nothing(tmp_path: Path, pg_env: dict[str, str]) -> No
     good = (tmp_path / "items" / "item-00000.json").read_text()
     (tmp_path / "items" / "more.jsonl").write_text(json.dumps(json.loads(good)) + "\n{oops\n")
     done = run(
-        [
-            "score",
-            str(tmp_path / "items"),
-            "--model",
-            "openai/x",
-            "--api-base",
-            "http://127.0.0.1:9/v1",
-            "--queue",
-        ],
+        ["score", str(tmp_path / "items"), *UNREACHABLE_JUDGE, "--queue"],
         pg_env,
     )
     assert done.returncode == 2, done.stderr
