@@ -78,8 +78,13 @@ def conninfo(url: str) -> str:
 
 def _ensure_schema(info: str) -> None:
     """Apply procrastinate's schema once per database schema (idempotent, serialized)."""
-    import psycopg
-    from procrastinate.schema import SchemaManager
+    try:
+        import psycopg
+        from procrastinate.schema import SchemaManager
+    except ImportError as exc:
+        raise ConfigError(
+            f"the job queue needs the `postgres` extra (pip install 'calibrant[postgres]'): {exc}"
+        ) from None
 
     try:
         with psycopg.connect(info, autocommit=True) as conn:
