@@ -103,9 +103,9 @@ def _counts(counts: dict[str, int]) -> str:
 @app.command()
 def score(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(help="Transcript JSON files, folders, JSON Lines files or quoted globs."),
-    ],
+    ] = None,
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
@@ -132,6 +132,19 @@ def score(
         bool,
         typer.Option("--fail-on-violation", help="Exit 1 when any transcript breaks an invariant."),
     ] = False,
+    queue: Annotated[
+        bool,
+        typer.Option(
+            "--queue",
+            help="Queue the batch for `calibrant worker` processes (PostgreSQL store), print "
+            "the run id and exit.",
+        ),
+    ] = False,
+    chunk: Annotated[int, typer.Option("--chunk", min=1, help="Transcripts per queued job.")] = 50,
+    wait_run: Annotated[
+        str | None,
+        typer.Option("--wait", help="Follow a queued run until done, then print its summary."),
+    ] = None,
 ) -> None:
     """Score new transcripts: safety outcomes and the judge's communication verdicts side by
     side, per transcript, and a summary with pass rates corrected by the judge's calibration.
@@ -147,24 +160,37 @@ def score(
     from ..store import Store, make_engine
     from ..store.runs import Runs
     from .progress import track
+    from .queue_commands import enqueue, wait
 
+    if wait_run is not None:
+        if paths:
+            raise CalibrantError("--wait RUN_ID follows a queued run: give no PATH with it")
+        return wait(wait_run, as_json=as_json)
+    if not paths:
+        raise CalibrantError("no transcripts given: `calibrant score PATH...`")
+    if queue:
+        from ..scoring.queue import conninfo
+        from ..store import database_url
+
+        conninfo(database_url())  # refused on SQLite, before anything is written
+        if out is not None or csv_out is not None:
+            raise CalibrantError("--queue writes score rows to the store, not --out or --csv")
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    config, rub, policy, conc = resolve_judge(
-        JudgeOptions(
-            model=model,
-            api_base=api_base,
-            rubric=rubric,
-            judge=judge_name,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_attempts=max_attempts,
-        )
+    judge_options = JudgeOptions(
+        model=model,
+        api_base=api_base,
+        rubric=rubric,
+        judge=judge_name,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
     )
+    config, rub, policy, conc = resolve_judge(judge_options)
     store = Store(make_engine())
     runs = Runs(store.engine)
-    cal, cal_source = None, None
+    cal, cal_source, found = None, None, None
     if calibration is not None:
         cal = load_json_document(calibration, "calibration report")
         check_calibration(cal, config, str(calibration))
@@ -183,6 +209,18 @@ def score(
     err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)
     for s in files.skipped:
         err.print(f"skipped {s}", highlight=False, markup=False)
+    if queue:
+        return enqueue(
+            files=files,
+            paths=paths,
+            total=total,
+            config=config,
+            options=judge_options.model_dump(mode="json", exclude_none=True),
+            cal_source=cal_source,
+            calibration_file=calibration,
+            calibration_run=None if found is None else found[0].id,
+            chunk=chunk,
+        )
 
     summary = ScoreSummary(rub, config)
     criteria = [c.id for c in rub.criteria]

@@ -1,0 +1,376 @@
+"""Scoring past one machine: a batch is cut into jobs on a procrastinate queue kept in the same
+PostgreSQL as the store, and any number of `calibrant worker` processes take jobs from it.
+
+A job names its transcripts (file, and line for JSON Lines), never carries their text. Its
+worker judges them through `judge_transcripts`, whose claims in the store keep two processes
+from paying twice for one item, and writes their score rows at their batch positions (a rerun
+of a job overwrites the same rows). A worker killed mid-job stops sending heartbeats; the other
+workers see it as stalled after `stall_seconds()` and put its job back in the queue, where the
+retry asks the model only for the items the store has no answer for. The job that writes the
+batch's last row builds the run's report from the store (no model call) and finishes the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import CalibrantError, ConfigError
+
+__all__ = [
+    "TASK",
+    "QueueStatus",
+    "chunk_refs",
+    "conninfo",
+    "enqueue_batch",
+    "queue_status",
+    "run_worker",
+    "run_queue",
+    "stall_seconds",
+]
+
+TASK = "calibrant.score_chunk"
+HEARTBEAT_ENV = "CALIBRANT_WORKER_HEARTBEAT_S"
+DEFAULT_HEARTBEAT_S = 10.0
+_SCHEMA_LOCK = 0x63616C71  # "calq": one process applies procrastinate's schema at a time
+_RESCUE_LOCK = 0x63616C72  # "calr": one worker at a time retries the jobs of stalled workers
+log = logging.getLogger("calibrant.queue")
+
+
+def heartbeat_seconds() -> float:
+    """How often a worker says it is alive: $CALIBRANT_WORKER_HEARTBEAT_S, default 10 s."""
+    raw = os.environ.get(HEARTBEAT_ENV)
+    try:
+        value = float(raw) if raw else DEFAULT_HEARTBEAT_S
+    except ValueError:
+        value = DEFAULT_HEARTBEAT_S
+    return value if value > 0 else DEFAULT_HEARTBEAT_S
+
+
+def stall_seconds() -> float:
+    """A worker silent this long is taken as dead and its jobs are retried (3 heartbeats)."""
+    return 3 * heartbeat_seconds()
+
+
+def run_queue(run_id: str) -> str:
+    return f"calibrant-{run_id[:20]}"  # NOTIFY channel names are at most 63 bytes
+
+
+def conninfo(url: str) -> str:
+    """The libpq URL for the store's SQLAlchemy URL (driver suffix dropped); one clear error on
+    anything but PostgreSQL."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.split("+", 1)[0]
+    if scheme not in ("postgresql", "postgres"):
+        raise ConfigError(
+            "--queue and `calibrant worker` need the store on PostgreSQL: set "
+            "CALIBRANT_DATABASE_URL to a postgresql:// URL (the store is SQLite now)"
+        )
+    return urlunsplit(("postgresql", *parts[1:]))
+
+
+def _ensure_schema(info: str) -> None:
+    """Apply procrastinate's schema once per database schema (idempotent, serialized)."""
+    try:
+        import psycopg
+        from procrastinate.schema import SchemaManager
+    except ImportError as exc:
+        raise ConfigError(
+            f"the job queue needs the `postgres` extra (pip install 'calibrant[postgres]'): {exc}"
+        ) from None
+
+    try:
+        with psycopg.connect(info, autocommit=True) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+            try:
+                found = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+                if found is None or found[0] is None:
+                    conn.execute(SchemaManager.get_schema())
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+    except psycopg.Error as exc:
+        from ..store.db import _redact
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
+
+
+def _app(info: str) -> Any:
+    import procrastinate
+
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
+    app.task(
+        name=TASK,
+        retry=procrastinate.RetryStrategy(max_attempts=3, wait=2),
+    )(_score_chunk)
+    return app
+
+
+# -- enqueue ------------------------------------------------------------------------------------
+
+
+def chunk_refs(sources: Iterator[str], size: int) -> Iterator[list[list[Any]]]:
+    """Cut the batch's sources (`path` or `path:line`) into jobs of `size` refs, each ref
+    [source as printed, absolute path, line or None]."""
+    chunk: list[list[Any]] = []
+    for source in sources:
+        path, line = source, None
+        head, sep, tail = source.rpartition(":")
+        if sep and tail.isdigit() and head.endswith(".jsonl"):
+            path, line = head, int(tail)
+        chunk.append([source, str(Path(path).resolve()), line])
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def enqueue_batch(url: str, run_id: str, sources: Iterator[str], chunk: int) -> int:
+    """Defer one job per `chunk` transcripts of run `run_id`; returns the number of jobs."""
+    info = conninfo(url)
+    _ensure_schema(info)
+    app = _app(info)
+
+    async def defer() -> int:
+        async with app.open_async():
+            deferrer = app.tasks[TASK].configure(queue=run_queue(run_id))
+            jobs = [
+                {"run_id": run_id, "start": n * chunk, "refs": refs}
+                for n, refs in enumerate(chunk_refs(sources, chunk))
+            ]
+            await deferrer.batch_defer_async(*jobs)
+            return len(jobs)
+
+    return asyncio.run(defer())
+
+
+# -- the job ------------------------------------------------------------------------------------
+
+
+def _load(refs: list[list[Any]]) -> list[tuple[str, Any]]:
+    from ..files import load_transcript, transcript_from_line
+
+    out = []
+    for source, path, line in refs:
+        p = Path(path)
+        if line is None:
+            out.append((source, load_transcript(p)))
+            continue
+        with p.open("rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                if n == line:
+                    out.append((source, transcript_from_line(p, n, raw.decode("utf-8"))))
+                    break
+            else:
+                raise CalibrantError(f"{path}: line {line} is gone since the batch was queued")
+    return out
+
+
+def _judge_of(detail: dict[str, Any]) -> tuple[Any, Any, Any, int]:
+    """The run's judge, resolved again from its stored options; refused if its version moved."""
+    from ..judge.config import JudgeOptions, resolve_judge
+
+    opts = detail["arguments"]["queue"]["judge_options"]
+    config, rubric, policy, conc = resolve_judge(JudgeOptions(**opts))
+    if config.hash != detail["judge_hash"]:
+        raise ConfigError(
+            f"run {detail['id']}: the judge resolves to another version here "
+            f"({config.hash[:19]}, the run used {detail['judge_hash'][:19]})"
+        )
+    return config, rubric, policy, conc
+
+
+def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
+    from ..judge.runner import judge_transcripts
+    from ..safety import check_transcript
+    from ..store import Store, make_engine
+    from ..store.runs import Runs
+    from .summary import ScoreSummary
+
+    engine = make_engine()
+    runs = Runs(engine)
+    detail = runs.get(run_id)
+    if detail is None or detail["kind"] != "score":
+        raise CalibrantError(f"no score run {run_id} in the store")
+    config, rubric, policy, conc = _judge_of(detail)
+    batch = _load(refs)
+    run = judge_transcripts(
+        [t for _, t in batch],
+        rubric=rubric,
+        config=config,
+        store=Store(engine),
+        concurrency=conc,
+        policy=policy,
+    )
+    summary = ScoreSummary(rubric, config)
+    rows = [
+        summary.add(source, t, check_transcript(t, source=source), j, cached=False)
+        for (source, t), j in zip(batch, run.judgments, strict=True)
+    ]
+    runs.add_scores(run_id, rows, start=start)
+    log.info("run %s: %d transcript(s) from %d scored", run_id, len(rows), start)
+    total = int(detail["arguments"]["transcripts"])
+    if len(runs.scores(run_id)) >= total and detail["status"] == "running":
+        finish_run(run_id)
+    return len(rows)
+
+
+def finish_run(run_id: str) -> dict[str, Any]:
+    """Build the run's report from the store (every answer is there: no model call), record it
+    and return it. Repeating it gives the same report."""
+    from ..files import load_json_document
+    from ..safety import check_transcript
+    from ..store import Store, make_engine
+    from ..store.runs import Runs
+    from .summary import ScoreSummary
+
+    engine = make_engine()
+    runs, store = Runs(engine), Store(engine)
+    detail = runs.get(run_id)
+    if detail is None:
+        raise CalibrantError(f"no run '{run_id}' in the store")
+    config, rubric, _, _ = _judge_of(detail)
+    q = detail["arguments"]["queue"]
+    cal = None
+    if q.get("calibration_file"):
+        cal = load_json_document(Path(q["calibration_file"]), "calibration report")
+    elif q.get("calibration_run"):
+        found = runs.get(q["calibration_run"])
+        cal = None if found is None else found["report"]
+    started = datetime.fromisoformat(detail["started_at"])
+    if started.tzinfo is None:  # stored as naive UTC
+        started = started.replace(tzinfo=UTC)
+    summary = ScoreSummary(rubric, config)
+    for row in runs.scores(run_id):
+        ((source, t),) = _load(next(chunk_refs(iter([row.source]), 1)))
+        j = store.get(row.transcript_hash, config.hash, 0)
+        if j is None:
+            raise CalibrantError(f"run {run_id}: no stored judgment for {row.source}")
+        cached = j.created_at < started  # answered before the run: no cost to this run
+        summary.add(source, t, check_transcript(t, source=source), j, cached=cached)
+    report = summary.report(cal, detail["arguments"].get("calibration"))
+    report["run_id"] = run_id
+    runs.finish(run_id, report)
+    return report
+
+
+# -- the worker ---------------------------------------------------------------------------------
+
+
+def run_worker(url: str, concurrency: int) -> None:
+    """Take score jobs until SIGTERM or Ctrl-C (jobs in hand are finished first), retrying the
+    jobs of workers that stopped sending heartbeats."""
+    info = conninfo(url)
+    _ensure_schema(info)
+    app = _app(info)
+    beat = heartbeat_seconds()
+    stall = stall_seconds()
+
+    async def rescue() -> None:
+        import psycopg
+
+        # one rescuer at a time: two workers retrying the same stalled job could otherwise put
+        # it back on the queue a second time after a live worker had taken it
+        async with await psycopg.AsyncConnection.connect(info, autocommit=True) as conn:
+            while True:
+                await asyncio.sleep(beat)
+                try:
+                    got = await (
+                        await conn.execute("SELECT pg_try_advisory_lock(%s)", (_RESCUE_LOCK,))
+                    ).fetchone()
+                    if not (got and got[0]):
+                        continue
+                    try:
+                        stalled = await app.job_manager.get_stalled_jobs(
+                            task_name=TASK, seconds_since_heartbeat=stall
+                        )
+                        for job in stalled:
+                            log.warning("retrying job %s of a stalled worker", job.id)
+                            await app.job_manager.retry_job(job)
+                    finally:
+                        await conn.execute("SELECT pg_advisory_unlock(%s)", (_RESCUE_LOCK,))
+                except Exception as exc:  # the next round tries again
+                    log.warning("stalled-job check failed: %s", exc)
+
+    async def main() -> None:
+        async with app.open_async():
+            watcher = asyncio.create_task(rescue())
+            try:
+                await app.run_worker_async(
+                    concurrency=concurrency,
+                    wait=True,
+                    update_heartbeat_interval=beat,
+                    stalled_worker_timeout=stall,
+                    install_signal_handlers=True,
+                    fetch_job_polling_interval=min(1.0, beat),
+                )
+            finally:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+@dataclass
+class QueueStatus:
+    run_id: str
+    status: str
+    transcripts: int
+    scored: int
+    jobs: dict[str, int]
+
+    @property
+    def settled(self) -> bool:
+        """No job left to do or in hand."""
+        return not (self.jobs.get("todo", 0) or self.jobs.get("doing", 0))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "transcripts": self.transcripts,
+            "scored": self.scored,
+            "jobs": dict(sorted(self.jobs.items())),
+        }
+
+
+def queue_status(url: str, run_id: str) -> QueueStatus:
+    import psycopg
+
+    from ..store import make_engine
+    from ..store.runs import Runs
+
+    info = conninfo(url)
+    runs = Runs(make_engine(url))
+    detail = runs.get(run_id)
+    if detail is None or "queue" not in detail["arguments"]:
+        raise CalibrantError(f"no queued score run '{run_id}' in the store")
+    _ensure_schema(info)
+    with psycopg.connect(info) as conn:
+        rows = conn.execute(
+            "SELECT status::text, count(*) FROM procrastinate_jobs WHERE queue_name = %s "
+            "GROUP BY status",
+            (run_queue(detail["id"]),),
+        ).fetchall()
+    return QueueStatus(
+        run_id=detail["id"],
+        status=detail["status"],
+        transcripts=int(detail["arguments"]["transcripts"]),
+        scored=len(runs.scores(detail["id"])),
+        jobs={str(s): int(n) for s, n in rows},
+    )
+
+
+def dumps(status: QueueStatus) -> str:
+    return json.dumps(status.as_json(), sort_keys=True)
