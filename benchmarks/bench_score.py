@@ -139,7 +139,7 @@ def part_rss(tmp: Path, sizes: list[int], rerun_repeats: int) -> list[str]:
             r["requests"] = ep.stats()["requests"] - before
             rows.append((n, r))
             print(f"  rss n={n}: {r}", flush=True)
-            if n == min(sizes):
+            if n == max(sizes):
                 for k in range(rerun_repeats):
                     before = ep.stats()["requests"]
                     rr = score(files, ep.url, db, time_v=True)
@@ -178,7 +178,7 @@ def part_rss(tmp: Path, sizes: list[int], rerun_repeats: int) -> list[str]:
         "",
     ]
     if reruns:
-        n = min(sizes)
+        n = max(sizes)
         walls = [r["wall"] for r in reruns]
         cpus = [r["cpu"] for r in reruns]
         ok = all(r["requests"] == 0 for r in reruns) and max(walls) <= 10 and max(cpus) <= 10

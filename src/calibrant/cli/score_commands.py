@@ -26,7 +26,7 @@ from .app import (
     batch_app,
 )
 
-BATCH = 256  # transcripts judged per round: memory is bounded by this, not by the input
+BATCH = 128  # transcripts per round (two rounds in memory at most): bounded, not by the input
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -217,11 +217,12 @@ def score(
             for k in known:
                 if (k.transcript_hash, 0) in cached:
                     progress.advance(cached=True)
-            yield (
-                (chunk, known, cached),
-                [k.transcript for k in need],
-                [k.transcript_hash for k in need],
-            )
+            asks = [k.transcript for k in need]
+            for k in known:  # the payload keeps what to write, not the parsed transcripts
+                k.transcript = None
+            for u in chunk:
+                u.raw = b""
+            yield (chunk, known, cached), asks, [k.transcript_hash for k in need]
 
     def write_round(payload: Any, got: list[tuple[Any, bool]]) -> None:
         nonlocal scored
