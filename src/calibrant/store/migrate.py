@@ -54,13 +54,13 @@ def current_revision(conn: Connection) -> str | None:
 
 def migrate(conn: Connection) -> None:
     """Bring the store on `conn` to HEAD (a fresh database gets every revision)."""
-    from alembic import command
-    from alembic.config import Config
-
     tables = set(inspect(conn).get_table_names())
     rev = current_revision(conn)
     if rev == HEAD and "alembic_version" in tables:
-        return
+        return  # the usual case: Alembic (tens of MB once imported) is not even loaded
+    from alembic import command
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     cfg.attributes["connection"] = conn
