@@ -230,6 +230,15 @@ async def bare_loop(url: str, n: int, conc: int) -> float:
     return time.perf_counter() - t0
 
 
+def bare_process(url: str, n: int, conc: int) -> tuple[float, float | None]:
+    """The bare loop in its own process under /usr/bin/time -v: (loop seconds, peak RSS MB)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--bare", url, str(n), str(conc)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    return float(proc.stdout.strip().splitlines()[-1]), int(m.group(1)) / 1024 if m else None
+
+
 def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
     conc, latency = 32, 1.0
     ideal = conc / latency
@@ -239,44 +248,60 @@ def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
         for k in range(repeats):
             files = write_jsonl(tmp / f"tp-{k}", items, parts=2, tag=f"t{k}")
             db = f"sqlite:///{tmp}/tp-{k}.db"
-            before = ep.stats()["requests"]
-            r = score(files, ep.url, db)
-            r["requests"] = ep.stats()["requests"] - before
-            bare = asyncio.run(bare_loop(ep.url, items, conc))
-            rows.append((r, bare))
+            ep.reset()
+            r = score(files, ep.url, db, time_v=True)
+            st = ep.stats()
+            r["requests"], r["calling"] = st["requests"], st["last_at"] - st["first_at"]
+            r["max_in_flight"] = st["max_in_flight"]
+            ep.reset()
+            bare, bare_rss = bare_process(ep.url, items, conc)
+            st = ep.stats()
+            r["bare_calling"] = st["last_at"] - st["first_at"]
+            rows.append((r, bare, bare_rss))
             print(f"  throughput #{k + 1}: score {r}, bare {bare:.1f} s", flush=True)
     finally:
         ep.close()
     lines = [
         f"## Throughput at C={conc}, L={latency:.0f} s (goal: >= 0.9 of C/L = {ideal:.0f}/s)",
         "",
-        f"Each run: {items} fresh transcripts scored into a fresh SQLite store (the real command; "
-        "its wall time includes process start, imports, the validation pass and the report), "
-        f"then, in the same process as this script, a bare litellm loop (`asyncio.gather`, a "
+        f"Each run: {items} fresh transcripts scored into a fresh SQLite store (the real command, "
+        "`--concurrency 32`), then a bare litellm loop in its own process (`asyncio.gather`, a "
         f"semaphore of {conc}, `litellm.acompletion`) sending {items} requests to the same "
-        "endpoint. Ratio = (items / wall s) / (C/L).",
+        "endpoint. *Calling phase*: from the first request the endpoint received to the last "
+        "answer it sent (the endpoint's clock), the same measure for both. `score` wall time "
+        "also counts process start, imports (litellm alone takes seconds), the validation pass, "
+        "the summary and the report; the bare loop's own timer starts after its imports. Peak "
+        "RSS of each whole process from `/usr/bin/time -v` (the bare loop's is what litellm "
+        "alone costs). Ratio = (items / seconds) / (C/L).",
         "",
-        "| run | items | score wall s | score items/s | score ratio | bare loop wall s | "
-        "bare items/s | bare ratio | score / bare |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| run | items | score wall s | score ratio (wall) | score calling s | score ratio "
+        "(calling) | max in flight | bare calling s | bare ratio (calling) | score / bare "
+        "(calling) | score peak RSS MB | bare peak RSS MB |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    s_ratios, b_ratios, rel = [], [], []
-    for k, (r, bare) in enumerate(rows, start=1):
-        s, b = items / r["wall"], items / bare
-        s_ratios.append(s / ideal)
-        b_ratios.append(b / ideal)
-        rel.append(s / b)
+    wall_r, call_r, bare_r, rel = [], [], [], []
+    for k, (r, _bare, bare_rss) in enumerate(rows, start=1):
+        wall_r.append(items / r["wall"] / ideal)
+        call_r.append(items / r["calling"] / ideal)
+        bare_r.append(items / r["bare_calling"] / ideal)
+        rel.append(call_r[-1] / bare_r[-1])
         lines.append(
-            f"| {k} | {items} | {r['wall']:.1f} | {s:.1f} | {s / ideal:.2f} | {bare:.1f} | "
-            f"{b:.1f} | {b / ideal:.2f} | {s / b:.2f} |"
+            f"| {k} | {items} | {r['wall']:.1f} | {wall_r[-1]:.2f} | {r['calling']:.1f} | "
+            f"{call_r[-1]:.2f} | {r['max_in_flight']} | {r['bare_calling']:.1f} | "
+            f"{bare_r[-1]:.2f} | {rel[-1]:.2f} | {r['rss_mb']:.0f} | {bare_rss:.0f} |"
         )
+    n = len(rows)
     lines += [
         "",
-        f"score: ratio mean {statistics.mean(s_ratios):.2f} (95% CI {ci95(s_ratios)}, "
-        f"n={len(rows)}, range {min(s_ratios):.2f}-{max(s_ratios):.2f}); bare loop: mean "
-        f"{statistics.mean(b_ratios):.2f} (95% CI {ci95(b_ratios)}, n={len(rows)}); score / "
-        f"bare: mean {statistics.mean(rel):.2f} (95% CI {ci95(rel)}). Goal "
-        + ("**met**" if min(s_ratios) >= 0.9 else "**not met**")
+        f"score, calling phase: ratio mean {statistics.mean(call_r):.2f} (95% CI {ci95(call_r)}, "
+        f"n={n}, range {min(call_r):.2f}-{max(call_r):.2f}); score, whole command: mean "
+        f"{statistics.mean(wall_r):.2f} (range {min(wall_r):.2f}-{max(wall_r):.2f}, n={n}); "
+        f"bare loop: mean {statistics.mean(bare_r):.2f} (range {min(bare_r):.2f}-"
+        f"{max(bare_r):.2f}, n={n}); score / bare: mean {statistics.mean(rel):.2f} (range "
+        f"{min(rel):.2f}-{max(rel):.2f}). Goal on the calling phase: "
+        + ("**met**" if min(call_r) >= 0.9 else "**not met**")
+        + " on the worst run; on the whole command's wall time: "
+        + ("**met**" if min(wall_r) >= 0.9 else "**not met**")
         + " on the worst run.",
         "",
     ]
@@ -388,6 +413,10 @@ def part_writes(tmp: Path, n: int, repeats: int) -> list[str]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--bare"]:  # the bare litellm loop, run by bare_process
+        url, n, conc = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        print(asyncio.run(bare_loop(url, n, conc)))
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="rss,throughput,writes")
     ap.add_argument("--rss-sizes", default="10000,30000")

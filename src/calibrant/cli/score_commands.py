@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -210,19 +212,18 @@ def score(
         for chunk in chunks(iter_units(files), BATCH):
             known = know_units(chunk, store)
             cached = store.final_many(judge_hash, [k.transcript_hash for k in known])
-            need = [k for k in known if (k.transcript_hash, 0) not in cached]
+            asks: list[Any] = []  # transcripts, or loaders run once an item gets its slot
+            hashes = []
             for u, k in zip(chunk, known, strict=True):
-                if k.transcript is None and (k.transcript_hash, 0) not in cached:
-                    k.transcript = parse_unit(u)
-            for k in known:
                 if (k.transcript_hash, 0) in cached:
                     progress.advance(cached=True)
-            asks = [k.transcript for k in need]
-            for k in known:  # the payload keeps what to write, not the parsed transcripts
-                k.transcript = None
-            for u in chunk:
+                else:  # a JSON file is read again by its loader; a line keeps its bytes
+                    raw = u.raw if u.line is not None else b""
+                    asks.append(k.transcript or partial(parse_unit, replace(u, raw=raw)))
+                    hashes.append(k.transcript_hash)
+                k.transcript = None  # the payload keeps what to write, not transcripts
                 u.raw = b""
-            yield (chunk, known, cached), asks, [k.transcript_hash for k in need]
+            yield (chunk, known, cached), asks, hashes
 
     def write_round(payload: Any, got: list[tuple[Any, bool]]) -> None:
         nonlocal scored

@@ -33,6 +33,7 @@ LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
 DEFAULT_LEASE_S = 120.0
 POLL_S = 0.2  # how often an item held by another process is looked at again
 P = TypeVar("P")
+Loader = Callable[[], Transcript]
 
 
 @dataclass
@@ -146,7 +147,9 @@ class _Asker:
             self.on_done(j, True)
         return j
 
-    async def one(self, t: Transcript, th: str, i: int) -> tuple[Judgment, bool]:
+    async def one(self, t: Transcript | Loader, th: str, i: int) -> tuple[Judgment, bool]:
+        """`t` may be a loader: then the transcript is read only once the item holds a slot
+        and its claim, so waiting items hold no parsed transcript."""
         while True:
             async with self.gate:
                 got = await asyncio.to_thread(
@@ -155,6 +158,8 @@ class _Asker:
                 if isinstance(got, Judgment):  # another process answered it meanwhile
                     return self.hit(got), True
                 if got:
+                    if not isinstance(t, Transcript):
+                        t = await asyncio.to_thread(t)
                     if self.litellm is None:
                         self.litellm = get_litellm()
                     j = await judge_once(
@@ -258,7 +263,7 @@ async def _judge_all(
     run.judgments = results
 
 
-Round = tuple[P, Sequence[Transcript], Sequence[str]]
+Round = tuple[P, Sequence[Transcript | Loader], Sequence[str]]
 
 
 def judge_rounds(
@@ -273,7 +278,8 @@ def judge_rounds(
     seed: int = 0,
     on_done: Callable[[Judgment, bool], None] | None = None,
 ) -> JudgeRun:
-    """Judge a stream of rounds (payload, transcripts, their content hashes; one sample each)
+    """Judge a stream of rounds (payload, transcripts or their loaders, their content hashes;
+    one sample each)
     in one event loop: the next round is read, and its items queued behind the concurrency
     gate, while the current one is still being asked, so `concurrency` calls stay in flight
     across round boundaries. `on_round(payload, [(judgment, from_store)])` runs for each round
