@@ -173,8 +173,13 @@ def part_rss(tmp: Path, sizes: list[int], rerun_repeats: int) -> list[str]:
         "",
         f"Peak RSS from {min(rss):.0f} to {max(rss):.0f} MB over N = "
         f"{', '.join(str(n) for n, _ in rows)}: "
-        + ("**within 300 MB**" if max(rss) <= 300 else "**over 300 MB**")
-        + " at every N.",
+        + (
+            "**within 300 MB** at every N."
+            if max(rss) <= 300
+            else "**over 300 MB** at N = "
+            + ", ".join(str(n) for n, r in rows if r["rss_mb"] > 300)
+            + "."
+        ),
         "",
     ]
     if reruns:
