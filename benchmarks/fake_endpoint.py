@@ -50,6 +50,8 @@ class Stats:
         self.requests = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        self.first_at: float | None = None  # time.time() of the first request since a reset
+        self.last_at: float | None = None  # and of the last answer sent
 
 
 def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
@@ -58,6 +60,8 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
 
     async def chat(request: Request) -> JSONResponse:
         stats.requests += 1
+        if stats.first_at is None:
+            stats.first_at = time.time()
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         try:
@@ -66,6 +70,7 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
             content = judge_answer(body)
         finally:
             stats.in_flight -= 1
+        stats.last_at = time.time()
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         prompt_tokens = max(1, prompt_chars // 4)
         completion_tokens = max(1, len(content) // 4)
@@ -98,12 +103,15 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
                 "in_flight": stats.in_flight,
                 "max_in_flight": stats.max_in_flight,
                 "cpu_s": time.process_time(),
+                "first_at": stats.first_at,
+                "last_at": stats.last_at,
             }
         )
 
     async def reset(request: Request) -> JSONResponse:
         stats.requests = 0
         stats.max_in_flight = stats.in_flight
+        stats.first_at = stats.last_at = None
         return JSONResponse({"ok": True})
 
     return Starlette(

@@ -206,3 +206,50 @@ def test_pass_rates_are_corrected_by_this_judge_versions_calibration(
     r = _score(cli, server, tmp_path, str(batch), "--calibration", str(cal))
     assert r.code == 2 and "calibrate this judge version" in r.err
     assert sum(server.requests.values()) == before
+
+
+def test_a_known_file_changed_into_bad_input_is_still_refused(
+    cli: Callable[..., Result], server: FakeServer, batch: Path, tmp_path: Path
+) -> None:
+    # the store now knows every file's bytes; a line edited afterwards is new bytes, read again
+    assert _score(cli, server, tmp_path, str(batch)).code == 0
+    jsonl = batch / "more.jsonl"
+    lines = jsonl.read_text().splitlines()
+    doc = json.loads(lines[2])
+    doc["conversation"] = "not a list"
+    lines[2] = json.dumps(doc)
+    jsonl.write_text("\n".join(lines) + "\n")
+    before = sum(server.requests.values())
+    out = tmp_path / "rows.jsonl"
+    r = _score(cli, server, tmp_path, str(batch), "--out", str(out))
+    assert r.code == 2
+    assert f"{jsonl}:3" in r.err and "conversation" in r.err
+    assert sum(server.requests.values()) == before
+    assert not out.exists()
+
+
+def test_rounds_mixing_stored_and_new_answers_keep_the_input_order(
+    cli: Callable[..., Result], server: FakeServer, tmp_path: Path
+) -> None:
+    # 300 transcripts cross several rounds; the first 150 are answered by an earlier run
+    gold = [json.loads(p.read_text()) for p in sorted((ROOT / "gold" / "transcripts").glob("*"))]
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for part in range(2):
+        with (folder / f"part-{part}.jsonl").open("w") as fh:
+            for i in range(150):
+                doc = dict(gold[i % len(gold)])
+                doc["transcript_id"] = f"order-{part}-{i:03d}"
+                fh.write(json.dumps(doc) + "\n")
+    assert _score(cli, server, tmp_path, str(folder / "part-0.jsonl")).code == 0
+    before = server.requests["scorer"]
+    out = tmp_path / "rows.jsonl"
+    r = _score(cli, server, tmp_path, str(folder), "--out", str(out), "--json")
+    assert r.code == 0, r.err
+    assert server.requests["scorer"] - before == 150
+    assert json.loads(r.out)["from_cache"] == 150
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    expected = [
+        (f"part-{p}.jsonl:{i + 1}", f"order-{p}-{i:03d}") for p in range(2) for i in range(150)
+    ]
+    assert [(row["source"].split("/")[-1], row["transcript_id"]) for row in rows] == expected

@@ -233,3 +233,33 @@ def test_a_fresh_store_is_built_by_the_migrations_alone(url: str) -> None:
         "calibrant_runs",
         "calibrant_scores",
     } <= tables
+
+
+def test_a_migration_that_fails_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    _schema_1(url)
+    engine = create_engine(url)
+    with engine.begin() as conn:  # something in the way of revision 0003
+        conn.execute(text("CREATE TABLE calibrant_runs (x INTEGER)"))
+    engine.dispose()
+    with pytest.raises(ConfigError, match="cannot open the store"):
+        make_engine(url)
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        tables = set(inspect(conn).get_table_names())
+        meta = conn.execute(text("SELECT value FROM calibrant_meta")).scalar()
+    engine.dispose()
+    assert "alembic_version" not in tables and "calibrant_claims" not in tables
+    assert meta == "1"
+
+
+def test_an_empty_alembic_version_table_falls_back_to_the_schema_version(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    _schema_1(url)
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+    engine.dispose()
+    store = Store(make_engine(url))
+    with store.engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD

@@ -89,7 +89,6 @@ def judge(
     if not files:
         raise CalibrantError("no transcript (*.json) found in the given paths")
     err = Console(stderr=True)
-    err.print(files.summary("transcript file"), highlight=False)
     for s in files.skipped:
         err.print(f"skipped {s}", highlight=False, markup=False)
     opts = JudgeOptions(
@@ -108,6 +107,7 @@ def judge(
     store = Store(make_engine())
     if as_jsonl:
         _judge_streaming(files, store, opts, samples)
+        err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
         return
     sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
@@ -130,6 +130,7 @@ def judge(
         typer.echo(report_json(report))
     else:
         render_judge_report(console, report, rub)
+    err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
 
 
 STREAM_CHUNK = 256  # files judged per round in --jsonl mode: memory is bounded by this

@@ -6,7 +6,8 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
-from itertools import islice
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,12 +28,7 @@ from .app import (
     batch_app,
 )
 
-BATCH = 256  # transcripts judged per round: memory is bounded by this, not by the input
-
-
-def _batches(it: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    while chunk := list(islice(it, size)):
-        yield chunk
+BATCH = 128  # transcripts per round (two rounds in memory at most): bounded, not by the input
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -152,11 +148,11 @@ def score(
     Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
     from ..files import load_json_document
     from ..judge.config import JudgeOptions, resolve_judge
-    from ..judge.runner import judge_transcripts
+    from ..judge.runner import judge_rounds
     from ..paths import StreamedOutputs, check_output_path
-    from ..safety import check_transcript
-    from ..scoring.inputs import find_inputs, iter_transcripts
+    from ..scoring.inputs import find_inputs
     from ..scoring.summary import ScoreSummary, check_calibration
+    from ..scoring.units import chunks, iter_units, know_units, parse_unit
     from ..store import Store, make_engine
     from ..store.runs import Runs
     from .progress import track
@@ -202,8 +198,12 @@ def score(
             cal_source = f"store: calibrate run {info.id} ({info.finished_at:%Y-%m-%d %H:%M} UTC)"
     files = find_inputs([str(p) for p in paths])
     err = Console(stderr=True)
-    # First pass: every transcript valid before the first model call (one at a time in memory).
-    total = sum(1 for _ in iter_transcripts(files))
+    # First pass: every transcript valid before the first model call, a chunk at a time. A unit
+    # (file, or JSON Lines line) whose bytes the store has read before is known valid: no parse.
+    total = 0
+    for part in chunks(iter_units(files), 500):
+        know_units(part, store)
+        total += len(part)
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)
@@ -242,38 +242,63 @@ def score(
         },
     )
     scored = 0
-    cached_ids: set[int] = set()  # judgments this batch took from the store
+    judge_hash = config.hash
+
+    def rounds() -> Iterator[tuple[Any, list[Any], list[str]]]:
+        """(what to write, transcripts to ask about, their hashes), a round at a time; answers
+        already stored are taken here and never parsed for."""
+        for chunk in chunks(iter_units(files), BATCH):
+            known = know_units(chunk, store)
+            cached = store.final_many(judge_hash, [k.transcript_hash for k in known])
+            asks: list[Any] = []  # transcripts, or loaders run once an item gets its slot
+            hashes = []
+            for u, k in zip(chunk, known, strict=True):
+                if (k.transcript_hash, 0) in cached:
+                    progress.advance(cached=True)
+                else:  # a JSON file is read again by its loader; a line keeps its bytes
+                    raw = u.raw if u.line is not None else b""
+                    asks.append(k.transcript or partial(parse_unit, replace(u, raw=raw)))
+                    hashes.append(k.transcript_hash)
+                k.transcript = None  # the payload keeps what to write, not transcripts
+                u.raw = b""
+            yield (chunk, known, cached), asks, hashes
+
+    def write_round(payload: Any, got: list[tuple[Any, bool]]) -> None:
+        nonlocal scored
+        chunk, known, cached = payload
+        answers = iter(got)
+        rows = []
+        for u, k in zip(chunk, known, strict=True):
+            hit = cached.get((k.transcript_hash, 0))
+            j, from_store = (hit, True) if hit is not None else next(answers)
+            row = summary.add_known(
+                u.source,
+                k.transcript_id,
+                k.safety["violated"],
+                k.safety["harness_error"],
+                j,
+                cached=from_store,
+            )
+            rows.append(row)
+            if out is not None:
+                outputs.handle(out).write(json.dumps(row, ensure_ascii=False) + "\n")
+            if writer is not None:
+                writer.writerow(_csv_row(row, criteria))
+        runs.add_scores(run_id, rows, start=scored)
+        scored += len(rows)
+
     try:
         with track("transcripts scored", total=total) as progress:
-
-            def done(j: Any, cached: bool) -> None:
-                if cached:
-                    cached_ids.add(id(j))
-                progress.advance(cached=cached)
-
-            for batch in _batches(iter_transcripts(files), BATCH):
-                cached_ids.clear()
-                run = judge_transcripts(
-                    [t for _, t in batch],
-                    rubric=rub,
-                    config=config,
-                    store=store,
-                    concurrency=conc,
-                    policy=policy,
-                    on_done=done,
-                )
-                rows = []
-                for (source, t), j in zip(batch, run.judgments, strict=True):
-                    row = summary.add(
-                        source, t, check_transcript(t, source=source), j, cached=id(j) in cached_ids
-                    )
-                    rows.append(row)
-                    if out is not None:
-                        outputs.handle(out).write(json.dumps(row, ensure_ascii=False) + "\n")
-                    if writer is not None:
-                        writer.writerow(_csv_row(row, criteria))
-                runs.add_scores(run_id, rows, start=scored)
-                scored += len(rows)
+            judge_rounds(
+                rounds(),
+                write_round,
+                rubric=rub,
+                config=config,
+                store=store,
+                concurrency=conc,
+                policy=policy,
+                on_done=lambda j, cached: progress.advance(cached=cached),
+            )
     except BaseException:
         outputs.discard()
         runs.finish(run_id, None, status="failed")

@@ -15,9 +15,10 @@ import os
 import random
 import signal
 import warnings
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..errors import Terminated
@@ -26,11 +27,13 @@ from .client import judge_once
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
-__all__ = ["JudgeRun", "judge_transcripts", "claim_lease_seconds"]
+__all__ = ["JudgeRun", "judge_transcripts", "judge_rounds", "claim_lease_seconds"]
 
 LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
 DEFAULT_LEASE_S = 120.0
 POLL_S = 0.2  # how often an item held by another process is looked at again
+P = TypeVar("P")
+Loader = Callable[[], Transcript]
 
 
 @dataclass
@@ -108,6 +111,105 @@ def judge_transcripts(
         raise
 
 
+class _Asker:
+    """What every task of one run shares: the concurrency gate, the claim owner and its lease,
+    the retry policy and its random source; `one` gets one item's answer (claimed, asked,
+    stored before its slot is reused) and says whether it came from the store."""
+
+    def __init__(
+        self,
+        *,
+        run: JudgeRun,
+        rubric: Rubric,
+        config: JudgeConfig,
+        store: Store,
+        concurrency: int,
+        policy: RetryPolicy,
+        seed: int,
+        on_done: Callable[[Judgment, bool], None] | None,
+    ) -> None:
+        if config.rubric_hash != rubric.content_hash:
+            raise ValueError("the judge configuration names another rubric")
+        self.run, self.rubric, self.config, self.store = run, rubric, config, store
+        self.gate = asyncio.Semaphore(max(1, concurrency))
+        self.rng = random.Random(seed)
+        self.policy = policy
+        self.on_done = on_done
+        self.litellm: Any = None
+        self.judge_hash = config.hash
+        self.owner = new_owner()
+        self.lease_s = claim_lease_seconds()
+        self.run_terminated: list[bool] = []
+
+    def hit(self, j: Judgment) -> Judgment:
+        self.run.from_cache += 1
+        if self.on_done:
+            self.on_done(j, True)
+        return j
+
+    async def one(self, t: Transcript | Loader, th: str, i: int) -> tuple[Judgment, bool]:
+        """`t` may be a loader: then the transcript is read only once the item holds a slot
+        and its claim, so waiting items hold no parsed transcript."""
+        while True:
+            async with self.gate:
+                got = await asyncio.to_thread(
+                    self.store.claim, th, self.judge_hash, i, self.owner, self.lease_s
+                )
+                if isinstance(got, Judgment):  # another process answered it meanwhile
+                    return self.hit(got), True
+                if got:
+                    if not isinstance(t, Transcript):
+                        t = await asyncio.to_thread(t)
+                    if self.litellm is None:
+                        self.litellm = get_litellm()
+                    j = await judge_once(
+                        t,
+                        rubric=self.rubric,
+                        config=self.config,
+                        sample_index=i,
+                        policy=self.policy,
+                        litellm=self.litellm,
+                        rng=self.rng,
+                        transcript_hash=th,
+                    )
+                    self.run.model_calls += j.attempts
+                    # durable before the slot is reused (a thread finishes its commit even if
+                    # this task is cancelled meanwhile)
+                    await asyncio.to_thread(self.store.finish, j, self.owner)
+                    if self.on_done:
+                        self.on_done(j, False)
+                    return j, False
+            await asyncio.sleep(POLL_S)  # held by another live process: wait outside the gate
+
+    async def heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease_s / 4)
+            await asyncio.to_thread(self.store.renew, self.owner, self.lease_s)
+
+    async def guarded(self, work: Awaitable[None], tasks: list[asyncio.Task[Any]]) -> None:
+        """Run `work` with the heartbeat and SIGTERM draining; on any exit cancel `tasks`
+        (the caller's item tasks) and release this run's claims."""
+        loop = asyncio.get_running_loop()
+        main = asyncio.current_task()
+
+        def on_sigterm() -> None:
+            self.run_terminated.append(True)
+            if main is not None:
+                main.cancel()
+
+        watching = _watch_sigterm(loop, on_sigterm)
+        beat = asyncio.create_task(self.heartbeat())
+        try:
+            await work
+        finally:
+            for task in (*tasks, beat):
+                task.cancel()
+            await asyncio.gather(*tasks, beat, return_exceptions=True)
+            await asyncio.to_thread(self.store.release_all, self.owner)
+            if watching:
+                loop.remove_signal_handler(signal.SIGTERM)
+
+
 async def _judge_all(
     transcripts: Sequence[Transcript],
     *,
@@ -123,94 +225,113 @@ async def _judge_all(
     hashes: Sequence[str] | None,
     terminated: list[bool],
 ) -> None:
-    if config.rubric_hash != rubric.content_hash:
-        raise ValueError("the judge configuration names another rubric")
-    gate = asyncio.Semaphore(max(1, concurrency))
-    rng = random.Random(seed)
-    litellm = None
+    asker = _Asker(
+        run=run,
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        policy=policy,
+        seed=seed,
+        on_done=on_done,
+    )
+    asker.run_terminated = terminated
     if hashes is None:
         hashes = [content_hash(t) for t in transcripts]
-    judge_hash = config.hash
-    cached = await asyncio.to_thread(store.final_many, judge_hash, hashes)
-    owner = new_owner()
-    lease_s = claim_lease_seconds()
-
-    def hit(j: Judgment) -> Judgment:
-        run.from_cache += 1
-        if on_done:
-            on_done(j, True)
-        return j
-
-    async def one(t: Transcript, th: str, i: int) -> Judgment:
-        nonlocal litellm
-        while True:
-            async with gate:
-                got = await asyncio.to_thread(store.claim, th, judge_hash, i, owner, lease_s)
-                if isinstance(got, Judgment):  # another process answered it meanwhile
-                    return hit(got)
-                if got:
-                    if litellm is None:
-                        litellm = get_litellm()
-                    j = await judge_once(
-                        t,
-                        rubric=rubric,
-                        config=config,
-                        sample_index=i,
-                        policy=policy,
-                        litellm=litellm,
-                        rng=rng,
-                        transcript_hash=th,
-                    )
-                    run.model_calls += j.attempts
-                    # durable before the slot is reused (a thread finishes its commit even if
-                    # this task is cancelled meanwhile)
-                    await asyncio.to_thread(store.finish, j, owner)
-                    if on_done:
-                        on_done(j, False)
-                    return j
-            await asyncio.sleep(POLL_S)  # held by another live process: wait outside the gate
-
-    async def heartbeat() -> None:
-        while True:
-            await asyncio.sleep(lease_s / 4)
-            await asyncio.to_thread(store.renew, owner, lease_s)
-
+    cached = await asyncio.to_thread(store.final_many, config.hash, hashes)
     results: list[Any] = [None] * (len(transcripts) * samples)
     todo: list[tuple[int, Transcript, str, int]] = []
     for n, (t, th) in enumerate(zip(transcripts, hashes, strict=True)):
         for i in range(samples):
             found = cached.get((th, i))
             if found is not None:
-                results[n * samples + i] = hit(found)
+                results[n * samples + i] = asker.hit(found)
             else:
                 todo.append((n * samples + i, t, th, i))
     if not todo:
         run.judgments = results
         return
+    tasks = [asyncio.create_task(asker.one(t, th, i)) for _, t, th, i in todo]
+    done: list[tuple[Judgment, bool]] = []
 
-    loop = asyncio.get_running_loop()
-    main = asyncio.current_task()
+    async def work() -> None:
+        done.extend(await asyncio.gather(*tasks))
 
-    def on_sigterm() -> None:
-        terminated.append(True)
-        if main is not None:
-            main.cancel()
-
-    watching = _watch_sigterm(loop, on_sigterm)
-    beat = asyncio.create_task(heartbeat())
-    tasks = [asyncio.create_task(one(t, th, i)) for _, t, th, i in todo]
-    try:
-        done = await asyncio.gather(*tasks)
-    finally:
-        for task in (*tasks, beat):
-            task.cancel()
-        await asyncio.gather(*tasks, beat, return_exceptions=True)
-        await asyncio.to_thread(store.release_all, owner)
-        if watching:
-            loop.remove_signal_handler(signal.SIGTERM)
-    for (slot, *_), j in zip(todo, done, strict=True):
+    await asker.guarded(work(), tasks)
+    for (slot, *_), (j, _cached) in zip(todo, done, strict=True):
         results[slot] = j
     run.judgments = results
+
+
+Round = tuple[P, Sequence[Transcript | Loader], Sequence[str]]
+
+
+def judge_rounds(
+    rounds: Iterator[Round[P]],
+    on_round: Callable[[P, list[tuple[Judgment, bool]]], None],
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    store: Store,
+    concurrency: int = 4,
+    policy: RetryPolicy | None = None,
+    seed: int = 0,
+    on_done: Callable[[Judgment, bool], None] | None = None,
+) -> JudgeRun:
+    """Judge a stream of rounds (payload, transcripts or their loaders, their content hashes;
+    one sample each)
+    in one event loop: the next round is read, and its items queued behind the concurrency
+    gate, while the current one is still being asked, so `concurrency` calls stay in flight
+    across round boundaries. `on_round(payload, [(judgment, from_store)])` runs for each round
+    in order once all its answers are in. At most two rounds are held in memory. Reading a
+    round and `on_round` run in a worker thread (the event loop keeps serving calls)."""
+    terminated: list[bool] = []
+    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
+    asker = _Asker(
+        run=run,
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        policy=policy or RetryPolicy(),
+        seed=seed,
+        on_done=on_done,
+    )
+    asker.run_terminated = terminated
+    tasks: list[asyncio.Task[Any]] = []
+
+    async def work() -> None:
+        pending: deque[tuple[P, list[asyncio.Task[tuple[Judgment, bool]]]]] = deque()
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < 2:
+                item: Round[P] | None = await asyncio.to_thread(next, rounds, None)
+                if item is None:
+                    exhausted = True
+                    break
+                payload, ts, hs = item
+                mine = [
+                    asyncio.create_task(asker.one(t, th, 0))
+                    for t, th in zip(ts, hs, strict=True)
+                ]
+                tasks.extend(mine)
+                pending.append((payload, mine))
+            if not pending:
+                return
+            first, mine = pending.popleft()
+            got = list(await asyncio.gather(*mine))
+            done = set(mine)
+            tasks[:] = [t for t in tasks if t not in done]
+            await asyncio.to_thread(on_round, first, got)
+
+    try:
+        asyncio.run(asker.guarded(work(), tasks))
+        return run
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+        if terminated:
+            raise Terminated() from None
+        raise
 
 
 def _watch_sigterm(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:

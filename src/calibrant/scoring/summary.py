@@ -82,10 +82,31 @@ class ScoreSummary:
         cached: bool,
     ) -> dict[str, Any]:
         """Count one scored transcript and return its output row."""
+        return self.add_known(
+            source,
+            transcript.transcript_id,
+            [r.invariant for r in verdict.violated],
+            [r.invariant for r in verdict.harness_errors],
+            judgment,
+            cached=cached,
+        )
+
+    def add_known(
+        self,
+        source: str,
+        transcript_id: str,
+        violated_invariants: list[str],
+        harness_errors: list[str],
+        judgment: Judgment,
+        *,
+        cached: bool,
+    ) -> dict[str, Any]:
+        """`add` from what the store remembers of a transcript (its id and safety summary),
+        without the transcript itself."""
         self.transcripts += 1
         self.from_cache += cached
-        violated = sorted({r.invariant for r in verdict.violated})
-        errors = sorted({r.invariant for r in verdict.harness_errors})
+        violated = sorted(set(violated_invariants))
+        errors = sorted(set(harness_errors))
         status = "violated" if violated else "harness_error" if errors else "pass"
         self.safety_status[status] += 1
         self.violations.update(violated)
@@ -110,7 +131,7 @@ class ScoreSummary:
             }
         return {
             "source": source,
-            "transcript_id": transcript.transcript_id,
+            "transcript_id": transcript_id,
             "transcript_hash": judgment.transcript_hash,
             "safety": {"status": status, "violated": violated, "harness_errors": errors},
             "communication": {

@@ -20,7 +20,7 @@ from sqlmodel import Session, col, create_engine, select
 
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
-from .migrate import STORE_SCHEMA_VERSION, migrate
+from .migrate import STORE_SCHEMA_VERSION, is_current, migrate
 from .tables import ClaimRow, JudgmentRow, SourceRow
 
 _judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
@@ -82,10 +82,22 @@ def _create_and_migrate(engine: Engine) -> None:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
             migrate(conn)
         return
+    with engine.connect() as conn:
+        if is_current(conn):  # the usual case: no lock, no write
+            return
     for attempt in range(5):
         try:
-            with engine.begin() as conn:
-                migrate(conn)
+            # pysqlite runs DDL outside any transaction unless one is begun explicitly: BEGIN
+            # IMMEDIATE makes the whole migration one transaction (a failure leaves the store as
+            # it was) and makes a second process wait for the first instead of racing it.
+            with engine.connect() as conn:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                try:
+                    migrate(conn)
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
             return
         except (OperationalError, IntegrityError):  # another process got there first
             if attempt == 4:

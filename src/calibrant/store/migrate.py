@@ -17,7 +17,7 @@ from ..contracts import Judgment
 from ..errors import ConfigError
 from .tables import JudgmentRow, StoreMeta
 
-__all__ = ["STORE_SCHEMA_VERSION", "HEAD", "migrate", "rekey_without_endpoint"]
+__all__ = ["STORE_SCHEMA_VERSION", "HEAD", "is_current", "migrate", "rekey_without_endpoint"]
 
 STORE_SCHEMA_VERSION = 3
 HEAD = "0003"
@@ -48,23 +48,34 @@ def current_revision(conn: Connection) -> str | None:
         rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
         if rev is not None and rev not in _REVISIONS:
             raise _newer(f"revision {rev}")
-        return None if rev is None else str(rev)
+        if rev is not None:
+            return str(rev)
     return None if version is None else _REVISIONS[version - 1]
+
+
+def is_current(conn: Connection) -> bool:
+    """True when the store needs no migration (read-only check, no lock)."""
+    tables = set(inspect(conn).get_table_names())
+    return "alembic_version" in tables and current_revision(conn) == HEAD
 
 
 def migrate(conn: Connection) -> None:
     """Bring the store on `conn` to HEAD (a fresh database gets every revision)."""
+    if is_current(conn):
+        return  # the usual case: Alembic (tens of MB once imported) is not even loaded
+    tables = set(inspect(conn).get_table_names())
+    rev = current_revision(conn)
+    stamped = (
+        "alembic_version" in tables
+        and conn.execute(text("SELECT version_num FROM alembic_version")).scalar() is not None
+    )
     from alembic import command
     from alembic.config import Config
 
-    tables = set(inspect(conn).get_table_names())
-    rev = current_revision(conn)
-    if rev == HEAD and "alembic_version" in tables:
-        return
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     cfg.attributes["connection"] = conn
-    if rev is not None and "alembic_version" not in tables:
+    if rev is not None and not stamped:
         command.stamp(cfg, rev)  # a store made before Alembic: its schema is that revision
     command.upgrade(cfg, "head")
 

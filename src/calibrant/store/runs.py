@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, desc
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from .. import __version__
@@ -163,26 +165,36 @@ class Runs:
             s.commit()
 
     def add_scores(self, run_id: str, rows: Sequence[dict[str, Any]], start: int) -> None:
-        """Store one round of score rows (the `score` command's output rows)."""
-        with Session(self.engine) as s:
-            for n, row in enumerate(rows, start=start):
-                comm = row["communication"]
-                s.merge(
-                    ScoreRow(
-                        run_id=run_id,
-                        position=n,
-                        source=row["source"],
-                        transcript_id=row["transcript_id"],
-                        transcript_hash=row["transcript_hash"],
-                        safety=row["safety"]["status"],
-                        violated=json.dumps(row["safety"]["violated"]),
-                        judge_outcome=comm["outcome"],
-                        labels=json.dumps(
-                            {c: v["label"] for c, v in comm["criteria"].items()}, sort_keys=True
-                        ),
-                    )
-                )
-            s.commit()
+        """Store one round of score rows (the `score` command's output rows), in one statement
+        (an upsert by run and position: storing a round again replaces it)."""
+        if not rows:
+            return
+        values = [
+            {
+                "run_id": run_id,
+                "position": n,
+                "source": row["source"],
+                "transcript_id": row["transcript_id"],
+                "transcript_hash": row["transcript_hash"],
+                "safety": row["safety"]["status"],
+                "violated": json.dumps(row["safety"]["violated"]),
+                "judge_outcome": row["communication"]["outcome"],
+                "labels": json.dumps(
+                    {c: v["label"] for c, v in row["communication"]["criteria"].items()},
+                    sort_keys=True,
+                ),
+            }
+            for n, row in enumerate(rows, start=start)
+        ]
+        table = ScoreRow.__table__  # type: ignore[attr-defined]
+        insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+        stmt = insert(table)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["run_id", "position"],
+            set_={k: stmt.excluded[k] for k in values[0] if k not in ("run_id", "position")},
+        )
+        with self.engine.begin() as conn:
+            conn.execute(stmt, values)
 
     def latest(
         self, kind: str, *, judge_hash: str | None = None, rubric_hash: str | None = None
