@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,10 @@ class Result:
     err: str
 
 
+_SCRATCH = Path(tempfile.mkdtemp(prefix="calibrant-tests-"))
+DEFAULT_STORE = {"CALIBRANT_DATABASE_URL": f"sqlite:///{_SCRATCH / 'store.db'}"}
+
+
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
     """Run the real `calibrant` command in a subprocess."""
     proc = subprocess.run(
@@ -55,7 +60,8 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
         capture_output=True,
         text=True,
         cwd=cwd or ROOT,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        # a test that names no store gets a scratch one, never calibrant.db in the repository
+        env={**DEFAULT_STORE, **os.environ, "COLUMNS": "200", **(env or {})},
         timeout=600,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -15,6 +15,14 @@ from tests.conftest import ROOT, Result
 CASES = ["timeout_after_payment_commit", "approval_required", "eligible_damaged_order"]
 
 
+@pytest.fixture(autouse=True)
+def store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Each test's own store (comparisons are recorded as runs), never the repository's."""
+    path = tmp_path / "store.db"
+    monkeypatch.setenv("CALIBRANT_DATABASE_URL", f"sqlite:///{path}")
+    return path
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """k=2 trials of the correct agent, of the same agent again, and of one that retries a
@@ -67,6 +75,10 @@ def test_a_version_that_retries_without_reconciling_shows_its_regressions(
     assert "regressed" in table.out and "timeout_after_payment_commit" in table.out
     gate = cli("compare-trials", str(runs["ok"]), str(runs["retry"]), "--fail-on-regression")
     assert gate.code == 1
+    recorded = json.loads(cli("runs", "list", "--json").out)
+    assert [r["kind"] for r in recorded] == ["compare-trials"] * 3
+    shown = json.loads(cli("runs", "show", doc["run_id"]).out)
+    assert shown["report"]["regressed_cases"] == ["timeout_after_payment_commit"]
 
 
 def test_the_same_agent_twice_shows_no_difference(
