@@ -72,3 +72,18 @@ def test_bad_file_late_in_the_run_prints_nothing(
 def test_json_and_jsonl_are_exclusive(cli: Callable[..., Result]) -> None:
     r = cli("check", str(EXAMPLES), "--json", "--jsonl")
     assert r.code == 2 and "exclusive" in r.err and r.out == ""
+
+
+def test_check_warns_about_a_trials_run_that_did_not_finish(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(ROOT / "examples" / "transcripts" / "good-eligible.json", run)
+    finished = cli("check", str(run), "--fail-on-violation")
+    assert finished.code == 0 and "unfinished" not in finished.err
+    (run / "TRIALS_INCOMPLETE").write_text("{}")
+    r = cli("check", str(run), "--fail-on-violation")
+    assert r.code == 0, r.err  # the transcripts there are still checked as before
+    warning = [ln for ln in r.err.splitlines() if "unfinished trials run" in ln]
+    assert len(warning) == 1 and str(run) in warning[0]

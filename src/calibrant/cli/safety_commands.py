@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -38,6 +38,21 @@ def schema(
     if name not in models:
         raise CalibrantError(f"unknown schema '{name}'; choose one of: {', '.join(SCHEMAS)}")
     typer.echo(json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True))
+
+
+def _warn_unfinished_runs(paths: Sequence[Path], err: Console) -> None:
+    """A folder a `trials` run has not finished holds only part of its transcripts: say so."""
+    from ..harness.runfolder import MARKER
+
+    for p in paths:
+        if p.is_dir() and (p / MARKER).exists():
+            err.print(
+                f"warning: {p} holds an unfinished trials run ({MARKER}): only the trials that "
+                "finished are checked; rerun the same `calibrant trials` command to finish it",
+                style="yellow",
+                highlight=False,
+                markup=False,
+            )
 
 
 @app.command()
@@ -89,6 +104,7 @@ def check(
     contract = load_case(case) if case is not None else None
     skipped = [s.as_json() for s in files.skipped]
     err = Console(stderr=True)
+    _warn_unfinished_runs(paths, err)
     if as_jsonl:  # written as it goes; memory flat
         totals = SafetyTotals()
         for f in files:
