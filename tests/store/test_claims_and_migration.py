@@ -193,7 +193,7 @@ def test_a_schema_1_store_is_upgraded_in_place_without_losing_rows(url: str) -> 
         version = conn.execute(
             text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
         ).scalar()
-    assert version == str(STORE_SCHEMA_VERSION) == "3"
+    assert version == str(STORE_SCHEMA_VERSION) == "4"
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
     assert store.count() == 3
@@ -232,6 +232,13 @@ def test_a_fresh_store_is_built_by_the_migrations_alone(url: str) -> None:
         "calibrant_sources",
         "calibrant_runs",
         "calibrant_scores",
+        "calibrant_users",
+        "calibrant_items",
+        "calibrant_labels",
+        "calibrant_adjudications",
+        "calibrant_rubrics",
+        "calibrant_judges",
+        "calibrant_jobs",
     } <= tables
 
 
@@ -263,3 +270,43 @@ def test_an_empty_alembic_version_table_falls_back_to_the_schema_version(tmp_pat
     store = Store(make_engine(url))
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
+
+
+def test_a_schema_3_store_gains_the_service_tables_and_keeps_its_runs(url: str) -> None:
+    """A store written by the previous calibrant (revision 0003: runs and scores, no service
+    tables) is upgraded to 0004 by opening it, and every run, score and judgment is still there."""
+    from alembic import command
+    from alembic.config import Config
+
+    import calibrant.store.migrate as migrate_module
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        cfg = Config()
+        cfg.set_main_option(
+            "script_location", str(Path(migrate_module.__file__).parent / "migrations")
+        )
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0003")
+    engine.dispose()
+    # the previous calibrant's rows, written through today's code on the old tables
+    runs = Runs(create_engine(url))
+    run_id = runs.start("calibrate", judge=CFG)
+    runs.finish(run_id, {"gate": {"judge": "PASS"}})
+    old = create_engine(url)
+    with old.begin() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        assert "calibrant_users" not in set(inspect(conn).get_table_names())
+    old.dispose()
+
+    store = Store(make_engine(url))
+    with store.engine.connect() as conn:
+        tables = set(inspect(conn).get_table_names())
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0004"
+        version = conn.execute(
+            text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
+        ).scalar()
+    assert version == "4"
+    assert {"calibrant_users", "calibrant_labels", "calibrant_jobs"} <= tables
+    found = Runs(store.engine).latest("calibrate", judge_hash=CFG.hash)
+    assert found is not None and found[0].id == run_id and found[1] == {"gate": {"judge": "PASS"}}

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (they register the commands)
     queue_commands,
     safety_commands,
     score_commands,
+    service_commands,
     store_commands,
 )
 from .app import app

@@ -1,0 +1,102 @@
+"""`calibrant serve` (the HTTP API and the workbench) and `calibrant users` (accounts)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .app import app
+
+users_app = typer.Typer(
+    help="Accounts of the service: experts and API clients.", no_args_is_help=True
+)
+app.add_typer(users_app, name="users")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
+    max_body_mb: Annotated[
+        float, typer.Option("--max-body-mb", min=0.001, help="Largest request body accepted.")
+    ] = 10.0,
+) -> None:
+    """Run the service: the HTTP API under /api/ (OpenAPI at /openapi.json) and the experts'
+    workbench at /, on the store named by CALIBRANT_DATABASE_URL (default ./calibrant.db)."""
+    import uvicorn
+
+    from ..service import create_app
+
+    service = create_app(max_body_bytes=int(max_body_mb * 1024 * 1024))
+    typer.echo(f"calibrant: serving on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+    uvicorn.run(service, host=host, port=port, log_level="info", access_log=True)
+
+
+@users_app.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="Account name (the expert id in labels).")],
+    role: Annotated[
+        str, typer.Option("--role", help="annotator, adjudicator or admin.")
+    ] = "annotator",
+) -> None:
+    """Create an account and print its token, once: only its hash is stored."""
+    from ..service.users import Users
+    from ..store import make_engine
+
+    token = Users(make_engine()).add(name, role)
+    typer.echo(token)
+    typer.echo(
+        f"calibrant: user {name!r} ({role}) created; the token above is shown only now",
+        err=True,
+    )
+
+
+@users_app.command("token")
+def users_token(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
+    """Give an account a new token (the old one stops working) and print it, once."""
+    from ..service.users import Users
+    from ..store import make_engine
+
+    typer.echo(Users(make_engine()).rotate(name))
+
+
+@users_app.command("disable")
+def users_disable(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
+    """Stop an account's token from working (`users token` enables it again with a new one)."""
+    from ..service.users import Users
+    from ..store import make_engine
+
+    Users(make_engine()).disable(name)
+    typer.echo(f"calibrant: user {name!r} disabled", err=True)
+
+
+@users_app.command("list")
+def users_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Every account: name, role, created, disabled (never a token)."""
+    from ..service.users import Users
+    from ..store import make_engine
+
+    rows = [
+        {
+            "name": r.name,
+            "role": r.role,
+            "created_at": r.created_at.isoformat(),
+            "disabled": r.disabled,
+        }
+        for r in Users(make_engine()).list()
+    ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="Accounts", title_justify="left")
+    for col in ("name", "role", "created", "disabled"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["role"], r["created_at"][:16], "yes" if r["disabled"] else "")
+    Console().print(table)

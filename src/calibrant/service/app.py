@@ -1,0 +1,66 @@
+"""The service's FastAPI application: built by a factory (nothing happens at import), on the same
+store as the CLI. Routes are thin: parse, call one function of the core, render."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from .. import __version__
+from ..errors import CalibrantError, InputError
+from ..store import make_engine
+from .security import BodyLimit, current_user
+from .users import User, Users
+
+__all__ = ["create_app", "DEFAULT_MAX_BODY_BYTES"]
+
+DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+log = logging.getLogger("calibrant.service")
+
+
+def create_app(
+    database_url: str | None = None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> FastAPI:
+    """The service on the store at `database_url` (default: CALIBRANT_DATABASE_URL, else
+    ./calibrant.db). The store is opened (and migrated) here, once."""
+    engine = make_engine(database_url)
+    app = FastAPI(
+        title="calibrant",
+        version=__version__,
+        summary="Calibrate an LLM judge of agent communication against expert labels.",
+        openapi_url="/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    app.state.engine = engine
+    app.state.users = Users(engine)
+    app.state.max_body_bytes = max_body_bytes
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+
+    @app.exception_handler(InputError)
+    async def _input_error(_: Request, exc: InputError) -> JSONResponse:
+        body: dict[str, Any] = {"detail": str(exc)}
+        if exc.line is not None:
+            body["line"] = exc.line
+        if exc.field is not None:
+            body["field"] = exc.field
+        return JSONResponse(status_code=422, content=body)
+
+    @app.exception_handler(CalibrantError)
+    async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
+        return JSONResponse(status_code=400, content={"detail": str(exc)})
+
+    @app.get("/api/health", tags=["service"])
+    def health() -> dict[str, str]:
+        """Liveness: no authentication, no store access."""
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/api/me", tags=["service"])
+    def me(user: User = Depends(current_user)) -> dict[str, str]:  # noqa: B008
+        """The account the token belongs to."""
+        return {"name": user.name, "role": user.role}
+
+    return app

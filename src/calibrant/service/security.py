@@ -1,0 +1,158 @@
+"""Who is asking, and may they: bearer tokens (API clients) or the workbench's session cookie
+(experts), roles, CSRF tokens for forms, and a cap on request bodies.
+
+No token ever appears in a URL, a log line or a page: the API takes it in the Authorization
+header, the workbench in an HttpOnly, SameSite=Strict cookie set by its login form."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import Depends, HTTPException, Request
+
+from .users import User, Users
+
+__all__ = [
+    "COOKIE",
+    "BodyLimit",
+    "csrf_token",
+    "check_csrf",
+    "current_user",
+    "optional_user",
+    "require",
+]
+
+COOKIE = "calibrant_session"
+_CSRF_CONTEXT = b"calibrant-csrf-v1"
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def optional_user(request: Request) -> User | None:
+    """The account behind the request's bearer token or session cookie, or None."""
+    users: Users = request.app.state.users
+    token = _bearer(request) or request.cookies.get(COOKIE)
+    if not token:
+        return None
+    user = users.authenticate(token)
+    if user is not None:
+        request.state.via_cookie = _bearer(request) is None
+    return user
+
+
+def current_user(request: Request) -> User:
+    """The authenticated account; 401 without a valid token."""
+    user = optional_user(request)
+    if user is None:
+        raise HTTPException(
+            status_code=401,
+            detail="authentication required: send 'Authorization: Bearer <token>' "
+            "(`calibrant users add` makes one)",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return user
+
+
+def require(role: str) -> Callable[[User], User]:
+    """A dependency: the authenticated account, if its role is `role` or above (else 403)."""
+
+    def dependency(user: User = Depends(current_user)) -> User:  # noqa: B008
+        if not user.can(role):
+            raise HTTPException(status_code=403, detail=f"this needs the {role} role")
+        return user
+
+    return dependency
+
+
+def csrf_token(user: User) -> str:
+    """The form token of `user`'s session: derived from its token hash, so it changes when the
+    token is rotated and cannot be made without the token."""
+    return hmac.new(user.token_hash.encode(), _CSRF_CONTEXT, hashlib.sha256).hexdigest()
+
+
+def check_csrf(user: User, submitted: str | None) -> None:
+    """403 unless a form posted with the session cookie carries the session's CSRF token."""
+    if not submitted or not hmac.compare_digest(csrf_token(user), submitted):
+        raise HTTPException(status_code=403, detail="missing or wrong CSRF token: reload the page")
+
+
+ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over `max_bytes` gets 413 before the app reads it (by its
+    Content-Length, or while a chunked body streams in)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.max_bytes
+            except ValueError:
+                await _reject(send, 400, "bad Content-Length header")
+                return
+            if too_big:
+                await _reject(send, 413, self._message())
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _reject(send, 413, self._message())
+
+    def _message(self) -> str:
+        return f"request body over the limit of {self.max_bytes} bytes (`serve --max-body-mb`)"
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _reject(send: Any, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,130 @@
+"""The service's tables (store schema 4): accounts, transcripts uploaded for labeling, expert
+labels, adjudications, rubrics and judge versions kept in the store, and background jobs.
+
+They live in the same store as judgments and runs, so the CLI and the service see one history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "UserRow",
+    "ItemRow",
+    "LabelRow",
+    "AdjudicationRow",
+    "RubricRow",
+    "JudgeRow",
+    "JobRow",
+    "SERVICE_TABLES",
+]
+
+
+class UserRow(SQLModel, table=True):
+    """An expert or an API client. Only the SHA-256 of its token is kept: a stolen store does
+    not hand out working tokens."""
+
+    __tablename__ = "calibrant_users"
+
+    name: str = Field(primary_key=True)
+    role: str  # annotator, adjudicator, admin
+    token_hash: str = Field(index=True, unique=True)
+    created_at: datetime
+    disabled: bool = False
+
+
+class ItemRow(SQLModel, table=True):
+    """A transcript uploaded for labeling (its id is the transcript id)."""
+
+    __tablename__ = "calibrant_items"
+
+    id: str = Field(primary_key=True)
+    transcript_hash: str = Field(index=True)
+    payload: str  # the Transcript, as JSON
+    queue: str = Field(default="calibration", index=True)  # the labeling sample it belongs to
+    uploaded_by: str
+    created_at: datetime
+
+
+class LabelRow(SQLModel, table=True):
+    """One expert's label of one item on one criterion; a rater may revise its own label."""
+
+    __tablename__ = "calibrant_labels"
+    __table_args__ = (UniqueConstraint("item", "rater", "criterion", name="uq_label_identity"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    item: str = Field(index=True)
+    rater: str = Field(index=True)
+    criterion: str
+    label: str  # JSON: a level (string or integer), "not_applicable" or "cant_tell"
+    note: str | None = None
+    created_at: datetime
+
+
+class AdjudicationRow(SQLModel, table=True):
+    """The consensus label of a disagreement: who decided, and why."""
+
+    __tablename__ = "calibrant_adjudications"
+
+    item: str = Field(primary_key=True)
+    criterion: str = Field(primary_key=True)
+    label: str  # JSON, as in LabelRow
+    decided_by: str
+    reason: str
+    created_at: datetime
+
+
+class RubricRow(SQLModel, table=True):
+    """A rubric version kept in the store (content-addressed: the hash of its canonical JSON)."""
+
+    __tablename__ = "calibrant_rubrics"
+
+    content_hash: str = Field(primary_key=True)
+    rubric_id: str = Field(index=True)
+    version: str
+    body: str  # the rubric, as YAML text
+    created_by: str
+    created_at: datetime
+
+
+class JudgeRow(SQLModel, table=True):
+    """A judge version kept in the store: a name and its configuration (content-addressed)."""
+
+    __tablename__ = "calibrant_judges"
+
+    hash: str = Field(primary_key=True)
+    name: str = Field(index=True)
+    body: str  # the saved judge configuration, as YAML text
+    created_by: str
+    created_at: datetime
+
+
+class JobRow(SQLModel, table=True):
+    """A background job started through the service (judge run, calibration, scoring batch,
+    comparison): what was asked, by whom, its state, and the run it produced."""
+
+    __tablename__ = "calibrant_jobs"
+
+    id: str = Field(primary_key=True)
+    kind: str = Field(index=True)
+    status: str = Field(index=True)  # queued, running, finished, failed, cancelled
+    params: str  # JSON
+    created_by: str
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    run_id: str | None = None
+    error: str | None = None
+
+
+SERVICE_TABLES = [
+    UserRow.__table__,  # type: ignore[attr-defined]
+    ItemRow.__table__,  # type: ignore[attr-defined]
+    LabelRow.__table__,  # type: ignore[attr-defined]
+    AdjudicationRow.__table__,  # type: ignore[attr-defined]
+    RubricRow.__table__,  # type: ignore[attr-defined]
+    JudgeRow.__table__,  # type: ignore[attr-defined]
+    JobRow.__table__,  # type: ignore[attr-defined]
+]

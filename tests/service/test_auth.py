@@ -1,0 +1,112 @@
+"""Accounts and tokens against the real service (uvicorn in its own process) on SQLite and
+PostgreSQL: a token is printed once and stored hashed; requests without one get 401, with a
+lesser role 403; bodies over the limit get 413; no token is ever written to the log."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from tests.conftest import Result, run_cli
+from tests.support.pg import fresh_schema
+from tests.support.service import Service, running_service
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def service(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Service]:
+    work = tmp_path_factory.mktemp("svc")
+    if request.param == "sqlite":
+        with running_service(f"sqlite:///{work / 'store.db'}", work, "--max-body-mb", "1") as s:
+            yield s
+        return
+    with fresh_schema() as url, running_service(url, work, "--max-body-mb", "1") as s:
+        yield s
+
+
+def test_users_add_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    env = {"CALIBRANT_DATABASE_URL": url}
+    made: Result = run_cli("users", "add", "ana", "--role", "adjudicator", env=env)
+    assert made.code == 0, made.err
+    token = made.out.strip()
+    assert token.startswith("cal_") and len(token) > 40
+    assert "shown only now" in made.err
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        dump = "\n".join(str(r) for r in conn.execute(text("SELECT * FROM calibrant_users")))
+    engine.dispose()
+    assert token not in dump and hashlib.sha256(token.encode()).hexdigest() in dump
+    listed = run_cli("users", "list", "--json", env=env)
+    assert json.loads(listed.out)[0] | {"created_at": None} == {
+        "name": "ana",
+        "role": "adjudicator",
+        "created_at": None,
+        "disabled": False,
+    }
+    assert token not in listed.out
+    again = run_cli("users", "add", "ana", env=env)
+    assert again.code == 2 and again.err.count("\n") == 1 and "already exists" in again.err
+    bad = run_cli("users", "add", "bob", "--role", "owner", env=env)
+    assert bad.code == 2 and "annotator, adjudicator, admin" in bad.err
+    odd = run_cli("users", "add", "../bob", env=env)
+    assert odd.code == 2 and "user name" in odd.err
+
+
+def test_without_a_token_the_api_answers_401_and_with_one_it_knows_who(service: Service) -> None:
+    with service.client() as anonymous:
+        assert anonymous.get("/api/health").status_code == 200  # liveness needs no token
+        refused = anonymous.get("/api/me")
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+        assert "calibrant users add" in refused.json()["detail"]
+    token = service.user("rita", "annotator")
+    with service.client(token) as rita:
+        assert rita.get("/api/me").json() == {"name": "rita", "role": "annotator"}
+    for wrong in (token[:-1] + ("A" if token[-1] != "A" else "B"), "Bearer", token.upper(), "x"):
+        with service.client() as c:
+            got = c.get("/api/me", headers={"Authorization": f"Bearer {wrong}"})
+            assert got.status_code == 401, wrong
+    with service.client() as c:  # the token in another scheme, or as a query parameter: no
+        assert c.get("/api/me", headers={"Authorization": f"Basic {token}"}).status_code == 401
+        assert c.get(f"/api/me?token={token}").status_code == 401
+
+
+def test_a_rotated_or_disabled_token_stops_working(service: Service) -> None:
+    from calibrant.service.users import Users
+    from calibrant.store import make_engine
+
+    old = service.user("tom", "admin")
+    engine = make_engine(service.database_url)
+    try:
+        new = Users(engine).rotate("tom")
+        with service.client(old) as c:
+            assert c.get("/api/me").status_code == 401
+        with service.client(new) as c:
+            assert c.get("/api/me").status_code == 200
+        Users(engine).disable("tom")
+        with service.client(new) as c:
+            assert c.get("/api/me").status_code == 401
+    finally:
+        engine.dispose()
+
+
+def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
+    token = service.user("big", "admin")
+    with service.client(token) as c:
+        got = c.post("/api/me", content=b"x" * (1024 * 1024 + 1))
+        assert got.status_code == 413 and "limit" in got.json()["detail"]
+
+
+def test_no_token_appears_in_the_service_log(service: Service) -> None:
+    token = service.user("quiet", "annotator")
+    with service.client(token) as c:
+        c.get("/api/me")
+        c.get("/api/nothing-here")
+    assert token not in service.log.read_text()
