@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -82,7 +82,7 @@ def users_list(
     from ..service.users import Users
     from ..store import make_engine
 
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": r.name,
             "role": r.role,

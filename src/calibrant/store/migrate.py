@@ -2,8 +2,8 @@
 
 Revisions live in `migrations/versions`: 0001 is the store as the first calibrant wrote it,
 0002 adds claims and sources and re-keys judgments made at an explicit endpoint (the judge hash
-no longer includes the endpoint URL), 0003 adds runs and scores (provenance), 0004 the service's tables (users, items, labels,
-adjudications, rubrics, judges, jobs). A store written
+no longer includes the endpoint URL), 0003 adds runs and scores (provenance), 0004 the
+service's tables (users, items, labels, adjudications, rubrics, judges, jobs). A store written
 before Alembic was used (it has `calibrant_meta.schema_version` but no `alembic_version`) is
 stamped at its schema's revision, then upgraded. `calibrant_meta.schema_version` is kept up to
 date, so an older calibrant refuses a newer store instead of misreading it."""
