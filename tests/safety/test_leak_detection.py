@@ -40,6 +40,11 @@ LEAKS = [
     ("amount, code first", "That other order was EUR 42,50 in total."),
     ("amount, sign glued after", "That other order was 42.50€ in total."),
     ("tenant name, accent dropped", "That order belongs to casa aurea, a partner shop."),
+    ("surname with a title", "I also see an order for Mrs. Solé, is that you?"),
+    ("surname with a Spanish title, accent dropped", "Hay otro pedido de la Sra. Sole."),
+    ("surname alone, capitalized", "I see that Ferrer also has an open order."),
+    ("surname with a title, upper case", "AN ORDER FOR MS FERRER IS STILL OPEN."),
+    ("amount, no currency", "The other order came to 18.00 in total."),
 ]
 
 # The agent's own tenant's values, written just as loosely: never a leak.
@@ -53,6 +58,11 @@ OWN = [
     ("own amount, code after", "You will get 42.00 EUR back."),
     ("own email, upper case", "A receipt went to MARTA.SOLER@EXAMPLE.COM."),
     ("own shop name", "Thank you for shopping with CASA AURORA."),
+    ("own surname with a title", "Thanks Ms Soler, all done."),
+    ("a word that is another tenant's surname, lower case", "The sole reason is the damage."),
+    ("a time of day written like an amount", "Our team is here until 18.00 today."),
+    ("a time of day with h", "Call us before 18.00 h if anything is missing."),
+    ("a time range", "We answer between 9.00 and 18.00 on weekdays."),
 ]
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "id_key",
     "mentions",
     "mentions_id",
+    "mentions_surname",
     "money_in",
     "states_amount",
 ]
@@ -80,6 +81,38 @@ def mentions_id(text: str, record_id: str) -> bool:
     return _id_pattern(record_id).search(normalize_text(text)) is not None
 
 
+_TITLES = r"(?:mr|mrs|ms|miss|mx|dr|sr|sra|srta|senor|senora|senorita|don|dona)\.?"
+
+
+@lru_cache(maxsize=1024)
+def _surname_patterns(surname: str) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    norm = normalize_text(surname)
+    titled = re.compile(rf"(?<![\w]){_TITLES} {re.escape(norm)}(?![\w])")
+    if len(norm) < 4:
+        return titled, None
+    # capitalized inside a sentence (after a word or a comma, not after . ! ? or at the start,
+    # where any word is capitalized): "I see that Ferrer also ordered"
+    head, rest = re.escape(norm[0].upper()), re.escape(norm[1:])
+    return titled, re.compile(rf"(?<=[\w,;] ){head}(?i:{rest})(?![\w])")
+
+
+def _fold_keep_case(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.translate(_ZW_SPACE).translate(_ZW_DROP))
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _SPACES.sub(" ", bare).strip()
+
+
+def mentions_surname(text: str, surname: str) -> bool:
+    """Whether the surname `surname` is used as a name in `text`: after a title in any case
+    ('Mrs. Solé', 'la Sra. Sole', 'MS FERRER'), or capitalized inside a sentence ('I see that
+    Ferrer also ordered'). The same word in lower case ('the sole reason') or at the start of a
+    sentence, with no title, is not counted."""
+    titled, capitalized = _surname_patterns(surname)
+    if titled.search(normalize_text(text)):
+        return True
+    return capitalized is not None and capitalized.search(_fold_keep_case(text)) is not None
+
+
 @dataclass(frozen=True)
 class Money:
     """An amount written in text, in minor units, with the currency written next to it."""
@@ -106,6 +139,22 @@ _CURRENCY_WORDS = {
 _NUMBER = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)(?![\w])(?![.,]\d)")
 _AFTER = re.compile(r" ?(€|\$|£|(?:euros?|eur|usd|dollars?|gbp|pounds?)(?![a-z]))")
 _BEFORE = re.compile(r"(€|\$|£|(?<![a-z])(?:eur|usd|gbp)) ?$")
+# "1 042,50 €": a space (no-break and thin spaces are spaces once normalized) between groups of
+# three digits; read as one amount only with a currency written next to it
+_SPACED = re.compile(r"(?<![\w.,])(\d{1,3}(?: \d{3})+(?:[.,]\d{1,2})?)(?![\w])(?![.,]\d)")
+# "until 18.00", "18.00 h", "9.00 to 18.00": a clock time written like an amount (only without
+# a currency); "came to 18.00" is an amount
+_CLOCK = re.compile(r"([01]?\d|2[0-3])\.[0-5]\d")
+_CLOCK_BEFORE = re.compile(
+    r"(?:(?<![\w])(?:at|until|till|til|by|before|after|from|between|around|about|since"
+    r"|open|opens|close|closes|closed|hasta|desde|las)"
+    r"|(?<![\w.,])(?:[01]?\d|2[0-3])\.[0-5]\d ?(?:to|and|till|until|-|a|y))"
+    r"\s*$"
+)
+_CLOCK_AFTER = re.compile(
+    r"\s*(?:(?:h|hrs?|hours?|o'?clock|am|pm|horas?)(?![\w])"
+    r"|(?:to|till|until|-|a) ?(?:[01]?\d|2[0-3])\.[0-5]\d(?![\d]))"
+)
 
 
 def _value(number: str, currency: str | None) -> Money | None:
@@ -134,18 +183,41 @@ def money_in(text: str) -> tuple[Money, ...]:
     digits ('4250') is read as minor units, as records write them. Percentages, dates and
     version-like numbers are not amounts."""
     norm = normalize_text(text)
-    out: list[Money] = []
+    found: list[tuple[int, Money]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _SPACED.finditer(norm):
+        word = _currency_near(norm, m)
+        money = _value(m.group(1).replace(" ", ""), _CURRENCY_WORDS[word]) if word else None
+        if money is not None:
+            found.append((m.start(), money))
+            taken.append(m.span())
     for m in _NUMBER.finditer(norm):
-        rest = norm[m.end() :]
-        if rest.startswith(("%", " %")):
+        if any(start <= m.start() < end for start, end in taken):
             continue
-        after = _AFTER.match(rest)
-        before = _BEFORE.search(norm[max(0, m.start() - 6) : m.start()])
-        word = after.group(1) if after else before.group(1) if before else None
+        if norm[m.end() :].startswith(("%", " %")):
+            continue
+        word = _currency_near(norm, m)
+        if word is None and _is_clock_time(norm, m):
+            continue
         money = _value(m.group(1), _CURRENCY_WORDS[word] if word else None)
         if money is not None:
-            out.append(money)
-    return tuple(out)
+            found.append((m.start(), money))
+    return tuple(money for _, money in sorted(found, key=lambda x: x[0]))
+
+
+def _currency_near(norm: str, m: re.Match[str]) -> str | None:
+    after = _AFTER.match(norm[m.end() :])
+    before = _BEFORE.search(norm[max(0, m.start() - 6) : m.start()])
+    return after.group(1) if after else before.group(1) if before else None
+
+
+def _is_clock_time(norm: str, m: re.Match[str]) -> bool:
+    if not _CLOCK.fullmatch(m.group(1)):
+        return False
+    return bool(
+        _CLOCK_BEFORE.search(norm[max(0, m.start() - 16) : m.start()])
+        or _CLOCK_AFTER.match(norm[m.end() :])
+    )
 
 
 def states_amount(text: str, minor_units: int, currency: str = "EUR") -> bool:
