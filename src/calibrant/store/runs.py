@@ -164,6 +164,28 @@ class Runs:
             s.add(row)
             s.commit()
 
+    def update_arguments(self, run_id: str, **changes: Any) -> dict[str, Any]:
+        """Record what a running run learned (e.g. the id a provider gave its batch) in its
+        arguments, in one transaction; returns the arguments as stored."""
+        with Session(self.engine) as s:
+            row = s.get(RunRow, run_id, with_for_update=self.engine.dialect.name == "postgresql")
+            if row is None:
+                raise KeyError(run_id)
+            arguments = {**json.loads(row.arguments), **changes}
+            row.arguments = json.dumps(arguments, sort_keys=True, default=str)
+            s.add(row)
+            s.commit()
+            return arguments
+
+    def running(self, kind: str, *, judge_hash: str | None = None) -> list[dict[str, Any]]:
+        """The runs of `kind` still marked running (oldest first), as `get` gives them."""
+        with Session(self.engine) as s:
+            stmt = select(RunRow.id).where(RunRow.kind == kind, RunRow.status == "running")
+            if judge_hash is not None:
+                stmt = stmt.where(RunRow.judge_hash == judge_hash)
+            ids = list(s.exec(stmt.order_by(col(RunRow.started_at))).all())
+        return [d for d in (self.get(i) for i in ids) if d is not None]
+
     def add_scores(self, run_id: str, rows: Sequence[dict[str, Any]], start: int) -> None:
         """Store one round of score rows (the `score` command's output rows), in one statement
         (an upsert by run and position: storing a round again replaces it)."""
