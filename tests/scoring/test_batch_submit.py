@@ -115,6 +115,8 @@ def test_kill_9_while_polling_then_rerun_resumes_the_same_batch(tmp_path: Path) 
     assert report["transcripts"] == len(names)
     assert report["judge_outcomes"] == {"verdict": len(names)}
     assert report["failures"] == {}
+    # answered by this run's batch, not from an earlier run; batch prices are never guessed
+    assert report["from_cache"] == 0 and report["cost_usd"] is None
     [(status, args)] = _batch_runs(tmp_path)
     assert status == "finished"
 

@@ -219,3 +219,42 @@ def test_a_bad_line_queues_nothing(tmp_path: Path, pg_env: dict[str, str]) -> No
     for table in ("procrastinate_jobs", "calibrant_runs", "calibrant_scores"):
         if table in found:  # the store may exist; nothing is in it
             assert query(pg_env, f"SELECT count(*) FROM {{schema}}.{table}") == [(0,)], table
+
+
+def test_a_job_that_fails_on_every_retry_fails_its_run_with_the_reason(
+    tmp_path: Path, pg_env: dict[str, str]
+) -> None:
+    make_items(SRC, tmp_path / "items", 2)
+    with CountingEndpoint() as endpoint:
+        judge = ["--model", "openai/count", "--api-base", endpoint.url]
+        queued = run(["score", str(tmp_path / "items"), *judge, "--queue", "--chunk", "1"], pg_env)
+        assert queued.returncode == 0, queued.stderr
+        run_id = queued.stdout.strip()
+        gone = tmp_path / "items" / "item-00001.json"
+        gone.unlink()  # its job can never load it: every attempt fails
+        log = tmp_path / "worker.log"
+        w = worker(pg_env, log)
+        try:
+            waited = run(["score", "--wait", run_id], pg_env, timeout=120)
+        finally:
+            w.send_signal(signal.SIGTERM)
+            w.wait(timeout=30)
+    assert waited.returncode == 2, waited.stderr + log.read_text()
+    errors = [x for x in waited.stderr.splitlines() if x.startswith("calibrant:")]
+    assert len(errors) == 1, waited.stderr
+    assert f"run {run_id} failed" in errors[0]
+    # the retry strategy allows 3 retries: 4 attempts, each refused the same way
+    assert "transcripts 2-2 failed on each of its 4 attempt(s)" in errors[0]
+    assert str(gone) in errors[0] and "no such file" in errors[0]
+    assert "Traceback" not in waited.stderr
+
+    shown = run(["runs", "show", run_id], pg_env)
+    assert shown.returncode == 0, shown.stderr
+    detail = json.loads(shown.stdout)
+    assert detail["status"] == "failed" and detail["finished_at"] is not None
+    assert detail["error"] == errors[0].split("failed: ", 1)[1].split("; fix it")[0]
+    jobs = query(
+        pg_env,
+        "SELECT status::text, attempts FROM {schema}.procrastinate_jobs ORDER BY id",
+    )
+    assert sorted(jobs) == [("failed", 4), ("succeeded", 1)]  # the other item was scored

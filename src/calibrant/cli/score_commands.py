@@ -254,6 +254,7 @@ def score(
             poll_s=poll_s,
             err=err,
         )
+    batched = {th for b in batches for th in b.transcript_hashes}
     summary = ScoreSummary(rub, config)
     criteria = [c.id for c in rub.criteria]
     targets = [p for p in (out, csv_out) if p is not None]
@@ -309,7 +310,9 @@ def score(
         rows = []
         for u, k in zip(chunk, known, strict=True):
             hit = cached.get((k.transcript_hash, 0))
-            j, from_store = (hit, True) if hit is not None else next(answers)
+            # an answer a provider batch of this run just gave is this run's (its cost too)
+            fresh = hit is not None and k.transcript_hash in batched
+            j, from_store = (hit, not fresh) if hit is not None else next(answers)
             row = summary.add_known(
                 u.source,
                 k.transcript_id,

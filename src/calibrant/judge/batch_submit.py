@@ -85,6 +85,7 @@ class BatchResult:
     counts: IngestCounts
     error: str | None = None
     failed_ids: set[str] = field(default_factory=set)
+    transcript_hashes: set[str] = field(default_factory=set)  # of its requests
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -278,7 +279,15 @@ class BatchSubmitter:
             }
         )
         result = BatchResult(
-            run_id, batch_id, str(b.status), resumed, len(wanted), counts, reason, failed_ids
+            run_id,
+            batch_id,
+            str(b.status),
+            resumed,
+            len(wanted),
+            counts,
+            reason,
+            failed_ids,
+            {th for th, _ in wanted.values()},
         )
         await asyncio.to_thread(self.runs.finish, run_id, result.as_json())
         return result

@@ -102,14 +102,17 @@ def _ensure_schema(info: str) -> None:
         raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
 
 
+def _retry() -> Any:
+    import procrastinate
+
+    return procrastinate.RetryStrategy(max_attempts=3, wait=2)
+
+
 def _app(info: str) -> Any:
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
-    app.task(
-        name=TASK,
-        retry=procrastinate.RetryStrategy(max_attempts=3, wait=2),
-    )(_score_chunk)
+    app.task(name=TASK, retry=_retry(), pass_context=True)(_score_chunk)
     return app
 
 
@@ -188,7 +191,39 @@ def _judge_of(detail: dict[str, Any]) -> tuple[Any, Any, Any, int]:
     return config, rubric, policy, conc
 
 
-def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
+def _score_chunk(context: Any, run_id: str, start: int, refs: list[list[Any]]) -> int:
+    """One job; when it fails for the last time (no retry left), its run is marked failed
+    with the reason, so `score --wait` and `runs show` say why instead of waiting forever."""
+    try:
+        return _score_refs(run_id, start, refs)
+    except Exception as exc:
+        if _retry().get_retry_decision(exception=exc, job=context.job) is None:
+            _fail_run(run_id, start, len(refs), context.job.attempts + 1, exc)
+        raise
+
+
+def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) -> None:
+    from ..judge.client import redact_secrets
+    from ..store import make_engine
+    from ..store.runs import Runs
+
+    what = str(exc) if isinstance(exc, CalibrantError) else f"{type(exc).__name__}: {exc}"
+    what = " ".join(redact_secrets(what).split())[:400]
+    reason = (
+        f"the job for transcripts {start + 1}-{start + n} failed on each of its {attempts} "
+        f"attempt(s): {what}"
+    )
+    try:
+        runs = Runs(make_engine())
+        detail = runs.get(run_id)
+        if detail is not None and detail["status"] == "running":
+            runs.finish(run_id, {"error": reason}, status="failed")
+        log.error("run %s failed: %s", run_id, reason)
+    except Exception as store_exc:  # the job's own failure is what procrastinate records
+        log.error("run %s: could not record its failure (%s): %s", run_id, store_exc, reason)
+
+
+def _score_refs(run_id: str, start: int, refs: list[list[Any]]) -> int:
     from ..judge.runner import judge_transcripts
     from ..safety import check_transcript
     from ..store import Store, make_engine
@@ -329,6 +364,7 @@ class QueueStatus:
     transcripts: int
     scored: int
     jobs: dict[str, int]
+    error: str | None = None  # why the run failed, when it did
 
     @property
     def settled(self) -> bool:
@@ -342,6 +378,7 @@ class QueueStatus:
             "transcripts": self.transcripts,
             "scored": self.scored,
             "jobs": dict(sorted(self.jobs.items())),
+            "error": self.error,
         }
 
 
@@ -369,6 +406,7 @@ def queue_status(url: str, run_id: str) -> QueueStatus:
         transcripts=int(detail["arguments"]["transcripts"]),
         scored=len(runs.scores(detail["id"])),
         jobs={str(s): int(n) for s, n in rows},
+        error=detail.get("error"),
     )
 
 

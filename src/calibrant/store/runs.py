@@ -253,6 +253,8 @@ class Runs:
             if len(rows) != 1:
                 return None
             r = rows[0]
+            report = json.loads(r.summary) if r.summary else None
+            error = report.get("error") if isinstance(report, dict) else None
             return {
                 "id": r.id,
                 "kind": r.kind,
@@ -268,5 +270,6 @@ class Runs:
                 "sampling": json.loads(r.sampling) if r.sampling else None,
                 "seed": r.seed,
                 "arguments": json.loads(r.arguments),
-                "report": json.loads(r.summary) if r.summary else None,
+                "report": report,
+                "error": error if r.status == "failed" else None,  # why it failed, if known
             }
