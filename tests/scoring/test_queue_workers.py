@@ -258,3 +258,42 @@ def test_a_job_that_fails_on_every_retry_fails_its_run_with_the_reason(
         "SELECT status::text, attempts FROM {schema}.procrastinate_jobs ORDER BY id",
     )
     assert sorted(jobs) == [("failed", 4), ("succeeded", 1)]  # the other item was scored
+
+
+def test_a_worker_with_two_jobs_at_once_leaves_nothing_of_litellm_pending(
+    tmp_path: Path, pg_env: dict[str, str]
+) -> None:
+    """Two jobs at once used to judge on two event loops in one process: litellm's one logging
+    worker moved between them, and the loop it left lost a task still pending ("Task was
+    destroyed but it is pending!") or re-ran a finished coroutine ("cannot reuse already
+    awaited coroutine"). All model calls of a worker now run on one loop, drained at exit."""
+    env = {**pg_env, "CALIBRANT_WORKER_HEARTBEAT_S": "10"}  # no stall rescue in this test
+    names = make_items(SRC, tmp_path / "items", 24)
+    with CountingEndpoint(latency_s=0.05) as endpoint:
+        judge = ["--model", "openai/count", "--api-base", endpoint.url]
+        queued = run(["score", str(tmp_path / "items"), *judge, "--queue", "--chunk", "2"], env)
+        assert queued.returncode == 0, queued.stderr
+        run_id = queued.stdout.strip()
+        log = tmp_path / "worker.log"
+        w = subprocess.Popen(
+            [sys.executable, "-m", "calibrant", "worker", "--concurrency", "2"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("w"),
+            text=True,
+        )
+        try:
+            waited = run(["score", "--wait", run_id, "--json"], env, timeout=120)
+        finally:
+            w.send_signal(signal.SIGTERM)
+            code = w.wait(timeout=30)
+        assert sum(endpoint.counts()["answered"].values()) == len(names)
+    stderr = log.read_text()
+    assert waited.returncode == 0, waited.stderr + stderr
+    assert json.loads(waited.stdout)["judge_outcomes"] == {"verdict": len(names)}
+    assert code == 0, stderr
+    assert "Task was destroyed but it is pending" not in stderr, stderr
+    assert "never awaited" not in stderr, stderr
+    assert "LoggingWorker" not in stderr, stderr  # litellm's logging never saw a loop change
+    assert "Traceback" not in stderr, stderr

@@ -27,7 +27,13 @@ from .client import judge_once
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
-__all__ = ["JudgeRun", "judge_transcripts", "judge_rounds", "claim_lease_seconds"]
+__all__ = [
+    "JudgeRun",
+    "judge_transcripts",
+    "judge_transcripts_async",
+    "judge_rounds",
+    "claim_lease_seconds",
+]
 
 LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
 DEFAULT_LEASE_S = 120.0
@@ -109,6 +115,37 @@ def judge_transcripts(
         if terminated:
             raise Terminated() from None
         raise
+
+
+async def judge_transcripts_async(
+    transcripts: Sequence[Transcript],
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    store: Store,
+    concurrency: int = 4,
+    policy: RetryPolicy | None = None,
+    seed: int = 0,
+) -> JudgeRun:
+    """`judge_transcripts` (one sample each) on the running event loop, for a process that
+    keeps one loop for all its model calls (the queue worker: litellm's background logging is
+    bound to one loop and must not see it change under it)."""
+    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
+    await _judge_all(
+        transcripts,
+        run=run,
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        samples=1,
+        policy=policy or RetryPolicy(),
+        seed=seed,
+        on_done=None,
+        hashes=None,
+        terminated=[],
+    )
+    return run
 
 
 class _Asker:
@@ -311,8 +348,7 @@ def judge_rounds(
                     break
                 payload, ts, hs = item
                 mine = [
-                    asyncio.create_task(asker.one(t, th, 0))
-                    for t, th in zip(ts, hs, strict=True)
+                    asyncio.create_task(asker.one(t, th, 0)) for t, th in zip(ts, hs, strict=True)
                 ]
                 tasks.extend(mine)
                 pending.append((payload, mine))

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import CalibrantError, ConfigError
+from .judge_loop import JudgeLoop
 
 __all__ = [
     "TASK",
@@ -195,7 +196,7 @@ def _score_chunk(context: Any, run_id: str, start: int, refs: list[list[Any]]) -
     """One job; when it fails for the last time (no retry left), its run is marked failed
     with the reason, so `score --wait` and `runs show` say why instead of waiting forever."""
     try:
-        return _score_refs(run_id, start, refs)
+        return _score_refs(run_id, start, refs, context.additional_context.get("judge_loop"))
     except Exception as exc:
         if _retry().get_retry_decision(exception=exc, job=context.job) is None:
             _fail_run(run_id, start, len(refs), context.job.attempts + 1, exc)
@@ -223,8 +224,8 @@ def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) ->
         log.error("run %s: could not record its failure (%s): %s", run_id, store_exc, reason)
 
 
-def _score_refs(run_id: str, start: int, refs: list[list[Any]]) -> int:
-    from ..judge.runner import judge_transcripts
+def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any) -> int:
+    from ..judge.runner import judge_transcripts, judge_transcripts_async
     from ..safety import check_transcript
     from ..store import Store, make_engine
     from ..store.runs import Runs
@@ -237,14 +238,18 @@ def _score_refs(run_id: str, start: int, refs: list[list[Any]]) -> int:
         raise CalibrantError(f"no score run {run_id} in the store")
     config, rubric, policy, conc = _judge_of(detail)
     batch = _load(refs)
-    run = judge_transcripts(
-        [t for _, t in batch],
-        rubric=rubric,
-        config=config,
-        store=Store(engine),
-        concurrency=conc,
-        policy=policy,
-    )
+    judging = {
+        "rubric": rubric,
+        "config": config,
+        "store": Store(engine),
+        "concurrency": conc,
+        "policy": policy,
+    }
+    transcripts = [t for _, t in batch]
+    if judge_loop is not None:  # the worker's one loop for every model call (see judge_loop)
+        run = judge_loop.run(judge_transcripts_async(transcripts, **judging))
+    else:
+        run = judge_transcripts(transcripts, **judging)
     summary = ScoreSummary(rubric, config)
     rows = [
         summary.add(source, t, check_transcript(t, source=source), j, cached=False)
@@ -335,7 +340,7 @@ def run_worker(url: str, concurrency: int) -> None:
                 except Exception as exc:  # the next round tries again
                     log.warning("stalled-job check failed: %s", exc)
 
-    async def main() -> None:
+    async def main(judge_loop: JudgeLoop) -> None:
         async with app.open_async():
             watcher = asyncio.create_task(rescue())
             try:
@@ -346,12 +351,17 @@ def run_worker(url: str, concurrency: int) -> None:
                     stalled_worker_timeout=stall,
                     install_signal_handlers=True,
                     fetch_job_polling_interval=min(1.0, beat),
+                    additional_context={"judge_loop": judge_loop},
                 )
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
 
-    asyncio.run(main())
+    judge_loop = JudgeLoop()
+    try:
+        asyncio.run(main(judge_loop))
+    finally:
+        judge_loop.close()  # after the jobs in hand: litellm's logging drained, nothing pending
 
 
 # -- progress -----------------------------------------------------------------------------------
