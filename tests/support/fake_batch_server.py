@@ -20,67 +20,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.counting_endpoint import ChildServer
+
 MARK = re.compile(r"item-\d{5}")
 
 
-class BatchServer:
+class BatchServer(ChildServer):
     """The server as a child process; `counts()` reads what it saw."""
 
     def __init__(self, *args: str) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.url = f"{self.base}/v1"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.fake_batch_server", "--port", str(self.port)]
-            + list(args),
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.counts()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the fake batch server did not start") from None
-                time.sleep(0.1)
+        super().__init__("tests.support.fake_batch_server", *args)
 
     def counts(self) -> dict[str, Any]:
         """{"counts": {files_created, batches_created, completions, ...}, "lines_run": {...}}"""
-        with urllib.request.urlopen(f"{self.base}/counts", timeout=5) as r:
-            doc: dict[str, Any] = json.load(r)
+        doc: dict[str, Any] = self.get_json("/counts")
         return doc
-
-    def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=3)  # a request held by --create-delay is not waited for
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-    def __enter__(self) -> BatchServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 @dataclass
