@@ -198,3 +198,36 @@ def test_refused_credentials_and_models_without_a_batch_api_are_one_line(
     assert local.returncode == 2
     lines = [x for x in local.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "batch API" in lines[0], local.stderr  # before reading inputs
+
+
+@pytest.mark.slow
+def test_two_submits_at_once_make_one_batch(tmp_path: Path) -> None:
+    """Started together on the same transcripts: the later run gives way and follows the
+    earlier one's batch (or finds every answer stored); one upload, one batch."""
+    names = make_items(SRC, tmp_path / "items", 6)
+    env = _env(tmp_path)
+    with BatchServer("--line-latency", "0.2") as server:
+        judge = ["--model", "openai/batched", "--api-base", server.url, "--poll-interval", "0.1"]
+        cmd = ["batch", "submit", str(tmp_path / "items"), *judge, "--json"]
+        logs = [tmp_path / "a.log", tmp_path / "b.log"]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "calibrant", *cmd],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=log.open("wb"),
+            )
+            for log in logs
+        ]
+        outs = [p.communicate(timeout=180)[0] for p in procs]
+        seen = server.counts()
+    assert [p.returncode for p in procs] == [0, 0], [log.read_text() for log in logs]
+    assert seen["counts"]["batches_created"] == 1, seen
+    assert seen["counts"]["files_created"] == 1, seen
+    assert seen["lines_run"] == {n: 1 for n in names}
+    followed = [json.loads(o)["batches"] for o in outs]
+    ids = {b["batch_id"] for bs in followed for b in bs}
+    assert len(ids) == 1  # the same provider batch, whichever followed it
+    statuses = sorted(s for s, _ in _batch_runs(tmp_path))
+    assert "finished" in statuses and set(statuses) <= {"finished", "failed"}

@@ -23,54 +23,25 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from ..contracts import JudgeConfig, Rubric, Transcript, content_hash
-from ..contracts.judgment import url_secrets
-from ..errors import CalibrantError, ConfigError, InputError, JudgeAuthError
-from ..store import Store
+from ..errors import CalibrantError, ConfigError
+from ..store import Store, new_owner
+from ..store.db import owner_ended
 from ..store.runs import Runs
-from .client import redact_secrets
-from .llm_setup import endpoint_kwargs
+from .batch_provider import BatchProgress, BatchProvider, ProviderError, batch_errors, provider_of
 from .openai_batch import IngestCounts, custom_id, export_requests, ingest_results
-from .reliability import auth_failure_message, classify
 
-__all__ = ["KIND", "PROVIDERS", "BatchProgress", "BatchResult", "BatchSubmitter", "provider_of"]
+__all__ = ["KIND", "BatchProgress", "BatchResult", "BatchSubmitter", "provider_of"]
 
 KIND = "batch"
-PROVIDERS = ("openai", "azure", "hosted_vllm")  # litellm's files and batches APIs, OpenAI lines
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
-ENDPOINT = "/v1/chat/completions"
-MAX_POLL_FAILURES = 10  # transient failures in a row before giving up (a rerun resumes)
+UPLOAD_GRACE_S = 600.0  # a run of another host with no upload recorded this long is dead
 
 Transcripts = Callable[[], Iterable[tuple[str, Transcript]]]
-
-
-def provider_of(config: JudgeConfig) -> str:
-    """litellm's provider for the judge's batch API; refused in one line for any other."""
-    provider = config.model.split("/", 1)[0] if "/" in config.model else ""
-    if provider not in PROVIDERS:
-        raise ConfigError(
-            f"--submit needs a judge served by a batch API ({', '.join(p + '/' for p in PROVIDERS)}"
-            f" models); {config.model} has none: score it live, or `batch export` its requests"
-        )
-    return provider
-
-
-@dataclass
-class BatchProgress:
-    """One look at a provider batch."""
-
-    run_id: str
-    batch_id: str
-    status: str
-    completed: int
-    failed: int
-    total: int
-    elapsed_s: float
 
 
 @dataclass
@@ -99,13 +70,6 @@ class BatchResult:
         }
 
 
-class _ProviderError(CalibrantError):
-    def __init__(self, message: str, transient: bool, status: int | None) -> None:
-        super().__init__(message)
-        self.transient = transient
-        self.status = status
-
-
 class BatchSubmitter:
     """Submit, resume, follow and ingest the provider batches of one judge."""
 
@@ -121,116 +85,15 @@ class BatchSubmitter:
         on_progress: Callable[[BatchProgress], None],
         on_note: Callable[[str], None],
     ) -> None:
-        self.litellm, self.config, self.rubric = litellm, config, rubric
-        self.store, self.runs = store, runs
-        self.poll_s, self.on_progress, self.on_note = poll_s, on_progress, on_note
-        self.provider = provider_of(config)
-        self.secrets = url_secrets(config.endpoint)
-        self.kwargs: dict[str, Any] = {
-            "custom_llm_provider": self.provider,
-            "max_retries": 0,  # calibrant's poll loop is the one retry owner here
-            "timeout": 120.0,
-            **endpoint_kwargs(config.model, config.endpoint),
-        }
-
-    # -- calls to the provider ------------------------------------------------------------------
-
-    async def _call(self, what: str, fn: Any, **kwargs: Any) -> Any:
-        try:
-            return await fn(**kwargs, **self.kwargs)
-        except Exception as exc:
-            c = classify(exc)
-            if c.auth:  # every later call would be refused too
-                raise JudgeAuthError(
-                    redact_secrets(
-                        auth_failure_message(
-                            self.litellm, self.config.model, self.config.api_base, c.message
-                        ),
-                        self.secrets,
-                    )
-                ) from None
-            detail = " ".join(redact_secrets(c.message, self.secrets).split())[:300]
-            status = getattr(exc, "status_code", None)
-            raise _ProviderError(
-                f"{what}: {detail}", c.transient, status if isinstance(status, int) else None
-            ) from None
-
-    async def _find_batch(self, run_id: str, input_file_id: str) -> Any | None:
-        """The provider batch made for this run (by the run id in its metadata), if any."""
-        page = await self._call("listing the provider's batches", self.litellm.alist_batches)
-        for b in getattr(page, "data", None) or []:
-            meta = getattr(b, "metadata", None) or {}
-            if meta.get("calibrant_run") == run_id or b.input_file_id == input_file_id:
-                return b
-        return None
-
-    async def _create(self, run_id: str, input_file_id: str) -> str:
-        """Create the batch for an uploaded file (or find the one a killed process created);
-        the id is recorded before it is returned."""
-        found = await self._find_batch(run_id, input_file_id)
-        if found is None:
-            found = await self._call(
-                "creating the provider batch",
-                self.litellm.acreate_batch,
-                completion_window="24h",
-                endpoint=ENDPOINT,
-                input_file_id=input_file_id,
-                metadata={"calibrant_run": run_id},
-            )
-        await asyncio.to_thread(self.runs.update_arguments, run_id, batch_id=found.id)
-        return str(found.id)
-
-    async def _poll(self, run_id: str, batch_id: str) -> Any:
-        failures = 0
-        while True:
-            try:
-                b = await self._call(
-                    f"following provider batch {batch_id}",
-                    self.litellm.aretrieve_batch,
-                    batch_id=batch_id,
-                )
-            except _ProviderError as exc:
-                failures += 1
-                if not exc.transient or failures >= MAX_POLL_FAILURES:
-                    raise
-                self.on_note(f"{exc} (retrying; attempt {failures} of {MAX_POLL_FAILURES})")
-                await asyncio.sleep(min(60.0, self.poll_s * 2**failures))
-                continue
-            failures = 0
-            rc = getattr(b, "request_counts", None)
-            created = float(getattr(b, "created_at", 0) or 0)
-            self.on_progress(
-                BatchProgress(
-                    run_id=run_id,
-                    batch_id=batch_id,
-                    status=str(b.status),
-                    completed=int(getattr(rc, "completed", 0) or 0),
-                    failed=int(getattr(rc, "failed", 0) or 0),
-                    total=int(getattr(rc, "total", 0) or 0),
-                    elapsed_s=max(0.0, time.time() - created) if created else 0.0,
-                )
-            )
-            if b.status in TERMINAL:
-                return b
-            await asyncio.sleep(self.poll_s)
-
-    async def _download(self, file_id: str | None) -> list[dict[str, Any]]:
-        if not file_id:
-            return []
-        got = await self._call(
-            f"downloading provider file {file_id}", self.litellm.afile_content, file_id=file_id
+        self.config, self.rubric, self.store, self.runs = config, rubric, store, runs
+        self.poll_s, self.on_note = poll_s, on_note
+        self.api = BatchProvider(
+            litellm=litellm,
+            config=config,
+            poll_s=poll_s,
+            on_progress=on_progress,
+            on_note=on_note,
         )
-        rows = []
-        for n, raw in enumerate(got.content.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise InputError(f"provider file {file_id}", f"not JSON: {exc}", line=n) from None
-            if isinstance(row, dict):
-                rows.append(row)
-        return rows
 
     # -- one provider batch, start to end ------------------------------------------------------
 
@@ -239,14 +102,17 @@ class BatchSubmitter:
     ) -> BatchResult:
         """Create (if need be), poll, download, ingest and finish one batch run."""
         run_id, args = detail["id"], detail["arguments"]
-        batch_id = args.get("batch_id") or await self._create(run_id, args["input_file_id"])
-        b = await self._poll(run_id, batch_id)
+        batch_id = args.get("batch_id")
+        if not batch_id:  # recorded before it is used: a rerun polls this very batch
+            batch_id = await self.api.create(run_id, args["input_file_id"])
+            await asyncio.to_thread(self.runs.update_arguments, run_id, batch_id=batch_id)
+        b = await self.api.poll(run_id, batch_id)
         wanted = {custom_id(th, self.config.hash, s): (th, s) for th, s in args["items"]}
-        rows = await self._download(getattr(b, "output_file_id", None))
-        rows += await self._download(getattr(b, "error_file_id", None))
+        rows = await self.api.download(getattr(b, "output_file_id", None))
+        rows += await self.api.download(getattr(b, "error_file_id", None))
         rows = [r for r in rows if r.get("custom_id") in wanted]
         answered = {r["custom_id"] for r in rows}
-        reason = _batch_errors(b)
+        reason = batch_errors(b)
         if b.status == "failed":  # the provider ran nothing: the requests stay pending
             error = f"provider batch {batch_id} failed: {reason or 'no reason given'}"
             await asyncio.to_thread(
@@ -292,16 +158,41 @@ class BatchSubmitter:
         await asyncio.to_thread(self.runs.finish, run_id, result.as_json())
         return result
 
+    async def _uploaded(self, detail: dict[str, Any]) -> dict[str, Any] | None:
+        """A run without a recorded upload: wait while its process may still upload (alive on
+        this host, or on another host for less than UPLOAD_GRACE_S); None if it never will
+        (killed before the upload was recorded: nothing at the provider carries its requests,
+        so the run is marked failed)."""
+        run_id = detail["id"]
+        while True:
+            args = detail["arguments"]
+            if detail["status"] != "running":
+                return None
+            if args.get("input_file_id"):
+                return detail
+            ended = owner_ended(str(args.get("owner") or ""))
+            started = datetime.fromisoformat(detail["started_at"])
+            if started.tzinfo is None:
+                started = started.replace(tzinfo=UTC)
+            age = (datetime.now(UTC) - started).total_seconds()
+            if ended or (ended is None and age > UPLOAD_GRACE_S):
+                note = "interrupted before its requests were uploaded; submitted again"
+                await asyncio.to_thread(self._fail, run_id, note)
+                return None
+            self.on_note(f"run {run_id[:12]} of another process is uploading these requests")
+            await asyncio.sleep(self.poll_s)
+            found = await asyncio.to_thread(self.runs.get, run_id)
+            if found is None:
+                return None
+            detail = found
+
     async def _resume(self, transcripts: Transcripts, known: set[str]) -> list[BatchResult]:
         out = []
-        for detail in self.runs.running(KIND, judge_hash=self.config.hash):
-            args = detail["arguments"]
-            if not args.get("input_file_id"):  # killed before its upload was recorded
-                note = "interrupted before its requests were uploaded; submitted again"
-                await asyncio.to_thread(
-                    self.runs.finish, detail["id"], {"error": note}, status="failed"
-                )
+        for found in self.runs.running(KIND, judge_hash=self.config.hash):
+            detail = await self._uploaded(found)
+            if detail is None:
                 continue
+            args = detail["arguments"]
             if args.get("api_base") != self.config.api_base:
                 raise ConfigError(
                     f"provider batch run {detail['id'][:12]} of this judge is in flight at "
@@ -321,7 +212,7 @@ class BatchSubmitter:
             )
             try:
                 out.append(await self._follow(detail, transcripts, resumed=True))
-            except _ProviderError as exc:
+            except ProviderError as exc:
                 if exc.status != 404:
                     raise
                 note = f"the provider no longer knows this batch ({exc}); submitted again"
@@ -332,7 +223,12 @@ class BatchSubmitter:
         return out
 
     async def _submit(
-        self, transcripts: Transcripts, samples: int, skip: set[str], paths: list[str]
+        self,
+        transcripts: Transcripts,
+        samples: int,
+        skip: set[str],
+        paths: list[str],
+        tries: int = 3,
     ) -> BatchResult | None:
         with tempfile.TemporaryFile() as fh:
 
@@ -362,32 +258,62 @@ class BatchSubmitter:
                 samples=samples,
                 arguments={
                     "paths": paths,
-                    "provider": self.provider,
+                    "provider": self.api.provider,
                     "api_base": self.config.api_base,  # masked: no credentials in the store
                     "items": items,
+                    "owner": new_owner(),
                     "input_file_id": None,
                     "batch_id": None,
                 },
             )
+            first = await asyncio.to_thread(self._started_first, run_id, items)
+            if first is not None:  # another process is submitting the same requests: follow it
+                note = f"withdrawn: run {first['id']} carries the same requests"
+                await asyncio.to_thread(self._fail, run_id, note)
+                self.on_note(f"another process submits these requests (run {first['id'][:12]})")
+                detail = await self._uploaded(first)
+                if detail is None:
+                    raise CalibrantError(
+                        f"run {first['id'][:12]} of another process carrying these requests "
+                        "stopped before uploading them: run again to submit them"
+                    )
+                return await self._follow(detail, transcripts, resumed=True)
+            if tries > 1 and await asyncio.to_thread(self._answered_meanwhile, items):
+                # another process stored answers for some since the export: export again
+                await asyncio.to_thread(self._fail, run_id, "withdrawn: answered meanwhile")
+                return await self._submit(transcripts, samples, skip, paths, tries - 1)
             fh.seek(0)
             try:
-                uploaded = await self._call(
-                    "uploading the batch requests",
-                    self.litellm.acreate_file,
-                    file=(f"calibrant-{run_id}.jsonl", fh),
-                    purpose="batch",
-                )
+                uploaded = await self.api.upload(f"calibrant-{run_id}.jsonl", fh)
             except BaseException as exc:
                 await asyncio.to_thread(
                     self.runs.finish, run_id, {"error": str(exc)[:300]}, status="failed"
                 )
                 raise
-        self.on_note(f"uploaded {len(items)} request(s) as {uploaded.id} (run {run_id[:12]})")
+        self.on_note(f"uploaded {len(items)} request(s) as {uploaded} (run {run_id[:12]})")
         # from here on the run stays "running" whatever happens: a rerun finds the batch
-        detail = await asyncio.to_thread(
-            self.runs.update_arguments, run_id, input_file_id=uploaded.id
-        )
+        detail = await asyncio.to_thread(self.runs.update_arguments, run_id, input_file_id=uploaded)
         return await self._follow({"id": run_id, "arguments": detail}, transcripts, resumed=False)
+
+    def _answered_meanwhile(self, items: list[list[Any]]) -> bool:
+        found = self.store.final_many(self.config.hash, [th for th, _ in items])
+        return any((th, s) in found for th, s in items)
+
+    def _fail(self, run_id: str, reason: str) -> None:
+        self.runs.finish(run_id, {"error": reason}, status="failed")
+
+    def _started_first(self, run_id: str, items: list[list[Any]]) -> dict[str, Any] | None:
+        """Another running batch run of this judge, started before `run_id`, that carries any
+        of `items` (two processes submitting at once: the later one gives way)."""
+        mine = {(th, s) for th, s in items}
+        runs = self.runs.running(KIND, judge_hash=self.config.hash)
+        order = {d["id"]: n for n, d in enumerate(runs)}  # oldest first
+        for d in runs:
+            if d["id"] == run_id or order[d["id"]] > order.get(run_id, len(runs)):
+                continue
+            if any((th, s) in mine for th, s in d["arguments"].get("items") or []):
+                return d
+        return None
 
     async def run(
         self, transcripts: Transcripts, *, samples: int, paths: list[str]
@@ -399,17 +325,3 @@ class BatchSubmitter:
         skip = set().union(*(r.failed_ids for r in results)) if results else set()
         fresh = await self._submit(transcripts, samples, skip, paths)
         return results + ([fresh] if fresh is not None else [])
-
-
-def _batch_errors(b: Any) -> str | None:
-    """The provider's batch-level errors (e.g. validation), in one line."""
-    errors = getattr(b, "errors", None)
-    data = getattr(errors, "data", None) if errors is not None else None
-    if not data:
-        return None
-    parts = []
-    for e in data[:3]:
-        line = getattr(e, "line", None)
-        msg = getattr(e, "message", None) or getattr(e, "code", None) or str(e)
-        parts.append(f"line {line}: {msg}" if line else str(msg))
-    return "; ".join(parts)
