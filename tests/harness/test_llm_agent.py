@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from calibrant.contracts import CaseContract
+from calibrant.contracts import CaseContract, Transcript
 from calibrant.harness import run_trial
 from calibrant.harness.agents import make_agent
 from calibrant.harness.agents.llm import LLMAgent
 from calibrant.safety import check_transcript
+from tests.conftest import CASES, run_cli
 from tests.support.fake_openai import fake_openai
 
 PLAN = [
@@ -100,6 +101,63 @@ def test_provider_failure_is_a_harness_incident_not_a_lost_trial(
     assert [e.kind for e in t.events] == ["harness_error"]
     v = check_transcript(t)
     assert "evidence_integrity" in {r.invariant for r in v.harness_errors}
+
+
+def test_agent_errors_in_transcripts_and_reports_carry_no_url_credentials(
+    cases: dict[str, CaseContract], tmp_path: Path
+) -> None:
+    """An endpoint given as http://user:password@host whose error quotes the URL and the user:
+    the harness incident is kept, with the credentials masked, in the transcript and in the
+    trials report (what `calibrant trials` writes and prints)."""
+    with fake_openai(scripted_model) as server:
+        base = server.url.replace("http://", "http://alice:s3cret-pw@")
+        out = tmp_path / "run"
+        done = run_cli(
+            "trials",
+            str(CASES / "eligible_damaged_order.yaml"),
+            "--agent",
+            "llm:openai/echo-auth",
+            "--api-base",
+            base,
+            "-k",
+            "1",
+            "--out",
+            str(out),
+            "--json",
+        )
+    assert done.code == 0, done.err
+    [path] = sorted(out.glob("*.json"))
+    t = Transcript.model_validate_json(path.read_text())
+    [event] = [e for e in t.events if e.kind == "harness_error"]
+    # the provider's error is there (a harness incident, never dropped), its secrets are not
+    assert "upstream http://***:***@llm.internal:8000/v1 refused user ***" in event.detail
+    report = json.loads(done.out)
+    assert report["cases"] and report["harness_incidents"]["value"] == 1.0
+    for where, text in [
+        ("transcript", path.read_text()),
+        ("stdout", done.out),
+        ("stderr", done.err),
+    ]:
+        assert "s3cret-pw" not in text and "alice" not in text, where
+
+
+def test_an_api_base_whose_password_breaks_the_url_is_one_line(tmp_path: Path) -> None:
+    done = run_cli(
+        "trials",
+        str(CASES / "eligible_damaged_order.yaml"),
+        "--agent",
+        "llm:openai/x",
+        "--api-base",
+        "http://alice:s3cret/pw@127.0.0.1:9/v1",  # a '/' in the password, not encoded
+        "-k",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert done.code == 2, done.err
+    lines = [x for x in done.err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "--api-base" in lines[0], done.err
+    assert "s3cret" not in done.err and "Traceback" not in done.err
 
 
 @pytest.mark.slow

@@ -81,9 +81,19 @@ def test_export_run_elsewhere_ingest_then_score_makes_no_call(
     _run_batch(server, requests, results, fail=1)
     r = cli("batch", "ingest", str(results), str(inputs), *judge, "--json", env=env)
     assert r.code == 0, r.err
-    assert json.loads(r.out) == {"stored": 4, "already_stored": 0, "failed": 1}
+    assert json.loads(r.out) == {
+        "stored": 4,
+        "already_stored": 0,
+        "failed": 1,
+        "outcomes": {"verdict": 4, "provider_error": 1},  # "worker lost": server_error
+    }
     again = cli("batch", "ingest", str(results), str(inputs), *judge, "--json", env=env)
-    assert json.loads(again.out) == {"stored": 0, "already_stored": 4, "failed": 1}
+    assert json.loads(again.out) == {
+        "stored": 0,
+        "already_stored": 4,
+        "failed": 1,
+        "outcomes": {"provider_error": 1},
+    }
 
     # only the failed request is pending now
     r = cli("batch", "export", str(inputs), *judge, "--out", str(requests), env=env)

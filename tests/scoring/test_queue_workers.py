@@ -219,3 +219,81 @@ def test_a_bad_line_queues_nothing(tmp_path: Path, pg_env: dict[str, str]) -> No
     for table in ("procrastinate_jobs", "calibrant_runs", "calibrant_scores"):
         if table in found:  # the store may exist; nothing is in it
             assert query(pg_env, f"SELECT count(*) FROM {{schema}}.{table}") == [(0,)], table
+
+
+def test_a_job_that_fails_on_every_retry_fails_its_run_with_the_reason(
+    tmp_path: Path, pg_env: dict[str, str]
+) -> None:
+    make_items(SRC, tmp_path / "items", 2)
+    with CountingEndpoint() as endpoint:
+        judge = ["--model", "openai/count", "--api-base", endpoint.url]
+        queued = run(["score", str(tmp_path / "items"), *judge, "--queue", "--chunk", "1"], pg_env)
+        assert queued.returncode == 0, queued.stderr
+        run_id = queued.stdout.strip()
+        gone = tmp_path / "items" / "item-00001.json"
+        gone.unlink()  # its job can never load it: every attempt fails
+        log = tmp_path / "worker.log"
+        w = worker(pg_env, log)
+        try:
+            waited = run(["score", "--wait", run_id], pg_env, timeout=120)
+        finally:
+            w.send_signal(signal.SIGTERM)
+            w.wait(timeout=30)
+    assert waited.returncode == 2, waited.stderr + log.read_text()
+    errors = [x for x in waited.stderr.splitlines() if x.startswith("calibrant:")]
+    assert len(errors) == 1, waited.stderr
+    assert f"run {run_id} failed" in errors[0]
+    # the retry strategy allows 3 retries: 4 attempts, each refused the same way
+    assert "transcripts 2-2 failed on each of its 4 attempt(s)" in errors[0]
+    assert str(gone) in errors[0] and "no such file" in errors[0]
+    assert "Traceback" not in waited.stderr
+
+    shown = run(["runs", "show", run_id], pg_env)
+    assert shown.returncode == 0, shown.stderr
+    detail = json.loads(shown.stdout)
+    assert detail["status"] == "failed" and detail["finished_at"] is not None
+    assert detail["error"] == errors[0].split("failed: ", 1)[1].split("; fix it")[0]
+    jobs = query(
+        pg_env,
+        "SELECT status::text, attempts FROM {schema}.procrastinate_jobs ORDER BY id",
+    )
+    assert sorted(jobs) == [("failed", 4), ("succeeded", 1)]  # the other item was scored
+
+
+def test_a_worker_with_two_jobs_at_once_leaves_nothing_of_litellm_pending(
+    tmp_path: Path, pg_env: dict[str, str]
+) -> None:
+    """Two jobs at once used to judge on two event loops in one process: litellm's one logging
+    worker moved between them, and the loop it left lost a task still pending ("Task was
+    destroyed but it is pending!") or re-ran a finished coroutine ("cannot reuse already
+    awaited coroutine"). All model calls of a worker now run on one loop, drained at exit."""
+    env = {**pg_env, "CALIBRANT_WORKER_HEARTBEAT_S": "10"}  # no stall rescue in this test
+    names = make_items(SRC, tmp_path / "items", 24)
+    with CountingEndpoint(latency_s=0.05) as endpoint:
+        judge = ["--model", "openai/count", "--api-base", endpoint.url]
+        queued = run(["score", str(tmp_path / "items"), *judge, "--queue", "--chunk", "2"], env)
+        assert queued.returncode == 0, queued.stderr
+        run_id = queued.stdout.strip()
+        log = tmp_path / "worker.log"
+        w = subprocess.Popen(
+            [sys.executable, "-m", "calibrant", "worker", "--concurrency", "2"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("w"),
+            text=True,
+        )
+        try:
+            waited = run(["score", "--wait", run_id, "--json"], env, timeout=120)
+        finally:
+            w.send_signal(signal.SIGTERM)
+            code = w.wait(timeout=30)
+        assert sum(endpoint.counts()["answered"].values()) == len(names)
+    stderr = log.read_text()
+    assert waited.returncode == 0, waited.stderr + stderr
+    assert json.loads(waited.stdout)["judge_outcomes"] == {"verdict": len(names)}
+    assert code == 0, stderr
+    assert "Task was destroyed but it is pending" not in stderr, stderr
+    assert "never awaited" not in stderr, stderr
+    assert "LoggingWorker" not in stderr, stderr  # litellm's logging never saw a loop change
+    assert "Traceback" not in stderr, stderr

@@ -40,57 +40,60 @@ def make_items(src: Path, out: Path, n: int) -> list[str]:
     return names
 
 
-class CountingEndpoint:
-    """The endpoint as a child process; `counts()` reads what it saw."""
+class ChildServer:
+    """A test server run as `python -m MODULE --port P ARGS...` in its own process; ready once
+    `GET /counts` answers."""
 
-    def __init__(self, latency_s: float = 0.0) -> None:
+    def __init__(self, module: str, *args: str) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = int(s.getsockname()[1])
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/v1"
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.support.counting_endpoint",
-                "--port",
-                str(self.port),
-                "--latency",
-                str(latency_s),
-            ],
+            [sys.executable, "-m", module, "--port", str(self.port), *args],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
         )
         deadline = time.monotonic() + 30
         while True:
             try:
-                self.counts()
+                self.get_json("/counts")
                 return
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the counting endpoint did not start") from None
+                    raise RuntimeError(f"the test server {module} did not start") from None
                 time.sleep(0.1)
 
-    def counts(self) -> dict[str, Counter[str]]:
-        """{"requests": Counter(item -> n), "answered": Counter(item -> n)}"""
-        with urllib.request.urlopen(f"{self.base}/counts", timeout=5) as r:
-            doc = json.load(r)
-        return {k: Counter(v) for k, v in doc.items()}
+    def get_json(self, path: str) -> Any:
+        with urllib.request.urlopen(f"{self.base}{path}", timeout=5) as r:
+            return json.load(r)
 
     def close(self) -> None:
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=5)  # a request still held open is not waited for long
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
 
-    def __enter__(self) -> CountingEndpoint:
+    def __enter__(self) -> ChildServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class CountingEndpoint(ChildServer):
+    """The endpoint as a child process; `counts()` reads what it saw."""
+
+    def __init__(self, latency_s: float = 0.0) -> None:
+        super().__init__("tests.support.counting_endpoint", "--latency", str(latency_s))
+
+    def counts(self) -> dict[str, Counter[str]]:
+        """{"requests": Counter(item -> n), "answered": Counter(item -> n)}"""
+        doc = self.get_json("/counts")
+        return {k: Counter(v) for k, v in doc.items()}
 
 
 def _make_app(latency_s: float) -> Any:

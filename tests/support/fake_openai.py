@@ -4,6 +4,7 @@ by the model name: ok, 429, 500, slow, malformed, refusal, flaky (429 then 500 t
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import socket
 import threading
@@ -88,6 +89,19 @@ def make_app(state: FakeServer) -> FastAPI:
                     }
                 },
                 status_code=401 if model == "always-401" else 403,
+            )
+        if model == "echo-auth":  # an upstream whose error quotes the URL and credentials
+            auth = request.headers.get("authorization", "")
+            who = base64.b64decode(auth[6:]).decode() if auth.startswith("Basic ") else "-"
+            return JSONResponse(
+                {
+                    "error": {
+                        "message": f"upstream http://{who}@llm.internal:8000/v1 refused "
+                        f"user {who.split(':')[0]}",
+                        "type": "invalid_request",
+                    }
+                },
+                status_code=400,
             )
         if model == "bad-request":
             return JSONResponse(

@@ -87,6 +87,11 @@ def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0) -> None:
         if line != last:
             err.print(line, highlight=False)
             last = line
+        if st.status == "failed":
+            raise CalibrantError(
+                f"run {st.run_id} failed: {st.error or 'no reason recorded'}; fix it and queue "
+                "the batch again (answers already stored are not asked again)"
+            )
         if st.status != "running" or (st.settled and st.scored >= st.transcripts):
             break
         if st.settled:  # jobs that failed for good: the run cannot complete

@@ -27,6 +27,7 @@ from .app import (
     app,
     batch_app,
 )
+from .batch_commands import PollOpt
 
 BATCH = 128  # transcripts per round (two rounds in memory at most): bounded, not by the input
 
@@ -141,6 +142,15 @@ def score(
         str | None,
         typer.Option("--wait", help="Follow a queued run until done, then print its summary."),
     ] = None,
+    submit: Annotated[
+        bool,
+        typer.Option(
+            "--submit",
+            help="Judge through the provider's batch API (`batch submit`), then score from the "
+            "store: no live model call; a rerun resumes the same provider batch.",
+        ),
+    ] = False,
+    poll_s: PollOpt = 30.0,
 ) -> None:
     """Score new transcripts: safety outcomes and the judge's communication verdicts side by
     side, per transcript, and a summary with pass rates corrected by the judge's calibration.
@@ -148,6 +158,7 @@ def score(
     Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
     from ..files import load_json_document
     from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.openai_batch import unanswered
     from ..judge.runner import judge_rounds
     from ..paths import StreamedOutputs, check_output_path
     from ..scoring.inputs import find_inputs
@@ -164,6 +175,8 @@ def score(
         return wait(wait_run, as_json=as_json)
     if not paths:
         raise CalibrantError("no transcripts given: `calibrant score PATH...`")
+    if submit and (queue or wait_run is not None):
+        raise CalibrantError("--submit judges through the batch API here: not with --queue")
     if queue:
         from ..scoring.queue import conninfo
         from ..store import database_url
@@ -184,6 +197,10 @@ def score(
         max_attempts=max_attempts,
     )
     config, rub, policy, conc = resolve_judge(judge_options)
+    if submit:
+        from ..judge.batch_submit import provider_of
+
+        provider_of(config)  # refused before reading anything
     store = Store(make_engine())
     runs = Runs(store.engine)
     cal, cal_source, found = None, None, None
@@ -222,6 +239,22 @@ def score(
             chunk=chunk,
         )
 
+    batches = []
+    if submit:  # every answer the batch API gives is in the store before scoring starts
+        from .batch_commands import submit_pending
+
+        batches = submit_pending(
+            files=files,
+            paths=paths,
+            config=config,
+            rubric=rub,
+            store=store,
+            runs=runs,
+            samples=1,
+            poll_s=poll_s,
+            err=err,
+        )
+    batched = {th for b in batches for th in b.transcript_hashes}
     summary = ScoreSummary(rub, config)
     criteria = [c.id for c in rub.criteria]
     targets = [p for p in (out, csv_out) if p is not None]
@@ -239,6 +272,7 @@ def score(
             "paths": [str(p) for p in paths],
             "transcripts": total,
             "calibration": cal_source,
+            **({"batch_runs": [b.run_id for b in batches]} if submit else {}),
         },
     )
     scored = 0
@@ -250,6 +284,12 @@ def score(
         for chunk in chunks(iter_units(files), BATCH):
             known = know_units(chunk, store)
             cached = store.final_many(judge_hash, [k.transcript_hash for k in known])
+            if submit:  # no live call: what the batch did not answer is shown as its failure
+                for k in known:
+                    if (k.transcript_hash, 0) not in cached:
+                        cached[(k.transcript_hash, 0)] = store.get(
+                            k.transcript_hash, judge_hash, 0
+                        ) or unanswered(k.transcript_id, k.transcript_hash, config)
             asks: list[Any] = []  # transcripts, or loaders run once an item gets its slot
             hashes = []
             for u, k in zip(chunk, known, strict=True):
@@ -270,7 +310,9 @@ def score(
         rows = []
         for u, k in zip(chunk, known, strict=True):
             hit = cached.get((k.transcript_hash, 0))
-            j, from_store = (hit, True) if hit is not None else next(answers)
+            # an answer a provider batch of this run just gave is this run's (its cost too)
+            fresh = hit is not None and k.transcript_hash in batched
+            j, from_store = (hit, not fresh) if hit is not None else next(answers)
             row = summary.add_known(
                 u.source,
                 k.transcript_id,

@@ -26,6 +26,7 @@ __all__ = [
     "CriterionJudgment",
     "Judgment",
     "mask_url",
+    "mask_urls_in",
     "url_secrets",
 ]
 
@@ -69,6 +70,15 @@ def mask_url(url: str | None) -> str | None:
         for k, _, v in [pair.partition("=")]
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()\[\]{},]+")
+
+
+def mask_urls_in(text: str) -> str:
+    """`text` with every URL in it masked as `mask_url` does (user:password@, token query
+    parameters): for error messages that quote an endpoint."""
+    return _URL_IN_TEXT.sub(lambda m: mask_url(m.group(0)) or "", text)
 
 
 JUDGMENT_SCHEMA_VERSION = 1

@@ -45,7 +45,14 @@ def _endpoint(api_base: str | None) -> str | None:
         return None
     parts = urlsplit(api_base)
     host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    try:
+        port = parts.port
+    except ValueError:  # e.g. a password with a '/' in it, not percent-encoded
+        raise ConfigError(
+            "--api-base is not a URL calibrant can read (its port is not a number; "
+            "percent-encode '/', '@' or ':' inside a user name or password)"
+        ) from None
+    netloc = f"{host}:{port}" if port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 

@@ -168,7 +168,18 @@ def _respond(
                 f"fresh agent resumed from checkpoint phase '{state.get('phase', 'none')}'",
             )
         except Exception as exc:  # the agent or its model failed: a harness incident
-            rec.event(svc.now(), "harness_error", f"{type(exc).__name__}: {exc}"[:500])
+            rec.event(svc.now(), "harness_error", _scrubbed(agent, exc)[:500])
             return None
     rec.event(svc.now(), "harness_error", f"agent crashed more than {MAX_RESUMES} times")
     return None
+
+
+def _scrubbed(agent: Agent, exc: Exception) -> str:
+    """The agent's error for the transcript, without credentials: URLs in it masked, and the
+    endpoint's user, password and tokens (and secret environment values) replaced by ***, as
+    the judge does with its own errors."""
+    from ..contracts.judgment import mask_urls_in, url_secrets
+    from ..judge.client import redact_secrets
+
+    secrets = url_secrets(getattr(agent, "api_base", None))
+    return redact_secrets(mask_urls_in(f"{type(exc).__name__}: {exc}"), secrets)

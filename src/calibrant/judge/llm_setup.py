@@ -7,6 +7,7 @@ process-wide litellm options calibrant relies on and registers the embedded loca
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import threading
@@ -14,7 +15,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-__all__ = ["get_litellm", "endpoint_kwargs"]
+__all__ = ["get_litellm", "endpoint_kwargs", "drain_litellm"]
 
 _lock = threading.RLock()
 _module: ModuleType | None = None  # imported and configured (set before registration)
@@ -79,3 +80,19 @@ def endpoint_kwargs(model: str, api_base: str | None) -> dict[str, Any]:
     if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
         out["api_key"] = "no-key-needed"
     return out
+
+
+async def drain_litellm(timeout_s: float = 10.0) -> None:
+    """Let litellm's background logging work finish on the running loop, then stop it, so the
+    loop can close with nothing of litellm's pending ("Task was destroyed but it is pending").
+    litellm keeps one logging worker per process, bound to one event loop: call this on the
+    loop the model calls ran on, before closing it. Nothing to do if litellm was never used."""
+    if _ready is None:
+        return
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    try:
+        await asyncio.wait_for(GLOBAL_LOGGING_WORKER.flush(), timeout_s)
+    except Exception:  # logging is best effort; what matters is that nothing stays pending
+        pass
+    await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=timeout_s)

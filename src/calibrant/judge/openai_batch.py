@@ -10,19 +10,20 @@ export after a partial ingest asks only for the rest.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..contracts import FINAL_OUTCOMES, JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..errors import InputError
 from ..store import Store
 from .answer import Unparseable, answer_schema, parse_answer
 from .client import redact_secrets
 from .prompt import JudgePrompt, build_prompt
 
-__all__ = ["custom_id", "export_requests", "ingest_results", "IngestCounts"]
+__all__ = ["custom_id", "export_requests", "ingest_results", "IngestCounts", "unanswered"]
 
 
 def custom_id(transcript_hash: str, judge_hash: str, sample: int) -> str:
@@ -97,10 +98,31 @@ def export_requests(
 class IngestCounts:
     stored: int = 0
     already_stored: int = 0
-    failed: int = 0  # a result that is an error, recorded as a provider_error outcome
+    failed: int = 0  # an error result, stored as a failure a later run retries
+    outcomes: dict[str, int] = field(default_factory=dict)  # of the lines stored now, by kind
 
-    def as_json(self) -> dict[str, int]:
-        return {"stored": self.stored, "already_stored": self.already_stored, "failed": self.failed}
+    def add(self, outcome: str) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "stored": self.stored,
+            "already_stored": self.already_stored,
+            "failed": self.failed,
+            "outcomes": dict(sorted(self.outcomes.items())),
+        }
+
+
+def _error_kind(status: Any, detail: Any) -> str:
+    """The failure kind of an error result: rate_limited (429), timeout (408, 504, an expired
+    batch), else provider_error."""
+    text = json.dumps(detail, default=str).lower() if detail else ""
+    code = int(status) if isinstance(status, int | str) and str(status).isdigit() else None
+    if code == 429 or "rate_limit" in text:
+        return "rate_limited"
+    if code in (408, 504) or "timeout" in text or "timed out" in text or "expired" in text:
+        return "timeout"
+    return "provider_error"
 
 
 def _judgment(
@@ -121,7 +143,8 @@ def _judgment(
     status = response.get("status_code") if isinstance(response, dict) else None
     if result.get("error") or not isinstance(body, dict) or (status and int(status) >= 400):
         detail = result.get("error") or (body or {}).get("error") or f"status {status}"
-        return Judgment(**base, outcome="provider_error", error=redact_secrets(str(detail))[:500])
+        kind = _error_kind(status, detail)
+        return Judgment(**base, outcome=kind, error=redact_secrets(str(detail))[:500])
     usage = body.get("usage") or {}
     details = usage.get("prompt_tokens_details") or {}
     base.update(
@@ -143,6 +166,22 @@ def _judgment(
     except Unparseable as exc:
         return Judgment(**base, outcome="unparseable", error=str(exc), raw=text[:2000])
     return Judgment(**base, outcome="verdict", criteria=criteria)
+
+
+def unanswered(transcript_id: str, transcript_hash: str, config: JudgeConfig) -> Judgment:
+    """The failure shown for a request no batch answered (never stored: a rerun asks again)."""
+    return Judgment(
+        transcript_id=transcript_id,
+        transcript_hash=transcript_hash,
+        judge_hash=config.hash,
+        judge=config,
+        sample_index=0,
+        created_at=datetime.now(UTC),
+        attempts=0,
+        latency_ms=0.0,
+        outcome="provider_error",
+        error="no result from the provider batch",
+    )
 
 
 def _parse_id(cid: Any, source: str, line: int) -> tuple[str, str, int]:
@@ -208,9 +247,10 @@ def ingest_results(
             counts.already_stored += 1
             continue
         j = _judgment(t, th, sample, config, rubric, result)
-        if j.outcome == "provider_error":
-            counts.failed += 1
-        else:
+        if j.outcome in FINAL_OUTCOMES:
             counts.stored += 1
+        else:
+            counts.failed += 1
+        counts.add(j.outcome)
         store.put(j)
     return counts

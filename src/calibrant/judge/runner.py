@@ -27,7 +27,13 @@ from .client import judge_once
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
-__all__ = ["JudgeRun", "judge_transcripts", "judge_rounds", "claim_lease_seconds"]
+__all__ = [
+    "JudgeRun",
+    "judge_transcripts",
+    "judge_transcripts_async",
+    "judge_rounds",
+    "claim_lease_seconds",
+]
 
 LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
 DEFAULT_LEASE_S = 120.0
@@ -83,32 +89,64 @@ def judge_transcripts(
     """Judge every transcript `samples` times; cached answers are reused, not re-asked.
     `hashes` (the transcripts' content hashes, if the caller has them) saves recomputing them."""
     terminated: list[bool] = []
-    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
     try:
-        # the coroutine fills `run` and returns None: no result repr in any asyncio log
-        asyncio.run(
-            _judge_all(
+        return asyncio.run(
+            judge_transcripts_async(
                 transcripts,
-                run=run,
                 rubric=rubric,
                 config=config,
                 store=store,
                 concurrency=concurrency,
                 samples=samples,
-                policy=policy or RetryPolicy(),
+                policy=policy,
                 seed=seed,
                 on_done=on_done,
                 hashes=hashes,
                 terminated=terminated,
             )
         )
-        return run
     except (asyncio.CancelledError, KeyboardInterrupt):
         # calls cancelled inside litellm leave coroutines it never awaited: not the user's concern
         warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         if terminated:
             raise Terminated() from None
         raise
+
+
+async def judge_transcripts_async(
+    transcripts: Sequence[Transcript],
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    store: Store,
+    concurrency: int = 4,
+    samples: int = 1,
+    policy: RetryPolicy | None = None,
+    seed: int = 0,
+    on_done: Callable[[Judgment, bool], None] | None = None,
+    hashes: Sequence[str] | None = None,
+    terminated: list[bool] | None = None,
+) -> JudgeRun:
+    """`judge_transcripts` on the running event loop: for a process that keeps one loop for
+    all its model calls (the queue worker: litellm's background logging is bound to one loop
+    and must not see it change under it). `terminated` gets True appended on SIGTERM (when the
+    loop runs in the main thread)."""
+    run = JudgeRun(judgments=[], from_cache=0, model_calls=0)
+    await _judge_all(
+        transcripts,
+        run=run,
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        samples=samples,
+        policy=policy or RetryPolicy(),
+        seed=seed,
+        on_done=on_done,
+        hashes=hashes,
+        terminated=[] if terminated is None else terminated,
+    )
+    return run
 
 
 class _Asker:
@@ -311,8 +349,7 @@ def judge_rounds(
                     break
                 payload, ts, hs = item
                 mine = [
-                    asyncio.create_task(asker.one(t, th, 0))
-                    for t, th in zip(ts, hs, strict=True)
+                    asyncio.create_task(asker.one(t, th, 0)) for t, th in zip(ts, hs, strict=True)
                 ]
                 tasks.extend(mine)
                 pending.append((payload, mine))

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import CalibrantError, ConfigError
+from .judge_loop import JudgeLoop
 
 __all__ = [
     "TASK",
@@ -102,14 +103,17 @@ def _ensure_schema(info: str) -> None:
         raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
 
 
+def _retry() -> Any:
+    import procrastinate
+
+    return procrastinate.RetryStrategy(max_attempts=3, wait=2)
+
+
 def _app(info: str) -> Any:
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
-    app.task(
-        name=TASK,
-        retry=procrastinate.RetryStrategy(max_attempts=3, wait=2),
-    )(_score_chunk)
+    app.task(name=TASK, retry=_retry(), pass_context=True)(_score_chunk)
     return app
 
 
@@ -188,8 +192,40 @@ def _judge_of(detail: dict[str, Any]) -> tuple[Any, Any, Any, int]:
     return config, rubric, policy, conc
 
 
-def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
-    from ..judge.runner import judge_transcripts
+def _score_chunk(context: Any, run_id: str, start: int, refs: list[list[Any]]) -> int:
+    """One job; when it fails for the last time (no retry left), its run is marked failed
+    with the reason, so `score --wait` and `runs show` say why instead of waiting forever."""
+    try:
+        return _score_refs(run_id, start, refs, context.additional_context.get("judge_loop"))
+    except Exception as exc:
+        if _retry().get_retry_decision(exception=exc, job=context.job) is None:
+            _fail_run(run_id, start, len(refs), context.job.attempts + 1, exc)
+        raise
+
+
+def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) -> None:
+    from ..judge.client import redact_secrets
+    from ..store import make_engine
+    from ..store.runs import Runs
+
+    what = str(exc) if isinstance(exc, CalibrantError) else f"{type(exc).__name__}: {exc}"
+    what = " ".join(redact_secrets(what).split())[:400]
+    reason = (
+        f"the job for transcripts {start + 1}-{start + n} failed on each of its {attempts} "
+        f"attempt(s): {what}"
+    )
+    try:
+        runs = Runs(make_engine())
+        detail = runs.get(run_id)
+        if detail is not None and detail["status"] == "running":
+            runs.finish(run_id, {"error": reason}, status="failed")
+        log.error("run %s failed: %s", run_id, reason)
+    except Exception as store_exc:  # the job's own failure is what procrastinate records
+        log.error("run %s: could not record its failure (%s): %s", run_id, store_exc, reason)
+
+
+def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any) -> int:
+    from ..judge.runner import judge_transcripts, judge_transcripts_async
     from ..safety import check_transcript
     from ..store import Store, make_engine
     from ..store.runs import Runs
@@ -202,14 +238,18 @@ def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
         raise CalibrantError(f"no score run {run_id} in the store")
     config, rubric, policy, conc = _judge_of(detail)
     batch = _load(refs)
-    run = judge_transcripts(
-        [t for _, t in batch],
-        rubric=rubric,
-        config=config,
-        store=Store(engine),
-        concurrency=conc,
-        policy=policy,
-    )
+    judging = {
+        "rubric": rubric,
+        "config": config,
+        "store": Store(engine),
+        "concurrency": conc,
+        "policy": policy,
+    }
+    transcripts = [t for _, t in batch]
+    if judge_loop is not None:  # the worker's one loop for every model call (see judge_loop)
+        run = judge_loop.run(judge_transcripts_async(transcripts, **judging))
+    else:
+        run = judge_transcripts(transcripts, **judging)
     summary = ScoreSummary(rubric, config)
     rows = [
         summary.add(source, t, check_transcript(t, source=source), j, cached=False)
@@ -300,7 +340,7 @@ def run_worker(url: str, concurrency: int) -> None:
                 except Exception as exc:  # the next round tries again
                     log.warning("stalled-job check failed: %s", exc)
 
-    async def main() -> None:
+    async def main(judge_loop: JudgeLoop) -> None:
         async with app.open_async():
             watcher = asyncio.create_task(rescue())
             try:
@@ -311,12 +351,17 @@ def run_worker(url: str, concurrency: int) -> None:
                     stalled_worker_timeout=stall,
                     install_signal_handlers=True,
                     fetch_job_polling_interval=min(1.0, beat),
+                    additional_context={"judge_loop": judge_loop},
                 )
             finally:
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
 
-    asyncio.run(main())
+    judge_loop = JudgeLoop()
+    try:
+        asyncio.run(main(judge_loop))
+    finally:
+        judge_loop.close()  # after the jobs in hand: litellm's logging drained, nothing pending
 
 
 # -- progress -----------------------------------------------------------------------------------
@@ -329,6 +374,7 @@ class QueueStatus:
     transcripts: int
     scored: int
     jobs: dict[str, int]
+    error: str | None = None  # why the run failed, when it did
 
     @property
     def settled(self) -> bool:
@@ -342,6 +388,7 @@ class QueueStatus:
             "transcripts": self.transcripts,
             "scored": self.scored,
             "jobs": dict(sorted(self.jobs.items())),
+            "error": self.error,
         }
 
 
@@ -369,6 +416,7 @@ def queue_status(url: str, run_id: str) -> QueueStatus:
         transcripts=int(detail["arguments"]["transcripts"]),
         scored=len(runs.scores(detail["id"])),
         jobs={str(s): int(n) for s, n in rows},
+        error=detail.get("error"),
     )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "database_url",
     "make_engine",
     "new_owner",
+    "owner_ended",
     "Store",
     "JudgmentRow",
 ]
@@ -125,6 +126,14 @@ def _ended_here(owner: str) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except (OSError, IndexError):
         return False
+
+
+def owner_ended(owner: str) -> bool | None:
+    """Whether the process `owner` (host:pid:random) has ended: None when it ran on another
+    host (this host cannot tell)."""
+    if owner.partition(":")[0] != socket.gethostname():
+        return None
+    return _ended_here(owner)
 
 
 def new_owner() -> str:

@@ -32,7 +32,7 @@ class RunRow(SQLModel, table=True):
     __tablename__ = "calibrant_runs"
 
     id: str = Field(primary_key=True)
-    kind: str = Field(index=True)  # calibrate, score, compare, compare-trials, stability
+    kind: str = Field(index=True)  # calibrate, score, batch, compare, compare-trials, stability
     status: str  # running, finished, failed
     who: str
     started_at: datetime
@@ -164,6 +164,28 @@ class Runs:
             s.add(row)
             s.commit()
 
+    def update_arguments(self, run_id: str, **changes: Any) -> dict[str, Any]:
+        """Record what a running run learned (e.g. the id a provider gave its batch) in its
+        arguments, in one transaction; returns the arguments as stored."""
+        with Session(self.engine) as s:
+            row = s.get(RunRow, run_id, with_for_update=self.engine.dialect.name == "postgresql")
+            if row is None:
+                raise KeyError(run_id)
+            arguments = {**json.loads(row.arguments), **changes}
+            row.arguments = json.dumps(arguments, sort_keys=True, default=str)
+            s.add(row)
+            s.commit()
+            return arguments
+
+    def running(self, kind: str, *, judge_hash: str | None = None) -> list[dict[str, Any]]:
+        """The runs of `kind` still marked running (oldest first), as `get` gives them."""
+        with Session(self.engine) as s:
+            stmt = select(RunRow.id).where(RunRow.kind == kind, RunRow.status == "running")
+            if judge_hash is not None:
+                stmt = stmt.where(RunRow.judge_hash == judge_hash)
+            ids = list(s.exec(stmt.order_by(col(RunRow.started_at))).all())
+        return [d for d in (self.get(i) for i in ids) if d is not None]
+
     def add_scores(self, run_id: str, rows: Sequence[dict[str, Any]], start: int) -> None:
         """Store one round of score rows (the `score` command's output rows), in one statement
         (an upsert by run and position: storing a round again replaces it)."""
@@ -231,6 +253,8 @@ class Runs:
             if len(rows) != 1:
                 return None
             r = rows[0]
+            report = json.loads(r.summary) if r.summary else None
+            error = report.get("error") if isinstance(report, dict) else None
             return {
                 "id": r.id,
                 "kind": r.kind,
@@ -246,5 +270,6 @@ class Runs:
                 "sampling": json.loads(r.sampling) if r.sampling else None,
                 "seed": r.seed,
                 "arguments": json.loads(r.arguments),
-                "report": json.loads(r.summary) if r.summary else None,
+                "report": report,
+                "error": error if r.status == "failed" else None,  # why it failed, if known
             }
