@@ -31,7 +31,7 @@ from typing import Any
 from ..contracts import JudgeConfig, Rubric, Transcript, content_hash
 from ..errors import CalibrantError, ConfigError
 from ..store import Store, new_owner
-from ..store.db import owner_ended
+from ..store.claims import owner_ended
 from ..store.runs import Runs
 from .batch_provider import BatchProgress, BatchProvider, ProviderError, batch_errors, provider_of
 from .openai_batch import IngestCounts, custom_id, export_requests, ingest_results

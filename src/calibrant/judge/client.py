@@ -7,6 +7,7 @@ import asyncio
 import os
 import random
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import ModuleType
 from typing import Any
@@ -21,7 +22,7 @@ from .llm_setup import endpoint_kwargs
 from .prompt import build_prompt
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
-__all__ = ["judge_once", "call_kwargs", "redact_secrets"]
+__all__ = ["judge_once", "prepare_call", "ask", "PreparedCall", "call_kwargs", "redact_secrets"]
 
 _SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
 
@@ -87,6 +88,59 @@ def _cost(litellm: ModuleType, response: Any) -> float | None:
         return None  # unknown price: never guessed
 
 
+@dataclass
+class PreparedCall:
+    """One call, ready to send: its litellm arguments and what reading the answer needs. Built
+    before the call takes a concurrency slot, so the slot is busy only while the model works."""
+
+    kwargs: dict[str, Any]
+    evidence_ids: list[str]
+    labels_only: bool
+    secrets: list[str]
+    identity: dict[str, Any]  # the Judgment fields that name the item and the judge
+
+
+def prepare_call(
+    transcript: Transcript,
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    sample_index: int,
+    policy: RetryPolicy,
+    transcript_hash: str | None = None,
+    judge_hash: str | None = None,
+) -> PreparedCall:
+    """The prompt (a fresh context, a fresh nonce), the answer schema and the call arguments."""
+    labels_only = config.answer_format == "labels"
+    prompt = build_prompt(
+        transcript,
+        rubric,
+        datamark=config.datamark,
+        labels_only=labels_only,
+        untrusted_max_chars=config.untrusted_max_chars,
+    )
+    evidence_ids = prompt.evidence_ids
+    schema = answer_schema(
+        rubric,
+        evidence_ids,
+        rationale_max=config.rationale_max_chars,
+        labels_only=labels_only,
+    )
+    return PreparedCall(
+        kwargs=call_kwargs(config, prompt.messages(), schema, policy),
+        evidence_ids=evidence_ids,
+        labels_only=labels_only,
+        secrets=url_secrets(config.endpoint),
+        identity={
+            "transcript_id": transcript.transcript_id,
+            "transcript_hash": transcript_hash or content_hash(transcript),
+            "judge_hash": judge_hash or config.hash,
+            "judge": config,
+            "sample_index": sample_index,
+        },
+    )
+
+
 async def judge_once(
     transcript: Transcript,
     *,
@@ -99,32 +153,31 @@ async def judge_once(
     transcript_hash: str | None = None,
 ) -> Judgment:
     """Judge one transcript once (a fresh context, a fresh nonce)."""
-    labels_only = config.answer_format == "labels"
-    prompt = build_prompt(
+    call = prepare_call(
         transcript,
-        rubric,
-        datamark=config.datamark,
-        labels_only=labels_only,
-        untrusted_max_chars=config.untrusted_max_chars,
+        rubric=rubric,
+        config=config,
+        sample_index=sample_index,
+        policy=policy,
+        transcript_hash=transcript_hash,
     )
-    schema = answer_schema(
-        rubric,
-        prompt.evidence_ids,
-        rationale_max=config.rationale_max_chars,
-        labels_only=labels_only,
-    )
-    kwargs = call_kwargs(config, prompt.messages(), schema, policy)
-    secrets = url_secrets(config.endpoint)
+    return await ask(call, rubric=rubric, config=config, policy=policy, litellm=litellm, rng=rng)
+
+
+async def ask(
+    call: PreparedCall,
+    *,
+    rubric: Rubric,
+    config: JudgeConfig,
+    policy: RetryPolicy,
+    litellm: ModuleType,
+    rng: random.Random,
+) -> Judgment:
+    """Send a prepared call under the retry policy; end in exactly one outcome."""
+    kwargs, secrets, labels_only = call.kwargs, call.secrets, call.labels_only
     attempts = 0
     started = time.perf_counter()
-    base = {
-        "transcript_id": transcript.transcript_id,
-        "transcript_hash": transcript_hash or content_hash(transcript),
-        "judge_hash": config.hash,
-        "judge": config,
-        "sample_index": sample_index,
-        "created_at": datetime.now(UTC),
-    }
+    base = {**call.identity, "created_at": datetime.now(UTC)}
 
     def done(**fields: Any) -> Judgment:
         return Judgment(
@@ -172,7 +225,7 @@ async def judge_once(
         )
     text = message.content or ""
     try:
-        criteria = parse_answer(text, rubric, prompt.evidence_ids, labels_only=labels_only)
+        criteria = parse_answer(text, rubric, call.evidence_ids, labels_only=labels_only)
     except Unparseable as exc:
         return done(
             outcome="unparseable",

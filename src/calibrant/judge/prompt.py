@@ -95,6 +95,7 @@ def static_prompt(
 
 # What untrusted text may not contain once neutralized (see neutralize()).
 _LINE_BREAKS = re.compile(r"\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # the ASCII that _visible() drops
 _INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u3164\uffa0\u2800")  # CGJ, fillers, blank
 _DASHES = "\\-\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d\u2500\u2501\u23af"
 _OPENERS = "<\u2039\u00ab\u2329\u3008\u300a\u27e8\u27ea\u276e\u276c\u29fc"
@@ -134,6 +135,8 @@ def fold(text: str) -> str:
     """NFKC-fold `text`, make every line break a plain newline and drop invisible characters
     (zero-width, bidi controls, other format and control characters, variation selectors)."""
     text = _LINE_BREAKS.sub("\n", text)
+    if text.isascii():  # the usual case, the same result faster: NFKC keeps ASCII as it is
+        return _ASCII_HIDDEN.sub("", text)
     text = unicodedata.normalize("NFKC", "".join(ch for ch in text if _visible(ch)))
     return "".join(ch for ch in _LINE_BREAKS.sub("\n", text) if _visible(ch))
 

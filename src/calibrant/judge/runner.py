@@ -5,8 +5,11 @@ Crash safety: each answer is committed to the store before its concurrency slot 
 killed process loses only the calls in flight. Concurrency across processes: before asking the
 model, a process claims the item in the store (an atomic upsert with a lease it renews while it
 works); an item another live process holds is waited for, then read from the cache. A claim
-whose lease ran out, or whose owner on this host has ended, is taken over. SIGTERM drains like
-Ctrl-C: calls in flight are cancelled, answers already received are kept, claims are released."""
+whose lease ran out, or whose owner on this host has ended, is taken over. Claims and answers
+are written in groups, one transaction for all that arrived since the last one (`groupcommit`);
+a process holds at most 2 x concurrency claims: the items being asked, and as many next ones,
+read and prompted ahead. SIGTERM drains like Ctrl-C: calls in flight are cancelled, answers
+already received are kept, claims are released."""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ from typing import Any, TypeVar
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..errors import Terminated
 from ..store import Store, new_owner
-from .client import judge_once
+from .client import ask, prepare_call
+from .groupcommit import StoreWriter
 from .llm_setup import get_litellm
 from .reliability import RetryPolicy
 
@@ -170,6 +174,7 @@ class _Asker:
             raise ValueError("the judge configuration names another rubric")
         self.run, self.rubric, self.config, self.store = run, rubric, config, store
         self.gate = asyncio.Semaphore(max(1, concurrency))
+        self.ahead = asyncio.Semaphore(2 * max(1, concurrency))  # claimed: asking or next
         self.rng = random.Random(seed)
         self.policy = policy
         self.on_done = on_done
@@ -177,6 +182,7 @@ class _Asker:
         self.judge_hash = config.hash
         self.owner = new_owner()
         self.lease_s = claim_lease_seconds()
+        self.writer = StoreWriter(store, self.judge_hash, self.owner, self.lease_s)
         self.run_terminated: list[bool] = []
 
     def hit(self, j: Judgment) -> Judgment:
@@ -186,34 +192,42 @@ class _Asker:
         return j
 
     async def one(self, t: Transcript | Loader, th: str, i: int) -> tuple[Judgment, bool]:
-        """`t` may be a loader: then the transcript is read only once the item holds a slot
-        and its claim, so waiting items hold no parsed transcript."""
+        """`t` may be a loader: then the transcript is read only once the item holds its claim,
+        so waiting items hold no parsed transcript. Claimed items are read and their prompt
+        built ahead of a free slot (at most `concurrency` of them), so a slot is busy only
+        while the model works and the answer is being committed."""
         while True:
-            async with self.gate:
-                got = await asyncio.to_thread(
-                    self.store.claim, th, self.judge_hash, i, self.owner, self.lease_s
-                )
+            async with self.ahead:
+                got = await self.writer.claim(th, i)
                 if isinstance(got, Judgment):  # another process answered it meanwhile
                     return self.hit(got), True
                 if got:
                     if not isinstance(t, Transcript):
-                        t = await asyncio.to_thread(t)
+                        t = t()
                     if self.litellm is None:
                         self.litellm = get_litellm()
-                    j = await judge_once(
+                    call = prepare_call(
                         t,
                         rubric=self.rubric,
                         config=self.config,
                         sample_index=i,
                         policy=self.policy,
-                        litellm=self.litellm,
-                        rng=self.rng,
                         transcript_hash=th,
+                        judge_hash=self.judge_hash,
                     )
-                    self.run.model_calls += j.attempts
-                    # durable before the slot is reused (a thread finishes its commit even if
-                    # this task is cancelled meanwhile)
-                    await asyncio.to_thread(self.store.finish, j, self.owner)
+                    async with self.gate:
+                        j = await ask(
+                            call,
+                            rubric=self.rubric,
+                            config=self.config,
+                            policy=self.policy,
+                            litellm=self.litellm,
+                            rng=self.rng,
+                        )
+                        self.run.model_calls += j.attempts
+                        # committed before the slot is reused (the writer finishes the commit
+                        # even if this task is cancelled meanwhile)
+                        await self.writer.finish(j)
                     if self.on_done:
                         self.on_done(j, False)
                     return j, False
@@ -240,9 +254,14 @@ class _Asker:
         try:
             await work
         finally:
+            if any(not task.done() for task in tasks):
+                # calls cancelled inside litellm leave coroutines it never awaited: not the
+                # user's concern (an error ended the run, or it was interrupted)
+                warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
             for task in (*tasks, beat):
                 task.cancel()
             await asyncio.gather(*tasks, beat, return_exceptions=True)
+            await self.writer.close()  # answers handed over are committed before claims go
             await asyncio.to_thread(self.store.release_all, self.owner)
             if watching:
                 loop.remove_signal_handler(signal.SIGTERM)

@@ -1,6 +1,7 @@
 """Persistence: judgments cached by identity, in SQLite (default) or PostgreSQL (by URL), and
 claims (leases) so several processes never ask the model about the same item twice."""
 
-from .db import STORE_SCHEMA_VERSION, Store, database_url, make_engine, new_owner
+from .claims import new_owner
+from .db import STORE_SCHEMA_VERSION, Store, database_url, make_engine
 
 __all__ = ["STORE_SCHEMA_VERSION", "Store", "database_url", "make_engine", "new_owner"]

@@ -4,15 +4,13 @@ and a minimal migration step keyed by the store's schema version."""
 from __future__ import annotations
 
 import os
-import socket
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, delete, event, func, text, update
+from sqlalchemy import Connection, Engine, Table, event, func, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
@@ -20,11 +18,11 @@ from sqlmodel import Session, col, create_engine, select
 
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
+from .claims import ClaimsMixin, new_owner, owner_ended
 from .migrate import STORE_SCHEMA_VERSION, is_current, migrate
-from .tables import ClaimRow, JudgmentRow, SourceRow
+from .tables import JudgmentRow, SourceRow
 
 _judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
-_claims: Table = ClaimRow.__table__  # type: ignore[attr-defined]
 _sources: Table = SourceRow.__table__  # type: ignore[attr-defined]
 _IDENTITY = ("transcript_hash", "judge_hash", "sample_index")
 _FINAL = sorted(FINAL_OUTCOMES)
@@ -106,41 +104,6 @@ def _create_and_migrate(engine: Engine) -> None:
             time.sleep(0.05 * (attempt + 1))
 
 
-def _ended_here(owner: str) -> bool:
-    """True if `owner` (host:pid:random) names a process of this host that no longer runs."""
-    host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid_text.isdigit():
-        return False
-    pid = int(pid_text)
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    try:  # killed but not yet reaped by its parent: a zombie runs nothing
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def owner_ended(owner: str) -> bool | None:
-    """Whether the process `owner` (host:pid:random) has ended: None when it ran on another
-    host (this host cannot tell)."""
-    if owner.partition(":")[0] != socket.gethostname():
-        return None
-    return _ended_here(owner)
-
-
-def new_owner() -> str:
-    """A claim owner id for this process: host:pid:random."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     """WAL: readers never block the writer and a commit does not wait for a full fsync (a commit
     survives the process being killed; only an OS crash may lose the last ones)."""
@@ -150,7 +113,7 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
     cur.close()
 
 
-class Store:
+class Store(ClaimsMixin):
     """Judgments keyed by (transcript hash, judge hash, sample index)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -219,94 +182,6 @@ class Store:
         if self.engine.dialect.name == "postgresql":
             return pg_insert(table)
         return sqlite_insert(table)
-
-    # ------------------------------------------------------------------ claims (leases)
-
-    def claim(
-        self, transcript_hash: str, judge_hash: str, sample_index: int, owner: str, lease_s: float
-    ) -> Judgment | bool:
-        """Try to become the one process that asks the model about this item, atomically.
-
-        Returns the cached answer if one is stored (nothing to ask), True if `owner` now holds
-        the item for `lease_s` seconds, False if another live process holds it. An expired
-        claim, or one held by a process of this host that has ended, is taken over."""
-        key = {
-            "transcript_hash": transcript_hash,
-            "judge_hash": judge_hash,
-            "sample_index": sample_index,
-        }
-        where = [_claims.c[k] == v for k, v in key.items()]
-        now = time.time()
-        with self.engine.begin() as conn:
-            # a write first: on SQLite the transaction takes the write lock here (waiting for
-            # other processes), so what is read below cannot change before the commit
-            stmt = self._insert(_claims).values(**key, owner=owner, expires_at=now + lease_s)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=list(_IDENTITY),
-                set_={"owner": stmt.excluded.owner, "expires_at": stmt.excluded.expires_at},
-                where=_claims.c.expires_at < now,
-            )
-            conn.execute(stmt)
-            holder = conn.execute(select(_claims.c.owner).where(*where)).scalar()
-            done = conn.execute(
-                select(_judgments.c.outcome, _judgments.c.payload).where(
-                    *[_judgments.c[k] == v for k, v in key.items()]
-                )
-            ).first()
-            if done is not None and done.outcome in FINAL_OUTCOMES:
-                if holder == owner:
-                    conn.execute(delete(_claims).where(*where, _claims.c.owner == owner))
-                return Judgment.model_validate_json(done.payload)
-            if holder == owner:
-                return True
-            if holder is not None and _ended_here(holder):
-                taken = conn.execute(
-                    update(_claims)
-                    .where(*where, _claims.c.owner == holder)
-                    .values(owner=owner, expires_at=now + lease_s)
-                )
-                return bool(taken.rowcount == 1)
-            return False
-
-    def finish(self, j: Judgment, owner: str) -> None:
-        """Store a judgment and drop `owner`'s claim on it, in one transaction."""
-        with self.engine.begin() as conn:
-            self._upsert(conn, [j])
-            conn.execute(
-                delete(_claims).where(
-                    _claims.c.transcript_hash == j.transcript_hash,
-                    _claims.c.judge_hash == j.judge_hash,
-                    _claims.c.sample_index == j.sample_index,
-                    _claims.c.owner == owner,
-                )
-            )
-
-    def renew(self, owner: str, lease_s: float) -> None:
-        """Extend every claim `owner` holds by `lease_s` from now (its heartbeat)."""
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(_claims)
-                .where(_claims.c.owner == owner)
-                .values(expires_at=time.time() + lease_s)
-            )
-
-    def release_all(self, owner: str) -> None:
-        """Drop every claim `owner` holds (at the end of a run, finished or interrupted)."""
-        with self.engine.begin() as conn:
-            conn.execute(delete(_claims).where(_claims.c.owner == owner))
-
-    def claims(self) -> list[tuple[str, str, int, str]]:
-        """Every live or stale claim: (transcript hash, judge hash, sample index, owner)."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(
-                    _claims.c.transcript_hash,
-                    _claims.c.judge_hash,
-                    _claims.c.sample_index,
-                    _claims.c.owner,
-                )
-            ).all()
-        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     # ------------------------------------------------------------------ sources (cheap keys)
 

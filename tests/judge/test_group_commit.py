@@ -1,0 +1,82 @@
+"""Group commit (`calibrant.judge.groupcommit`): answers that arrive together are committed
+together, and a concurrency slot is reused only once its answer is committed. A real SQLite
+store whose answer commits the test holds back, against a real endpoint in its own process that
+counts requests per item."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from calibrant.contracts import Judgment
+from calibrant.files import load_transcript
+from calibrant.judge.config import JudgeOptions, resolve_judge
+from calibrant.judge.runner import JudgeRun, judge_transcripts
+from calibrant.store import Store, make_engine
+from tests.conftest import ROOT
+from tests.support.counting_endpoint import CountingEndpoint, make_items
+
+SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
+
+
+class HeldStore(Store):
+    """A real store whose answer commits wait until the test lets them go."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(make_engine(url))
+        self.go = threading.Event()
+        self.groups: list[int] = []  # answers per transaction, in order
+
+    def finish_many(self, judgments: Sequence[Judgment], owner: str) -> None:
+        if judgments:
+            assert self.go.wait(120)
+            self.groups.append(len(judgments))
+        super().finish_many(judgments, owner)
+
+
+def _requests(endpoint: CountingEndpoint) -> int:
+    return sum(endpoint.counts()["requests"].values())
+
+
+def test_a_slot_is_reused_only_once_its_answer_is_committed(tmp_path: Path) -> None:
+    names = make_items(SRC, tmp_path / "items", 12)
+    transcripts = [load_transcript(tmp_path / "items" / f"{n}.json") for n in names]
+    store = HeldStore(f"sqlite:///{tmp_path / 'store.db'}")
+    got: dict[str, Any] = {}
+    with CountingEndpoint(latency_s=0.05) as endpoint:
+        config, rubric, policy, _ = resolve_judge(
+            JudgeOptions(model="openai/count", api_base=endpoint.url)
+        )
+
+        def run() -> None:
+            got["run"] = judge_transcripts(
+                transcripts,
+                rubric=rubric,
+                config=config,
+                store=store,
+                concurrency=3,
+                policy=policy,
+            )
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        deadline = time.monotonic() + 120
+        while sum(endpoint.counts()["answered"].values()) < 3:
+            assert worker.is_alive() and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)  # answers are in, their commit is held: every slot stays taken
+        assert _requests(endpoint) == 3
+        assert store.count() == 0
+        store.go.set()
+        worker.join(120)
+        counts = endpoint.counts()["requests"]
+    run: JudgeRun = got["run"]
+    assert run.outcomes() == {"verdict": 12} and run.model_calls == 12
+    assert set(counts) == set(names) and set(counts.values()) == {1}
+    assert store.count() == 12 and store.claims() == []
+    # the three answers that waited for the held commit went in at most two transactions
+    assert sum(store.groups[:2]) >= 3, store.groups
+    assert sum(store.groups) == 12
