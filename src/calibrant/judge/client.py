@@ -18,7 +18,7 @@ from ..contracts.judgment import url_secrets
 from ..errors import JudgeAuthError
 from .answer import Unparseable, answer_schema, parse_answer
 from .llm_setup import endpoint_kwargs
-from .prompt import build_prompt
+from .prompt import build_prompt, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = ["judge_once", "call_kwargs", "redact_secrets"]
@@ -106,6 +106,7 @@ async def judge_once(
         datamark=config.datamark,
         labels_only=labels_only,
         untrusted_max_chars=config.untrusted_max_chars,
+        variant=prompt_variant(config.prompt_template_version),
     )
     schema = answer_schema(
         rubric,
