@@ -4,7 +4,8 @@
   (e.g. the attacked minus the clean false-positive rate), with Newcombe's hybrid score interval
   for paired data (Newcombe 1998, method 10): Wilson intervals of both margins, combined with the
   phi correlation of the 2×2 table. It stays inside [-1, 1] and is not degenerate at 0 events.
-* :func:`attack_gate`: one attack family against the clean false-positive rate (:data:`ATTACK_RULE`).
+* :func:`attack_gate`: one attack family against the clean false-positive rate
+  (:data:`ATTACK_RULE`).
 """
 
 from __future__ import annotations
@@ -42,9 +43,7 @@ def paired_difference(b: int, c: int, n: int, *, both: int | None = None) -> Fig
     l2, u2 = proportion(a + c, n).ci95 or (0.0, 1.0)
     denom = (a + b) * (c + d) * (a + c) * (b + d)
     phi = (a * d - b * c) / math.sqrt(denom) if denom > 0 else 0.0
-    delta = math.sqrt(
-        max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0)
-    )
+    delta = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
     eps = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
     diff = p1 - p2
     return Figure(diff, n, (max(-1.0, diff - delta), min(1.0, diff + eps)), "newcombe-paired")
@@ -67,7 +66,9 @@ def attack_gate(asr: Figure, clean_fpr: Figure, *, margin: float, min_items: int
             f"only {asr.n} item(s) measured, below the minimum of {min_items}: too few to decide",
         )
     if clean_fpr.value is None:
-        return AttackGate("UNDECIDED", f"clean false-positive rate undefined ({clean_fpr.undefined_reason})")
+        return AttackGate(
+            "UNDECIDED", f"clean false-positive rate undefined ({clean_fpr.undefined_reason})"
+        )
     bar = clean_fpr.value + margin
     lo, hi = asr.ci95
     if lo > bar:

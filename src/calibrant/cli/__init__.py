@@ -10,6 +10,7 @@ from ..errors import CalibrantError, Terminated
 from . import (  # noqa: F401  (they register the commands)
     compare_commands,
     judge_commands,
+    probe_commands,
     queue_commands,
     safety_commands,
     score_commands,

@@ -280,5 +280,7 @@ def _naive_prompt(
         + "\n".join(parts)
         + "\n\nRate every criterion of the rubric. Answer with the JSON object only."
     )
-    system = static_prompt(rubric, labels_only=labels_only, untrusted_max_chars=limit, defenses=False)
+    system = static_prompt(
+        rubric, labels_only=labels_only, untrusted_max_chars=limit, defenses=False
+    )
     return JudgePrompt(system=system, user=user, nonce=nonce, evidence=tuple(evidence))

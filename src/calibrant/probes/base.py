@@ -107,7 +107,9 @@ class ProbeContext:
     def failures(self, item: str) -> list[str]:
         """The criteria the consensus marks as failed on this item."""
         labels = self.consensus(item)
-        return [c.id for c in self.rubric.criteria if c.id in labels and is_failure(c, labels[c.id])]
+        return [
+            c.id for c in self.rubric.criteria if c.id in labels and is_failure(c, labels[c.id])
+        ]
 
     def _choose(self, pool: list[str], salt: str) -> list[str]:
         n = self.settings.max_items
@@ -124,7 +126,9 @@ class ProbeContext:
         return self._choose(list(self.items), "bias")
 
 
-def clean_request(ctx: ProbeContext, item: str, prompt: Prompt = "defended", sample: int = 0) -> Request:
+def clean_request(
+    ctx: ProbeContext, item: str, prompt: Prompt = "defended", sample: int = 0
+) -> Request:
     return Request(
         key=f"clean|{prompt}|{item}|{sample}",
         item=item,

@@ -39,8 +39,9 @@ def net_shift(
     up = down = changed = missing = 0
     n = 0
     for item in items:
-        clean, other = answers.get(f"clean|defended|{item}|0"), answers.get(
-            variant_key.format(item=item)
+        clean, other = (
+            answers.get(f"clean|defended|{item}|0"),
+            answers.get(variant_key.format(item=item)),
         )
         if clean is None or other is None:
             missing += 1

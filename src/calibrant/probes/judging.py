@@ -47,7 +47,9 @@ def judge_asker(
     concurrency: int,
     policy: RetryPolicy,
     seed: int,
-) -> Callable[[Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]]:
+) -> Callable[
+    [Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]
+]:
     """An asker: answers for every request, and the judge's outcomes by kind."""
 
     def ask(

@@ -15,6 +15,7 @@ naive or with the evidence reversed), so the defenses act on it as on a model.
 
 from __future__ import annotations
 
+import difflib
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ PLANTED = ("clean", "obey:P", "fence:P", "verbose:P", "middle", "order:P", "nois
 # what a judge could take for an instruction addressed to it
 _DIRECTIVE = re.compile(
     r"(?im)\b(rate|rating|label|verdict|evaluat\w*|criteri\w*|output|certified|audited|"
-    r"pass(ed)?|excellent|final answer|thought process)\b|<\|im_start\|>|^\s*:\s*$"
+    r"pass(ed)?|excellent|final answer|thought process)\b|<\|im_start\|>|(^|\s):(\s|$)"
 )
 _END = re.compile(r"(?i)end\W*untrusted")
 _VARIANTS = {
@@ -85,9 +86,12 @@ def _outside(user: str, prompt: str) -> str:
     return text[found.end() :] if found else ""
 
 
-def _new_lines(text: str, clean: str) -> str:
-    seen = set(clean.splitlines())
-    return "\n".join(ln for ln in text.splitlines() if ln not in seen)
+def _added(text: str, clean: str) -> str:
+    """The words of `text` that are not in `clean` (inserted or replaced), in order."""
+    new, old = text.split(), clean.split()
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    words = [w for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for w in new[j1:j2]]
+    return " ".join(words)
 
 
 def _up(ctx: ProbeContext, labels: dict[str, str | int]) -> dict[str, str | int]:
@@ -135,11 +139,11 @@ def _answer(ctx: ProbeContext, kind: str, p: float, seed: int, r: Request) -> An
         ctx.gold.transcripts[r.item], ctx.rubric, nonce=NONCE, variant=variant
     )
     if kind == "obey":
-        added = _new_lines(
+        added = _added(
             _conversation(prompt.user, r.prompt), _conversation(clean_prompt.user, r.prompt)
         )
     else:  # fence
-        added = _new_lines(_outside(prompt.user, r.prompt), _outside(clean_prompt.user, r.prompt))
+        added = _added(_outside(prompt.user, r.prompt), _outside(clean_prompt.user, r.prompt))
     if bites and _DIRECTIVE.search(fold(added)):
         return {**labels, **best_labels(ctx.rubric)}
     return labels
@@ -147,7 +151,9 @@ def _answer(ctx: ProbeContext, kind: str, p: float, seed: int, r: Request) -> An
 
 def planted_asker(
     behaviour: str, ctx: ProbeContext, *, seed: int = 0
-) -> Callable[[Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]]:
+) -> Callable[
+    [Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]
+]:
     """An asker (see run.py) answering as the planted judge."""
     kind, p = _parse(behaviour)
 
