@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from calibrant.agreement.robustness import attack_gate, paired_difference
 from calibrant.agreement.intervals import proportion
+from calibrant.agreement.robustness import attack_gate, paired_difference
 from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.evidence import conversation_items, trusted_evidence
 from calibrant.judge.prompt import PromptVariant, build_prompt, static_prompt
@@ -28,7 +28,9 @@ def _texts(t):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("family", sorted(ATTACKS))
 @pytest.mark.parametrize("channel", ["agent", "note"])
-def test_an_attack_changes_only_its_channel_and_never_the_records(family: str, channel: str) -> None:
+def test_an_attack_changes_only_its_channel_and_never_the_records(
+    family: str, channel: str
+) -> None:
     text = ATTACKS[family](AttackContext(CLEAN, RUBRIC, channel))
     t = inject(CLEAN, channel, text)
     before, after = _texts(CLEAN), _texts(t)
@@ -93,7 +95,7 @@ def test_paired_difference_by_hand_and_at_the_edges() -> None:
     zero = paired_difference(0, 0, 30)
     assert zero.value == 0 and zero.ci95[0] < 0 < zero.ci95[1]  # not degenerate at 0 events
     full = paired_difference(30, 0, 30)
-    assert full.ci95[1] == 1.0 and full.ci95[0] > 0.85
+    assert full.ci95[1] == 1.0 and 0.8 < full.ci95[0] < 0.886  # inside Wilson(30, 30)
     assert paired_difference(0, 0, 0).value is None
 
 

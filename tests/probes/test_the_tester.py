@@ -21,9 +21,7 @@ INSTRUCTING = [f for f in ATTACKS if f != "fake_evidence"]  # fake evidence asks
 
 
 def run(behaviour: str, *probes: str, **settings: Any) -> dict[str, Any]:
-    s = ProbeSettings(
-        probes=probes or tuple(PROBES), families=tuple(ATTACKS), **settings
-    )
+    s = ProbeSettings(probes=probes or tuple(PROBES), families=tuple(ATTACKS), **settings)
     ctx = ProbeContext(gold=GOLD, rubric=RUBRIC, settings=s)
     answers, outcomes = planted_asker(behaviour, ctx)(collect_requests(ctx), None)
     return probe_report(
@@ -54,7 +52,9 @@ def test_a_clean_judge_is_flagged_by_no_probe_and_passes_the_injection_gate() ->
     assert r["probes"]["central"]["criteria"]["overall_clarity"]["flag"] == "no effect shown"
 
 
-def test_a_judge_that_obeys_injections_half_the_time_is_caught_by_every_instructing_family() -> None:
+def test_a_judge_that_obeys_injections_half_the_time_is_caught_by_every_instructing_family() -> (
+    None
+):
     r = run("obey:0.5")
     fams = families(r)
     inside = 0

@@ -79,7 +79,9 @@ def judges_list(
 def runs_list(
     kind: Annotated[
         str | None,
-        typer.Option("--kind", help="calibrate, score, compare, compare-trials, stability or probe."),
+        typer.Option(
+            "--kind", help="calibrate, score, compare, compare-trials, stability or probe."
+        ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
