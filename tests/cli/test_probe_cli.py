@@ -83,6 +83,7 @@ def test_a_steady_judge_is_not_flagged_and_a_gullible_one_is_caught_and_gated(
     # a rerun asks nothing: every variant is cached under its own prompt's judge version
     again = cli("probe", *_judge(server, "steady"), *common, *PROBE, "--json", env=env)
     assert again.code == 0 and json.loads(again.out)["probes"] == doc["probes"]
+    assert json.loads(again.out)["from_cache"] == calls
     assert sum(server.requests.values()) - before == calls
 
     bad = cli("probe", *_judge(server, "gullible"), *common, *PROBE, "--fail-on-flag", env=env)

@@ -153,8 +153,16 @@ def run_probes(
     try:
         if on_start:
             on_start(len(requests) if planted else count_calls(requests))
-        answers, outcomes = ask(requests, on_done)
+        cached = [0]
+
+        def done(from_cache: bool) -> None:
+            cached[0] += from_cache
+            if on_done:
+                on_done(from_cache)
+
+        answers, outcomes = ask(requests, done)
         report = probe_report(ctx, answers, outcomes, judge=config, split=split)
+        report["from_cache"] = cached[0]
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise

@@ -44,7 +44,8 @@ def _header(r: dict[str, Any]) -> list[str]:
         f"v{r['rubric']['version']}, gold {r['gold']['root']} split {r['gold']['split']} "
         f"({r['gold']['items']} items"
         + (f", at most {s['max_items']} per probe)" if s["max_items"] else ")"),
-        f"judgments: {r['judgments']} ({outcomes}); probes: {', '.join(s['probes'])}",
+        f"judgments: {r['judgments']} ({outcomes}; {r.get('from_cache', 0)} from cache); "
+        f"probes: {', '.join(s['probes'])}",
     ]
 
 
