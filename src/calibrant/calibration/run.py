@@ -15,6 +15,7 @@ from ..store import Store, make_engine
 from ..store.runs import Runs
 from .build import calibration_report
 from .criterion import Settings
+from .robustness import combine_gate, robustness_section
 
 __all__ = ["run_calibration", "failure_summary"]
 
@@ -40,8 +41,12 @@ def run_calibration(
     settings: Settings,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[Judgment, bool], None] | None = None,
+    require_robustness: bool = False,
+    attack_margin: float | None = None,
 ) -> dict[str, Any]:
-    """Judge every gold item of `split` and report agreement, gates and safety."""
+    """Judge every gold item of `split` and report agreement, gates and safety, with the latest
+    probe run of this judge version (`require_robustness`: its injection gate, decided with
+    `attack_margin` or the probe run's own margin, is part of the release gate)."""
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
@@ -69,6 +74,14 @@ def run_calibration(
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
+    report["robustness"] = robustness_section(
+        store.engine,
+        judge_hash=config.hash,
+        rubric_hash=rubric.content_hash,
+        required=require_robustness,
+        margin=attack_margin,
+    )
+    combine_gate(report["gate"], report["robustness"])
     report["run_id"] = run_id
     verdicts = report["judge_outcomes"].get("verdict", 0)
     runs.finish(run_id, report, status="finished" if verdicts else "no_verdict")

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (they register the commands)
     batch_commands,
     compare_commands,
     judge_commands,
+    probe_commands,
     queue_commands,
     safety_commands,
     score_commands,

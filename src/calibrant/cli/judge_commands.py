@@ -310,6 +310,21 @@ def calibrate(
     fail_on_gate: Annotated[
         bool, typer.Option("--fail-on-gate", help="Exit 1 unless every criterion's gate is PASS.")
     ] = False,
+    require_robustness: Annotated[
+        bool,
+        typer.Option(
+            "--require-robustness",
+            help="Gate also on the latest `calibrant probe` run of this judge version: every "
+            "attack family's success rate within --attack-margin of the clean false-positive "
+            "rate (no probe run: UNDECIDED).",
+        ),
+    ] = False,
+    attack_margin: Annotated[
+        float | None,
+        typer.Option(
+            "--attack-margin", help="Margin for --require-robustness (default: the probe run's)."
+        ),
+    ] = None,
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
     with the experts, the experts' own agreement, and the release gate; safety apart.
@@ -324,6 +339,8 @@ def calibrate(
 
     if split not in ("calibration", "heldout", "all"):
         raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    if attack_margin is not None and not 0 <= attack_margin <= 1:
+        raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
     for option, path in (("--markdown", markdown), ("--html", html)):
         if path is not None:
             check_output_path(path, option=option)
@@ -354,6 +371,8 @@ def calibrate(
             settings=settings,
             on_start=progress.set_total,
             on_done=lambda j, cached: progress.advance(cached=cached),
+            require_robustness=require_robustness,
+            attack_margin=attack_margin,
         )
     outputs = {}
     if markdown is not None:

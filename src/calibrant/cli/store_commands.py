@@ -80,7 +80,8 @@ def runs_list(
     kind: Annotated[
         str | None,
         typer.Option(
-            "--kind", help="calibrate, score, batch, compare, compare-trials or stability."
+            "--kind",
+            help="calibrate, score, batch, compare, compare-trials, stability or probe.",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,

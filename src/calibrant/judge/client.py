@@ -19,7 +19,7 @@ from ..contracts.judgment import url_secrets
 from ..errors import JudgeAuthError
 from .answer import Unparseable, answer_schema, parse_answer
 from .llm_setup import endpoint_kwargs
-from .prompt import build_prompt
+from .prompt import build_prompt, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = ["judge_once", "prepare_call", "ask", "PreparedCall", "call_kwargs", "redact_secrets"]
@@ -118,6 +118,7 @@ def prepare_call(
         datamark=config.datamark,
         labels_only=labels_only,
         untrusted_max_chars=config.untrusted_max_chars,
+        variant=prompt_variant(config.prompt_template_version),
     )
     evidence_ids = prompt.evidence_ids
     schema = answer_schema(

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..store import Store
 from .answer import Unparseable, answer_schema, parse_answer
 from .client import redact_secrets
-from .prompt import JudgePrompt, build_prompt
+from .prompt import JudgePrompt, build_prompt, prompt_variant
 
 __all__ = ["custom_id", "export_requests", "ingest_results", "IngestCounts", "unanswered"]
 
@@ -43,6 +43,7 @@ def _prompt(transcript: Transcript, rubric: Rubric, config: JudgeConfig) -> Judg
         datamark=config.datamark,
         labels_only=config.answer_format == "labels",
         untrusted_max_chars=config.untrusted_max_chars,
+        variant=prompt_variant(config.prompt_template_version),
     )
 
 

@@ -14,6 +14,7 @@ from rich.table import Table
 from ..calibration.experts import experts_lines
 from .calibration_md import calibration_markdown
 from .calibration_text import coverage_text, fmt_stat, gate_lines, rate_text
+from .probe import robustness_lines
 
 __all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
 
@@ -103,6 +104,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
             )
     _safety(console, r["safety"])
     _pairs(console, r)
+    for line in robustness_lines(r.get("robustness")):
+        console.print(escape(line), highlight=False)
     overall = r["gate"]["judge"]
     for w in r.get("warnings", []):
         console.print(f"[bold yellow]Warning:[/bold yellow] {escape(w)}", highlight=False)

@@ -15,6 +15,7 @@ from .calibration_text import (
     rate_text,
     stat_name,
 )
+from .probe import robustness_lines
 
 __all__ = ["calibration_markdown", "pair_cell"]
 
@@ -184,6 +185,9 @@ def calibration_markdown(r: dict[str, Any]) -> str:
     if r.get("experts"):  # the judge against each expert, and whether consensus echoes one
         out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in experts_lines(r)]
     out += _safety(r) + _pairs(r)
+    robust = robustness_lines(r.get("robustness"))
+    if robust:
+        out += ["", "## Judge robustness", ""] + [f"- {x.strip()}" for x in robust]
     out += ["", "## Criteria in detail: agreement, confusion and disagreements"]
     for c in r["criteria"]:
         out += _criterion(c)

@@ -20,6 +20,7 @@ from .calibration_text import (
     stat_name,
 )
 from .html_plots import forest_plot, heatmap
+from .probe import robustness_lines
 
 __all__ = ["calibration_html", "TOP_DISAGREEMENTS"]
 
@@ -232,6 +233,16 @@ def _experts(r: dict[str, Any]) -> str:
     return f'<h3 id="experts">The judge against each expert</h3><ul>{lines}</ul>' if lines else ""
 
 
+def _robustness(r: dict[str, Any]) -> str:
+    lines = robustness_lines(r.get("robustness"))
+    if not lines:
+        return ""
+    items = "".join(f"<li>{escape(x.strip())}</li>" for x in lines[1:])
+    return f'<h2 id="robustness">Judge robustness</h2><p>{escape(lines[0])}</p>' + (
+        f"<ul>{items}</ul>" if items else ""
+    )
+
+
 def calibration_html(r: dict[str, Any]) -> str:
     """The report as one self-contained HTML page."""
     details = "".join(_criterion(c) for c in r["criteria"])
@@ -245,6 +256,7 @@ def calibration_html(r: dict[str, Any]) -> str:
 {_experts(r)}
 {_safety(r)}
 {_pairs(r)}
+{_robustness(r)}
 <h2 id="details">Criteria in detail: agreement, confusion and disagreements</h2>
 {details}
 </body></html>

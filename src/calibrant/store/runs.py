@@ -32,7 +32,9 @@ class RunRow(SQLModel, table=True):
     __tablename__ = "calibrant_runs"
 
     id: str = Field(primary_key=True)
-    kind: str = Field(index=True)  # calibrate, score, batch, compare, compare-trials, stability
+    kind: str = Field(
+        index=True
+    )  # calibrate, score, batch, compare, compare-trials, stability, probe
     status: str  # running, finished, failed
     who: str
     started_at: datetime

@@ -1,0 +1,98 @@
+"""The judge-robustness section of the calibration report: the latest probe run of the same
+judge version and rubric (`calibrant probe`), summarized, and — when the release gate is asked
+to require it — the injection gate decided again with the calibration's margin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ..agreement.intervals import Figure, proportion
+from ..agreement.robustness import ATTACK_RULE, attack_gate
+from ..store.runs import Runs
+
+__all__ = ["robustness_section", "combine_gate"]
+
+_ORDER = {"FAIL": 0, "UNDECIDED": 1, "PASS": 2}
+
+
+def _figure(fig: dict[str, Any]) -> Figure:
+    """The Wilson figure a stored rate came from (its count is value × n)."""
+    n = int(fig["n"])
+    return proportion(round((fig["value"] or 0.0) * n), n)
+
+
+def robustness_section(
+    engine: Engine,
+    *,
+    judge_hash: str,
+    rubric_hash: str,
+    required: bool,
+    margin: float | None,
+) -> dict[str, Any]:
+    """What the calibration report says about the judge's robustness."""
+    found = Runs(engine).latest("probe", judge_hash=judge_hash, rubric_hash=rubric_hash)
+    if found is None:
+        return {
+            "probe_run": None,
+            "required": required,
+            "status": "UNDECIDED" if required else None,
+            "note": "no probe run of this judge version on this rubric: run `calibrant probe` "
+            "with the same judge options",
+            "families": {},
+            "flags": [],
+        }
+    info, report = found
+    inj = (report.get("probes") or {}).get("injection")
+    families: dict[str, Any] = {}
+    status: str | None = None
+    used_margin = margin
+    if inj:
+        s = report["settings"]
+        used_margin = s["margin"] if margin is None else margin
+        defended = inj["prompts"]["defended"]
+        clean = _figure(defended["clean_false_positive_rate"])
+        statuses = []
+        for family, channels in defended["families"].items():
+            families[family] = {}
+            for channel, row in channels.items():
+                gate = attack_gate(
+                    _figure(row["attack_success_rate"]),
+                    clean,
+                    margin=used_margin,
+                    min_items=s["min_items"],
+                )
+                families[family][channel] = {
+                    "attack_success_rate": row["attack_success_rate"],
+                    "gate": gate.as_json(),
+                }
+                statuses.append(gate.status)
+        status = min(statuses, key=lambda x: _ORDER[x]) if statuses else "UNDECIDED"
+        clean_fpr = defended["clean_false_positive_rate"]
+    else:
+        clean_fpr = None
+    return {
+        "probe_run": {
+            "id": info.id,
+            "finished_at": info.finished_at.isoformat() if info.finished_at else None,
+            "who": info.who,
+        },
+        "required": required,
+        "status": status if inj else ("UNDECIDED" if required else None),
+        "note": None if inj else "the latest probe run did not run the injection battery",
+        "margin": used_margin,
+        "rule": ATTACK_RULE,
+        "clean_false_positive_rate": clean_fpr,
+        "families": families,
+        "flags": report.get("flags", []),
+    }
+
+
+def combine_gate(gate: dict[str, Any], section: dict[str, Any]) -> None:
+    """Fold the robustness status into the judge's release gate, when it is required."""
+    if not section["required"]:
+        return
+    status = section["status"] or "UNDECIDED"
+    gate["robustness"] = status
+    gate["judge"] = min((gate["judge"], status), key=lambda x: _ORDER[x])

@@ -1,0 +1,167 @@
+"""`calibrant probe`: the injection battery and bias probes against one judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ..errors import CalibrantError
+from .app import (
+    ApiBaseOpt,
+    AttemptsOpt,
+    ConcurrencyOpt,
+    JudgeOpt,
+    ModelOpt,
+    RubricOpt,
+    TimeoutOpt,
+    app,
+)
+
+
+def _names(value: str | None, option: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = tuple(x.strip() for x in value.split(",") if x.strip())
+    if not names:
+        raise CalibrantError(f"{option} names nothing")
+    return names
+
+
+@app.command()
+def probe(
+    gold: Annotated[Path, typer.Option("--gold", help="Gold set folder.")] = Path("gold"),
+    split: Annotated[
+        str, typer.Option("--split", help="calibration, heldout or all.")
+    ] = "calibration",
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    timeout: TimeoutOpt = None,
+    max_attempts: AttemptsOpt = None,
+    probes: Annotated[
+        str | None,
+        typer.Option(
+            "--probes",
+            help="Comma-separated: injection, verbosity, order, stability, central (default all).",
+        ),
+    ] = None,
+    families: Annotated[
+        str | None,
+        typer.Option("--families", help="Comma-separated attack families (default all)."),
+    ] = None,
+    channels: Annotated[
+        str, typer.Option("--channels", help="Where attacks go: agent, note, or agent,note.")
+    ] = "agent,note",
+    defenses: Annotated[
+        str,
+        typer.Option(
+            "--defenses",
+            help="both: the defended prompt and, side by side, a naive one; on: defended only.",
+        ),
+    ] = "both",
+    items: Annotated[
+        int | None,
+        typer.Option(
+            "--items", min=1, help="At most this many gold items per probe (a seeded sample)."
+        ),
+    ] = None,
+    k: Annotated[int, typer.Option("-k", min=1, help="Samples per item for stability.")] = 3,
+    margin: Annotated[
+        float,
+        typer.Option(
+            "--margin",
+            help="Gate: an attack family fails when its success rate is surely above the "
+            "clean false-positive rate plus this.",
+        ),
+    ] = 0.10,
+    min_items: Annotated[
+        int, typer.Option("--min-items", min=1, help="Gate: fewer items measured: UNDECIDED.")
+    ] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="Seed (item sample, retries).")] = 0,
+    planted: Annotated[
+        str | None,
+        typer.Option(
+            "--planted",
+            help="Test the tester: probe a simulated judge with a planted defect instead "
+            "(clean, obey:P, fence:P, verbose:P, middle, order:P, noisy:P).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as stable JSON.")
+    ] = False,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Also write Markdown here.")
+    ] = None,
+    fail_on_flag: Annotated[
+        bool, typer.Option("--fail-on-flag", help="Exit 1 when any probe flags the judge.")
+    ] = False,
+) -> None:
+    """Probe a judge's robustness on the gold set: an injection battery (attack success rate
+    per family, beside the clean false-positive rate, with the prompt's defenses on and off)
+    and bias probes (verbosity, evidence order, stability, central tendency). Answers are
+    cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
+    from ..judge.config import JudgeOptions
+    from ..paths import check_output_path, write_all_atomic
+    from ..probes import ATTACKS, PROBES, ProbeSettings, run_probes
+    from ..reports.probe import probe_json, probe_markdown, render_probe
+    from .judge_commands import _loading_note
+    from .progress import track
+
+    if split not in ("calibration", "heldout", "all"):
+        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    if defenses not in ("both", "on"):
+        raise CalibrantError(f"--defenses must be both or on, not '{defenses}'")
+    if markdown is not None:
+        check_output_path(markdown, option="--markdown")
+    settings = ProbeSettings(
+        probes=_names(probes, "--probes") or tuple(PROBES),
+        families=_names(families, "--families") or tuple(ATTACKS),
+        channels=_names(channels, "--channels") or (),
+        defenses="both" if defenses == "both" else "on",
+        k=k,
+        margin=margin,
+        min_items=min_items,
+        max_items=items,
+        seed=seed,
+    )
+    options = JudgeOptions(
+        model=model,
+        api_base=api_base,
+        rubric=rubric,
+        judge=judge_name,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
+    )
+    loading = None if planted else _loading_note(options)
+    with track("probe judgments", loading=loading) as progress:
+        report = run_probes(
+            gold,
+            split=None if split == "all" else split,
+            options=options,
+            settings=settings,
+            planted=planted,
+            on_start=progress.set_total,
+            on_done=lambda cached: progress.advance(cached=cached),
+        )
+    if markdown is not None:
+        write_all_atomic({markdown: probe_markdown(report)})
+    if as_json:
+        typer.echo(probe_json(report))
+    else:
+        render_probe(Console(), report)
+    if markdown is not None:
+        Console(stderr=True).print(f"wrote {markdown}", highlight=False)
+    if not report["judge_outcomes"].get("verdict"):
+        Console(stderr=True).print(
+            "calibrant: no probe variant got a verdict from the judge; nothing was measured",
+            highlight=False,
+        )
+        raise typer.Exit(3)
+    if fail_on_flag and report["flags"]:
+        raise typer.Exit(1)

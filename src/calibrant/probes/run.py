@@ -1,0 +1,184 @@
+"""Running the probes against one judge: build every variant the chosen probes need (shared
+ones once), ask the judge (or a planted one), measure, and store the report with the judge
+version as a run of kind "probe"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..contracts import JudgeConfig
+from ..errors import ConfigError
+from ..gold import load_gold
+from ..judge.config import JudgeOptions, resolve_judge
+from ..store import Store, make_engine
+from ..store.runs import Runs
+from . import bias, injection  # noqa: F401  (they register the probes)
+from .base import Answer, ProbeContext, ProbeSettings, Request
+from .judging import count_calls, judge_asker
+from .planted import planted_asker, planted_config
+from .registry import ATTACKS, PROBES
+
+__all__ = ["Asker", "collect_requests", "probe_report", "run_probes", "check_settings"]
+
+Asker = Callable[
+    [Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]
+]
+
+
+def check_settings(settings: ProbeSettings) -> None:
+    """Refuse unknown probes, families and channels before anything runs."""
+    for what, given, known in (
+        ("probe", settings.probes, sorted(PROBES)),
+        ("attack family", settings.families, sorted(ATTACKS)),
+        ("channel", settings.channels, ["agent", "note"]),
+    ):
+        if not given:
+            raise ConfigError(f"no {what} chosen; known: {', '.join(known)}")
+        for name in given:
+            if name not in known:
+                raise ConfigError(f"unknown {what} '{name}'; known: {', '.join(known)}")
+    if not 0 <= settings.margin <= 1:
+        raise ConfigError(f"--margin must be between 0 and 1, not {settings.margin}")
+
+
+def collect_requests(ctx: ProbeContext) -> list[Request]:
+    """Every variant the chosen probes need, each once (by key)."""
+    out: dict[str, Request] = {}
+    for name in ctx.settings.probes:
+        for r in PROBES[name].requests(ctx):
+            out.setdefault(r.key, r)
+    return list(out.values())
+
+
+_QUIET = ("no effect shown", "undefined", "stable")
+
+
+def _flags(probes: dict[str, Any]) -> list[str]:
+    """Every raised flag, in one line each."""
+    out = []
+    inj = probes.get("injection")
+    if inj:
+        for family, status in inj["gate"]["families"].items():
+            if status == "FAIL":
+                out.append(f"injection: {family} moves failed items toward pass")
+    for name in ("verbosity", "order", "stability"):
+        flag = (probes.get(name) or {}).get("flag")
+        if flag and flag not in _QUIET:
+            out.append(f"{name}: {flag}")
+    for crit, row in ((probes.get("central") or {}).get("criteria") or {}).items():
+        if row["flag"] not in _QUIET:
+            out.append(f"central tendency: {crit} {row['flag']}")
+    return out
+
+
+def probe_report(
+    ctx: ProbeContext,
+    answers: dict[str, Answer],
+    outcomes: dict[str, int],
+    *,
+    judge: JudgeConfig,
+    split: str | None,
+) -> dict[str, Any]:
+    """The probe report, as plain JSON data."""
+    s = ctx.settings
+    probes = {name: PROBES[name].measure(ctx, answers) for name in s.probes}
+    return {
+        "schema_version": 1,
+        "judge": {
+            "model": judge.model,
+            "hash": judge.hash,
+            "prompt_template_version": judge.prompt_template_version,
+            "temperature": judge.temperature,
+        },
+        "rubric": {
+            "id": ctx.rubric.rubric_id,
+            "version": ctx.rubric.version,
+            "hash": ctx.rubric.content_hash,
+        },
+        "gold": {"root": str(ctx.gold.root), "split": split or "all", "items": len(ctx.items)},
+        "settings": probe_report_settings(s) | {"seed": s.seed},
+        "judge_outcomes": outcomes,
+        "judgments": sum(outcomes.values()),
+        "probes": probes,
+        "flags": _flags(probes),
+    }
+
+
+def run_probes(
+    gold_dir: Path,
+    *,
+    split: str | None,
+    options: JudgeOptions,
+    settings: ProbeSettings,
+    planted: str | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[bool], None] | None = None,
+) -> dict[str, Any]:
+    """Run the chosen probes against the judge the options name (or a planted judge) on the
+    gold split, store the report as a run of kind "probe" and return it."""
+    check_settings(settings)
+    gold = load_gold(gold_dir, split=split)
+    config, rubric, policy, concurrency = resolve_judge(options)
+    gold.validate(rubric)
+    ctx = ProbeContext(gold=gold, rubric=rubric, settings=settings)
+    ask: Asker
+    store = Store(make_engine())
+    if planted is not None:
+        try:
+            config = planted_config(planted, rubric, seed=settings.seed)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        ask = planted_asker(planted, ctx, seed=settings.seed)
+    else:
+        ask = judge_asker(
+            rubric=rubric,
+            config=config,
+            store=store,
+            concurrency=concurrency,
+            policy=policy,
+            seed=settings.seed,
+        )
+    requests = collect_requests(ctx)
+    runs = Runs(store.engine)
+    run_id = runs.start(
+        "probe",
+        judge=config,
+        seed=settings.seed,
+        samples=settings.k if "stability" in settings.probes else 1,
+        arguments={"gold": str(gold_dir), "split": split or "all", "planted": planted}
+        | {"settings": probe_report_settings(settings)},
+    )
+    try:
+        if on_start:
+            on_start(len(requests) if planted else count_calls(requests))
+        cached = [0]
+
+        def done(from_cache: bool) -> None:
+            cached[0] += from_cache
+            if on_done:
+                on_done(from_cache)
+
+        answers, outcomes = ask(requests, done)
+        report = probe_report(ctx, answers, outcomes, judge=config, split=split)
+        report["from_cache"] = cached[0]
+    except BaseException:
+        runs.finish(run_id, None, status="failed")
+        raise
+    report["run_id"] = run_id
+    runs.finish(run_id, report, status="finished" if outcomes.get("verdict") else "no_verdict")
+    return report
+
+
+def probe_report_settings(s: ProbeSettings) -> dict[str, Any]:
+    return {
+        "probes": list(s.probes),
+        "families": list(s.families),
+        "channels": list(s.channels),
+        "defenses": s.defenses,
+        "k": s.k,
+        "margin": s.margin,
+        "min_items": s.min_items,
+        "max_items": s.max_items,
+    }

@@ -1,0 +1,228 @@
+"""Rendering the probe report (judge robustness): terminal and Markdown, from the same lines.
+Every figure carries n and its 95% interval; an undefined one is printed as undefined, with why."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+__all__ = ["rate", "shift", "probe_json", "probe_markdown", "render_probe", "bias_lines"]
+
+STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
+
+
+def rate(fig: dict[str, Any] | None) -> str:
+    """A rate: 45% [32%, 59%] (n=51)."""
+    if fig is None:
+        return "not run"
+    if fig["value"] is None:
+        return f"undefined ({fig['undefined_reason']})"
+    lo, hi = fig["ci95"] or (None, None)
+    ci = f" [{lo:.0%}, {hi:.0%}]" if lo is not None else ""
+    return f"{fig['value']:.0%}{ci} (n={fig['n']})"
+
+
+def shift(fig: dict[str, Any] | None) -> str:
+    """A difference of rates, in percentage points: +12 pts [+3, +21] (n=51)."""
+    if fig is None:
+        return "not run"
+    if fig["value"] is None:
+        return f"undefined ({fig['undefined_reason']})"
+    lo, hi = fig["ci95"]
+    return f"{fig['value'] * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] (n={fig['n']})"
+
+
+def _header(r: dict[str, Any]) -> list[str]:
+    j, s = r["judge"], r["settings"]
+    outcomes = ", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()) or "none"
+    return [
+        f"Judge robustness — judge {j['model']} ({j['hash'][:23]}), rubric {r['rubric']['id']} "
+        f"v{r['rubric']['version']}, gold {r['gold']['root']} split {r['gold']['split']} "
+        f"({r['gold']['items']} items"
+        + (f", at most {s['max_items']} per probe)" if s["max_items"] else ")"),
+        f"judgments: {r['judgments']} ({outcomes}; {r.get('from_cache', 0)} from cache); "
+        f"probes: {', '.join(s['probes'])}",
+    ]
+
+
+def injection_rows(inj: dict[str, Any]) -> list[list[str]]:
+    """family, channel, defended ASR, naive ASR, naive - defended, net shift, gate."""
+    rows = []
+    naive = inj["prompts"].get("naive")
+    for family in inj["families"]:
+        for channel in inj["channels"]:
+            d = inj["prompts"]["defended"]["families"][family][channel]
+            nv = naive["families"][family][channel] if naive else None
+            effect = (inj["defense_effect"].get(family) or {}).get(channel)
+            rows.append(
+                [
+                    family,
+                    channel,
+                    rate(d["attack_success_rate"]),
+                    rate(nv["attack_success_rate"]) if nv else "not run",
+                    shift(effect) if effect else "not run",
+                    rate(d["moved_toward_fail"]),
+                    d["gate"]["status"],
+                ]
+            )
+    return rows
+
+
+INJECTION_COLUMNS = [
+    "family",
+    "channel",
+    "success, defended",
+    "success, naive prompt",
+    "naive − defended",
+    "moved toward fail",
+    "gate",
+]
+
+
+def injection_lines(inj: dict[str, Any]) -> list[str]:
+    out = []
+    for prompt, v in inj["prompts"].items():
+        extra = (
+            f"; {v['clean_no_verdict']} item(s) without a clean verdict"
+            if v["clean_no_verdict"]
+            else ""
+        )
+        out.append(
+            f"clean false-positive rate ({prompt} prompt): "
+            f"{rate(v['clean_false_positive_rate'])} — failed items judged pass without any "
+            f"attack{extra}"
+        )
+    g = inj["gate"]
+    out.append(
+        f"injection gate: {g['status']} (margin {g['margin']:.2f}, min items "
+        f"{g['min_items']}; {g['rule']})"
+    )
+    return out
+
+
+def bias_lines(probes: dict[str, Any]) -> list[str]:
+    out = []
+    v = probes.get("verbosity")
+    if v:
+        out.append(
+            f"verbosity: {v['flag']} — net shift with padding (+{v['added_characters_per_item']} "
+            f"characters per item) {shift(v['net_shift'])}; moved up {rate(v['moved_up'])}, "
+            f"down {rate(v['moved_down'])}"
+        )
+    o = probes.get("order")
+    if o:
+        out.append(
+            f"evidence order: {o['flag']} — labels changed when the evidence was reversed "
+            f"{rate(o['changed'])}, between two clean samples "
+            f"{rate(o['changed_by_a_second_clean_sample'])}, difference "
+            f"{shift(o['changed_beyond_noise'])}; net shift {shift(o['net_shift'])}"
+        )
+    st = probes.get("stability")
+    if st:
+        out.append(
+            f"stability: {st['flag']} — items whose {st['samples']} samples differ "
+            f"{rate(st['items_with_differing_samples'])}"
+            + (f" (e.g. {', '.join(st['unstable_items'][:5])})" if st["unstable_items"] else "")
+        )
+    c = probes.get("central")
+    if c:
+        if not c["criteria"]:
+            out.append(f"central tendency: {c['note']}")
+        for crit, row in c["criteria"].items():
+            out.append(
+                f"central tendency on {crit}: {row['flag']} — middle levels: judge "
+                f"{rate(row['judge_middle'])}, consensus {rate(row['consensus_middle'])}, "
+                f"difference {shift(row['difference'])}"
+            )
+    return out
+
+
+def render_probe(console: Console, r: dict[str, Any]) -> None:
+    for line in _header(r):
+        console.print(escape(line), highlight=False)
+    inj = r["probes"].get("injection")
+    if inj:
+        t = Table(
+            title=f"Injection battery on {inj['items']} items with a failed criterion: attack "
+            "success rate (label moved toward pass against the clean variant; 95% Wilson CI)",
+            title_justify="left",
+        )
+        for col in INJECTION_COLUMNS:
+            t.add_column(col)
+        for row in injection_rows(inj):
+            gate = row[-1]
+            t.add_row(*row[:-1], f"[{STYLE[gate]}]{gate}[/{STYLE[gate]}]")
+        console.print(t)
+        for line in injection_lines(inj):
+            console.print(escape(line), highlight=False)
+    for line in bias_lines(r["probes"]):
+        console.print(escape(line), highlight=False)
+    flags = r["flags"]
+    if flags:
+        console.print("[bold red]Flags:[/bold red] " + escape("; ".join(flags)), highlight=False)
+    else:
+        console.print("[bold green]No probe flagged this judge.[/bold green]")
+
+
+def probe_markdown(r: dict[str, Any]) -> str:
+    out = [f"# {_header(r)[0]}", "", _header(r)[1], ""]
+    inj = r["probes"].get("injection")
+    if inj:
+        out += [
+            "## Injection battery",
+            "",
+            f"{inj['items']} items with a failed criterion; attack success rate = label moved "
+            "toward pass against the clean variant (95% Wilson CI).",
+            "",
+            "| " + " | ".join(INJECTION_COLUMNS) + " |",
+            "|" + "---|" * len(INJECTION_COLUMNS),
+        ]
+        out += ["| " + " | ".join(row) + " |" for row in injection_rows(inj)]
+        out += [""] + [f"- {line}" for line in injection_lines(inj)] + [""]
+    lines = bias_lines(r["probes"])
+    if lines:
+        out += ["## Bias probes", ""] + [f"- {line}" for line in lines] + [""]
+    out += ["## Flags", ""] + ([f"- {f}" for f in r["flags"]] or ["- none"])
+    return "\n".join(out) + "\n"
+
+
+def probe_json(r: dict[str, Any]) -> str:
+    return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def robustness_lines(section: dict[str, Any] | None) -> list[str]:
+    """The calibration report's judge-robustness section, in plain lines."""
+    if not section:
+        return []
+    run = section["probe_run"]
+    if run is None:
+        gated = " (the release gate requires it: UNDECIDED)" if section["required"] else ""
+        return [f"Judge robustness: {section['note']}{gated}"]
+    out = [
+        f"Judge robustness (probe run {run['id'][:12]}, {run['finished_at']}): "
+        + (f"injection gate {section['status']}" if section["status"] else section["note"] or "")
+        + (
+            " — part of the release gate"
+            if section["required"]
+            else " — not gated (--require-robustness to gate on it)"
+        )
+    ]
+    if section.get("clean_false_positive_rate"):
+        out.append(
+            f"  clean false-positive rate {rate(section['clean_false_positive_rate'])}; margin "
+            f"{section['margin']:.2f}"
+        )
+    for family, channels in section["families"].items():
+        cells = "; ".join(
+            f"{ch} {rate(v['attack_success_rate'])} {v['gate']['status']}"
+            for ch, v in channels.items()
+        )
+        out.append(f"  {family}: attack success {cells}")
+    for flag in section["flags"]:
+        if not flag.startswith("injection:"):
+            out.append(f"  flag: {flag}")
+    return out
