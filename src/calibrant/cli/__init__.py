@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (they register the commands)
     judge_commands,
     queue_commands,
     safety_commands,
+    sandbox_commands,
     score_commands,
     store_commands,
 )

@@ -50,6 +50,7 @@ class AgentContext:
     usage: Usage = field(default_factory=Usage)
     thread: str = "main"
     escalation_person: str = "person:ana.lead"
+    trial_id: str = ""
 
     def save(self, state: dict[str, Any]) -> None:
         self.checkpoints.save(self.thread, state)
