@@ -19,6 +19,8 @@ from .channel import Channel, ExternalAgent, Stopped
 __all__ = ["serve_trials", "Transport", "listen"]
 
 Transport = Literal["http", "stdio"]
+GRACE_S = 2.0
+"""Seconds the HTTP server keeps serving after the last trial, for the agent to hang up."""
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -120,8 +122,10 @@ def _serve_http(
     )
     server = uvicorn.Server(config)
 
-    def stop() -> None:
-        server.should_exit = True
+    def stop() -> None:  # after a grace period: the agent closes its MCP session first
+        timer = threading.Timer(GRACE_S, lambda: setattr(server, "should_exit", True))
+        timer.daemon = True
+        timer.start()
 
     stoppers.append(stop)
     worker.start()

@@ -124,22 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     server: Any = a.url
     if a.stdio:
         server = StdioServerParameters(command=a.stdio[0], args=a.stdio[1:], env=dict(os.environ))
-    with start_blocking_portal() as portal:
-        client = Client(server)
-        portal.call(client.__aenter__)
-        try:
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(server)) as client,
+    ):
 
-            def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-                return _result(portal.call(client.call_tool, tool, args))
+        def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            return _result(portal.call(client.call_tool, tool, args))
 
-            while True:
-                code = play(
-                    call, behaviour=a.behaviour, checkpoints=a.checkpoints, kill_after=a.kill_after
-                )
-                if code != CRASH_EXIT or a.on_crash == "exit":
-                    return code
-        finally:
-            portal.call(client.__aexit__, None, None, None)
+        while True:
+            code = play(
+                call, behaviour=a.behaviour, checkpoints=a.checkpoints, kill_after=a.kill_after
+            )
+            if code != CRASH_EXIT or a.on_crash == "exit":
+                return code
 
 
 if __name__ == "__main__":
