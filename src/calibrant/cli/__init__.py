@@ -8,6 +8,7 @@ import typer
 
 from ..errors import CalibrantError, Terminated
 from . import (  # noqa: F401  (they register the commands)
+    case_commands,
     compare_commands,
     judge_commands,
     queue_commands,
