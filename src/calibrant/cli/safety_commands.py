@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import app
+from .trials_output import CasePathsArg, JsonOpt, OutFolderOpt, RestartOpt, TrialsKOpt
 
 if TYPE_CHECKING:
     from ..harness import TrialRun
@@ -145,7 +146,7 @@ def check(
 
 @app.command()
 def trials(
-    paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
+    paths: CasePathsArg,
     agent: Annotated[
         str,
         typer.Option(
@@ -154,27 +155,14 @@ def trials(
             "misleading), or llm:MODEL (any litellm model string).",
         ),
     ],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            help="Folder for the transcripts. A killed run leaves TRIALS_INCOMPLETE there; the "
-            "same command resumes it.",
-        ),
-    ],
-    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
+    out: OutFolderOpt,
+    k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_json: JsonOpt = False,
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
     ] = None,
-    restart: Annotated[
-        bool,
-        typer.Option(
-            "--restart",
-            help="Discard the transcripts an earlier run left in --out and run every trial again.",
-        ),
-    ] = False,
+    restart: RestartOpt = False,
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
     Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""

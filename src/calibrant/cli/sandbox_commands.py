@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -15,6 +14,7 @@ from rich.console import Console
 
 from ..errors import ConfigError
 from .app import app
+from .trials_output import CasePathsArg, JsonOpt, OutFolderOpt, RestartOpt, TrialsKOpt
 
 if TYPE_CHECKING:
     from ..harness import TrialRun
@@ -44,16 +44,9 @@ def _needs_extra() -> None:
 
 @app.command()
 def sandbox(
-    paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            help="Folder for the transcripts, as for `calibrant trials` (an interrupted run "
-            "resumes when the same command is run again).",
-        ),
-    ],
-    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
+    paths: CasePathsArg,
+    out: OutFolderOpt,
+    k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed recorded with the trials.")] = 0,
     agent: Annotated[
         str,
@@ -85,14 +78,8 @@ def sandbox(
             "error (recorded in the transcript).",
         ),
     ] = 600.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    restart: Annotated[
-        bool,
-        typer.Option(
-            "--restart",
-            help="Discard the transcripts an earlier run left in --out and run every trial again.",
-        ),
-    ] = False,
+    as_json: JsonOpt = False,
+    restart: RestartOpt = False,
 ) -> None:
     """Serve k trials per case to your own agent (MCP or HTTP): the same tools, authorization,
     versions, operation ids and fault points as in-process agents; transcripts and the trial

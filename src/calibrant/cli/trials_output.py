@@ -5,17 +5,49 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from ..contracts import CaseContract
 from ..errors import CalibrantError
-from ..harness import MARKER, TrialRun
 
-__all__ = ["load_trial_cases", "run_with_progress", "print_trial_report"]
+if TYPE_CHECKING:
+    from ..contracts import CaseContract
+    from ..harness import TrialRun
 
-Runner = Callable[[Callable[[TrialRun], None], Callable[[int, int], None]], list[TrialRun]]
+    Runner = Callable[[Callable[[TrialRun], None], Callable[[int, int], None]], list[TrialRun]]
+
+__all__ = [
+    "CasePathsArg",
+    "OutFolderOpt",
+    "TrialsKOpt",
+    "RestartOpt",
+    "JsonOpt",
+    "load_trial_cases",
+    "run_with_progress",
+    "print_trial_report",
+]
+
+CasePathsArg = Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")]
+OutFolderOpt = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        help="Folder for the transcripts. A killed run leaves TRIALS_INCOMPLETE there; the "
+        "same command resumes it.",
+    ),
+]
+TrialsKOpt = Annotated[int, typer.Option("-k", min=1, help="Trials per case.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+RestartOpt = Annotated[
+    bool,
+    typer.Option(
+        "--restart",
+        help="Discard the transcripts an earlier run left in --out and run every trial again.",
+    ),
+]
+
 
 
 def load_trial_cases(paths: list[Path], out: Path) -> list[CaseContract]:
@@ -33,6 +65,7 @@ def load_trial_cases(paths: list[Path], out: Path) -> list[CaseContract]:
 def run_with_progress(what: str, total: int, out: Path, run: Runner) -> list[TrialRun]:
     """Call `run(on_trial, on_resume)` under a progress bar; Ctrl-C (or SIGTERM, or a server
     stopped early) says how many trials are in `out` and how to resume, exit 130."""
+    from ..harness import MARKER
     from .progress import track
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

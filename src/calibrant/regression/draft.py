@@ -96,7 +96,7 @@ def _faults(t: Transcript) -> list[FaultSpec]:
             seen.append((point, *where[c.call_id]))
     out: list[FaultSpec] = []
     for point, tool, n in dict.fromkeys(seen):
-        out.append(FaultSpec(point=point, on_tool=tool, occurrence=n))  # type: ignore[arg-type]
+        out.append(FaultSpec(point=point, on_tool=tool, occurrence=n))
     return out
 
 
@@ -153,7 +153,7 @@ def draft_case(
             f"{t.provenance.agent}, {t.provenance.started_at:%Y-%m-%d}); personal data replaced "
             "by placeholders. The expected outcome must be confirmed by a person."
         ),
-        tags=[tag],  # type: ignore[list-item]
+        tags=[tag],
         fixture=fixture,
         expected=None,
         customer_script=script,

@@ -11,7 +11,7 @@ needs them, and they are the service's data, not the person's."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["Redactor"]
 
@@ -84,7 +84,7 @@ class Redactor:
                 slot = self._map.get(("person", term.casefold())) or self.person(term)
             else:
                 slot = self._slot(kind, term)
-            out = pattern.sub(lambda _m, slot=slot: self._use(slot), out)
+            out = pattern.sub(self._using(slot), out)
         out = _DIGITS.sub(lambda m: self._use(self._slot("number", m.group(0))), out)
         return _PHONE.sub(self._phone, out)
 
@@ -93,6 +93,9 @@ class Redactor:
         if len(digits) < 9:  # a date, an amount: not a phone number
             return m.group(0)
         return self._use(self._slot("phone", digits))
+
+    def _using(self, slot: str) -> Callable[[re.Match[str]], str]:
+        return lambda _m: self._use(slot)
 
     def _use(self, slot: str) -> str:
         self._used.add(slot)

@@ -3,12 +3,11 @@ by the same trial runner as in-process agents. Importing this package starts not
 not import the MCP SDK; `serve_trials` does, when called."""
 
 from .channel import EXTERNAL_VERSION, AgentInfo, Channel, ExternalAgent, Stopped, session_key
-from .protocol import TRIAL_TOOLS, all_tools, business_tools, dispatch
+from .protocol import all_tools, business_tools, dispatch, trial_tools
 from .run import Transport, serve_trials
 
 __all__ = [
     "EXTERNAL_VERSION",
-    "TRIAL_TOOLS",
     "AgentInfo",
     "Channel",
     "ExternalAgent",
@@ -19,4 +18,5 @@ __all__ = [
     "dispatch",
     "serve_trials",
     "session_key",
+    "trial_tools",
 ]

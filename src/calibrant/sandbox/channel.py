@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from ..contracts import Sampling
 from ..contracts.common import Contract
@@ -33,7 +33,6 @@ __all__ = [
     "Channel",
     "ExternalAgent",
     "Stopped",
-    "agent_info",
     "session_key",
 ]
 
@@ -96,16 +95,6 @@ class AgentInfo(Contract):
         default=None, max_length=200, description="Content hash of its instructions."
     )
     sampling: Sampling | None = Field(default=None, description="Its sampling configuration.")
-
-
-def agent_info(args: Any) -> AgentInfo | str:
-    """The declared info, or what is wrong with it (one line)."""
-    try:
-        return AgentInfo.model_validate(args if args is not None else {})
-    except ValidationError as exc:
-        e = exc.errors()[0]
-        where = ".".join(str(x) for x in e["loc"]) or "arguments"
-        return f"{where}: {e['msg']}"
 
 
 class Channel:
@@ -245,14 +234,12 @@ def _no_turn(crashed: bool) -> dict[str, Any]:
 
 
 def _add_usage(ctx: AgentContext, usage: dict[str, Any]) -> None:
+    """Add what the agent reported (validated by `protocol.Usage`) to the trial's usage."""
     u = ctx.usage
     for name in ("model_calls", "input_tokens", "output_tokens", "cached_tokens"):
-        value = usage.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            setattr(u, name, getattr(u, name) + value)
-    cost = usage.get("cost_usd")
-    if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0:
-        u.add_cost(float(cost))
+        setattr(u, name, getattr(u, name) + int(usage.get(name, 0)))
+    if usage.get("cost_usd") is not None:
+        u.add_cost(float(usage["cost_usd"]))
 
 
 class ExternalAgent:

@@ -7,66 +7,54 @@ agent's answer and gives the next message. Only the business tools are for the a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, Field, ValidationError
+
+from ..contracts.common import Contract
 from ..harness.toolspec import TOOL_SCHEMA_VERSION, TOOL_SPECS, tool_names
-from .channel import Channel, agent_info
+from .channel import AgentInfo, Channel
 
-__all__ = ["TRIAL_TOOLS", "business_tools", "dispatch", "all_tools"]
+__all__ = ["Reply", "Usage", "all_tools", "business_tools", "dispatch", "trial_tools"]
 
-_USAGE = {
-    "type": "object",
-    "description": "Model usage since the last reply (added to the trial's metrics).",
-    "properties": {
-        "model_calls": {"type": "integer", "minimum": 0},
-        "input_tokens": {"type": "integer", "minimum": 0},
-        "output_tokens": {"type": "integer", "minimum": 0},
-        "cached_tokens": {"type": "integer", "minimum": 0},
-        "cost_usd": {"type": "number", "minimum": 0},
-    },
-    "additionalProperties": False,
-}
 
-TRIAL_TOOLS: list[dict[str, Any]] = [
-    {
-        "name": "trial_start",
-        "description": "Start (or, after a restart, resume) the current trial: returns the "
-        "customer's message waiting for your answer and the trial's context (tenant, ticket, "
-        "order, authenticated customer), and a `session` key for your durable checkpoint; or "
-        "status all_finished. Not a tool for your model.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "agent_model": {"type": "string", "maxLength": 200},
-                "agent_version": {"type": "string", "minLength": 1, "maxLength": 200},
-                "instructions_hash": {"type": "string", "maxLength": 200},
-                "sampling": {
-                    "type": "object",
-                    "properties": {
-                        "temperature": {"type": "number", "minimum": 0},
-                        "top_p": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                        "max_tokens": {"type": "integer", "minimum": 1},
-                        "seed": {"type": "integer"},
-                    },
-                    "additionalProperties": False,
-                },
-            },
-            "additionalProperties": False,
+class Usage(Contract):
+    """Model usage since the last reply; added to the trial's metrics."""
+
+    model_calls: int = Field(default=0, ge=0, description="Model calls.")
+    input_tokens: int = Field(default=0, ge=0, description="Prompt tokens.")
+    output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
+    cached_tokens: int = Field(default=0, ge=0, description="Cached prompt tokens.")
+    cost_usd: float | None = Field(default=None, ge=0, description="Cost, when known.")
+
+
+class Reply(Contract):
+    """`trial_reply`: the agent's answer to the customer."""
+
+    text: str = Field(description="The reply, verbatim.")
+    usage: Usage | None = Field(default=None, description="Model usage since the last reply.")
+
+
+def trial_tools() -> list[dict[str, Any]]:
+    """The two conversation tools, with the JSON schemas of their arguments."""
+    return [
+        {
+            "name": "trial_start",
+            "description": "Start (or, after a restart, resume) the current trial: returns the "
+            "customer's message waiting for your answer and the trial's context (tenant, ticket, "
+            "order, authenticated customer), and a `session` key for your durable checkpoint; or "
+            "status all_finished. Optionally declare your model and version (kept in the "
+            "transcript). Not a tool for your model.",
+            "parameters": AgentInfo.model_json_schema(),
         },
-    },
-    {
-        "name": "trial_reply",
-        "description": "Send your reply to the customer; returns the customer's next message, "
-        "or status trial_finished (then call trial_start for the next trial). Not a tool for "
-        "your model.",
-        "parameters": {
-            "type": "object",
-            "properties": {"text": {"type": "string"}, "usage": _USAGE},
-            "required": ["text"],
-            "additionalProperties": False,
+        {
+            "name": "trial_reply",
+            "description": "Send your reply to the customer; returns the customer's next message, "
+            "or status trial_finished (then call trial_start for the next trial). Not a tool for "
+            "your model.",
+            "parameters": Reply.model_json_schema(),
         },
-    },
-]
+    ]
 
 
 def business_tools() -> list[dict[str, Any]]:
@@ -82,18 +70,7 @@ def business_tools() -> list[dict[str, Any]]:
 
 
 def all_tools() -> list[dict[str, Any]]:
-    return business_tools() + TRIAL_TOOLS
-
-
-def _usage(value: Any) -> dict[str, Any] | str:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        return "usage: must be an object"
-    unknown = sorted(set(value) - set(_USAGE["properties"]))
-    if unknown:
-        return f"usage: unknown field(s) {', '.join(unknown)}"
-    return value
+    return business_tools() + trial_tools()
 
 
 def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
@@ -106,21 +83,30 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
     if isinstance(args, str):
         return _invalid(name, "arguments must be a JSON object")
     if name == "trial_start":
-        info = agent_info(args)
+        info = _parsed(AgentInfo, args)
         if isinstance(info, str):
             return _invalid(name, info)
         return {**channel.start(info), "tool_schema_version": TOOL_SCHEMA_VERSION}
     if name == "trial_reply":
-        if not isinstance(args, dict) or not isinstance(args.get("text"), str):
-            return _invalid(name, "text: required, a string")
-        extra = sorted(set(args) - {"text", "usage"})
-        if extra:
-            return _invalid(name, f"unknown argument(s) {', '.join(extra)}")
-        usage = _usage(args.get("usage"))
-        if isinstance(usage, str):
-            return _invalid(name, usage)
-        return channel.reply(args["text"], usage)
+        reply = _parsed(Reply, args)
+        if isinstance(reply, str):
+            return _invalid(name, reply)
+        usage = reply.usage.model_dump(exclude_none=True) if reply.usage else {}
+        return channel.reply(reply.text, usage)
     return channel.call(name, args)  # unknown: the tool box answers and logs invalid_argument
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parsed(model: type[M], args: Any) -> M | str:
+    """`args` as `model`, or what is wrong with them (one line)."""
+    try:
+        return model.model_validate(args if args is not None else {})
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        where = ".".join(str(x) for x in e["loc"]) or "arguments"
+        return f"{where}: {e['msg']}"
 
 
 def _invalid(name: str, problem: str) -> dict[str, Any]:

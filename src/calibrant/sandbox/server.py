@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..harness.toolspec import TOOL_SCHEMA_VERSION
 from .channel import Channel
-from .protocol import TRIAL_TOOLS, all_tools, business_tools, dispatch
+from .protocol import all_tools, business_tools, dispatch, trial_tools
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -66,12 +66,9 @@ def openapi_document() -> dict[str, Any]:
         "content": {"application/json": {"schema": {"type": "object"}}},
     }
     paths: dict[str, Any] = {}
-    for t in business_tools() + TRIAL_TOOLS:
-        route = (
-            f"/trial/{t['name'].removeprefix('trial_')}"
-            if t in TRIAL_TOOLS
-            else f"/tools/{t['name']}"
-        )
+    routes = [(f"/tools/{t['name']}", t) for t in business_tools()]
+    routes += [(f"/trial/{t['name'].removeprefix('trial_')}", t) for t in trial_tools()]
+    for route, t in routes:
         paths[route] = {
             "post": {
                 "operationId": t["name"],
