@@ -193,12 +193,27 @@ class Channel:
                 self._cond.notify_all()
             return self._next(None)
 
+    def _open(self, t: _Turn | None) -> bool:
+        """A turn the agent was given and has not answered, with no crash since."""
+        return t is not None and t.delivered and self._reply is None and self._crash is None
+
+    def _refusal(self, t: _Turn | None) -> dict[str, Any]:
+        """Why a call outside an open turn is refused: a crash not yet restarted from, or
+        no customer message given to the agent."""
+        if self._crash is not None or (t is not None and t.resumed and not t.delivered):
+            return {
+                "error": "agent_crashed",
+                "message": "this agent process is taken as dead; restart and call trial_start",
+            }
+        return {"error": "no_turn", "message": "no customer message is waiting; call trial_start"}
+
     def call(self, tool: str, args: Any) -> dict[str, Any]:
         """A tool call of the external agent, through the current trial's tool box."""
         with self._cond:
             t = self._turn
-            if t is None or not t.delivered or self._crash is not None:
-                return _no_turn(self._crash is not None or t is not None)
+            if not self._open(t):
+                return self._refusal(t)
+            assert t is not None
             try:
                 if isinstance(args, str):
                     return t.ctx.tools.call_json(tool, args)
@@ -216,21 +231,13 @@ class Channel:
         """`trial_reply`: the agent's answer to the customer; returns the next message or end."""
         with self._cond:
             t = self._turn
-            if t is None or not t.delivered or self._crash is not None:
-                return _no_turn(self._crash is not None or t is not None)
+            if not self._open(t):
+                return self._refusal(t)
+            assert t is not None
             _add_usage(t.ctx, usage or {})
             self._reply = text
             self._cond.notify_all()
             return self._next(t.key)
-
-
-def _no_turn(crashed: bool) -> dict[str, Any]:
-    if crashed:
-        return {
-            "error": "agent_crashed",
-            "message": "this agent process is taken as dead; restart and call trial_start",
-        }
-    return {"error": "no_turn", "message": "no customer message is waiting; call trial_start"}
 
 
 def _add_usage(ctx: AgentContext, usage: dict[str, Any]) -> None:
