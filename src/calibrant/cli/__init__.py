@@ -9,11 +9,13 @@ import typer
 from ..errors import CalibrantError, Terminated
 from . import (  # noqa: F401  (they register the commands)
     batch_commands,
+    case_commands,
     compare_commands,
     judge_commands,
     probe_commands,
     queue_commands,
     safety_commands,
+    sandbox_commands,
     score_commands,
     service_commands,
     store_commands,

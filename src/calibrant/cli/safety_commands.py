@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import app
+from .trials_output import CasePathsArg, JsonOpt, OutFolderOpt, RestartOpt, TrialsKOpt
+
+if TYPE_CHECKING:
+    from ..harness import TrialRun
 
 SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
 
@@ -142,7 +146,7 @@ def check(
 
 @app.command()
 def trials(
-    paths: Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")],
+    paths: CasePathsArg,
     agent: Annotated[
         str,
         typer.Option(
@@ -151,81 +155,38 @@ def trials(
             "misleading), or llm:MODEL (any litellm model string).",
         ),
     ],
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            help="Folder for the transcripts. A killed run leaves TRIALS_INCOMPLETE there; the "
-            "same command resumes it.",
-        ),
-    ],
-    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 5,
+    out: OutFolderOpt,
+    k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_json: JsonOpt = False,
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
     ] = None,
-    restart: Annotated[
-        bool,
-        typer.Option(
-            "--restart",
-            help="Discard the transcripts an earlier run left in --out and run every trial again.",
-        ),
-    ] = False,
+    restart: RestartOpt = False,
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
     Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""
-    from ..files import expand_paths
-    from ..harness import MARKER, TrialRun, check_out_folder, load_runnable_cases, run_trials
-    from ..reports.trials import render_trial_report, report_json, trial_report
-    from .progress import track
+    from ..harness import run_trials
+    from .trials_output import load_trial_cases, print_trial_report, run_with_progress
 
-    check_out_folder(out)
-    files = expand_paths(paths, suffixes=(".yaml", ".yml"))
-    if not files:
-        raise CalibrantError("no case (*.yaml) found in the given paths")
-    cases = load_runnable_cases(files)  # every case checked before any trial runs
-    console = Console(stderr=as_json)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    total = len(cases) * k
-    state = {"done": 0}
-    with track(f"trials of {agent}", total=total) as bar:
+    cases = load_trial_cases(paths, out)  # every case checked before any trial runs
 
-        def resumed(finished: int, of: int) -> None:
-            state["done"] = finished
-            for _ in range(finished):
-                bar.advance(cached=True)  # kept, not rerun: no time spent, no ETA skew
-            err.print(f"resuming {out}: {finished} of {of} trials already finished, kept")
-
-        def tick(run: TrialRun) -> None:
-            state["done"] += 1
-            bar.advance()
-
-        try:
-            with _sigterm_as_interrupt():
-                runs = run_trials(
-                    cases,
-                    agent,
-                    k=k,
-                    seed=seed,
-                    out=out,
-                    on_trial=tick,
-                    api_base=api_base,
-                    restart=restart,
-                    on_resume=resumed,
-                )
-        except KeyboardInterrupt:
-            err.print(
-                f"calibrant: interrupted; {state['done']} of {total} trials are in {out} "
-                f"(marked {MARKER}): rerun the same command to resume"
+    def run(on_trial: Callable[[TrialRun], None], on_resume: Callable[[int, int], None]) -> Any:
+        with _sigterm_as_interrupt():
+            return run_trials(
+                cases,
+                agent,
+                k=k,
+                seed=seed,
+                out=out,
+                on_trial=on_trial,
+                api_base=api_base,
+                restart=restart,
+                on_resume=on_resume,
             )
-            raise typer.Exit(130) from None
-    report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
-    if as_json:
-        typer.echo(report_json(report))
-    else:
-        render_trial_report(console, report)
-        console.print(f"{len(runs)} transcript(s) in {out}")
+
+    runs = run_with_progress(f"trials of {agent}", len(cases) * k, out, run)
+    print_trial_report(runs, seed=seed, as_json=as_json, out=out, console=Console(stderr=as_json))
 
 
 @contextmanager

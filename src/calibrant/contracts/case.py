@@ -185,8 +185,10 @@ class CaseContract(Contract):
         default_factory=list, description="regression (stable) or exploratory (new capability)."
     )
     fixture: Fixture = Field(description="Starting data.")
-    expected: ExpectedOutcome | list[ExpectedOutcome] = Field(
-        description="The acceptable end state, or a list of acceptable end states."
+    expected: ExpectedOutcome | list[ExpectedOutcome] | None = Field(
+        description="The acceptable end state, or a list of acceptable end states. null: not "
+        "confirmed yet (a case drafted from a transcript by `calibrant case from-transcript`, "
+        "waiting for a person to write the agreed outcome); trials refuse such a case."
     )
     invariants: InvariantSettings = Field(
         default_factory=InvariantSettings, description="Invariants the case asserts."
@@ -206,5 +208,7 @@ class CaseContract(Contract):
         return self
 
     def acceptable_outcomes(self) -> list[ExpectedOutcome]:
-        """The acceptable end states, always as a list."""
+        """The acceptable end states, always as a list (empty while `expected` is unconfirmed)."""
+        if self.expected is None:
+            return []
         return list(self.expected) if isinstance(self.expected, list) else [self.expected]

@@ -19,8 +19,17 @@ __all__ = ["case_problems", "load_runnable_cases"]
 Loc = tuple[int | str, ...]
 
 
-def case_problems(case: CaseContract) -> list[tuple[Loc, str]]:
-    """(location, message) of every inconsistency between the case and the dataset."""
+UNCONFIRMED = (
+    "not filled: a person must confirm the expected outcome before trials run this case "
+    "(it was drafted from a transcript; the comments above it say what was observed)"
+)
+
+
+def case_problems(case: CaseContract, *, confirmed: bool = True) -> list[tuple[Loc, str]]:
+    """(location, message) of every inconsistency between the case and the dataset; with
+    `confirmed`, a case whose expected outcome is not filled yet is one too (trials refuse it)."""
+    if confirmed and case.expected is None:
+        return [(("expected",), UNCONFIRMED)]
     fx = case.fixture
     if fx.dataset not in DATASETS:
         return [

@@ -45,6 +45,7 @@ def run_trial(
 ) -> Transcript:
     """Run one trial of `agent_name` on `case` from a fresh SQLite file in `workdir`."""
     started, t0 = datetime.now(UTC), time.perf_counter()
+    transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
     tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
     workdir.mkdir(parents=True, exist_ok=True)
     svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.fixture)
@@ -71,6 +72,7 @@ def run_trial(
         checkpoints=CheckpointStore(ckpt_path),
         rng=random.Random(f"{seed}:{case.case}:{trial}"),
         escalation_person=PRINCIPALS.staff[tenant],
+        trial_id=transcript_id,
     )
     agent = agent_factory(agent_name)
     turns: list[Turn] = []
@@ -91,7 +93,7 @@ def run_trial(
     svc.engine.dispose()
     ctx.checkpoints.close()
     return Transcript(
-        transcript_id=f"{case.case}:{agent_name}:s{seed}:t{trial}",
+        transcript_id=transcript_id,
         case_id=case.case,
         trial=trial,
         tags=list(case.tags),
@@ -141,6 +143,13 @@ def run_trial(
     )
 
 
+def _resume_detail(agent: Agent, ctx: AgentContext) -> str:
+    """What the resume event says: an external agent keeps its own checkpoint, out of sight."""
+    if getattr(agent, "own_checkpoint", False):
+        return "agent asked to restart; it resumes from its own durable checkpoint"
+    return f"fresh agent resumed from checkpoint phase '{ctx.load().get('phase', 'none')}'"
+
+
 def _respond(
     agent: Agent,
     agent_name: str,
@@ -161,12 +170,7 @@ def _respond(
         except AgentCrash as crash:
             rec.event(svc.now(), "crash", str(crash))
             agent = factory(agent_name)
-            state = ctx.load()
-            rec.event(
-                svc.now(),
-                "resume",
-                f"fresh agent resumed from checkpoint phase '{state.get('phase', 'none')}'",
-            )
+            rec.event(svc.now(), "resume", _resume_detail(agent, ctx))
         except Exception as exc:  # the agent or its model failed: a harness incident
             rec.event(svc.now(), "harness_error", _scrubbed(agent, exc)[:500])
             return None

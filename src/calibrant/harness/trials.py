@@ -38,15 +38,19 @@ def run_trials(
     api_base: str | None = None,
     restart: bool = False,
     on_resume: Callable[[int, int], None] | None = None,
+    agent_factory: Callable[[str], Agent] | None = None,
 ) -> list[TrialRun]:
     """Run `k` trials of `agent` on every case; write each transcript to `out`.
 
     Returns every trial of the run in order (case, then trial), the ones a previous,
     interrupted run of the same command had finished included: those are read back, not rerun
     (`on_resume(finished, total)` is told how many). `on_trial` is called for each trial run now.
-    `restart` discards what `out` holds from an earlier run first."""
+    `restart` discards what `out` holds from an earlier run first. `agent_factory` builds the
+    agent instead of `make_agent` (an agent in another process, see `calibrant.sandbox`)."""
 
     def factory(name: str) -> Agent:
+        if agent_factory is not None:
+            return agent_factory(name)
         return make_agent(name, api_base=api_base)
 
     factory(agent)  # fail fast on a bad agent name, before any file is written

@@ -50,6 +50,7 @@ class AgentContext:
     usage: Usage = field(default_factory=Usage)
     thread: str = "main"
     escalation_person: str = "person:ana.lead"
+    trial_id: str = ""
 
     def save(self, state: dict[str, Any]) -> None:
         self.checkpoints.save(self.thread, state)
@@ -61,11 +62,21 @@ class AgentContext:
 class Agent(Protocol):
     """An agent answers one customer message at a time, using tools in between."""
 
-    name: str
-    version: str
-    model: str | None
-    instructions_hash: str | None
-    sampling: Sampling
+    # read by the runner for the transcript's provenance, never set by it
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def instructions_hash(self) -> str | None: ...
+
+    @property
+    def sampling(self) -> Sampling: ...
 
     def respond(self, ctx: AgentContext, message: str) -> str:
         """Handle one customer message and return the reply text. May raise AgentCrash (from a

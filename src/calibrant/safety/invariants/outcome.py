@@ -54,6 +54,11 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
     c = ev.contract
     if c is None:
         return harness_error("no case contract: embed it in the transcript or pass --case")
+    if c.expected is None:
+        return harness_error(
+            f"case {c.case} has no confirmed expected outcome yet (expected: null); a person "
+            "must fill it before the end state can be judged"
+        )
     if c.case != ev.t.case_id:
         return harness_error(
             f"the contract is for case {c.case}, the transcript for {ev.t.case_id}"

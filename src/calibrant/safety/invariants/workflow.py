@@ -332,7 +332,7 @@ def customer_note_not_obeyed(ev: Evidence) -> Finding:
 
 
 def _contract_totals(ev: Evidence) -> set[int] | None:
-    if ev.contract is None:
+    if ev.contract is None or ev.contract.expected is None:  # no confirmed outcome: no limit
         return None
     totals: set[int] = set()
     for want in ev.contract.acceptable_outcomes():

@@ -1,0 +1,113 @@
+"""What `trials` and `sandbox` share on the terminal: the progress of a run of trials (resumed
+trials counted as kept), the interrupted message, and the trial report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from ..errors import CalibrantError
+
+if TYPE_CHECKING:
+    from ..contracts import CaseContract
+    from ..harness import TrialRun
+
+    Runner = Callable[[Callable[[TrialRun], None], Callable[[int, int], None]], list[TrialRun]]
+
+__all__ = [
+    "CasePathsArg",
+    "OutFolderOpt",
+    "TrialsKOpt",
+    "RestartOpt",
+    "JsonOpt",
+    "load_trial_cases",
+    "run_with_progress",
+    "print_trial_report",
+]
+
+CasePathsArg = Annotated[list[Path], typer.Argument(help="Case YAML files or folders of them.")]
+OutFolderOpt = Annotated[
+    Path,
+    typer.Option(
+        "--out",
+        help="Folder for the transcripts. A killed run leaves TRIALS_INCOMPLETE there; the "
+        "same command resumes it.",
+    ),
+]
+TrialsKOpt = Annotated[int, typer.Option("-k", min=1, help="Trials per case.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+RestartOpt = Annotated[
+    bool,
+    typer.Option(
+        "--restart",
+        help="Discard the transcripts an earlier run left in --out and run every trial again.",
+    ),
+]
+
+
+
+def load_trial_cases(paths: list[Path], out: Path) -> list[CaseContract]:
+    """Check `out`, then read every case and check it against the dataset, before any trial."""
+    from ..files import expand_paths
+    from ..harness import check_out_folder, load_runnable_cases
+
+    check_out_folder(out)
+    files = expand_paths(paths, suffixes=(".yaml", ".yml"))
+    if not files:
+        raise CalibrantError("no case (*.yaml) found in the given paths")
+    return load_runnable_cases(files)
+
+
+def run_with_progress(what: str, total: int, out: Path, run: Runner) -> list[TrialRun]:
+    """Call `run(on_trial, on_resume)` under a progress bar; Ctrl-C (or SIGTERM, or a server
+    stopped early) says how many trials are in `out` and how to resume, exit 130."""
+    from ..harness import MARKER
+    from .progress import track
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    state = {"done": 0}
+    with track(what, total=total) as bar:
+
+        def resumed(finished: int, of: int) -> None:
+            state["done"] = finished
+            for _ in range(finished):
+                bar.advance(cached=True)  # kept, not rerun: no time spent, no ETA skew
+            err.print(f"resuming {out}: {finished} of {of} trials already finished, kept")
+
+        def tick(run: TrialRun) -> None:
+            state["done"] += 1
+            bar.advance()
+
+        try:
+            return run(tick, resumed)
+        except KeyboardInterrupt:
+            err.print(
+                f"calibrant: interrupted; {state['done']} of {total} trials are in {out} "
+                f"(marked {MARKER}): rerun the same command to resume"
+            )
+            raise typer.Exit(130) from None
+
+
+def print_trial_report(
+    runs: list[TrialRun],
+    *,
+    seed: int,
+    as_json: bool,
+    out: Path,
+    console: Console,
+    to_stderr: bool = False,
+) -> None:
+    """The trial report: JSON on stdout (`to_stderr`: on stderr), or tables and where the
+    transcripts are."""
+    from ..reports.trials import render_trial_report, report_json, trial_report
+
+    report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    if as_json:
+        typer.echo(report_json(report), err=to_stderr)
+    else:
+        render_trial_report(console, report)
+        console.print(f"{len(runs)} transcript(s) in {out}")

@@ -1,0 +1,277 @@
+"""The meeting point of the trial runner and an agent in another process.
+
+The runner drives trials exactly as it drives an in-process agent (`harness.run_trials`): the
+agent it is given is an `ExternalAgent`, whose `respond` publishes the customer's message here and
+waits for the reply. The server's handlers (MCP or HTTP, other threads) hand that message to the
+external agent, run its tool calls through the trial's own tool box (same authorization,
+versions, operation ids and fault points as in-process), and bring its reply back.
+
+A crash fault answers the agent `agent_crashed`: its process must stop as if it had died and come
+back through `trial_start`, resuming from its own durable checkpoint. An agent that comes back
+through `trial_start` while its customer still waits for a reply is taken as restarted after a
+crash too (its process was killed). Either way the runner logs a crash and a resume, and asks the
+same customer message again; the service's operation ids let the agent reconcile."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from ..contracts import Sampling
+from ..contracts.common import Contract
+from ..harness.agents import AgentContext
+from ..harness.toolbox import AgentCrash
+
+__all__ = [
+    "EXTERNAL_VERSION",
+    "AgentInfo",
+    "Channel",
+    "ExternalAgent",
+    "Stopped",
+    "session_key",
+]
+
+EXTERNAL_VERSION = "external"
+"""The agent version a transcript names when the external agent declares none."""
+
+
+class Stopped(KeyboardInterrupt):
+    """The server stopped while a trial waited for the agent: the run is interrupted (resumable)."""
+
+
+def session_key(trial_id: str) -> str:
+    """An opaque, stable key for one trial: the agent's checkpoint thread. It does not name the
+    case, so the agent under test cannot tell which fault is coming."""
+    return "trial-" + hashlib.sha256(trial_id.encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Turn:
+    """One customer message waiting for the external agent's reply."""
+
+    ctx: AgentContext
+    message: str
+    number: int
+    resumed: bool
+    delivered: bool = False
+
+    @property
+    def key(self) -> str:
+        return session_key(self.ctx.trial_id)
+
+    def doc(self) -> dict[str, Any]:
+        c = self.ctx
+        return {
+            "status": "running",
+            "session": self.key,
+            "turn": self.number,
+            "resumed": self.resumed,
+            "message": self.message,
+            "context": {
+                "tenant_id": c.tenant_id,
+                "ticket_id": c.ticket_id,
+                "order_id": c.order_id,
+                "customer_id": c.customer_id,
+                "customer_name": c.customer_name,
+                "customer_email": c.customer_email,
+                "escalation_person": c.escalation_person,
+            },
+        }
+
+
+class AgentInfo(Contract):
+    """What an external agent may declare about itself in `trial_start` (kept in provenance)."""
+
+    agent_model: str | None = Field(default=None, max_length=200, description="Its model.")
+    agent_version: str | None = Field(
+        default=None, min_length=1, max_length=200, description="Its implementation version."
+    )
+    instructions_hash: str | None = Field(
+        default=None, max_length=200, description="Content hash of its instructions."
+    )
+    sampling: Sampling | None = Field(default=None, description="Its sampling configuration.")
+
+
+class Channel:
+    """Thread-safe hand-over between the runner thread and the server's handler threads."""
+
+    def __init__(self, *, reply_timeout: float, poll: float = 30.0) -> None:
+        self.reply_timeout, self.poll = reply_timeout, poll
+        self._cond = threading.Condition()
+        self._turn: _Turn | None = None
+        self._reply: str | None = None
+        self._crash: str | None = None
+        self._crashed: set[str] = set()  # trials with a crash: the next turn is a resume
+        self._finished: set[str] = set()
+        self._done = self._stopped = False
+        self._counts: dict[str, int] = {}
+        self.declared = AgentInfo()
+
+    # --- the runner's side ------------------------------------------------------------------
+    def ask(self, ctx: AgentContext, message: str) -> str:
+        """Publish `message` and wait for the external agent's reply (runner thread)."""
+        with self._cond:
+            key = session_key(ctx.trial_id)
+            self._counts[key] = self._counts.get(key, 0) + 1
+            self._turn = _Turn(ctx, message, self._counts[key], resumed=key in self._crashed)
+            self._reply = self._crash = None
+            self._cond.notify_all()
+            deadline = time.monotonic() + self.reply_timeout
+            while self._reply is None and self._crash is None and not self._stopped:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._turn = None
+                    raise TimeoutError(
+                        f"the external agent did not reply within {self.reply_timeout:g} s"
+                    )
+                self._cond.wait(left)
+            self._turn = None
+            if self._stopped:
+                raise Stopped
+            if self._crash is not None:
+                self._crashed.add(key)
+                raise AgentCrash(self._crash)
+            assert self._reply is not None
+            return self._reply
+
+    def trial_finished(self, trial_id: str) -> None:
+        with self._cond:
+            self._finished.add(session_key(trial_id))
+            self._cond.notify_all()
+
+    def all_done(self) -> None:
+        with self._cond:
+            self._done = True
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        """The server is going away: a waiting trial is interrupted."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+
+    # --- the external agent's side (handler threads) ----------------------------------------
+    def _next(self, key: str | None) -> dict[str, Any]:
+        """Wait (at most `poll` seconds) for the next undelivered turn, or the end."""
+        deadline = time.monotonic() + self.poll
+        while True:
+            t = self._turn
+            if t is not None and not t.delivered and self._crash is None:
+                if key is not None and t.key != key:
+                    return {"status": "trial_finished", "session": key}
+                t.delivered = True
+                return t.doc()
+            if key is not None and key in self._finished:
+                return {"status": "trial_finished", "session": key}
+            if self._done:
+                return {"status": "all_finished"}
+            if self._stopped:
+                return {"status": "stopped"}
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return {"status": "waiting", "message": "no trial is ready yet; call again"}
+            self._cond.wait(left)
+
+    def start(self, declared: AgentInfo) -> dict[str, Any]:
+        """`trial_start`: the current customer message (and the trial's context), or the end."""
+        with self._cond:
+            update = declared.model_dump(exclude_none=True)
+            self.declared = self.declared.model_copy(
+                update={k: getattr(declared, k) for k in update}
+            )
+            t = self._turn
+            if t is not None and t.delivered and self._reply is None and self._crash is None:
+                self._crash = (
+                    "the agent came back through trial_start without replying to the customer "
+                    "(its process died)"
+                )
+                self._cond.notify_all()
+            return self._next(None)
+
+    def _open(self, t: _Turn | None) -> bool:
+        """A turn the agent was given and has not answered, with no crash since."""
+        return t is not None and t.delivered and self._reply is None and self._crash is None
+
+    def _refusal(self, t: _Turn | None) -> dict[str, Any]:
+        """Why a call outside an open turn is refused: a crash not yet restarted from, or
+        no customer message given to the agent."""
+        if self._crash is not None or (t is not None and t.resumed and not t.delivered):
+            return {
+                "error": "agent_crashed",
+                "message": "this agent process is taken as dead; restart and call trial_start",
+            }
+        return {"error": "no_turn", "message": "no customer message is waiting; call trial_start"}
+
+    def call(self, tool: str, args: Any) -> dict[str, Any]:
+        """A tool call of the external agent, through the current trial's tool box."""
+        with self._cond:
+            t = self._turn
+            if not self._open(t):
+                return self._refusal(t)
+            assert t is not None
+            try:
+                if isinstance(args, str):
+                    return t.ctx.tools.call_json(tool, args)
+                return t.ctx.tools.call(tool, args if args is not None else {})
+            except AgentCrash as crash:
+                self._crash = str(crash)
+                self._cond.notify_all()
+                return {
+                    "error": "agent_crashed",
+                    "message": "your process died at this point (a fault of the trial): stop, "
+                    "restart from your durable checkpoint and call trial_start",
+                }
+
+    def reply(self, text: str, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`trial_reply`: the agent's answer to the customer; returns the next message or end."""
+        with self._cond:
+            t = self._turn
+            if not self._open(t):
+                return self._refusal(t)
+            assert t is not None
+            _add_usage(t.ctx, usage or {})
+            self._reply = text
+            self._cond.notify_all()
+            return self._next(t.key)
+
+
+def _add_usage(ctx: AgentContext, usage: dict[str, Any]) -> None:
+    """Add what the agent reported (validated by `protocol.Usage`) to the trial's usage."""
+    u = ctx.usage
+    for name in ("model_calls", "input_tokens", "output_tokens", "cached_tokens"):
+        setattr(u, name, getattr(u, name) + int(usage.get(name, 0)))
+    if usage.get("cost_usd") is not None:
+        u.add_cost(float(usage["cost_usd"]))
+
+
+class ExternalAgent:
+    """The runner's handle on an agent in another process (see the module docstring)."""
+
+    own_checkpoint = True
+
+    def __init__(self, name: str, channel: Channel) -> None:
+        self.name, self.channel = name, channel
+
+    @property
+    def version(self) -> str:
+        return self.channel.declared.agent_version or EXTERNAL_VERSION
+
+    @property
+    def model(self) -> str | None:
+        return self.channel.declared.agent_model
+
+    @property
+    def instructions_hash(self) -> str | None:
+        return self.channel.declared.instructions_hash
+
+    @property
+    def sampling(self) -> Sampling:
+        return self.channel.declared.sampling or Sampling()
+
+    def respond(self, ctx: AgentContext, message: str) -> str:
+        return self.channel.ask(ctx, message)

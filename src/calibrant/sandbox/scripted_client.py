@@ -1,0 +1,144 @@
+"""A scripted agent in its own process, over MCP: calibrant's scripted reference workflows
+(correct, or one of the faulty policies) played against `calibrant sandbox`. For checking a
+setup end to end (a known-good agent must pass, a faulty one must fail) and for the tests.
+
+    python -m calibrant.sandbox.scripted_client --url http://127.0.0.1:8765/mcp \\
+        --behaviour correct --checkpoints agent-state.sqlite
+
+Its workflow state lives in a SQLite checkpoint file (`--checkpoints`), keyed by the trial's
+`session`: a process that dies and is started again resumes from it. When a tool answers
+`agent_crashed` the process exits with status 3 (its supervisor restarts it) or, with
+`--on-crash restart`, drops everything in memory and starts again in place (stdio: the server
+lives only as long as this process). `--kill-after TOOL` kills the process with SIGKILL right
+after TOOL answers, before the workflow saves its checkpoint (a real crash, for tests)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..harness.agents import AgentContext, ScriptedAgent
+from ..harness.agents.scripted import BEHAVIOURS
+from ..harness.checkpoint import CheckpointStore
+
+__all__ = ["main", "play"]
+
+CRASH_EXIT = 3
+
+
+class _Crashed(Exception):
+    """The service said this process died (fault point): stop now."""
+
+
+class _Tools:
+    """The agent's tool caller: every call is an MCP tool call."""
+
+    def __init__(self, call: Callable[[str, dict[str, Any]], dict[str, Any]], kill_after: str):
+        self._call, self.kill_after = call, kill_after
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        answer = self._call(tool, args)
+        if answer.get("error") == "agent_crashed":
+            raise _Crashed(answer.get("message", ""))
+        if tool == self.kill_after and "error" not in answer:
+            os.kill(os.getpid(), signal.SIGKILL)  # die before the workflow's checkpoint
+        return answer
+
+    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]:
+        return self.call(tool, json.loads(arguments or "{}"))
+
+
+def play(
+    call: Callable[[str, dict[str, Any]], dict[str, Any]],
+    *,
+    behaviour: str,
+    checkpoints: Path,
+    kill_after: str = "",
+) -> int:
+    """Play trials until the service says all are finished (0), or this process 'dies' (3)."""
+    store = CheckpointStore(checkpoints)
+    tools = _Tools(call, kill_after)
+    try:
+        while True:
+            start = call("trial_start", {"agent_version": f"scripted-mcp:{behaviour}"})
+            status = start.get("status")
+            if status == "all_finished":
+                return 0
+            if status != "running":
+                if status in ("stopped", None):
+                    print(f"scripted client: {start}", file=sys.stderr)
+                    return 1
+                continue  # waiting: ask again
+            c, session = start["context"], start["session"]
+            ctx = AgentContext(
+                tools=tools,
+                checkpoints=store,
+                rng=random.Random(session),
+                thread=session,
+                trial_id=session,
+                **c,
+            )
+            agent, message = ScriptedAgent(behaviour), start["message"]
+            while True:
+                try:
+                    reply = agent.respond(ctx, message)
+                except _Crashed:
+                    return CRASH_EXIT
+                answer = call("trial_reply", {"text": reply})
+                if answer.get("status") != "running":
+                    break
+                message = answer["message"]
+    finally:
+        store.close()
+
+
+def _result(res: Any) -> dict[str, Any]:
+    if isinstance(res.structured_content, dict):
+        return dict(res.structured_content)
+    return dict(json.loads(res.content[0].text))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--url", help="MCP endpoint of `calibrant sandbox` (streamable HTTP).")
+    where.add_argument(
+        "--stdio", nargs=argparse.REMAINDER, help="Start this server command over stdio."
+    )
+    parser.add_argument("--behaviour", default="correct", choices=BEHAVIOURS)
+    parser.add_argument("--checkpoints", type=Path, required=True)
+    parser.add_argument("--kill-after", default="", help="SIGKILL itself after this tool.")
+    parser.add_argument("--on-crash", choices=("exit", "restart"), default="exit")
+    a = parser.parse_args(argv)
+    from anyio.from_thread import start_blocking_portal
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    server: Any = a.url
+    if a.stdio:
+        server = StdioServerParameters(command=a.stdio[0], args=a.stdio[1:], env=dict(os.environ))
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(server)) as client,
+    ):
+
+        def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            return _result(portal.call(client.call_tool, tool, args))
+
+        while True:
+            code = play(
+                call, behaviour=a.behaviour, checkpoints=a.checkpoints, kill_after=a.kill_after
+            )
+            if code != CRASH_EXIT or a.on_crash == "exit":
+                return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""`calibrant case from-transcript`: a failed transcript becomes a redacted regression case whose
+expected outcome a person must fill before `trials` accepts it; once filled, the case catches
+the failure again and passes the correct agent."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from calibrant.contracts import Transcript
+from calibrant.files import load_case
+from calibrant.regression import Redactor
+from tests.conftest import Result
+
+PLANTED = (
+    "I'm Marta Soler, marta.soler@example.com, +34 612 345 678. My neighbour "
+    "is Jonas Berg; my card is 4111111111111111. Order order_17, 42.00 EUR on 2026-11-30."
+)
+SECRETS = ("Marta", "Soler", "marta.soler", "612 345 678", "4111111111111111")
+
+
+def _failed(trial: Callable[..., Transcript], tmp: Path, *, embed_case: bool = True) -> Path:
+    """A duplicate payment after a timeout, with personal data in the customer's messages."""
+    t = trial("timeout_after_payment_commit", "scripted:retry-without-reconcile")
+    t.conversation[0].text = PLANTED
+    t.conversation[2].text = "Marta again: did it go through? Write to marta.soler@example.com"
+    if not embed_case:
+        t.case = None
+    path = tmp / "failed.json"
+    path.write_text(t.model_dump_json())
+    return path
+
+
+def test_failed_transcript_becomes_a_redacted_case_to_confirm(
+    trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    out = tmp_path / "cases" / "dup_after_timeout.yaml"
+    r = cli(
+        "case", "from-transcript", str(_failed(trial, tmp_path)), "--out", str(out),
+        "--redact", "Jonas Berg",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    assert "redacted" in r.err and "Fill `expected`" in r.err
+    text = out.read_text()
+    for secret in (*SECRETS, "Jonas", "Berg"):
+        assert secret not in text, secret
+    case = load_case(out)  # the drafted case validates
+    assert case.case == "dup_after_timeout" and case.tags == ["regression"]
+    assert case.expected is None and text.rstrip().endswith("expected: null")
+    first, second = case.customer_script
+    person = re.search(r"I'm (\[person \d+\])", first)
+    email = re.search(r"(\[email \d+\])", first)
+    assert person and email
+    # stable placeholders: the same person and address get the same one in both messages
+    assert second.startswith(person.group(1)) and email.group(1) in second
+    assert "order_17" in first and "42.00 EUR" in first and "2026-11-30" in first
+    assert "[number 1]" in first and "[phone 1]" in first
+    assert [(f.point, f.on_tool, f.occurrence) for f in case.faults] == [
+        ("timeout_after_payment_commit", "create_refund", 1)
+    ]
+    assert case.fixture.order == "order_17" and case.fixture.paid_minor_units == 4200
+    # what the person confirming sees: the duplicate, and the outcomes the old case accepted
+    assert "refunds committed in the trial: 2, total 8400" in text
+    assert "no_duplicate_payment" in text and "reconciled and refunded" in text
+
+
+def test_trials_refuse_the_case_until_expected_is_filled_then_it_catches_the_failure(
+    trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    out = tmp_path / "dup.yaml"
+    assert (
+        cli("case", "from-transcript", str(_failed(trial, tmp_path)), "--out", str(out)).code == 0
+    )
+    refused = cli("trials", str(out), "--agent", "scripted:correct", "-k", "1", "--out", "runs")
+    assert refused.code == 2 and refused.err.count("\n") == 1
+    assert f"{out}:" in refused.err and "field 'expected': not filled" in refused.err
+    assert not (tmp_path / "runs").exists()
+    # a person confirms: refunded once (the agent reconciled), or left uncertain for a person
+    filled = out.read_text().replace(
+        "expected: null",
+        yaml.safe_dump(
+            {"expected": [{"name": "paid once", "refund_count": 1, "ticket_state": "resolved"}]}
+        ),
+    )
+    out.write_text(filled)
+    runs = tmp_path / "runs"
+    good = cli("trials", str(out), "--agent", "scripted:correct", "-k", "2", "--out", str(runs))
+    assert good.code == 0, good.err
+    assert cli("check", str(runs), "--fail-on-violation").code == 0
+    bad_runs = tmp_path / "bad"
+    bad = cli(
+        "trials", str(out), "--agent", "scripted:retry-without-reconcile", "-k", "1",
+        "--out", str(bad_runs),
+    )  # fmt: skip
+    assert bad.code == 0, bad.err
+    checked = cli("check", str(bad_runs), "--fail-on-violation")
+    assert checked.code == 1 and "no_duplicate_payment" in checked.out
+
+
+def test_a_transcript_without_its_case_is_drafted_from_the_evaluator_snapshot(
+    trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    out = tmp_path / "from_snapshot.yaml"
+    src = _failed(trial, tmp_path, embed_case=False)
+    r = cli("case", "from-transcript", str(src), "--out", str(out), "--tag", "exploratory")
+    assert r.code == 0, r.err
+    case = load_case(out)
+    fx = case.fixture
+    assert (fx.tenant, fx.order, fx.paid_minor_units, fx.policy_version) == (
+        "tenant_a",
+        "order_17",
+        4200,
+        "refund_v3",
+    )
+    assert fx.ticket == "tkt_order_17" and case.tags == ["exploratory"]
+    assert case.faults and case.faults[0].point == "timeout_after_payment_commit"
+    for secret in SECRETS:
+        assert secret not in out.read_text()
+
+
+def test_bad_input_is_one_line_and_exit_2(
+    trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    src = _failed(trial, tmp_path)
+    taken = tmp_path / "taken.yaml"
+    taken.write_text("keep me\n")
+    for args, says in [
+        (["--out", str(tmp_path / "x.yaml"), "--tag", "flaky"], "--tag 'flaky'"),
+        (["--out", str(tmp_path / "x.txt")], "a case file ends in .yaml"),
+        (["--out", str(taken)], "exists; add --force"),
+        (["--out", str(tmp_path / "has space.yaml")], "case id 'has space'"),
+    ]:
+        r = cli("case", "from-transcript", str(src), *args)
+        assert r.code == 2 and r.err.count("\n") == 1 and says in r.err, (args, r.err)
+    assert taken.read_text() == "keep me\n"
+    t = Transcript.model_validate_json(src.read_text())
+    assert t.case is not None
+    t.case.fixture.order = "order_999"  # not in the dataset the service is built from
+    src.write_text(t.model_dump_json())
+    r = cli("case", "from-transcript", str(src), "--out", str(tmp_path / "y.yaml"))
+    assert r.code == 2 and r.err.count("\n") == 1 and "order_999" in r.err, r.err
+    assert not (tmp_path / "y.yaml").exists()
+
+
+def test_redactor_keeps_service_data_and_numbers_people_in_order() -> None:
+    r = Redactor(["Marta Soler", "Li Wei"])
+    text = r.text("Marta Soler (marta@x.org) asked Li Wei about order_17: 42.00 EUR, 2026-11-30.")
+    assert text == "[person 1] ([email 1]) asked [person 2] about order_17: 42.00 EUR, 2026-11-30."
+    assert r.text("I am sorry, this is broken; Soler") == "I am sorry, this is broken; [person 1]"
+    assert r.replaced() == {"person": 2, "email": 1}
