@@ -40,10 +40,14 @@ def run_calibration(
     settings: Settings,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[Judgment, bool], None] | None = None,
+    resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int] | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Judge every gold item of `split` and report agreement, gates and safety."""
+    """Judge every gold item of `split` and report agreement, gates and safety. `resolved`
+    (a judge already resolved, e.g. a version kept in the store) takes the place of `options`;
+    `on_run` hears the run id as soon as the run is recorded."""
     gold = load_gold(gold_dir, split=split)
-    config, rubric, policy, concurrency = resolve_judge(options)
+    config, rubric, policy, concurrency = resolved or resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
     store = Store(make_engine())
     runs = Runs(store.engine)
@@ -63,6 +67,8 @@ def run_calibration(
         },
     )
     try:
+        if on_run is not None:
+            on_run(run_id)
         report = _judge_and_report(
             gold, rubric, config, policy, concurrency, store, settings, split, on_start, on_done
         )

@@ -15,7 +15,8 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ __all__ = [
     "QueueStatus",
     "chunk_refs",
     "conninfo",
+    "defer",
     "enqueue_batch",
     "queue_status",
     "run_worker",
@@ -102,7 +104,11 @@ def _ensure_schema(info: str) -> None:
         raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
 
 
-def _app(info: str) -> Any:
+Tasks = Mapping[str, Callable[..., Any]]
+
+
+def _app(info: str, tasks: Tasks | None = None) -> Any:
+    """The queue, knowing the score task and `tasks` (name -> function: the service's jobs)."""
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
@@ -110,6 +116,8 @@ def _app(info: str) -> Any:
         name=TASK,
         retry=procrastinate.RetryStrategy(max_attempts=3, wait=2),
     )(_score_chunk)
+    for name, func in (tasks or {}).items():
+        app.task(name=name)(func)
     return app
 
 
@@ -150,6 +158,19 @@ def enqueue_batch(url: str, run_id: str, sources: Iterator[str], chunk: int) -> 
             return len(jobs)
 
     return asyncio.run(defer())
+
+
+def defer(url: str, tasks: Tasks, name: str, *, queue: str, **kwargs: Any) -> int:
+    """Put one job of task `name` (one of `tasks`) on the queue; returns its queue id."""
+    info = conninfo(url)
+    _ensure_schema(info)
+    app = _app(info, tasks)
+
+    async def put() -> int:
+        async with app.open_async():
+            return int(await app.tasks[name].configure(queue=queue).defer_async(**kwargs))
+
+    return asyncio.run(put())
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -265,12 +286,20 @@ def finish_run(run_id: str) -> dict[str, Any]:
 # -- the worker ---------------------------------------------------------------------------------
 
 
-def run_worker(url: str, concurrency: int) -> None:
-    """Take score jobs until SIGTERM or Ctrl-C (jobs in hand are finished first), retrying the
-    jobs of workers that stopped sending heartbeats."""
+def run_worker(
+    url: str,
+    concurrency: int,
+    *,
+    tasks: Tasks | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Take score jobs (and the jobs of `tasks`) until SIGTERM or Ctrl-C, or until `stop` is
+    set when run in a thread (jobs in hand are finished first), retrying the jobs of workers
+    that stopped sending heartbeats."""
     info = conninfo(url)
     _ensure_schema(info)
-    app = _app(info)
+    app = _app(info, tasks)
+    names = [TASK, *(tasks or {})]
     beat = heartbeat_seconds()
     stall = stall_seconds()
 
@@ -289,9 +318,13 @@ def run_worker(url: str, concurrency: int) -> None:
                     if not (got and got[0]):
                         continue
                     try:
-                        stalled = await app.job_manager.get_stalled_jobs(
-                            task_name=TASK, seconds_since_heartbeat=stall
-                        )
+                        stalled = [
+                            job
+                            for name in names
+                            for job in await app.job_manager.get_stalled_jobs(
+                                task_name=name, seconds_since_heartbeat=stall
+                            )
+                        ]
                         for job in stalled:
                             log.warning("retrying job %s of a stalled worker", job.id)
                             await app.job_manager.retry_job(job)
@@ -300,21 +333,35 @@ def run_worker(url: str, concurrency: int) -> None:
                 except Exception as exc:  # the next round tries again
                     log.warning("stalled-job check failed: %s", exc)
 
+    async def stopper(worker: asyncio.Task[None]) -> None:
+        while stop is not None and not stop.is_set():
+            await asyncio.sleep(0.2)
+        worker.cancel()  # procrastinate stops taking jobs and finishes those in hand
+
     async def main() -> None:
         async with app.open_async():
-            watcher = asyncio.create_task(rescue())
-            try:
-                await app.run_worker_async(
+            side = [asyncio.create_task(rescue())]
+            worker = asyncio.create_task(
+                app.run_worker_async(
                     concurrency=concurrency,
                     wait=True,
                     update_heartbeat_interval=beat,
                     stalled_worker_timeout=stall,
-                    install_signal_handlers=True,
+                    install_signal_handlers=stop is None,
                     fetch_job_polling_interval=min(1.0, beat),
                 )
+            )
+            if stop is not None:
+                side.append(asyncio.create_task(stopper(worker)))
+            try:
+                await worker
+            except asyncio.CancelledError:
+                if stop is None or not stop.is_set():
+                    raise
             finally:
-                watcher.cancel()
-                await asyncio.gather(watcher, return_exceptions=True)
+                for task in side:
+                    task.cancel()
+                await asyncio.gather(*side, return_exceptions=True)
 
     asyncio.run(main())
 
