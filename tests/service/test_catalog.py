@@ -84,6 +84,9 @@ def test_a_bad_rubric_gets_422_naming_line_and_field(ctx: Ctx) -> None:
         assert admin.post("/api/rubrics", content="a: [1,", headers=YAML).status_code == 422
         assert admin.post("/api/rubrics", content=b"\xff\xfe", headers=YAML).status_code == 422
         assert admin.post("/api/rubrics", content="- a list", headers=YAML).status_code == 422
+        # a YAML escape that makes a lone surrogate, echoed in the message (found by fuzzing)
+        lone = admin.post("/api/rubrics", content='rubric_id: "\\ud800"\n', headers=YAML)
+        assert lone.status_code == 422 and "\ufffd" in lone.json()["detail"]
 
 
 def test_roles_and_tokens_on_rubrics_and_judges(ctx: Ctx) -> None:

@@ -311,8 +311,7 @@ def judge_rounds(
                     break
                 payload, ts, hs = item
                 mine = [
-                    asyncio.create_task(asker.one(t, th, 0))
-                    for t, th in zip(ts, hs, strict=True)
+                    asyncio.create_task(asker.one(t, th, 0)) for t, th in zip(ts, hs, strict=True)
                 ]
                 tasks.extend(mine)
                 pending.append((payload, mine))

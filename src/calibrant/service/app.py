@@ -23,6 +23,15 @@ DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 log = logging.getLogger("calibrant.service")
 
 
+def _text(value: object) -> str:
+    """A message as valid UTF-8: input echoed in it may hold lone surrogates (a YAML escape
+    like "\\ud800"), which no JSON response can carry; they become U+FFFD."""
+    text = str(value)
+    if text.isascii():
+        return text
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
 def create_app(
     database_url: str | None = None,
     *,
@@ -58,24 +67,24 @@ def create_app(
 
     @app.exception_handler(InputError)
     async def _input_error(_: Request, exc: InputError) -> JSONResponse:
-        body: dict[str, Any] = {"detail": str(exc)}
+        body: dict[str, Any] = {"detail": _text(exc)}
         if exc.line is not None:
             body["line"] = exc.line
         if exc.field is not None:
-            body["field"] = exc.field
+            body["field"] = _text(exc.field)
         return JSONResponse(status_code=422, content=body)
 
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": str(exc)})
+        return JSONResponse(status_code=404, content={"detail": _text(exc)})
 
     @app.exception_handler(Conflict)
     async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
-        return JSONResponse(status_code=409, content={"detail": str(exc)})
+        return JSONResponse(status_code=409, content={"detail": _text(exc)})
 
     @app.exception_handler(CalibrantError)
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
-        return JSONResponse(status_code=400, content={"detail": str(exc)})
+        return JSONResponse(status_code=400, content={"detail": _text(exc)})
 
     @app.get("/api/health", tags=["service"])
     def health() -> dict[str, str]:
