@@ -217,3 +217,14 @@ def test_jobs_on_sqlite_get_409_with_one_sentence(ctx: Ctx) -> None:
         assert "need the store on PostgreSQL" in r.json()["detail"]
         assert admin.get("/api/jobs").json() == []
         assert admin.get("/api/jobs/nope").status_code == 404
+
+
+def test_serve_worker_on_sqlite_is_refused_in_one_line(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    done = run_cli("serve", "--worker", "--port", "1", env=env)
+    assert done.code == 2
+    lines = [line for line in done.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "PostgreSQL" in lines[0], done.err
+    assert not (tmp_path / "store.db").exists()  # refused before the store is opened

@@ -169,6 +169,23 @@ def test_calibrate_and_compare_jobs_and_their_report_pages(ctx: Ctx) -> None:
         listing = reader.get("/reports", params={"kind": "compare"}).text
         assert cmp_done["run_id"][:12] in listing and cal_done["run_id"][:12] not in listing
 
+    # a score job corrected by that calibration; refused for another judge version
+    items = str(ctx.work / "gold" / "transcripts")
+    with ctx.service.client(ctx.admin) as admin:
+        params = {"judge": "count", "paths": [items], "calibration_run": cal_done["run_id"]}
+        scored = admin.post("/api/jobs", json={"kind": "score", "params": params})
+        assert scored.status_code == 202, scored.text
+        done = wait_job(admin, scored.json()["id"], "finished", "failed")
+        assert done["status"] == "finished", done
+        report = admin.get(f"/api/runs/{done['run_id']}").json()["report"]
+        assert report["calibration"]["source"] == f"store: calibrate run {cal_done['run_id']}"
+        assert report["calibration"]["n_items"] == 4
+        other = admin.post(
+            "/api/jobs", json={"kind": "score", "params": {**params, "judge": "count-warm"}}
+        )
+        assert other.status_code == 422
+        assert "calibrate this judge version first" in other.json()["detail"]
+
 
 def test_bad_job_requests_get_a_clear_4xx_and_queue_nothing(ctx: Ctx) -> None:
     five = str(ctx.work / "bad-five")

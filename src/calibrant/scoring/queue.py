@@ -34,6 +34,7 @@ __all__ = [
     "enqueue_batch",
     "queue_status",
     "run_worker",
+    "score_round",
     "run_queue",
     "stall_seconds",
 ]
@@ -72,7 +73,8 @@ def conninfo(url: str) -> str:
     scheme = parts.scheme.split("+", 1)[0]
     if scheme not in ("postgresql", "postgres"):
         raise ConfigError(
-            "--queue and `calibrant worker` need the store on PostgreSQL: set "
+            "the job queue (`score --queue`, `calibrant worker`, `serve --worker`) needs the "
+            "store on PostgreSQL: set "
             "CALIBRANT_DATABASE_URL to a postgresql:// URL (the store is SQLite now)"
         )
     return urlunsplit(("postgresql", *parts[1:]))
@@ -209,10 +211,43 @@ def _judge_of(detail: dict[str, Any]) -> tuple[Any, Any, Any, int]:
     return config, rubric, policy, conc
 
 
-def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
+def score_round(
+    batch: list[tuple[str, Any]],
+    *,
+    resolved: tuple[Any, Any, Any, int],
+    summary: Any,
+    engine: Any,
+    run_id: str,
+    start: int,
+    on_done: Callable[[Any, bool], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Judge one round of (source, transcript) of a score run, add it to `summary` and store
+    its score rows at positions `start`...; returns the rows."""
     from ..judge.runner import judge_transcripts
     from ..safety import check_transcript
-    from ..store import Store, make_engine
+    from ..store import Store
+    from ..store.runs import Runs
+
+    config, rubric, policy, conc = resolved
+    run = judge_transcripts(
+        [t for _, t in batch],
+        rubric=rubric,
+        config=config,
+        store=Store(engine),
+        concurrency=conc,
+        policy=policy,
+        on_done=on_done,
+    )
+    rows = [
+        summary.add(source, t, check_transcript(t, source=source), j, cached=False)
+        for (source, t), j in zip(batch, run.judgments, strict=True)
+    ]
+    Runs(engine).add_scores(run_id, rows, start=start)
+    return rows
+
+
+def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
+    from ..store import make_engine
     from ..store.runs import Runs
     from .summary import ScoreSummary
 
@@ -221,22 +256,11 @@ def _score_chunk(run_id: str, start: int, refs: list[list[Any]]) -> int:
     detail = runs.get(run_id)
     if detail is None or detail["kind"] != "score":
         raise CalibrantError(f"no score run {run_id} in the store")
-    config, rubric, policy, conc = _judge_of(detail)
-    batch = _load(refs)
-    run = judge_transcripts(
-        [t for _, t in batch],
-        rubric=rubric,
-        config=config,
-        store=Store(engine),
-        concurrency=conc,
-        policy=policy,
+    resolved = _judge_of(detail)
+    summary = ScoreSummary(resolved[1], resolved[0])
+    rows = score_round(
+        _load(refs), resolved=resolved, summary=summary, engine=engine, run_id=run_id, start=start
     )
-    summary = ScoreSummary(rubric, config)
-    rows = [
-        summary.add(source, t, check_transcript(t, source=source), j, cached=False)
-        for (source, t), j in zip(batch, run.judgments, strict=True)
-    ]
-    runs.add_scores(run_id, rows, start=start)
     log.info("run %s: %d transcript(s) from %d scored", run_id, len(rows), start)
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(run_id)) >= total and detail["status"] == "running":

@@ -41,15 +41,15 @@ def create_app(
     """The service on the store at `database_url` (default: CALIBRANT_DATABASE_URL, else
     ./calibrant.db). The store is opened (and migrated) here, once. `worker` > 0 runs a queue
     worker of that concurrency inside the service (PostgreSQL only)."""
-    engine = make_engine(database_url)
     url = database_url or default_database_url()
     lifespan = None
     if worker:
         from ..scoring.queue import conninfo
         from .worker import worker_lifespan
 
-        conninfo(url)  # refused on SQLite before anything starts
+        conninfo(url)  # refused on SQLite before anything is opened
         lifespan = worker_lifespan(url, worker)
+    engine = make_engine(url)
     app = FastAPI(
         lifespan=lifespan,
         title="calibrant",

@@ -220,15 +220,13 @@ SCORE_ROUND = 128  # transcripts judged per round: memory bounded by it, not by 
 
 
 def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
-    from ..judge.runner import judge_transcripts
-    from ..safety import check_transcript
     from ..scoring.inputs import find_inputs, iter_transcripts
-    from ..scoring.summary import ScoreSummary
-    from ..store import Store
+    from ..scoring.queue import score_round
+    from ..scoring.summary import ScoreSummary, check_calibration
     from ..store.runs import Runs
 
     resolved = resolve_stored_judge(engine, p["judge"])
-    config, rubric, policy, conc = resolved
+    config, rubric, _, _ = resolved
     files = find_inputs(p["paths"])
     total = sum(1 for _ in iter_transcripts(files))  # every transcript valid first
     if total == 0:
@@ -236,8 +234,10 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
     runs = Runs(engine)
     if p.get("calibration_run"):
         found = runs.get(p["calibration_run"])
-        cal = None if found is None else found["report"]
-        cal_source = None if found is None else f"store: calibrate run {found['id']}"
+        if found is None or found["report"] is None:
+            raise CalibrantError(f"no finished calibrate run '{p['calibration_run']}'")
+        cal, cal_source = found["report"], f"store: calibrate run {found['id']}"
+        check_calibration(cal, config, cal_source)
     else:
         latest = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
         cal = None if latest is None else latest[1]
@@ -250,20 +250,15 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
 
         def flush() -> None:
             nonlocal done
-            judged = judge_transcripts(
-                [t for _, t in batch],
-                rubric=rubric,
-                config=config,
-                store=Store(engine),
-                concurrency=conc,
-                policy=policy,
+            rows = score_round(
+                batch,
+                resolved=resolved,
+                summary=summary,
+                engine=engine,
+                run_id=run_id,
+                start=done,
                 on_done=watch.done,
             )
-            rows = [
-                summary.add(source, t, check_transcript(t, source=source), j, cached=False)
-                for (source, t), j in zip(batch, judged.judgments, strict=True)
-            ]
-            runs.add_scores(run_id, rows, start=done)
             done += len(rows)
             batch.clear()
 

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from ..contracts.common import Contract
-from ..errors import InputError
+from ..errors import CalibrantError, InputError
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
 from .tables import JobRow
 
@@ -148,13 +148,21 @@ def _check(engine: Engine, kind: str, params: Any) -> None:
         if not Path(path).exists():
             raise InputError("params", f"{path}: no such file or folder on the server")
     if kind == "score" and params.calibration_run is not None:
+        from ..scoring.summary import check_calibration
         from ..store.runs import Runs
 
         found = Runs(engine).get(params.calibration_run)
-        if found is None or found["kind"] != "calibrate":
+        if found is None or found["kind"] != "calibrate" or found["report"] is None:
             raise InputError(
-                "params", f"no calibrate run '{params.calibration_run}'", field="calibration_run"
+                "params",
+                f"no finished calibrate run '{params.calibration_run}'",
+                field="calibration_run",
             )
+        config = resolve_stored_judge(engine, params.judge)[0]
+        try:
+            check_calibration(found["report"], config, f"calibrate run {found['id']}")
+        except CalibrantError as exc:
+            raise InputError("params", str(exc), field="calibration_run") from None
 
 
 def create(engine: Engine, request: Any, user: str) -> JobRow:
