@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 from calibrant.files import load_rubric
@@ -199,6 +200,11 @@ def test_runs_and_report_pages(ctx: Ctx) -> None:
         assert waiting.status_code == 200 and "No report: the run is running" in waiting.text
         index = reader.get("/reports")
         assert index.status_code == 200 and run_id[:12] in index.text
+    # the workbench signs experts in with a session cookie: the pages take it too
+    with httpx.Client(
+        base_url=ctx.service.url, cookies={"calibrant_session": ctx.adjudicator}
+    ) as c:
+        assert c.get(f"/reports/{run_id}").status_code == 200
     with ctx.service.client(ctx.annotator) as annotator:
         assert annotator.get("/reports").status_code == 403
         assert annotator.get(f"/reports/{run_id}").status_code == 403
