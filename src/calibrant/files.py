@@ -29,6 +29,7 @@ __all__ = [
     "write_atomic",
     "load_yaml_model",
     "load_yaml_mapping",
+    "yaml_model_from_text",
     "validation_error",
     "field_error",
 ]
@@ -207,6 +208,16 @@ def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]
     if not isinstance(data, dict):
         raise InputError(p, f"a {what} is a YAML mapping", line=1)
     return data, text
+
+
+def yaml_model_from_text(model: type[M], text: str, what: str, source: str) -> M:
+    """`load_yaml_model` for YAML text that is not a file (a request body): errors name
+    `source` in place of a path, with the line and field."""
+    p = Path(source)
+    data = _parse_yaml(p, text)
+    if not isinstance(data, dict):
+        raise InputError(p, f"a {what} is a YAML mapping", line=1)
+    return _validate(model, p, data, text)
 
 
 def validation_error(path: Path, text: str, exc: ValidationError) -> InputError:

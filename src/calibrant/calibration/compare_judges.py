@@ -9,7 +9,8 @@ the two judges differ in correctness are listed, regressions first, with both ra
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +19,38 @@ from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
 
-__all__ = ["compare_judges"]
+if TYPE_CHECKING:
+    from ..judge.reliability import RetryPolicy
+    from ..store import Store
+
+__all__ = ["compare_judges", "judge_gold"]
+
+
+def judge_gold(
+    resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int],
+    gold: GoldSet,
+    *,
+    seed: int,
+    store: Store,
+    on_done: Callable[[Judgment, bool], None] | None = None,
+) -> dict[str, Judgment]:
+    """Every gold item judged by one resolved judge, by item id (answers come from the store
+    when this judge version already gave them)."""
+    from ..judge.runner import judge_transcripts
+
+    config, rubric, policy, concurrency = resolved
+    items = gold.item_ids
+    run = judge_transcripts(
+        [gold.transcripts[i] for i in items],
+        rubric=rubric,
+        config=config,
+        store=store,
+        concurrency=concurrency,
+        policy=policy,
+        seed=seed,
+        on_done=on_done,
+    )
+    return dict(zip(items, run.judgments, strict=True))
 
 
 def _label(j: Judgment | None, criterion: str) -> Any:

@@ -43,12 +43,16 @@ def run_calibration(
     on_done: Callable[[Judgment, bool], None] | None = None,
     require_robustness: bool = False,
     attack_margin: float | None = None,
+    resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int] | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Judge every gold item of `split` and report agreement, gates and safety, with the latest
     probe run of this judge version (`require_robustness`: its injection gate, decided with
-    `attack_margin` or the probe run's own margin, is part of the release gate)."""
+    `attack_margin` or the probe run's own margin, is part of the release gate). `resolved` (a
+    judge already resolved, e.g. a version kept in the store) takes the place of `options`;
+    `on_run` hears the run id as soon as the run is recorded."""
     gold = load_gold(gold_dir, split=split)
-    config, rubric, policy, concurrency = resolve_judge(options)
+    config, rubric, policy, concurrency = resolved or resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
     store = Store(make_engine())
     runs = Runs(store.engine)
@@ -68,6 +72,8 @@ def run_calibration(
         },
     )
     try:
+        if on_run is not None:
+            on_run(run_id)
         report = _judge_and_report(
             gold, rubric, config, policy, concurrency, store, settings, split, on_start, on_done
         )

@@ -176,24 +176,18 @@ def _resolve(name: str) -> tuple[Any, Any, Any, int]:
 def _judge_gold(name: str, resolved: tuple[Any, Any, Any, int], gold: Any, seed: int) -> Any:
     """Judge every gold item with a resolved judge (answers come from the store when this
     judge version already gave them)."""
-    from ..judge.runner import judge_transcripts
+    from ..calibration.compare_judges import judge_gold
     from ..store import Store, make_engine
     from .progress import track
 
-    config, rubric, policy, concurrency = resolved
-    items = gold.item_ids
-    with track(f"gold items judged by '{name}'", total=len(items)) as progress:
-        run = judge_transcripts(
-            [gold.transcripts[i] for i in items],
-            rubric=rubric,
-            config=config,
-            store=Store(make_engine()),
-            concurrency=concurrency,
-            policy=policy,
+    with track(f"gold items judged by '{name}'", total=len(gold.item_ids)) as progress:
+        return judge_gold(
+            resolved,
+            gold,
             seed=seed,
+            store=Store(make_engine()),
             on_done=lambda j, cached: progress.advance(cached=cached),
         )
-    return dict(zip(items, run.judgments, strict=True))
 
 
 def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:

@@ -121,13 +121,15 @@ def worker(
         int, typer.Option("--concurrency", min=1, help="Jobs worked on at once (default 1).")
     ] = 1,
 ) -> None:
-    """Score queued batches (`calibrant score --queue`) from the store's PostgreSQL until
-    stopped (SIGTERM or Ctrl-C: jobs in hand are finished first). Jobs of a worker that stops
+    """Score queued batches (`calibrant score --queue`) and run the service's background jobs
+    (POST /api/jobs) from the store's PostgreSQL until stopped (SIGTERM or Ctrl-C: jobs in
+    hand are finished first). Jobs of a worker that stops
     sending heartbeats (killed, machine lost) are retried by the others; answers already in the
     store are not asked again."""
     import logging
 
     from ..scoring.queue import conninfo, run_worker
+    from ..service.jobrun import service_tasks
     from ..store import database_url, make_engine
 
     url = database_url()
@@ -136,4 +138,4 @@ def worker(
     logging.basicConfig(level=logging.WARNING, format="calibrant worker: %(message)s")
     logging.getLogger("calibrant.queue").setLevel(logging.INFO)
     Console(stderr=True).print(f"worker ready (concurrency {concurrency})", highlight=False)
-    run_worker(url, concurrency)
+    run_worker(url, concurrency, tasks=service_tasks())

@@ -24,14 +24,29 @@ def serve(
     max_body_mb: Annotated[
         float, typer.Option("--max-body-mb", min=0.001, help="Largest request body accepted.")
     ] = 10.0,
+    worker: Annotated[
+        bool,
+        typer.Option(
+            "--worker",
+            help="Also run a queue worker in the service, for background jobs (PostgreSQL).",
+        ),
+    ] = False,
+    worker_concurrency: Annotated[
+        int, typer.Option("--worker-concurrency", min=1, help="Jobs the worker runs at once.")
+    ] = 1,
 ) -> None:
     """Run the service: the HTTP API under /api/ (OpenAPI at /openapi.json) and the experts'
-    workbench at /, on the store named by CALIBRANT_DATABASE_URL (default ./calibrant.db)."""
+    workbench at /, on the store named by CALIBRANT_DATABASE_URL (default ./calibrant.db).
+    Background jobs (POST /api/jobs) need a PostgreSQL store and a worker: `--worker` here, or
+    `calibrant worker` processes."""
     import uvicorn
 
     from ..service import create_app
 
-    service = create_app(max_body_bytes=int(max_body_mb * 1024 * 1024))
+    service = create_app(
+        max_body_bytes=int(max_body_mb * 1024 * 1024),
+        worker=worker_concurrency if worker else 0,
+    )
     typer.echo(f"calibrant: serving on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(service, host=host, port=port, log_level="info", access_log=True)
 

@@ -23,6 +23,7 @@ def judges_list(
     from ..judge.config import JudgeOptions, judges_dir, resolve_judge
     from ..store import make_engine
     from ..store.runs import Runs
+    from ..store.versions import judge_entry
 
     runs = Runs(make_engine())
     rows: list[dict[str, Any]] = []
@@ -32,26 +33,7 @@ def judges_list(
         except CalibrantError as exc:  # one broken file does not hide the others
             rows.append({"name": path.stem, "error": str(exc)})
             continue
-        found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=rubric.content_hash)
-        latest = None
-        if found is not None:
-            info, report = found
-            latest = {
-                "run_id": info.id,
-                "finished_at": info.finished_at.isoformat() if info.finished_at else None,
-                "split": report.get("split"),
-                "n_items": report.get("n_items"),
-                "gate": (report.get("gate") or {}).get("judge"),
-            }
-        rows.append(
-            {
-                "name": path.stem,
-                "hash": config.hash,
-                "model": config.model,
-                "rubric": {"id": rubric.rubric_id, "version": rubric.version},
-                "latest_calibration": latest,
-            }
-        )
+        rows.append(judge_entry(path.stem, config, rubric, runs))
     if as_json:
         typer.echo(json.dumps(rows, indent=2, sort_keys=True))
         return
@@ -95,20 +77,7 @@ def runs_list(
     if as_json:
         typer.echo(
             json.dumps(
-                [
-                    {
-                        "id": r.id,
-                        "kind": r.kind,
-                        "status": r.status,
-                        "who": r.who,
-                        "started_at": r.started_at.isoformat(),
-                        "finished_at": r.finished_at.isoformat() if r.finished_at else None,
-                        "judge_hash": r.judge_hash,
-                        "rubric_hash": r.rubric_hash,
-                        "calibrant_version": r.calibrant_version,
-                    }
-                    for r in runs
-                ],
+                [r.as_json() for r in runs],
                 indent=2,
                 sort_keys=True,
             )

@@ -16,7 +16,14 @@ from .embedded import EMBEDDED_MODEL
 from .prompt import PROMPT_TEMPLATE_VERSION
 from .reliability import RetryPolicy
 
-__all__ = ["SavedJudge", "JudgeOptions", "resolve_judge", "DEFAULT_RUBRIC", "judges_dir"]
+__all__ = [
+    "SavedJudge",
+    "JudgeOptions",
+    "resolve_judge",
+    "build_judge",
+    "DEFAULT_RUBRIC",
+    "judges_dir",
+]
 
 DEFAULT_RUBRIC = Path("rubrics/refund_communication.yaml")
 
@@ -89,7 +96,15 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
             )
         saved = load_yaml_model(SavedJudge, path, "saved judge")
     rubric_path = opts.rubric or (Path(saved.rubric) if saved.rubric else DEFAULT_RUBRIC)
-    rubric = load_rubric(rubric_path)
+    return build_judge(saved, opts, load_rubric(rubric_path))
+
+
+def build_judge(
+    saved: SavedJudge, opts: JudgeOptions, rubric: Rubric
+) -> tuple[JudgeConfig, Rubric, RetryPolicy, int]:
+    """The judge of a saved configuration on `rubric` (already read), explicit options
+    overriding it: what `resolve_judge` does once the files are read, and what the service does
+    with a judge version kept in the store."""
     model = opts.model or saved.model
     embedded = model == EMBEDDED_MODEL
     config = JudgeConfig(

@@ -22,7 +22,7 @@ from .calibration_text import (
 from .html_plots import forest_plot, heatmap
 from .probe import robustness_lines
 
-__all__ = ["calibration_html", "TOP_DISAGREEMENTS"]
+__all__ = ["calibration_html", "calibration_sections", "REPORT_CSS", "TOP_DISAGREEMENTS"]
 
 TOP_DISAGREEMENTS = 10
 
@@ -243,21 +243,34 @@ def _robustness(r: dict[str, Any]) -> str:
     )
 
 
+REPORT_CSS = _CSS
+
+
+def calibration_sections(r: dict[str, Any]) -> dict[str, str]:
+    """The report's parts as HTML fragments, in reading order (for pages that lay them out
+    themselves, like the workbench): summary, criteria (kappa with CI per criterion), experts,
+    safety (its own panel), pairs, details (heatmaps and disagreements per criterion)."""
+    details = "".join(_criterion(c) for c in r["criteria"])
+    return {
+        "summary": _summary(r),
+        "criteria": _criteria(r),
+        "experts": _experts(r),
+        "safety": _safety(r),
+        "pairs": _pairs(r),
+        "robustness": _robustness(r),
+        "details": '<h2 id="details">Criteria in detail: agreement, confusion and '
+        f"disagreements</h2>\n{details}",
+    }
+
+
 def calibration_html(r: dict[str, Any]) -> str:
     """The report as one self-contained HTML page."""
-    details = "".join(_criterion(c) for c in r["criteria"])
+    body = "\n".join(calibration_sections(r).values())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>calibrant — calibration report</title>
 <style>{_CSS}</style></head><body>
-{_summary(r)}
-{_criteria(r)}
-{_experts(r)}
-{_safety(r)}
-{_pairs(r)}
-{_robustness(r)}
-<h2 id="details">Criteria in detail: agreement, confusion and disagreements</h2>
-{details}
+{body}
 </body></html>
 """

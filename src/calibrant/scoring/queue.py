@@ -15,7 +15,8 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,9 +31,11 @@ __all__ = [
     "QueueStatus",
     "chunk_refs",
     "conninfo",
+    "defer",
     "enqueue_batch",
     "queue_status",
     "run_worker",
+    "score_round",
     "run_queue",
     "stall_seconds",
 ]
@@ -71,7 +74,8 @@ def conninfo(url: str) -> str:
     scheme = parts.scheme.split("+", 1)[0]
     if scheme not in ("postgresql", "postgres"):
         raise ConfigError(
-            "--queue and `calibrant worker` need the store on PostgreSQL: set "
+            "the job queue (`score --queue`, `calibrant worker`, `serve --worker`) needs the "
+            "store on PostgreSQL: set "
             "CALIBRANT_DATABASE_URL to a postgresql:// URL (the store is SQLite now)"
         )
     return urlunsplit(("postgresql", *parts[1:]))
@@ -103,17 +107,23 @@ def _ensure_schema(info: str) -> None:
         raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
 
 
+Tasks = Mapping[str, Callable[..., Any]]
+
+
 def _retry() -> Any:
     import procrastinate
 
     return procrastinate.RetryStrategy(max_attempts=3, wait=2)
 
 
-def _app(info: str) -> Any:
+def _app(info: str, tasks: Tasks | None = None) -> Any:
+    """The queue, knowing the score task and `tasks` (name -> function: the service's jobs)."""
     import procrastinate
 
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
     app.task(name=TASK, retry=_retry(), pass_context=True)(_score_chunk)
+    for name, func in (tasks or {}).items():
+        app.task(name=name)(func)
     return app
 
 
@@ -154,6 +164,19 @@ def enqueue_batch(url: str, run_id: str, sources: Iterator[str], chunk: int) -> 
             return len(jobs)
 
     return asyncio.run(defer())
+
+
+def defer(url: str, tasks: Tasks, name: str, *, queue: str, **kwargs: Any) -> int:
+    """Put one job of task `name` (one of `tasks`) on the queue; returns its queue id."""
+    info = conninfo(url)
+    _ensure_schema(info)
+    app = _app(info, tasks)
+
+    async def put() -> int:
+        async with app.open_async():
+            return int(await app.tasks[name].configure(queue=queue).defer_async(**kwargs))
+
+    return asyncio.run(put())
 
 
 # -- the job ------------------------------------------------------------------------------------
@@ -224,10 +247,49 @@ def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) ->
         log.error("run %s: could not record its failure (%s): %s", run_id, store_exc, reason)
 
 
-def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any) -> int:
+def score_round(
+    batch: list[tuple[str, Any]],
+    *,
+    resolved: tuple[Any, Any, Any, int],
+    summary: Any,
+    engine: Any,
+    run_id: str,
+    start: int,
+    on_done: Callable[[Any, bool], None] | None = None,
+    judge_loop: Any = None,
+) -> list[dict[str, Any]]:
+    """Judge one round of (source, transcript) of a score run, add it to `summary` and store
+    its score rows at positions `start`...; returns the rows. `judge_loop`: a worker's one event
+    loop for every model call (see judge_loop)."""
     from ..judge.runner import judge_transcripts, judge_transcripts_async
     from ..safety import check_transcript
-    from ..store import Store, make_engine
+    from ..store import Store
+    from ..store.runs import Runs
+
+    config, rubric, policy, conc = resolved
+    judging: dict[str, Any] = {
+        "rubric": rubric,
+        "config": config,
+        "store": Store(engine),
+        "concurrency": conc,
+        "policy": policy,
+        "on_done": on_done,
+    }
+    transcripts = [t for _, t in batch]
+    if judge_loop is not None:
+        run = judge_loop.run(judge_transcripts_async(transcripts, **judging))
+    else:
+        run = judge_transcripts(transcripts, **judging)
+    rows = [
+        summary.add(source, t, check_transcript(t, source=source), j, cached=False)
+        for (source, t), j in zip(batch, run.judgments, strict=True)
+    ]
+    Runs(engine).add_scores(run_id, rows, start=start)
+    return rows
+
+
+def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any) -> int:
+    from ..store import make_engine
     from ..store.runs import Runs
     from .summary import ScoreSummary
 
@@ -236,26 +298,17 @@ def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any)
     detail = runs.get(run_id)
     if detail is None or detail["kind"] != "score":
         raise CalibrantError(f"no score run {run_id} in the store")
-    config, rubric, policy, conc = _judge_of(detail)
-    batch = _load(refs)
-    judging = {
-        "rubric": rubric,
-        "config": config,
-        "store": Store(engine),
-        "concurrency": conc,
-        "policy": policy,
-    }
-    transcripts = [t for _, t in batch]
-    if judge_loop is not None:  # the worker's one loop for every model call (see judge_loop)
-        run = judge_loop.run(judge_transcripts_async(transcripts, **judging))
-    else:
-        run = judge_transcripts(transcripts, **judging)
-    summary = ScoreSummary(rubric, config)
-    rows = [
-        summary.add(source, t, check_transcript(t, source=source), j, cached=False)
-        for (source, t), j in zip(batch, run.judgments, strict=True)
-    ]
-    runs.add_scores(run_id, rows, start=start)
+    resolved = _judge_of(detail)
+    summary = ScoreSummary(resolved[1], resolved[0])
+    rows = score_round(
+        _load(refs),
+        resolved=resolved,
+        summary=summary,
+        engine=engine,
+        run_id=run_id,
+        start=start,
+        judge_loop=judge_loop,
+    )
     log.info("run %s: %d transcript(s) from %d scored", run_id, len(rows), start)
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(run_id)) >= total and detail["status"] == "running":
@@ -305,12 +358,20 @@ def finish_run(run_id: str) -> dict[str, Any]:
 # -- the worker ---------------------------------------------------------------------------------
 
 
-def run_worker(url: str, concurrency: int) -> None:
-    """Take score jobs until SIGTERM or Ctrl-C (jobs in hand are finished first), retrying the
-    jobs of workers that stopped sending heartbeats."""
+def run_worker(
+    url: str,
+    concurrency: int,
+    *,
+    tasks: Tasks | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Take score jobs (and the jobs of `tasks`) until SIGTERM or Ctrl-C, or until `stop` is
+    set when run in a thread (jobs in hand are finished first), retrying the jobs of workers
+    that stopped sending heartbeats."""
     info = conninfo(url)
     _ensure_schema(info)
-    app = _app(info)
+    app = _app(info, tasks)
+    names = [TASK, *(tasks or {})]
     beat = heartbeat_seconds()
     stall = stall_seconds()
 
@@ -329,9 +390,13 @@ def run_worker(url: str, concurrency: int) -> None:
                     if not (got and got[0]):
                         continue
                     try:
-                        stalled = await app.job_manager.get_stalled_jobs(
-                            task_name=TASK, seconds_since_heartbeat=stall
-                        )
+                        stalled = [
+                            job
+                            for name in names
+                            for job in await app.job_manager.get_stalled_jobs(
+                                task_name=name, seconds_since_heartbeat=stall
+                            )
+                        ]
                         for job in stalled:
                             log.warning("retrying job %s of a stalled worker", job.id)
                             await app.job_manager.retry_job(job)
@@ -340,22 +405,36 @@ def run_worker(url: str, concurrency: int) -> None:
                 except Exception as exc:  # the next round tries again
                     log.warning("stalled-job check failed: %s", exc)
 
+    async def stopper(worker: asyncio.Task[None]) -> None:
+        while stop is not None and not stop.is_set():
+            await asyncio.sleep(0.2)
+        worker.cancel()  # procrastinate stops taking jobs and finishes those in hand
+
     async def main(judge_loop: JudgeLoop) -> None:
         async with app.open_async():
-            watcher = asyncio.create_task(rescue())
-            try:
-                await app.run_worker_async(
+            side = [asyncio.create_task(rescue())]
+            worker = asyncio.create_task(
+                app.run_worker_async(
                     concurrency=concurrency,
                     wait=True,
                     update_heartbeat_interval=beat,
                     stalled_worker_timeout=stall,
-                    install_signal_handlers=True,
+                    install_signal_handlers=stop is None,
                     fetch_job_polling_interval=min(1.0, beat),
                     additional_context={"judge_loop": judge_loop},
                 )
+            )
+            if stop is not None:
+                side.append(asyncio.create_task(stopper(worker)))
+            try:
+                await worker
+            except asyncio.CancelledError:
+                if stop is None or not stop.is_set():
+                    raise
             finally:
-                watcher.cancel()
-                await asyncio.gather(watcher, return_exceptions=True)
+                for task in side:
+                    task.cancel()
+                await asyncio.gather(*side, return_exceptions=True)
 
     judge_loop = JudgeLoop()
     try:

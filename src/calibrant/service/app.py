@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse
 
 from .. import __version__
 from ..errors import CalibrantError, InputError
+from ..store import database_url as default_database_url
 from ..store import make_engine
+from .catalog import Conflict, NotFound
 from .security import BodyLimit, current_user
 from .users import User, Users
 
@@ -21,13 +23,35 @@ DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 log = logging.getLogger("calibrant.service")
 
 
+def _text(value: object) -> str:
+    """A message as valid UTF-8: input echoed in it may hold lone surrogates (a YAML escape
+    like "\\ud800"), which no JSON response can carry; they become U+FFFD."""
+    text = str(value)
+    if text.isascii():
+        return text
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
 def create_app(
-    database_url: str | None = None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    database_url: str | None = None,
+    *,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    worker: int = 0,
 ) -> FastAPI:
     """The service on the store at `database_url` (default: CALIBRANT_DATABASE_URL, else
-    ./calibrant.db). The store is opened (and migrated) here, once."""
-    engine = make_engine(database_url)
+    ./calibrant.db). The store is opened (and migrated) here, once. `worker` > 0 runs a queue
+    worker of that concurrency inside the service (PostgreSQL only)."""
+    url = database_url or default_database_url()
+    lifespan = None
+    if worker:
+        from ..scoring.queue import conninfo
+        from .worker import worker_lifespan
+
+        conninfo(url)  # refused on SQLite before anything is opened
+        lifespan = worker_lifespan(url, worker)
+    engine = make_engine(url)
     app = FastAPI(
+        lifespan=lifespan,
         title="calibrant",
         version=__version__,
         summary="Calibrate an LLM judge of agent communication against expert labels.",
@@ -36,22 +60,31 @@ def create_app(
         redoc_url=None,
     )
     app.state.engine = engine
+    app.state.database_url = url
     app.state.users = Users(engine)
     app.state.max_body_bytes = max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 
     @app.exception_handler(InputError)
     async def _input_error(_: Request, exc: InputError) -> JSONResponse:
-        body: dict[str, Any] = {"detail": str(exc)}
+        body: dict[str, Any] = {"detail": _text(exc)}
         if exc.line is not None:
             body["line"] = exc.line
         if exc.field is not None:
-            body["field"] = exc.field
+            body["field"] = _text(exc.field)
         return JSONResponse(status_code=422, content=body)
+
+    @app.exception_handler(NotFound)
+    async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": _text(exc)})
+
+    @app.exception_handler(Conflict)
+    async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
+        return JSONResponse(status_code=409, content={"detail": _text(exc)})
 
     @app.exception_handler(CalibrantError)
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
-        return JSONResponse(status_code=400, content={"detail": str(exc)})
+        return JSONResponse(status_code=400, content={"detail": _text(exc)})
 
     @app.get("/api/health", tags=["service"])
     def health() -> dict[str, str]:
@@ -63,4 +96,8 @@ def create_app(
         """The account the token belongs to."""
         return {"name": user.name, "role": user.role}
 
+    from . import routes_catalog, routes_jobs, routes_reports, routes_runs
+
+    for module in (routes_catalog, routes_jobs, routes_runs, routes_reports):
+        app.include_router(module.router)
     return app

@@ -89,6 +89,26 @@ class RunInfo:
     rubric_hash: str | None
     calibrant_version: str
 
+    def as_json(self) -> dict[str, Any]:
+        """For listings (`runs list --json`, GET /api/runs); times in UTC."""
+
+        def iso(when: datetime | None) -> str | None:
+            if when is None:
+                return None
+            return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
+
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "who": self.who,
+            "started_at": iso(self.started_at),
+            "finished_at": iso(self.finished_at),
+            "judge_hash": self.judge_hash,
+            "rubric_hash": self.rubric_hash,
+            "calibrant_version": self.calibrant_version,
+        }
+
     @classmethod
     def of(cls, r: RunRow) -> RunInfo:
         return cls(

@@ -1,0 +1,322 @@
+"""Running a service job in a worker: the same core functions as the CLI commands, a run in the
+runs table, and the job's state in its row.
+
+A job taken again after its worker died (kill -9, lost machine: the queue retries the jobs of
+silent workers) starts over; the judge's answers stored by the first attempt are read from the
+store, not asked again, and the first attempt's unfinished run is marked failed. A job asked to
+stop (cancelling) stops at the judge's next answer."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ..errors import CalibrantError
+from . import jobs
+from .catalog import Resolved, resolve_stored_judge
+
+__all__ = ["run_service_job", "service_tasks", "JobCancelled"]
+
+log = logging.getLogger("calibrant.jobs")
+CANCEL_CHECK_S = 0.5
+
+
+class JobCancelled(Exception):  # noqa: N818  (a request, not a failure)
+    """The job was asked to stop."""
+
+
+def service_tasks() -> dict[str, Callable[..., Any]]:
+    """The queue tasks of the service, for `calibrant worker` and `serve --worker`."""
+    return {jobs.JOB_TASK: run_service_job}
+
+
+class _Watch:
+    """Remembers the run a job records, and stops the job when it is asked to (checked at most
+    every CANCEL_CHECK_S, at each answer of the judge)."""
+
+    def __init__(self, engine: Engine, job_id: str) -> None:
+        self.engine, self.job_id = engine, job_id
+        self.checked = 0.0
+
+    def run(self, run_id: str) -> None:
+        jobs.record_run(self.engine, self.job_id, run_id)
+        self.check(force=True)
+
+    def check(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.checked < CANCEL_CHECK_S:
+            return
+        self.checked = now
+        if jobs.get(self.engine, self.job_id).status in ("cancelling", "cancelled"):
+            raise JobCancelled()
+
+    def done(self, *_: Any) -> None:
+        self.check()
+
+
+def run_service_job(job_id: str) -> None:
+    """The queue task: run job `job_id` and record how it ended."""
+    from ..store import make_engine
+    from ..store.runs import Runs
+
+    engine = make_engine()
+    try:
+        row = jobs.get(engine, job_id)
+    except CalibrantError:
+        log.warning("job %s is not in the store: nothing to do", job_id)
+        return
+    if row.status in ("cancelling", "cancelled"):
+        jobs.set_status(
+            engine, job_id, "cancelled", when=("cancelling",), finished_at=datetime.now(UTC)
+        )
+        return
+    now = datetime.now(UTC)
+    if not jobs.set_status(engine, job_id, "running", when=("queued",), started_at=now):
+        if row.status != "running":  # finished, failed: a duplicate delivery
+            return
+        log.warning("job %s: its worker stopped; starting it again", job_id)
+        if row.run_id:  # the first attempt's run will never finish
+            found = Runs(engine).get(row.run_id)
+            if found is not None and found["status"] == "running":
+                Runs(engine).finish(row.run_id, None, status="failed")
+    watch = _Watch(engine, job_id)
+    params = json.loads(row.params)
+    try:
+        run_id = KINDS[row.kind](engine, params, watch)
+    except JobCancelled:
+        jobs.set_status(
+            engine,
+            job_id,
+            "cancelled",
+            when=("running", "cancelling"),
+            finished_at=datetime.now(UTC),
+        )
+        return
+    except CalibrantError as exc:
+        _failed(engine, job_id, str(exc))
+        return
+    except Exception as exc:  # a bug: the job says so; the worker goes on
+        log.exception("job %s failed", job_id)
+        _failed(engine, job_id, f"internal error (a bug): {type(exc).__name__}: {exc}")
+        return
+    jobs.set_status(
+        engine,
+        job_id,
+        "finished",
+        when=("running", "cancelling"),
+        run_id=run_id,
+        finished_at=datetime.now(UTC),
+    )
+
+
+def _failed(engine: Engine, job_id: str, error: str) -> None:
+    jobs.set_status(
+        engine,
+        job_id,
+        "failed",
+        when=("running", "cancelling"),
+        error=error[:2000],
+        finished_at=datetime.now(UTC),
+    )
+
+
+# -- the kinds ----------------------------------------------------------------------------------
+
+
+def _calibrate(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+    from ..agreement.gate import GateSettings
+    from ..calibration import Settings, run_calibration
+    from ..judge.config import JudgeOptions
+
+    split = None if p["split"] == "all" else p["split"]
+    settings = Settings(
+        seed=p["seed"],
+        n_resamples=p["resamples"],
+        gate=GateSettings(
+            min_lower=p["min_lower"],
+            min_coverage=p["min_coverage"],
+            use_ceiling=not p["no_ceiling"],
+            min_items=p["min_items"],
+        ),
+    )
+    report = run_calibration(
+        Path(p["gold"]),
+        split=split,
+        options=JudgeOptions(),
+        settings=settings,
+        resolved=resolve_stored_judge(engine, p["judge"]),
+        on_run=watch.run,
+        on_done=watch.done,
+    )
+    return str(report["run_id"])
+
+
+def _recorded(
+    engine: Engine,
+    kind: str,
+    resolved: Resolved,
+    arguments: dict[str, Any],
+    watch: _Watch,
+    work: Callable[[str], dict[str, Any]],
+    **start: Any,
+) -> str:
+    """Record a run, do `work(run_id)` (its report) and finish the run; failed on any error."""
+    from ..store.runs import Runs
+
+    runs = Runs(engine)
+    run_id = runs.start(kind, judge=resolved[0], arguments=arguments, **start)
+    try:
+        watch.run(run_id)
+        report = work(run_id)
+    except BaseException:
+        runs.finish(run_id, None, status="failed")
+        raise
+    report["run_id"] = run_id
+    runs.finish(run_id, report)
+    return run_id
+
+
+def _judge(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+    from ..files import expand_paths
+    from ..judge.batch import judge_files, read_sources
+    from ..reports.judgments import judge_report
+    from ..store import Store
+
+    resolved = resolve_stored_judge(engine, p["judge"])
+    config, rubric, policy, conc = resolved
+    files = expand_paths([Path(x) for x in p["paths"]], suffixes=(".json",))
+    if not files:
+        raise CalibrantError("no transcript (*.json) found in the given paths")
+    store = Store(engine)
+    sources = read_sources([Path(f) for f in files], store)
+
+    def work(_: str) -> dict[str, Any]:
+        run = judge_files(
+            sources,
+            rubric=rubric,
+            config=config,
+            store=store,
+            concurrency=conc,
+            samples=p["samples"],
+            policy=policy,
+            on_done=watch.done,
+        )
+        return judge_report(
+            run.rows, rubric=rubric, from_cache=run.from_cache, model_calls=run.model_calls
+        )
+
+    args = {"paths": p["paths"], "transcripts": len(sources), "samples": p["samples"]}
+    return _recorded(engine, "judge", resolved, args, watch, work, samples=p["samples"])
+
+
+SCORE_ROUND = 128  # transcripts judged per round: memory bounded by it, not by the batch
+
+
+def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+    from ..scoring.inputs import find_inputs, iter_transcripts
+    from ..scoring.queue import score_round
+    from ..scoring.summary import ScoreSummary, check_calibration
+    from ..store.runs import Runs
+
+    resolved = resolve_stored_judge(engine, p["judge"])
+    config, rubric, _, _ = resolved
+    files = find_inputs(p["paths"])
+    total = sum(1 for _ in iter_transcripts(files))  # every transcript valid first
+    if total == 0:
+        raise CalibrantError("no transcript found in the given paths")
+    runs = Runs(engine)
+    if p.get("calibration_run"):
+        found = runs.get(p["calibration_run"])
+        if found is None or found["report"] is None:
+            raise CalibrantError(f"no finished calibrate run '{p['calibration_run']}'")
+        cal, cal_source = found["report"], f"store: calibrate run {found['id']}"
+        check_calibration(cal, config, cal_source)
+    else:
+        latest = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
+        cal = None if latest is None else latest[1]
+        cal_source = None if latest is None else f"store: calibrate run {latest[0].id}"
+
+    def work(run_id: str) -> dict[str, Any]:
+        summary = ScoreSummary(rubric, config)
+        batch: list[tuple[str, Any]] = []
+        done = 0
+
+        def flush() -> None:
+            nonlocal done
+            rows = score_round(
+                batch,
+                resolved=resolved,
+                summary=summary,
+                engine=engine,
+                run_id=run_id,
+                start=done,
+                on_done=watch.done,
+            )
+            done += len(rows)
+            batch.clear()
+
+        for item in iter_transcripts(files):
+            batch.append(item)
+            if len(batch) == SCORE_ROUND:
+                flush()
+        if batch:
+            flush()
+        return summary.report(cal, cal_source)
+
+    args = {"paths": p["paths"], "transcripts": total, "calibration": cal_source}
+    return _recorded(engine, "score", resolved, args, watch, work)
+
+
+def _compare(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+    from ..calibration.compare_judges import compare_judges, judge_gold
+    from ..calibration.criterion import Settings
+    from ..gold import load_gold
+    from ..store import Store
+
+    split = None if p["split"] == "all" else p["split"]
+    gold = load_gold(Path(p["gold"]), split=split)
+    a, b = resolve_stored_judge(engine, p["a"]), resolve_stored_judge(engine, p["b"])
+    if a[1].content_hash != b[1].content_hash:
+        raise CalibrantError("judges a and b read different rubrics: compare them on one rubric")
+    gold.validate(a[1])
+    store = Store(engine)
+
+    def work(_: str) -> dict[str, Any]:
+        judged_a = judge_gold(a, gold, seed=p["seed"], store=store, on_done=watch.done)
+        judged_b = judge_gold(b, gold, seed=p["seed"], store=store, on_done=watch.done)
+        report = compare_judges(
+            gold,
+            a[1],
+            judge_a=a[0],
+            judge_b=b[0],
+            judgments_a=judged_a,
+            judgments_b=judged_b,
+            settings=Settings(seed=p["seed"], n_resamples=p["resamples"]),
+            split=split,
+        )
+        report["judges"]["a"]["name"], report["judges"]["b"]["name"] = p["a"], p["b"]
+        return report
+
+    args = {
+        "a": p["a"],
+        "b": p["b"],
+        "a_hash": a[0].hash,
+        "gold": p["gold"],
+        "split": p["split"],
+    }
+    return _recorded(engine, "compare", b, args, watch, work, seed=p["seed"])
+
+
+KINDS: dict[str, Callable[[Engine, dict[str, Any], _Watch], str]] = {
+    "calibrate": _calibrate,
+    "judge": _judge,
+    "score": _score,
+    "compare": _compare,
+}

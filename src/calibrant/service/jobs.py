@@ -1,0 +1,267 @@
+"""Background jobs started through the service: what may be asked (one strict contract per
+kind), their rows in the store, and their lifecycle.
+
+A job is a row (queued, running, finished, failed, cancelling, cancelled) plus one task on the
+same procrastinate queue as batch scoring, taken by `calibrant worker` or `calibrant serve
+--worker`. The queue lives in the store's PostgreSQL: on SQLite jobs are refused."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
+
+from ..contracts.common import Contract
+from ..errors import CalibrantError, InputError
+from .catalog import Conflict, NotFound, iso, resolve_stored_judge
+from .tables import JobRow
+
+__all__ = [
+    "JOB_TASK",
+    "JobRequest",
+    "cancel",
+    "create",
+    "enqueue",
+    "get",
+    "job_info",
+    "list_jobs",
+    "record_run",
+    "set_status",
+    "SQLITE_REFUSAL",
+]
+
+JOB_TASK = "calibrant.service_job"
+JOB_QUEUE = "calibrant-jobs"
+SQLITE_REFUSAL = (
+    "background jobs need the store on PostgreSQL (they run on its job queue): start "
+    "`calibrant serve` with CALIBRANT_DATABASE_URL set to a postgresql:// URL"
+)
+Split = Literal["calibration", "heldout", "all"]
+JudgeRef = Annotated[
+    str,
+    Field(min_length=1, max_length=200, description="A stored judge: its hash or its name."),
+]
+
+
+class CalibrateParams(Contract):
+    """`calibrant calibrate`: judge the gold set and measure the judge against the experts."""
+
+    judge: JudgeRef
+    gold: str = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    split: Split = Field(default="calibration", description="Which gold items.")
+    seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
+    resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
+    min_lower: float = Field(default=0.6, ge=-1, le=1, description="Gate: CI lower bound.")
+    min_coverage: float = Field(default=0.8, ge=0, le=1, description="Gate: usable share.")
+    min_items: int = Field(default=20, ge=2, le=1_000_000, description="Gate: fewest items.")
+    no_ceiling: bool = Field(default=False, description="Gate without the experts' ceiling.")
+
+
+class JudgeParams(Contract):
+    """`calibrant judge`: judge transcripts (files or folders on the server)."""
+
+    judge: JudgeRef
+    paths: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, max_length=1000, description="Transcript JSON files or folders."
+    )
+    samples: int = Field(default=1, ge=1, le=100, description="Judgments per transcript.")
+
+
+class ScoreParams(Contract):
+    """`calibrant score`: safety and communication verdicts of new transcripts, pass rates
+    corrected by the judge's latest calibration in the store (or `calibration_run`)."""
+
+    judge: JudgeRef
+    paths: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1,
+        max_length=1000,
+        description="Transcript JSON files, folders, JSON Lines files on the server.",
+    )
+    calibration_run: str | None = Field(
+        default=None, min_length=1, description="A calibrate run of this judge version."
+    )
+
+
+class CompareParams(Contract):
+    """`calibrant compare`: two judge versions paired on the same gold items."""
+
+    a: JudgeRef
+    b: JudgeRef
+    gold: str = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    split: Split = Field(default="calibration", description="Which gold items.")
+    seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
+    resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
+
+
+class CalibrateJob(Contract):
+    kind: Literal["calibrate"]
+    params: CalibrateParams
+
+
+class JudgeJob(Contract):
+    kind: Literal["judge"]
+    params: JudgeParams
+
+
+class ScoreJob(Contract):
+    kind: Literal["score"]
+    params: ScoreParams
+
+
+class CompareJob(Contract):
+    kind: Literal["compare"]
+    params: CompareParams
+
+
+JobRequest = Annotated[CalibrateJob | JudgeJob | ScoreJob | CompareJob, Field(discriminator="kind")]
+PARAMS: dict[str, type[Contract]] = {
+    "calibrate": CalibrateParams,
+    "judge": JudgeParams,
+    "score": ScoreParams,
+    "compare": CompareParams,
+}
+
+
+def _check(engine: Engine, kind: str, params: Any) -> None:
+    """Everything a worker would refuse, refused now: unknown judges, missing paths."""
+    refs = [params.a, params.b] if kind == "compare" else [params.judge]
+    for ref in refs:
+        try:
+            resolve_stored_judge(engine, ref)
+        except NotFound as exc:
+            raise InputError("params", str(exc), field="judge") from None
+    if kind == "compare":
+        a = resolve_stored_judge(engine, params.a)[1]
+        b = resolve_stored_judge(engine, params.b)[1]
+        if a.content_hash != b.content_hash:
+            raise InputError(
+                "params", "judges a and b read different rubrics: compare them on one", field="b"
+            )
+    folders = [params.gold] if kind in ("calibrate", "compare") else list(params.paths)
+    for path in folders:
+        if not Path(path).exists():
+            raise InputError("params", f"{path}: no such file or folder on the server")
+    if kind == "score" and params.calibration_run is not None:
+        from ..scoring.summary import check_calibration
+        from ..store.runs import Runs
+
+        found = Runs(engine).get(params.calibration_run)
+        if found is None or found["kind"] != "calibrate" or found["report"] is None:
+            raise InputError(
+                "params",
+                f"no finished calibrate run '{params.calibration_run}'",
+                field="calibration_run",
+            )
+        config = resolve_stored_judge(engine, params.judge)[0]
+        try:
+            check_calibration(found["report"], config, f"calibrate run {found['id']}")
+        except CalibrantError as exc:
+            raise InputError("params", str(exc), field="calibration_run") from None
+
+
+def create(engine: Engine, request: Any, user: str) -> JobRow:
+    """Check a job request and record it as queued (the caller puts it on the queue)."""
+    _check(engine, request.kind, request.params)
+    row = JobRow(
+        id=uuid.uuid4().hex,
+        kind=request.kind,
+        status="queued",
+        params=request.params.model_dump_json(),
+        created_by=user,
+        created_at=datetime.now(UTC),
+    )
+    with Session(engine) as s:
+        s.add(row)
+        s.commit()
+        s.refresh(row)
+    return row
+
+
+def enqueue(engine: Engine, url: str, job_id: str) -> None:
+    """Put a recorded job on the queue; if the queue cannot take it, the job is failed."""
+    from ..scoring.queue import defer
+    from .jobrun import service_tasks
+
+    try:
+        defer(url, service_tasks(), JOB_TASK, queue=JOB_QUEUE, job_id=job_id)
+    except BaseException as exc:
+        set_status(
+            engine,
+            job_id,
+            "failed",
+            when=("queued",),
+            error=f"not queued: {exc}"[:2000],
+            finished_at=datetime.now(UTC),
+        )
+        raise
+
+
+def get(engine: Engine, job_id: str) -> JobRow:
+    with Session(engine) as s:
+        row = s.get(JobRow, job_id)
+    if row is None:
+        raise NotFound(f"no job '{job_id}' (GET /api/jobs lists them)")
+    return row
+
+
+def list_jobs(engine: Engine, *, status: str | None = None, limit: int = 100) -> list[JobRow]:
+    with Session(engine) as s:
+        stmt = select(JobRow)
+        if status is not None:
+            stmt = stmt.where(JobRow.status == status)
+        return list(s.exec(stmt.order_by(col(JobRow.created_at).desc()).limit(limit)))
+
+
+def set_status(
+    engine: Engine, job_id: str, new: str, *, when: tuple[str, ...], **fields: Any
+) -> bool:
+    """Move a job to `new` only if its status is one of `when` (atomic); True if it moved."""
+    stmt = (
+        update(JobRow)
+        .where(col(JobRow.id) == job_id, col(JobRow.status).in_(when))
+        .values(status=new, **fields)
+    )
+    with engine.begin() as conn:
+        return bool(conn.execute(stmt).rowcount)
+
+
+def record_run(engine: Engine, job_id: str, run_id: str) -> None:
+    """The run the job is producing (known as soon as it is recorded)."""
+    with engine.begin() as conn:
+        conn.execute(update(JobRow).where(col(JobRow.id) == job_id).values(run_id=run_id))
+
+
+def cancel(engine: Engine, job_id: str) -> JobRow:
+    """A queued job is cancelled at once; a running one is asked to stop (cancelling) and stops
+    at its next answer from the judge. A settled job cannot be cancelled (409)."""
+    row = get(engine, job_id)
+    now = datetime.now(UTC)
+    if set_status(engine, job_id, "cancelled", when=("queued",), finished_at=now):
+        return get(engine, job_id)
+    if set_status(engine, job_id, "cancelling", when=("running",)):
+        return get(engine, job_id)
+    row = get(engine, job_id)
+    if row.status in ("cancelling", "cancelled"):
+        return row  # asked twice: the same answer
+    raise Conflict(f"job {job_id} is {row.status}: only a queued or running job can be cancelled")
+
+
+def job_info(row: JobRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "status": row.status,
+        "params": json.loads(row.params),
+        "created_by": row.created_by,
+        "created_at": iso(row.created_at),
+        "started_at": iso(row.started_at),
+        "finished_at": iso(row.finished_at),
+        "run_id": row.run_id,
+        "error": row.error,
+    }

@@ -1,0 +1,88 @@
+"""The workbench's report pages (server-rendered, no script): the runs in the store, and each
+run's report — a calibration (kappa with CI per criterion, heatmaps, disagreements), a judge
+comparison, a scoring batch — with safety outcomes in their own panel. Adjudicators and admins
+read them, signed in by the workbench's session cookie (or a bearer token)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from ..reports.html import REPORT_CSS, calibration_sections
+from ..store.runs import Runs
+from .routes_runs import run_detail
+from .security import require
+from .users import User
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/reports", include_in_schema=False)
+Kind = Literal["calibrate", "judge", "score", "compare", "compare-trials", "stability"]
+_TEMPLATES = Path(__file__).parent / "templates"
+HEADINGS = {
+    None: "Runs in the store",
+    "calibrate": "Calibrations",
+    "compare": "Judge comparisons",
+    "score": "Scoring batches",
+}
+
+
+def _fig(d: dict[str, Any] | None) -> str:
+    """A rate with its 95% interval and n; an undefined one says why (never a number)."""
+    if d is None:
+        return "—"
+    if d.get("value") is None:
+        return f"undefined ({d.get('undefined_reason')})"
+    ci = d.get("ci95")
+    text = f"{d['value']:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+    note = f" ({d['undefined_reason']})" if d.get("undefined_reason") else ""
+    return f"{text} (n={d['n']}){note}"
+
+
+def _kappa(v: float | None) -> str:
+    return "undefined" if v is None else f"{v:.2f}"
+
+
+def _templates() -> Jinja2Templates:
+    templates = Jinja2Templates(directory=str(_TEMPLATES))
+    templates.env.globals.update(css=REPORT_CSS, fig=_fig, kappa=_kappa)
+    return templates
+
+
+@router.get("", response_class=HTMLResponse)
+def reports_index(
+    request: Request,
+    kind: Kind | None = Query(default=None),  # noqa: B008
+    user: User = Depends(require("adjudicator")),  # noqa: B008
+) -> HTMLResponse:
+    runs = [r.as_json() for r in Runs(request.app.state.engine).recent(kind=kind, limit=200)]
+    return _templates().TemplateResponse(
+        request,
+        "reports/index.html",
+        {"user": user, "runs": runs, "kind": kind, "heading": HEADINGS.get(kind, "Runs")},
+    )
+
+
+@router.get("/{run_id}", response_class=HTMLResponse)
+def report_page(
+    run_id: str,
+    request: Request,
+    user: User = Depends(require("adjudicator")),  # noqa: B008
+) -> HTMLResponse:
+    run = run_detail(request, run_id)
+    report = run["report"]
+    context: dict[str, Any] = {"user": user, "run": run, "report": report}
+    page = "reports/run.html"
+    if report is not None and run["kind"] == "calibrate":
+        page = "reports/calibrate.html"
+        context["parts"] = calibration_sections(report)
+    elif report is not None and run["kind"] in ("compare", "score"):
+        page = f"reports/{run['kind']}.html"
+    else:
+        context["report_json"] = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
+    return _templates().TemplateResponse(request, page, context)

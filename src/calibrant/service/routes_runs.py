@@ -1,0 +1,53 @@
+"""/api/runs: the runs recorded in the store (by the CLI, the service's jobs, the workers) and
+the report each produced. Adjudicators and admins read them."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from ..store.runs import Runs
+from .catalog import NotFound
+from .security import require
+from .users import User
+
+__all__ = ["router", "run_detail"]
+
+router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
+Kind = Literal["calibrate", "judge", "score", "compare", "compare-trials", "stability"]
+
+
+def run_detail(request: Request, run_id: str) -> dict[str, Any]:
+    """A run by id (or an unambiguous prefix of at least 4 characters); 404 otherwise."""
+    found = Runs(request.app.state.engine).get(run_id) if len(run_id) >= 4 else None
+    if found is None:
+        raise NotFound(
+            f"no run '{run_id}' in the store (give its id or an unambiguous prefix of 4 or more "
+            "characters; GET /api/runs lists them)"
+        )
+    return found
+
+
+@router.get("")
+def get_runs(
+    request: Request,
+    kind: Kind | None = Query(default=None, description="Only runs of this kind."),  # noqa: B008
+    limit: int = Query(default=50, ge=1, le=1000, description="How many, newest first."),  # noqa: B008
+    _: User = Depends(require("adjudicator")),  # noqa: B008
+) -> list[dict[str, Any]]:
+    """Runs, newest first: kind, status, who, when, judge version and rubric (as `calibrant
+    runs list --json`)."""
+    runs = Runs(request.app.state.engine).recent(kind=kind, limit=limit)
+    return [r.as_json() for r in runs]
+
+
+@router.get("/{run_id}")
+def get_run(
+    run_id: str,
+    request: Request,
+    _: User = Depends(require("adjudicator")),  # noqa: B008
+) -> dict[str, Any]:
+    """One run: its provenance (judge configuration, rubric, sampling, seed, options) and the
+    report it produced (null while it runs or when it failed), as `calibrant runs show`."""
+    return run_detail(request, run_id)
