@@ -107,10 +107,15 @@ def _describe(err: dict[str, Any]) -> str:
 
 
 def _validation_error(
-    path: Path, text: str, exc: ValidationError, *, base_line: int = 0
+    path: Path,
+    text: str,
+    exc: ValidationError,
+    *,
+    base_line: int = 0,
+    prefix: tuple[int | str, ...] = (),
 ) -> InputError:
     err = _pick_error(exc)
-    line, field = _line_of(text, err["loc"])
+    line, field = _line_of(text, (*prefix, *err["loc"]))
     if base_line:
         line = base_line
     return InputError(path, _describe(err), line=line, field=field or None)
@@ -209,9 +214,12 @@ def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]
     return data, text
 
 
-def validation_error(path: Path, text: str, exc: ValidationError) -> InputError:
-    """A pydantic error on data read from `text`, as one line naming file, line and field."""
-    return _validation_error(path, text, exc)
+def validation_error(
+    path: Path, text: str, exc: ValidationError, *, prefix: tuple[int | str, ...] = ()
+) -> InputError:
+    """A pydantic error on data read from `text`, as one line naming file, line and field
+    (`prefix`: where in `text` the validated value sits, e.g. its index in a JSON array)."""
+    return _validation_error(path, text, exc, prefix=prefix)
 
 
 def field_error(path: str | Path, loc: Sequence[int | str], message: str) -> InputError:

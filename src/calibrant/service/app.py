@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from .. import __version__
 from ..errors import CalibrantError, InputError
 from ..store import make_engine
+from . import api_labels, workbench
 from .security import BodyLimit, current_user
 from .users import User, Users
 
@@ -52,6 +53,9 @@ def create_app(
     @app.exception_handler(CalibrantError)
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": str(exc)})
+
+    api_labels.install(app)
+    workbench.install(app)
 
     @app.get("/api/health", tags=["service"])
     def health() -> dict[str, str]:
