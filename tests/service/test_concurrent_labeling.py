@@ -9,9 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.labeling import gold_jsonl, put_rubric
-from tests.support.pg import fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.labeling import BACKENDS, gold_jsonl, labeling_service
+from tests.support.service import Service
 
 ANNOTATORS = 20
 ITEMS = [f"gold-{n:03d}" for n in range(70, 80)]
@@ -22,21 +21,12 @@ BINARY = [
 ]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
-    work = tmp_path_factory.mktemp("conc")
-    if request.param == "sqlite":
-        url = f"sqlite:///{work / 'store.db'}"
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
-        return
-    with fresh_schema() as url:
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
+    with labeling_service(request.param, tmp_path_factory.mktemp("conc")) as s:
+        yield s
 
 
 def answers(rater: int, item: int, revision: int = 0) -> list[dict[str, object]]:

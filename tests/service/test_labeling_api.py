@@ -18,28 +18,18 @@ import yaml
 
 from calibrant.files import load_rubric
 from calibrant.gold import load_gold
-from tests.support.labeling import GOLD, RUBRIC, gold_jsonl, put_rubric
-from tests.support.pg import fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
+from tests.support.service import Service
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
-    work = tmp_path_factory.mktemp("svc")
-    if request.param == "sqlite":
-        url = f"sqlite:///{work / 'store.db'}"
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
-        return
-    with fresh_schema() as url:
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
+    with labeling_service(request.param, tmp_path_factory.mktemp("svc")) as s:
+        yield s
 
 
 def _labels(**values: object) -> list[dict[str, object]]:

@@ -12,9 +12,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support.labeling import GOLD, gold_jsonl, put_rubric
-from tests.support.pg import fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.labeling import BACKENDS, GOLD, gold_jsonl, labeling_service
+from tests.support.service import Service
 
 ANSWERS = {
     "label.separates_done_from_pending": "pass",
@@ -25,21 +24,12 @@ ANSWERS = {
 }
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
-    work = tmp_path_factory.mktemp("wb")
-    if request.param == "sqlite":
-        url = f"sqlite:///{work / 'store.db'}"
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
-        return
-    with fresh_schema() as url:
-        put_rubric(url)
-        with running_service(url, work) as s:
-            yield s
+    with labeling_service(request.param, tmp_path_factory.mktemp("wb")) as s:
+        yield s
 
 
 def login(service: Service, token: str) -> httpx.Client:

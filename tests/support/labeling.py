@@ -4,12 +4,17 @@ through the rubrics API), and gold transcripts to upload."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session
 
 from calibrant.files import load_rubric
+from tests.support.pg import fresh_schema
+from tests.support.service import Service, running_service
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -46,3 +51,22 @@ def gold_jsonl(*numbers: int) -> bytes:
     """Gold transcripts gold-NNN as JSON Lines."""
     lines = [json.dumps(json.loads((GOLD / f"gold-{n:03d}.json").read_text())) for n in numbers]
     return ("\n".join(lines) + "\n").encode()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+"""Fixture params: the service on a SQLite file, and on a fresh PostgreSQL schema."""
+
+
+@contextmanager
+def labeling_service(backend: str, work: Path, *args: str) -> Iterator[Service]:
+    """The real service on a new store of `backend` holding the shipped rubric."""
+    if backend == "sqlite":
+        url = f"sqlite:///{work / 'store.db'}"
+        put_rubric(url)
+        with running_service(url, work, *args) as s:
+            yield s
+        return
+    with fresh_schema() as url:
+        put_rubric(url)
+        with running_service(url, work, *args) as s:
+            yield s
