@@ -242,3 +242,21 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     one = judge.get("/api/export/labels/adj-ann-b?queue=q4")
     assert one.headers["content-type"].startswith("application/x-ndjson")
     assert len(one.text.splitlines()) == 10
+
+
+def test_nobody_adjudicates_a_dispute_over_its_own_label(service: Service) -> None:
+    admin = service.client(service.user("self-admin", "admin"))
+    assert admin.post("/api/transcripts?queue=q5", content=gold_jsonl(35)).is_success
+    ann = service.client(service.user("self-ann", "annotator"))
+    both = service.client(service.user("self-adj", "adjudicator"))
+    other = service.client(service.user("self-other", "adjudicator"))
+    assert ann.post("/api/labels", json={"item": "gold-035", "labels": ALL_PASS}).is_success
+    mine = _labels(overall_clarity=1)
+    assert both.post("/api/labels", json={"item": "gold-035", "labels": mine}).is_success
+    assert both.get("/api/disagreements?item=gold-035").json() == []
+    seen = other.get("/api/disagreements?item=gold-035").json()
+    assert [(d["item"], d["criterion"]) for d in seen] == [("gold-035", "overall_clarity")]
+    body = {"item": "gold-035", "criterion": "overall_clarity", "label": 1, "reason": "mine"}
+    refused = both.post("/api/adjudications", json=body)
+    assert refused.status_code == 409 and "yourself" in refused.json()["detail"]
+    assert other.post("/api/adjudications", json={**body, "reason": "fair"}).is_success

@@ -110,12 +110,12 @@ def test_the_page_shows_records_beside_the_escaped_untrusted_conversation(
     service: Service,
 ) -> None:
     doc = json.loads((GOLD / "gold-050.json").read_text())
-    doc["transcript_id"] = "wb-hostile"
+    doc["transcript_id"] = "wb/hostile"
     attack = '<script>alert("x")</script><img src=x onerror=alert(1)> {{ 7*7 }}'
     doc["conversation"][0]["text"] = attack
     admin = service.client(service.user("wb-admin2", "admin"))
     assert admin.post("/api/transcripts?queue=wb-h", json=doc).is_success
-    page = login(service, service.user("wb-ann3", "annotator")).get("/label/wb-hostile")
+    page = login(service, service.user("wb-ann3", "annotator")).get("/label/wb/hostile")
     html = page.text
     assert "<script" not in html and "<img" not in html and "{{ 7*7 }}" in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html

@@ -101,14 +101,22 @@ def decisions(engine: Engine, *, item: str | None = None) -> list[Decision]:
 
 
 def disagreements(
-    engine: Engine, *, item: str | None = None, include_decided: bool = False
+    engine: Engine,
+    *,
+    item: str | None = None,
+    include_decided: bool = False,
+    for_adjudicator: str | None = None,
 ) -> list[Disagreement]:
     """Items and criteria on which the raters' labels differ and nobody has decided yet (with
-    `include_decided`, decided ones too). Labels come sorted by value, not by rater."""
+    `include_decided`, decided ones too). Labels come sorted by value, not by rater. With
+    `for_adjudicator`, the disagreements that account took part in are left out: nobody
+    settles a dispute over its own label."""
     decided = {(d.item, d.criterion) for d in decisions(engine, item=item)}
     out = []
     for (item_id, criterion), group in sorted(_by_key(labels_of(engine, item=item)).items()):
         if not _disputed(group) or ((item_id, criterion) in decided and not include_decided):
+            continue
+        if for_adjudicator is not None and any(x.rater == for_adjudicator for x in group):
             continue
         blind = sorted(
             (Blind(x.label, x.note) for x in group),
@@ -137,6 +145,10 @@ def adjudicate(
     group = [x for x in labels_of(engine, item=item) if x.criterion == criterion]
     if not _disputed(group):
         raise Conflict(f"item '{item}' has no disagreement on '{criterion}' to adjudicate")
+    if any(x.rater == by for x in group):
+        raise Conflict(
+            f"you labeled item '{item}' on '{criterion}' yourself: another adjudicator decides"
+        )
     now = datetime.now(UTC)
     insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
     row = {

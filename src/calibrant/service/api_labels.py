@@ -185,7 +185,7 @@ def items(request: Request, user: Annotator, queue: QueueName | None = None) -> 
     return [ItemOut(**_item_out(r)) for r in lab.list_items(request.app.state.engine, queue=queue)]
 
 
-@router.get("/items/{item}")
+@router.get("/items/{item:path}")
 def item(request: Request, user: Annotator, item: str) -> ItemDetail:
     """One item with its transcript."""
     found = lab.get_item(request.app.state.engine, item)
@@ -254,8 +254,13 @@ def get_disagreements(
     include_decided: bool = False,
 ) -> list[DisagreementOut]:
     """Items and criteria where the raters' labels differ and nobody has decided (adjudicator
-    and up). No rater is named."""
-    found = adj.disagreements(request.app.state.engine, item=item, include_decided=include_decided)
+    and up), leaving out those the caller labeled itself. No rater is named."""
+    found = adj.disagreements(
+        request.app.state.engine,
+        item=item,
+        include_decided=include_decided,
+        for_adjudicator=user.name,
+    )
     return [
         DisagreementOut(
             item=d.item,

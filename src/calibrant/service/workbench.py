@@ -158,7 +158,9 @@ def stylesheet() -> Response:
 def home(request: Request) -> HTMLResponse:
     user = _user(request)
     engine = request.app.state.engine
-    open_count = len(adj.disagreements(engine)) if user.can("adjudicator") else 0
+    open_count = (
+        len(adj.disagreements(engine, for_adjudicator=user.name)) if user.can("adjudicator") else 0
+    )
     return _page(
         request,
         "home.html",
@@ -193,12 +195,12 @@ def _label_page(
     )
 
 
-@router.get("/label/{item_id}")
+@router.get("/label/{item_id:path}")
 def label_page(request: Request, item_id: str) -> HTMLResponse:
     return _label_page(request, _user(request), item_id)
 
 
-@router.post("/label/{item_id}")
+@router.post("/label/{item_id:path}")
 async def label_submit(request: Request, item_id: str) -> Response:
     user = _user(request)
     form = await _form(request, user)
@@ -234,7 +236,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
 @router.get("/adjudicate")
 def adjudicate_list(request: Request) -> HTMLResponse:
     user = _user(request, "adjudicator")
-    rows = adj.disagreements(request.app.state.engine)
+    rows = adj.disagreements(request.app.state.engine, for_adjudicator=user.name)
     return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=rows)
 
 
@@ -245,7 +247,7 @@ def _adjudicate_page(
     item = lab.get_item(engine, item_id)
     _, rubric = lab.stored_rubric(engine, item.rubric_hash)
     disputes = []
-    for d in adj.disagreements(engine, item=item_id):
+    for d in adj.disagreements(engine, item=item_id, for_adjudicator=user.name):
         c = rubric.criterion(d.criterion)
         choices = [x for x in _choices(c) if x[0] != CANT_TELL]
         disputes.append((d, c, choices))
@@ -261,12 +263,12 @@ def _adjudicate_page(
     )
 
 
-@router.get("/adjudicate/{item_id}")
+@router.get("/adjudicate/{item_id:path}")
 def adjudicate_page(request: Request, item_id: str) -> HTMLResponse:
     return _adjudicate_page(request, _user(request, "adjudicator"), item_id)
 
 
-@router.post("/adjudicate/{item_id}")
+@router.post("/adjudicate/{item_id:path}")
 async def adjudicate_submit(request: Request, item_id: str) -> Response:
     user = _user(request, "adjudicator")
     form = await _form(request, user)
@@ -281,14 +283,14 @@ async def adjudicate_submit(request: Request, item_id: str) -> Response:
             reason=form.get("reason", ""),
             by=user.name,
         )
-        return bool(adj.disagreements(engine, item=item_id))
+        return bool(adj.disagreements(engine, item=item_id, for_adjudicator=user.name))
 
     try:
         more = await run_in_threadpool(decide)
     except (InputError, lab.Conflict) as exc:
         status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
         return await run_in_threadpool(_adjudicate_page, request, user, item_id, status, why)
-    return _see_other(f"/adjudicate/{item_id}" if more else "/adjudicate")
+    return _see_other(f"/adjudicate/{item_id:path}" if more else "/adjudicate")
 
 
 def install(app: FastAPI) -> None:
