@@ -37,6 +37,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(HERE))
+
+from bench_score import ci95  # noqa: E402
 
 from tests.support.labeling import gold_jsonl, labeling_service  # noqa: E402
 
@@ -44,15 +47,6 @@ OUT = HERE / "results" / "labeling.md"
 ANNOTATORS = 20
 ITEMS = [f"gold-{n:03d}" for n in range(1, 101)]
 CRITERIA = ["separates_done_from_pending", "explains_next_step", "no_claim_before_confirmed"]
-
-
-def ci95(xs: list[float], fmt: str = "{:.1f}") -> str:
-    if len(xs) < 2:
-        return "n/a (one run)"
-    m, sd = statistics.mean(xs), statistics.stdev(xs)
-    t = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57}.get(len(xs), 2.26)
-    half = t * sd / len(xs) ** 0.5
-    return f"{fmt.format(m - half)} to {fmt.format(m + half)}"
 
 
 def p95_ci(ms: list[float]) -> tuple[float, float, float]:
@@ -199,7 +193,7 @@ def main() -> None:
         rates = [float(r["rate"]) for r in runs]  # type: ignore[arg-type]
         lines.append(
             f"- **{backend}**: mean {statistics.mean(rates):.1f} labels/s (95% CI "
-            f"{ci95(rates)}, n={len(rates)} runs)."
+            f"{ci95(rates, '{:.1f}')}, n={len(rates)} runs)."
         )
     lines += [
         "",

@@ -189,14 +189,7 @@ def items(request: Request, user: Annotator, queue: QueueName | None = None) -> 
 def item(request: Request, user: Annotator, item: str) -> ItemDetail:
     """One item with its transcript."""
     found = lab.get_item(request.app.state.engine, item)
-    return ItemDetail(
-        id=found.id,
-        queue=found.queue,
-        rubric=found.rubric_hash,
-        transcript_hash=found.transcript_hash,
-        uploaded_at=found.created_at,
-        transcript=found.transcript,
-    )
+    return ItemDetail(**_item_out(found), transcript=found.transcript)
 
 
 @router.get("/queues")
@@ -206,14 +199,7 @@ def queues(request: Request, user: Annotator) -> list[QueueOut]:
 
 
 def _label_out(x: lab.StoredLabel) -> LabelOut:
-    return LabelOut(
-        item=x.item,
-        rater=x.rater,
-        criterion=x.criterion,
-        label=x.label,
-        note=x.note,
-        updated_at=x.updated_at,
-    )
+    return LabelOut(**vars(x))
 
 
 @router.post("/labels")

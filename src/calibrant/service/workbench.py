@@ -13,9 +13,10 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
-from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion
+from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
 from ..errors import InputError
 from ..judge.evidence import conversation_items, trusted_evidence
 from . import adjudication as adj
@@ -94,6 +95,11 @@ def _choices(c: Criterion) -> list[tuple[str, str, str]]:
         out.append((NOT_APPLICABLE, "Not applicable", c.not_applicable_when))
     out.append((CANT_TELL, "Can't tell", "The records do not let me decide."))
     return out
+
+
+def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
+    item = lab.get_item(engine, item_id)
+    return item, lab.stored_rubric(engine, item.rubric_hash)[1]
 
 
 def _transcript_context(item: lab.Item) -> dict[str, Any]:
@@ -175,8 +181,7 @@ def _label_page(
     request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
 ) -> HTMLResponse:
     engine = request.app.state.engine
-    item = lab.get_item(engine, item_id)
-    _, rubric = lab.stored_rubric(engine, item.rubric_hash)
+    item, rubric = _item_and_rubric(engine, item_id)
     mine = {
         x.criterion: (str(x.label), x.note)
         for x in lab.labels_of(engine, rater=user.name, item=item_id)
@@ -207,8 +212,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
     engine = request.app.state.engine
 
     def save() -> str | None:
-        item = lab.get_item(engine, item_id)
-        _, rubric = lab.stored_rubric(engine, item.rubric_hash)
+        item, rubric = _item_and_rubric(engine, item_id)
         missing = [c.title for c in rubric.criteria if not form.get(f"label.{c.id}")]
         if missing:
             raise InputError(lab.BODY, f"choose a label for: {', '.join(missing)}")
@@ -244,8 +248,7 @@ def _adjudicate_page(
     request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
 ) -> HTMLResponse:
     engine = request.app.state.engine
-    item = lab.get_item(engine, item_id)
-    _, rubric = lab.stored_rubric(engine, item.rubric_hash)
+    item, rubric = _item_and_rubric(engine, item_id)
     disputes = []
     for d in adj.disagreements(engine, item=item_id, for_adjudicator=user.name):
         c = rubric.criterion(d.criterion)
