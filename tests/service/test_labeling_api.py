@@ -209,6 +209,11 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     ok = decide(criterion="explains_next_step", label="pass", reason="a named role counts")
     assert ok.status_code == 200, ok.text
     assert ok.json()["decided_by"] == "adj-judge"
+    read_back = judge.get("/api/adjudications?item=gold-030").json()
+    assert [(d["decided_by"], d["reason"]) for d in read_back] == [
+        ("adj-judge", "a named role counts")
+    ]
+    assert read_back[0]["decided_at"].endswith(("Z", "+00:00"))  # UTC, said so
     assert judge.get("/api/disagreements?item=gold-030").json() == []
     assert a.post("/api/adjudications", json={}).status_code == 403
 

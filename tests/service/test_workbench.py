@@ -54,7 +54,11 @@ def test_login_refuses_a_bad_token_and_pages_need_a_session(service: Service) ->
         assert got.status_code == 303 and got.headers["location"] == "/login", path
     bad = anonymous.post("/login", data={"token": "cal_not-a-real-token"})
     assert bad.status_code == 401 and "That token is not valid." in bad.text
-    assert "set-cookie" not in bad.headers
+    assert "set-cookie" not in bad.headers and "cal_not-a-real-token" not in bad.text
+    token = service.user("wb-ann-x", "annotator")
+    elsewhere = {"Sec-Fetch-Site": "cross-site"}  # what a browser says of another site's form
+    forged = anonymous.post("/login", data={"token": token}, headers=elsewhere)
+    assert forged.status_code == 403 and "set-cookie" not in forged.headers
     ann = login(service, service.user("wb-ann0", "annotator"))
     assert ann.get("/adjudicate").status_code == 403
     home = ann.get("/")
@@ -75,6 +79,12 @@ def test_a_form_post_without_the_right_csrf_token_is_refused(service: Service) -
     assert missing.status_code == 403 and "CSRF" in missing.text
     wrong = ann.post("/label/gold-040", data={**ANSWERS, "csrf": "0" * 64})
     assert wrong.status_code == 403
+    cross = ann.post(
+        "/label/gold-040",
+        data={**ANSWERS, "csrf": token},
+        headers={"Sec-Fetch-Site": "cross-site"},
+    )
+    assert cross.status_code == 403
     # another user's form token is no good either
     other = login(service, service.user("wb-ann2", "annotator"))
     foreign = csrf_of(other.get("/").text)

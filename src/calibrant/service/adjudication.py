@@ -28,6 +28,7 @@ from .labeling import (
     get_item,
     labels_of,
     stored_rubric,
+    utc,
 )
 from .tables import AdjudicationRow, ItemRow
 
@@ -95,7 +96,9 @@ def decisions(engine: Engine, *, item: str | None = None) -> list[Decision]:
     with Session(engine) as session:
         rows = list(session.exec(query))
     return [
-        Decision(r.item, r.criterion, decode_label(r.label), r.decided_by, r.reason, r.created_at)
+        Decision(
+            r.item, r.criterion, decode_label(r.label), r.decided_by, r.reason, utc(r.created_at)
+        )
         for r in rows
     ]
 

@@ -175,7 +175,7 @@ def _item_out(row: Any) -> dict[str, Any]:
         "queue": row.queue,
         "rubric": row.rubric_hash,
         "transcript_hash": row.transcript_hash,
-        "uploaded_at": row.created_at,
+        "uploaded_at": lab.utc(row.created_at),
     }
 
 

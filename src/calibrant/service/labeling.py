@@ -42,6 +42,7 @@ __all__ = [
     "save_labels",
     "labels_of",
     "decode_label",
+    "utc",
     "check_value",
 ]
 
@@ -86,6 +87,12 @@ class QueueStatus:
     items: int
     done: int
     next_item: str | None
+
+
+def utc(moment: datetime) -> datetime:
+    """A time read back from the store, as UTC (SQLite and a plain TIMESTAMP drop the zone;
+    the service only ever writes UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def decode_label(text: str) -> str | int:
@@ -201,7 +208,7 @@ def get_item(engine: Engine, item_id: str) -> Item:
         row.rubric_hash,
         row.transcript_hash,
         row.uploaded_by,
-        row.created_at,
+        utc(row.created_at),
         Transcript.model_validate_json(row.payload),
     )
 
@@ -339,7 +346,7 @@ def labels_of(
     with Session(engine) as session:
         rows = list(session.exec(query))
     return [
-        StoredLabel(r.item, r.rater, r.criterion, decode_label(r.label), r.note, r.created_at)
+        StoredLabel(r.item, r.rater, r.criterion, decode_label(r.label), r.note, utc(r.created_at))
         for r in rows
     ]
 
