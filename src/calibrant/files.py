@@ -25,6 +25,7 @@ __all__ = [
     "load_rubric",
     "load_labels",
     "read_labels",
+    "labels_from_text",
     "LocatedLabel",
     "write_atomic",
     "load_yaml_model",
@@ -265,8 +266,12 @@ def load_labels(path: str | Path) -> list[Label]:
 def read_labels(path: str | Path) -> list[LocatedLabel]:
     """`load_labels`, keeping each label's file and line."""
     p = Path(path)
-    text = _read_text(p)
-    if p.suffix.lower() == ".csv":
+    return labels_from_text(p, _read_text(p), csv_format=p.suffix.lower() == ".csv")
+
+
+def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[LocatedLabel]:
+    """Labels from JSONL (or CSV) text read from `p` (a file, or a request body)."""
+    if csv_format:
         return _labels_from_csv(p, text)
     labels: list[LocatedLabel] = []
     for n, raw in enumerate(text.splitlines(), start=1):

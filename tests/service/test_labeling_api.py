@@ -265,3 +265,62 @@ def test_nobody_adjudicates_a_dispute_over_its_own_label(service: Service) -> No
     refused = both.post("/api/adjudications", json=body)
     assert refused.status_code == 409 and "yourself" in refused.json()["detail"]
     assert other.post("/api/adjudications", json={**body, "reason": "fair"}).is_success
+
+
+def test_labels_made_elsewhere_import_all_or_nothing_and_export_back(service: Service) -> None:
+    admin = service.client(service.user("imp-admin", "admin"))
+    numbers = range(81, 87)
+    assert admin.post("/api/transcripts?queue=q6", content=gold_jsonl(*numbers)).is_success
+    wanted = {f"gold-{n:03d}" for n in numbers}
+    files = {
+        rater: [
+            line
+            for line in (GOLD.parent / "labels" / f"{rater}.jsonl").read_text().splitlines()
+            if json.loads(line)["item"] in wanted
+        ]
+        for rater in ("rater_a", "rater_b", "consensus")
+    }
+    good = "\n".join(files["rater_a"] + files["rater_b"]) + "\n"
+
+    def refused(body: str, line: int, field: str, **headers: str) -> str:
+        got = admin.post("/api/labels/import", content=body, headers=headers or NDJSON)
+        assert got.status_code == 422, got.text
+        assert (got.json()["line"], got.json()["field"]) == (line, field), got.json()
+        return str(got.json()["detail"])
+
+    n = len(files["rater_a"]) + 1  # the line after rater_a's
+    elsewhere = json.dumps({"item": "gold-100", "rater": "x", "criterion": "c", "label": 1})
+    assert "not uploaded" in refused(good.replace(files["rater_b"][0], elsewhere), n, "item")
+    bad_value = files["rater_b"][0].replace('"label": "pass"', '"label": "great"')
+    bad_value = bad_value.replace('"label": "fail"', '"label": "great"')
+    assert "not on the scale" in refused(good.replace(files["rater_b"][0], bad_value), n, "label")
+    assert "twice" in refused(good + files["rater_b"][0] + "\n", 2 * n - 1, "item")
+    assert "adjudication" in refused(good + files["consensus"][0] + "\n", 2 * n - 1, "rater")
+    assert refused(
+        "item,rater,criterion,label\ngold-081,r,tone,pass\n",
+        2,
+        "criterion",
+        **{"Content-Type": "text/csv"},
+    )
+    assert admin.get("/api/labels?item=gold-081").json() == []  # nothing of the good lines
+    ann = service.client(service.user("imp-ann", "annotator"))
+    assert ann.post("/api/labels/import", content=good, headers=NDJSON).status_code == 403
+
+    done = admin.post("/api/labels/import", content=good, headers=NDJSON)
+    assert done.status_code == 200, done.text
+    assert done.json() == {"labels": 2 * (n - 1), "raters": 2, "items": 6}
+    back = admin.get("/api/export/labels/rater_a?queue=q6").text.splitlines()
+
+    def canonical(lines: list[str]) -> set[str]:  # the export says its schema_version
+        return {
+            json.dumps({"schema_version": 1, **json.loads(line)}, sort_keys=True) for line in lines
+        }
+
+    assert canonical(back) == canonical(files["rater_a"])
+    # where the two raters agree, the service's consensus is the gold consensus
+    consensus = admin.get("/api/export/labels/consensus?queue=q6").text.splitlines()
+    gold = {(x["item"], x["criterion"]): x["label"] for x in map(json.loads, files["consensus"])}
+    ours = {(x["item"], x["criterion"]): x["label"] for x in map(json.loads, consensus)}
+    open_ = {(d["item"], d["criterion"]) for d in admin.get("/api/disagreements").json()}
+    assert ours.keys() | {k for k in open_ if k[0] in wanted} == gold.keys()
+    assert all(gold[k] == v for k, v in ours.items())

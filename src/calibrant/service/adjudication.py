@@ -138,7 +138,7 @@ def adjudicate(
         raise InputError(BODY, "give the reason for the decision", field="reason")
     found = get_item(engine, item)
     _, rubric = stored_rubric(engine, found.rubric_hash)
-    value = check_value(rubric, criterion, label, "adjudication")
+    value = check_value(rubric, criterion, label, "")
     if value == CANT_TELL:
         raise InputError(
             BODY,

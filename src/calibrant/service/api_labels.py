@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
 from . import adjudication as adj
+from . import label_import
 from . import labeling as lab
 from .security import check_csrf, require
 from .uploads import parse_transcripts
@@ -167,6 +168,38 @@ async def upload(
         )
     )
     return UploadResult(queue=queue, rubric=rubric_hash, added=added, already_present=present)
+
+
+class ImportResult(Model):
+    labels: int = Field(description="Labels stored (new or replacing the same rater's).")
+    raters: int = Field(description="Distinct raters in the body.")
+    items: int = Field(description="Distinct items in the body.")
+
+
+_IMPORT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "Labels in the gold format: JSON Lines (one label object per line) or "
+        "CSV (Content-Type text/csv; header item,rater,criterion,label[,note]).",
+        "content": {
+            "application/x-ndjson": {"schema": {"type": "string"}},
+            "text/csv": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.post("/labels/import", openapi_extra=_IMPORT_BODY)
+async def import_labels(request: Request, user: Admin) -> ImportResult:
+    """Import labels made elsewhere (admin): every rater's, as given, checked against the
+    uploaded items and their rubrics; all or nothing, a bad line named with its field.
+    `consensus` lines are refused: consensus comes from adjudication here."""
+    body = await request.body()
+    csv_format = "csv" in request.headers.get("content-type", "")
+    counts = await run_in_threadpool(
+        lambda: label_import.import_labels(request.app.state.engine, body, csv_format=csv_format)
+    )
+    return ImportResult(**counts)
 
 
 def _item_out(row: Any) -> dict[str, Any]:

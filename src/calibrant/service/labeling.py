@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import yaml
-from sqlalchemy import Engine, Table, func
+from sqlalchemy import Connection, Engine, Table, func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -44,6 +44,8 @@ __all__ = [
     "decode_label",
     "utc",
     "check_value",
+    "label_row",
+    "upsert_labels",
 ]
 
 
@@ -264,7 +266,9 @@ def next_item(engine: Engine, rater: str, queue: str) -> str | None:
 # ---- labels ------------------------------------------------------------------------------
 
 
-def check_value(rubric: Rubric, criterion: str, value: Any, where: str) -> str | int:
+def check_value(
+    rubric: Rubric, criterion: str, value: Any, where: str, line: int | None = None
+) -> str | int:
     known = {c.id: c for c in rubric.criteria}
     c = known.get(criterion)
     if c is None:
@@ -272,7 +276,8 @@ def check_value(rubric: Rubric, criterion: str, value: Any, where: str) -> str |
             BODY,
             f"criterion '{criterion}' is not in rubric {rubric.rubric_id} "
             f"(criteria: {', '.join(known)})",
-            field=f"{where}.criterion",
+            line=line,
+            field=f"{where}criterion",
         )
     allowed = [*c.allowed_labels(), CANT_TELL]
     for v in allowed:  # a form sends "3" for the level 3
@@ -282,7 +287,8 @@ def check_value(rubric: Rubric, criterion: str, value: Any, where: str) -> str |
         BODY,
         f"label {value!r} is not on the scale of '{c.id}' "
         f"(allowed: {', '.join(repr(v) for v in allowed)})",
-        field=f"{where}.label",
+        line=line,
+        field=f"{where}label",
     )
 
 
@@ -297,39 +303,51 @@ def save_labels(
     _, rubric = stored_rubric(engine, item.rubric_hash)
     checked: dict[str, tuple[str | int, str | None]] = {}
     for index, (criterion, value, note) in enumerate(labels):
-        where = f"labels.{index}"
+        where = f"labels.{index}."
         if criterion in checked:
             raise InputError(
-                BODY, f"criterion '{criterion}' given twice", field=f"{where}.criterion"
+                BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
             )
         checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
     now = datetime.now(UTC)
     rows = [
-        {
-            "item": item_id,
-            "rater": rater,
-            "criterion": criterion,
-            "label": json.dumps(value),
-            "note": note,
-            "created_at": now,
-        }
+        label_row(item_id, rater, criterion, value, note, now)
         for criterion, (value, note) in checked.items()
     ]
-    insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
-    statement = insert(_labels).values(rows)
-    statement = statement.on_conflict_do_update(
-        index_elements=["item", "rater", "criterion"],
-        set_={
-            "label": statement.excluded.label,
-            "note": statement.excluded.note,
-            "created_at": statement.excluded.created_at,
-        },
-    )
     # the upsert is the transaction's first statement: on SQLite it takes the write lock at
     # once (waiting its turn) instead of upgrading a read lock another writer has overtaken
     with engine.begin() as conn:
-        conn.execute(statement)
+        upsert_labels(conn, rows)
     return [StoredLabel(item_id, rater, c, v, n, now) for c, (v, n) in checked.items()]
+
+
+def label_row(
+    item: str, rater: str, criterion: str, value: str | int, note: str | None, now: datetime
+) -> dict[str, Any]:
+    return {
+        "item": item,
+        "rater": rater,
+        "criterion": criterion,
+        "label": json.dumps(value),
+        "note": note,
+        "created_at": now,
+    }
+
+
+def upsert_labels(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """Insert labels, replacing a rater's earlier label of the same item and criterion."""
+    insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    for start in range(0, len(rows), 1000):
+        statement = insert(_labels).values(rows[start : start + 1000])
+        statement = statement.on_conflict_do_update(
+            index_elements=["item", "rater", "criterion"],
+            set_={
+                "label": statement.excluded.label,
+                "note": statement.excluded.note,
+                "created_at": statement.excluded.created_at,
+            },
+        )
+        conn.execute(statement)
 
 
 def labels_of(

@@ -12,19 +12,24 @@ from ..contracts import Transcript
 from ..errors import InputError
 from ..files import transcript_from_line, validation_error
 
-__all__ = ["BODY", "parse_transcripts"]
+__all__ = ["BODY", "body_text", "parse_transcripts"]
 
 BODY = "request body"
+
+
+def body_text(body: bytes) -> str:
+    """The request body as text (UTF-8, or a 422 saying where it is not)."""
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(BODY, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Transcript]]:
     """Transcripts from a request body: one JSON object, a JSON array of them, or JSON Lines
     (one per line). Returns (line, transcript); the first bad one raises an InputError naming
     its line and field."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(BODY, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = body_text(body)
     if not text.strip():
         raise InputError(BODY, "empty body: send a transcript (JSON) or transcripts (JSONL)")
     stripped = text.lstrip()
