@@ -216,6 +216,8 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     assert read_back[0]["decided_at"].endswith(("Z", "+00:00"))  # UTC, said so
     assert judge.get("/api/disagreements?item=gold-030").json() == []
     assert a.post("/api/adjudications", json={}).status_code == 403
+    late = judge.post("/api/labels", json={"item": "gold-030", "labels": ALL_PASS})
+    assert late.status_code == 409 and "not be blind" in late.json()["detail"]
 
     # the export is the gold labels/ folder; with a manifest and the transcripts it loads
     exported = judge.get("/api/export/labels?queue=q4")

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 from ..contracts import CANT_TELL, Rubric, Transcript
 from ..contracts.common import content_hash
 from ..errors import CalibrantError, ConfigError, InputError
-from .tables import ItemRow, LabelRow, RubricRow
+from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY
 
 __all__ = [
@@ -301,6 +301,17 @@ def save_labels(
         raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
     item = get_item(engine, item_id)
     _, rubric = stored_rubric(engine, item.rubric_hash)
+    with Session(engine) as session:
+        decided = session.exec(
+            select(AdjudicationRow.criterion).where(
+                col(AdjudicationRow.item) == item_id, col(AdjudicationRow.decided_by) == rater
+            )
+        ).first()
+    if decided is not None:
+        raise Conflict(
+            f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "
+            "you would not be blind"
+        )
     checked: dict[str, tuple[str | int, str | None]] = {}
     for index, (criterion, value, note) in enumerate(labels):
         where = f"labels.{index}."

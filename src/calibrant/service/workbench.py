@@ -238,8 +238,9 @@ async def label_submit(request: Request, item_id: str) -> Response:
 
     try:
         following = await run_in_threadpool(save)
-    except InputError as exc:
-        return await run_in_threadpool(_label_page, request, user, item_id, 422, exc.detail)
+    except (InputError, lab.Conflict) as exc:
+        status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
+        return await run_in_threadpool(_label_page, request, user, item_id, status, why)
     return _see_other(f"/label/{following}" if following else "/")
 
 
