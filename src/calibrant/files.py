@@ -25,6 +25,7 @@ __all__ = [
     "load_rubric",
     "load_labels",
     "read_labels",
+    "labels_from_text",
     "LocatedLabel",
     "write_atomic",
     "load_yaml_model",
@@ -108,10 +109,15 @@ def _describe(err: dict[str, Any]) -> str:
 
 
 def _validation_error(
-    path: Path, text: str, exc: ValidationError, *, base_line: int = 0
+    path: Path,
+    text: str,
+    exc: ValidationError,
+    *,
+    base_line: int = 0,
+    prefix: tuple[int | str, ...] = (),
 ) -> InputError:
     err = _pick_error(exc)
-    line, field = _line_of(text, err["loc"])
+    line, field = _line_of(text, (*prefix, *err["loc"]))
     if base_line:
         line = base_line
     return InputError(path, _describe(err), line=line, field=field or None)
@@ -220,9 +226,12 @@ def yaml_model_from_text(model: type[M], text: str, what: str, source: str) -> M
     return _validate(model, p, data, text)
 
 
-def validation_error(path: Path, text: str, exc: ValidationError) -> InputError:
-    """A pydantic error on data read from `text`, as one line naming file, line and field."""
-    return _validation_error(path, text, exc)
+def validation_error(
+    path: Path, text: str, exc: ValidationError, *, prefix: tuple[int | str, ...] = ()
+) -> InputError:
+    """A pydantic error on data read from `text`, as one line naming file, line and field
+    (`prefix`: where in `text` the validated value sits, e.g. its index in a JSON array)."""
+    return _validation_error(path, text, exc, prefix=prefix)
 
 
 def field_error(path: str | Path, loc: Sequence[int | str], message: str) -> InputError:
@@ -268,8 +277,12 @@ def load_labels(path: str | Path) -> list[Label]:
 def read_labels(path: str | Path) -> list[LocatedLabel]:
     """`load_labels`, keeping each label's file and line."""
     p = Path(path)
-    text = _read_text(p)
-    if p.suffix.lower() == ".csv":
+    return labels_from_text(p, _read_text(p), csv_format=p.suffix.lower() == ".csv")
+
+
+def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[LocatedLabel]:
+    """Labels from JSONL (or CSV) text read from `p` (a file, or a request body)."""
+    if csv_format:
         return _labels_from_csv(p, text)
     labels: list[LocatedLabel] = []
     for n, raw in enumerate(text.splitlines(), start=1):

@@ -13,6 +13,7 @@ from .. import __version__
 from ..errors import CalibrantError, InputError
 from ..store import database_url as default_database_url
 from ..store import make_engine
+from . import api_labels, workbench
 from .catalog import Conflict, NotFound
 from .security import BodyLimit, current_user
 from .users import User, Users
@@ -85,6 +86,9 @@ def create_app(
     @app.exception_handler(CalibrantError)
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": _text(exc)})
+
+    api_labels.install(app)
+    workbench.install(app)
 
     @app.get("/api/health", tags=["service"])
     def health() -> dict[str, str]:

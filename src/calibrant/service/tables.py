@@ -44,6 +44,7 @@ class ItemRow(SQLModel, table=True):
     transcript_hash: str = Field(index=True)
     payload: str  # the Transcript, as JSON
     queue: str = Field(default="calibration", index=True)  # the labeling sample it belongs to
+    rubric_hash: str  # the rubric (a calibrant_rubrics row) its criteria come from
     uploaded_by: str
     created_at: datetime
 

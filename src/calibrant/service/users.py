@@ -57,6 +57,8 @@ class Users:
                 f"user name {name!r}: use 1-64 letters, digits, '_', '.', '@' or '-', "
                 "starting with a letter or digit"
             )
+        if name == "consensus":
+            raise ConfigError("user name 'consensus' is reserved for the consensus labels")
         if role not in _RANK:
             raise ConfigError(f"role {role!r}: use one of {', '.join(ROLES)}")
         token = _new_token()

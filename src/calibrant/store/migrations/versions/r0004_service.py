@@ -30,6 +30,7 @@ def upgrade() -> None:
         sa.Column("transcript_hash", sa.String(), nullable=False),
         sa.Column("payload", sa.Text(), nullable=False),
         sa.Column("queue", sa.String(), nullable=False),
+        sa.Column("rubric_hash", sa.String(), nullable=False),
         sa.Column("uploaded_by", sa.String(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
     )

@@ -1,0 +1,359 @@
+"""The labeling API: transcripts uploaded as items, labels, disagreements, adjudications and the
+export to the gold format. Thin: each route parses, calls one function of the core, answers.
+
+An annotator reads only its own labels: GET /api/labels answers with them whatever it asks, and
+the routes that show everyone's labels (disagreements, adjudications, export) need the
+adjudicator role."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from ..contracts import Transcript
+from ..contracts.common import Id, LabelValue
+from . import adjudication as adj
+from . import label_import
+from . import labeling as lab
+from .security import check_csrf, require
+from .uploads import parse_transcripts
+from .users import User
+
+__all__ = ["router", "install", "api_user"]
+
+router = APIRouter(prefix="/api", tags=["labeling"])
+
+
+def api_user(role: str) -> Callable[..., User]:
+    """`require(role)`, plus: a write made with the workbench's cookie (not a bearer token) must
+    carry the session's CSRF token in the X-CSRF-Token header."""
+    base = require(role)
+
+    def dependency(request: Request, user: User = Depends(base)) -> User:  # noqa: B008
+        if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
+            check_csrf(user, request.headers.get("x-csrf-token"))
+        return user
+
+    return dependency
+
+
+Annotator = Annotated[User, Depends(api_user("annotator"))]
+Adjudicator = Annotated[User, Depends(api_user("adjudicator"))]
+Admin = Annotated[User, Depends(api_user("admin"))]
+QueueName = Annotated[str, Query(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/@+]+$")]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UploadResult(Model):
+    queue: str = Field(description="The queue the items belong to.")
+    rubric: str = Field(description="Content hash of the rubric the items are labeled on.")
+    added: list[str] = Field(description="Item ids stored by this upload.")
+    already_present: list[str] = Field(
+        description="Item ids already stored with the same content (left as they were)."
+    )
+
+
+class ItemOut(Model):
+    id: str = Field(description="Item id (the transcript id).")
+    queue: str = Field(description="The labeling queue (sample) the item belongs to.")
+    rubric: str = Field(description="Content hash of the rubric the item is labeled on.")
+    transcript_hash: str = Field(description="Content hash of the transcript.")
+    uploaded_at: datetime = Field(description="When it was uploaded (UTC).")
+
+
+class ItemDetail(ItemOut):
+    transcript: Transcript = Field(description="The transcript itself.")
+
+
+class QueueOut(Model):
+    queue: str = Field(description="Queue name.")
+    items: int = Field(description="Items in the queue.")
+    done: int = Field(description="Items the caller has labeled on every criterion.")
+    next_item: str | None = Field(description="The first item the caller has not finished.")
+
+
+class CriterionLabel(Model):
+    criterion: Id = Field(description="Criterion id of the item's rubric.")
+    label: LabelValue = Field(
+        description="A level of the criterion's scale, 'not_applicable' where the rubric "
+        "allows it, or 'cant_tell'."
+    )
+    note: str | None = Field(default=None, max_length=4000, description="Optional note.")
+
+
+class LabelSubmission(Model):
+    item: Id = Field(description="The item labeled.")
+    labels: list[CriterionLabel] = Field(
+        min_length=1, max_length=100, description="One label per criterion (a subset is fine)."
+    )
+
+
+class LabelOut(Model):
+    item: str = Field(description="Item id.")
+    rater: str = Field(description="Who gave the label (the account name).")
+    criterion: str = Field(description="Criterion id.")
+    label: str | int = Field(description="The label.")
+    note: str | None = Field(description="The rater's note.")
+    updated_at: datetime = Field(description="When the label was last saved (UTC).")
+
+
+class BlindLabel(Model):
+    label: str | int = Field(description="A label one rater gave (the rater is not named).")
+    note: str | None = Field(description="That rater's note.")
+
+
+class DisagreementOut(Model):
+    item: str = Field(description="Item id.")
+    criterion: str = Field(description="Criterion id.")
+    labels: list[BlindLabel] = Field(description="The labels given, sorted by value.")
+
+
+class AdjudicationIn(Model):
+    item: Id = Field(description="Item of the disagreement.")
+    criterion: Id = Field(description="Criterion of the disagreement.")
+    label: LabelValue = Field(description="The consensus label: a level of the scale.")
+    reason: str = Field(min_length=1, max_length=4000, description="Why this label.")
+
+
+class AdjudicationOut(Model):
+    item: str = Field(description="Item id.")
+    criterion: str = Field(description="Criterion id.")
+    label: str | int = Field(description="The consensus label.")
+    decided_by: str = Field(description="Who decided.")
+    reason: str = Field(description="Why.")
+    decided_at: datetime = Field(description="When (UTC).")
+
+
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "One transcript (JSON object), a JSON array of transcripts, or JSON "
+        "Lines (one transcript per line).",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.post("/transcripts", openapi_extra=_UPLOAD_BODY, response_model=UploadResult)
+async def upload(
+    request: Request,
+    user: Admin,
+    queue: QueueName = "calibration",
+    rubric: Annotated[
+        str | None, Query(max_length=100, description="Rubric content hash (default: newest).")
+    ] = None,
+) -> UploadResult:
+    """Upload transcripts as items of a labeling queue, all or nothing (admin). A bad
+    transcript gets 422 naming its line and field; nothing is stored."""
+    body = await request.body()
+    engine = request.app.state.engine
+    parsed = await run_in_threadpool(
+        parse_transcripts, body, request.headers.get("content-type", "")
+    )
+    rubric_hash, added, present = await run_in_threadpool(
+        lambda: lab.upload_transcripts(
+            engine, parsed, queue=queue, rubric_hash=rubric, by=user.name
+        )
+    )
+    return UploadResult(queue=queue, rubric=rubric_hash, added=added, already_present=present)
+
+
+class ImportResult(Model):
+    labels: int = Field(description="Labels stored (new or replacing the same rater's).")
+    raters: int = Field(description="Distinct raters in the body.")
+    items: int = Field(description="Distinct items in the body.")
+
+
+_IMPORT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "Labels in the gold format: JSON Lines (one label object per line) or "
+        "CSV (Content-Type text/csv; header item,rater,criterion,label[,note]).",
+        "content": {
+            "application/x-ndjson": {"schema": {"type": "string"}},
+            "text/csv": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.post("/labels/import", openapi_extra=_IMPORT_BODY)
+async def import_labels(request: Request, user: Admin) -> ImportResult:
+    """Import labels made elsewhere (admin): every rater's, as given, checked against the
+    uploaded items and their rubrics; all or nothing, a bad line named with its field.
+    `consensus` lines are refused: consensus comes from adjudication here."""
+    body = await request.body()
+    csv_format = "csv" in request.headers.get("content-type", "")
+    counts = await run_in_threadpool(
+        lambda: label_import.import_labels(request.app.state.engine, body, csv_format=csv_format)
+    )
+    return ImportResult(**counts)
+
+
+def _item_out(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "queue": row.queue,
+        "rubric": row.rubric_hash,
+        "transcript_hash": row.transcript_hash,
+        "uploaded_at": lab.utc(row.created_at),
+    }
+
+
+@router.get("/items")
+def items(request: Request, user: Annotator, queue: QueueName | None = None) -> list[ItemOut]:
+    """The items uploaded for labeling (no labels in them)."""
+    return [ItemOut(**_item_out(r)) for r in lab.list_items(request.app.state.engine, queue=queue)]
+
+
+@router.get("/items/{item:path}")
+def item(request: Request, user: Annotator, item: str) -> ItemDetail:
+    """One item with its transcript."""
+    found = lab.get_item(request.app.state.engine, item)
+    return ItemDetail(**_item_out(found), transcript=found.transcript)
+
+
+@router.get("/queues")
+def queues(request: Request, user: Annotator) -> list[QueueOut]:
+    """The caller's progress in each queue, and its next item."""
+    return [QueueOut(**vars(q)) for q in lab.queues_of(request.app.state.engine, user.name)]
+
+
+def _label_out(x: lab.StoredLabel) -> LabelOut:
+    return LabelOut(**vars(x))
+
+
+@router.post("/labels")
+def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> list[LabelOut]:
+    """Save the caller's labels of one item (annotator and up); a label given again replaces
+    the caller's own earlier one. Checked against the item's rubric."""
+    saved = lab.save_labels(
+        request.app.state.engine,
+        user.name,
+        body.item,
+        [(x.criterion, x.label, x.note) for x in body.labels],
+    )
+    return [_label_out(x) for x in saved]
+
+
+@router.get("/labels")
+def get_labels(
+    request: Request,
+    user: Annotator,
+    item: Annotated[str | None, Query(max_length=200)] = None,
+    rater: Annotated[str | None, Query(max_length=200)] = None,
+) -> list[LabelOut]:
+    """Labels. An annotator gets only its own (asking for another rater's is 403); an
+    adjudicator or admin gets everyone's, or one rater's."""
+    if not user.can("adjudicator"):
+        if rater not in (None, user.name):
+            raise HTTPException(403, "an annotator reads only its own labels")
+        rater = user.name
+    found = lab.labels_of(request.app.state.engine, rater=rater, item=item)
+    return [_label_out(x) for x in found]
+
+
+@router.get("/disagreements")
+def get_disagreements(
+    request: Request,
+    user: Adjudicator,
+    item: Annotated[str | None, Query(max_length=200)] = None,
+    include_decided: bool = False,
+) -> list[DisagreementOut]:
+    """Items and criteria where the raters' labels differ and nobody has decided (adjudicator
+    and up), leaving out those the caller labeled itself. No rater is named."""
+    found = adj.disagreements(
+        request.app.state.engine,
+        item=item,
+        include_decided=include_decided,
+        for_adjudicator=user.name,
+    )
+    return [
+        DisagreementOut(
+            item=d.item,
+            criterion=d.criterion,
+            labels=[BlindLabel(label=b.label, note=b.note) for b in d.labels],
+        )
+        for d in found
+    ]
+
+
+def _decision_out(d: adj.Decision) -> AdjudicationOut:
+    return AdjudicationOut(**vars(d))
+
+
+@router.post("/adjudications")
+def post_adjudication(request: Request, user: Adjudicator, body: AdjudicationIn) -> AdjudicationOut:
+    """Decide a disagreement: the consensus label and why; records who decided."""
+    decided = adj.adjudicate(
+        request.app.state.engine,
+        item=body.item,
+        criterion=body.criterion,
+        label=body.label,
+        reason=body.reason,
+        by=user.name,
+    )
+    return _decision_out(decided)
+
+
+@router.get("/adjudications")
+def get_adjudications(
+    request: Request, user: Adjudicator, item: Annotated[str | None, Query(max_length=200)] = None
+) -> list[AdjudicationOut]:
+    """The decisions made so far, with who decided and why."""
+    return [_decision_out(d) for d in adj.decisions(request.app.state.engine, item=item)]
+
+
+@router.get(
+    "/export/labels",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}, "description": "labels/*.jsonl"}},
+)
+def export_all(request: Request, user: Adjudicator, queue: QueueName | None = None) -> Response:
+    """The gold `labels/` folder as a zip: `<rater>.jsonl` per rater and `consensus.jsonl`
+    (adjudicated labels, and those two or more raters agree on)."""
+    data = adj.export_zip(request.app.state.engine, queue=queue)
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": 'attachment; filename="labels.zip"'},
+    )
+
+
+@router.get(
+    "/export/labels/{rater}",
+    response_class=Response,
+    responses={200: {"content": {"application/x-ndjson": {}}, "description": "JSON Lines"}},
+)
+def export_one(
+    request: Request, user: Adjudicator, rater: str, queue: QueueName | None = None
+) -> Response:
+    """One rater's labels, or the consensus (rater `consensus`), as gold-format JSON Lines."""
+    text = adj.export_jsonl(request.app.state.engine, rater, queue=queue)
+    return Response(text, media_type="application/x-ndjson")
+
+
+def install(app: FastAPI) -> None:
+    """Add the labeling API to `app`, with 404 and 409 for missing and conflicting records."""
+
+    async def not_found(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    async def conflict(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=409, content={"detail": str(exc)})
+
+    app.add_exception_handler(lab.NotFound, not_found)
+    app.add_exception_handler(lab.Conflict, conflict)
+    app.include_router(router)

@@ -1,0 +1,387 @@
+"""Labeling, the core the API and the workbench share: transcripts uploaded as items, each
+expert's queue, and labels saved against the item's rubric.
+
+Blindness is kept here, not in the routes: the functions an annotator's request reaches take
+its name and return only its own labels."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+from sqlalchemy import Connection, Engine, Table, func
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from ..contracts import CANT_TELL, Rubric, Transcript
+from ..contracts.common import content_hash
+from ..errors import CalibrantError, ConfigError, InputError
+from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
+from .uploads import BODY
+
+__all__ = [
+    "BODY",
+    "CONSENSUS",
+    "Conflict",
+    "NotFound",
+    "StoredLabel",
+    "Item",
+    "QueueStatus",
+    "upload_transcripts",
+    "stored_rubric",
+    "get_item",
+    "list_items",
+    "queues_of",
+    "next_item",
+    "save_labels",
+    "labels_of",
+    "decode_label",
+    "utc",
+    "check_value",
+    "label_row",
+    "upsert_labels",
+]
+
+
+CONSENSUS = "consensus"
+"""The rater id of the consensus file: no account may label under it."""
+_labels: Table = LabelRow.__table__  # type: ignore[attr-defined]
+
+
+class NotFound(CalibrantError):
+    """The item, rubric or label asked for does not exist (HTTP 404)."""
+
+
+class Conflict(CalibrantError):
+    """The request contradicts what the store holds (HTTP 409)."""
+
+
+@dataclass(frozen=True)
+class StoredLabel:
+    item: str
+    rater: str
+    criterion: str
+    label: str | int
+    note: str | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    queue: str
+    rubric_hash: str
+    transcript_hash: str
+    uploaded_by: str
+    created_at: datetime
+    transcript: Transcript
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    queue: str
+    items: int
+    done: int
+    next_item: str | None
+
+
+def utc(moment: datetime) -> datetime:
+    """A time read back from the store, as UTC (SQLite and a plain TIMESTAMP drop the zone;
+    the service only ever writes UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def decode_label(text: str) -> str | int:
+    value = json.loads(text)
+    assert isinstance(value, str | int)
+    return value
+
+
+# ---- transcripts -------------------------------------------------------------------------
+
+
+def stored_rubric(engine: Engine, rubric_hash: str | None = None) -> tuple[str, Rubric]:
+    """The rubric with this content hash from the store (default: the one stored last)."""
+    with Session(engine) as session:
+        if rubric_hash is None:
+            query = select(RubricRow).order_by(col(RubricRow.created_at).desc())
+            row = session.exec(query).first()
+            if row is None:
+                raise ConfigError(
+                    "the store holds no rubric yet: an admin uploads one first (POST /api/rubrics)"
+                )
+        else:
+            row = session.get(RubricRow, rubric_hash)
+            if row is None:
+                raise NotFound(f"no rubric {rubric_hash} in the store")
+    return row.content_hash, _parse_rubric(row.body)
+
+
+_RUBRICS: dict[str, Rubric] = {}
+
+
+def _parse_rubric(body: str) -> Rubric:
+    rubric = _RUBRICS.get(body)
+    if rubric is None:
+        rubric = Rubric.model_validate(yaml.safe_load(body))
+        if len(_RUBRICS) > 64:
+            _RUBRICS.clear()
+        _RUBRICS[body] = rubric
+    return rubric
+
+
+def upload_transcripts(
+    engine: Engine,
+    parsed: list[tuple[int, Transcript]],
+    *,
+    queue: str,
+    rubric_hash: str | None,
+    by: str,
+) -> tuple[str, list[str], list[str]]:
+    """Store transcripts as items of `queue`, all or nothing. An item already stored with the
+    same content is left as it is; one with different content is refused. Returns the rubric
+    hash, the ids added and the ids already present."""
+    rubric_hash, _ = stored_rubric(engine, rubric_hash)
+    seen: dict[str, int] = {}
+    for line, t in parsed:
+        if t.transcript_id in seen:
+            raise InputError(
+                BODY,
+                f"transcript '{t.transcript_id}' appears twice "
+                f"(first on line {seen[t.transcript_id]})",
+                line=line,
+                field="transcript_id",
+            )
+        seen[t.transcript_id] = line
+    hashes = {t.transcript_id: content_hash(t) for _, t in parsed}
+    with Session(engine) as session:
+        query = select(ItemRow).where(col(ItemRow.id).in_(list(hashes)))
+        existing = {row.id: row for row in session.exec(query)}
+    for line, t in parsed:
+        old = existing.get(t.transcript_id)
+        if old is not None and (old.transcript_hash, old.queue) != (
+            hashes[t.transcript_id],
+            queue,
+        ):
+            raise Conflict(
+                f"{BODY}:{line}: item '{t.transcript_id}' is already stored with other content "
+                f"or in queue '{old.queue}' (a transcript id names one transcript)"
+            )
+    now = datetime.now(UTC)
+    added = [t for _, t in parsed if t.transcript_id not in existing]
+    rows = [
+        ItemRow(
+            id=t.transcript_id,
+            transcript_hash=hashes[t.transcript_id],
+            payload=t.model_dump_json(),
+            queue=queue,
+            rubric_hash=rubric_hash,
+            uploaded_by=by,
+            created_at=now,
+        )
+        for t in added
+    ]
+    try:
+        with Session(engine) as session:
+            session.add_all(rows)
+            session.commit()
+    except IntegrityError:
+        raise Conflict("another upload stored some of these items at the same time") from None
+    return rubric_hash, [t.transcript_id for t in added], sorted(existing)
+
+
+# ---- items and queues --------------------------------------------------------------------
+
+
+def get_item(engine: Engine, item_id: str) -> Item:
+    with Session(engine) as session:
+        row = session.get(ItemRow, item_id)
+    if row is None:
+        raise NotFound(f"no item '{item_id}'")
+    return Item(
+        row.id,
+        row.queue,
+        row.rubric_hash,
+        row.transcript_hash,
+        row.uploaded_by,
+        utc(row.created_at),
+        Transcript.model_validate_json(row.payload),
+    )
+
+
+def list_items(engine: Engine, *, queue: str | None = None) -> list[ItemRow]:
+    query = select(ItemRow).order_by(col(ItemRow.queue), col(ItemRow.id))
+    if queue is not None:
+        query = query.where(col(ItemRow.queue) == queue)
+    with Session(engine) as session:
+        return list(session.exec(query))
+
+
+def _criteria_counts(engine: Engine, rubric_hashes: set[str]) -> dict[str, int]:
+    return {h: len(stored_rubric(engine, h)[1].criteria) for h in rubric_hashes}
+
+
+def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
+    """Each queue: how many items, how many `rater` has labeled on every criterion, and the
+    first item it has not finished."""
+    with Session(engine) as session:
+        items = list(session.exec(select(ItemRow.id, ItemRow.queue, ItemRow.rubric_hash)))
+        mine = dict(
+            session.exec(
+                select(LabelRow.item, func.count())
+                .where(col(LabelRow.rater) == rater)
+                .group_by(col(LabelRow.item))
+            ).all()
+        )
+    needed = _criteria_counts(engine, {h for _, _, h in items})
+    by_queue: dict[str, list[tuple[str, bool]]] = {}
+    for item_id, queue, rubric_hash in sorted(items):
+        by_queue.setdefault(queue, []).append(
+            (item_id, mine.get(item_id, 0) >= needed[rubric_hash])
+        )
+    return [
+        QueueStatus(
+            queue,
+            len(entries),
+            sum(done for _, done in entries),
+            next((i for i, done in entries if not done), None),
+        )
+        for queue, entries in sorted(by_queue.items())
+    ]
+
+
+def next_item(engine: Engine, rater: str, queue: str) -> str | None:
+    for status in queues_of(engine, rater):
+        if status.queue == queue:
+            return status.next_item
+    return None
+
+
+# ---- labels ------------------------------------------------------------------------------
+
+
+def check_value(
+    rubric: Rubric, criterion: str, value: Any, where: str, line: int | None = None
+) -> str | int:
+    known = {c.id: c for c in rubric.criteria}
+    c = known.get(criterion)
+    if c is None:
+        raise InputError(
+            BODY,
+            f"criterion '{criterion}' is not in rubric {rubric.rubric_id} "
+            f"(criteria: {', '.join(known)})",
+            line=line,
+            field=f"{where}criterion",
+        )
+    allowed = [*c.allowed_labels(), CANT_TELL]
+    for v in allowed:  # a form sends "3" for the level 3
+        if value == v or (isinstance(v, int) and isinstance(value, str) and value == str(v)):
+            return v
+    raise InputError(
+        BODY,
+        f"label {value!r} is not on the scale of '{c.id}' "
+        f"(allowed: {', '.join(repr(v) for v in allowed)})",
+        line=line,
+        field=f"{where}label",
+    )
+
+
+def save_labels(
+    engine: Engine, rater: str, item_id: str, labels: list[tuple[str, Any, str | None]]
+) -> list[StoredLabel]:
+    """Save `rater`'s labels (criterion, value, note) of one item, checked against the item's
+    rubric, in one transaction. A label given again replaces the rater's own earlier one."""
+    if rater == CONSENSUS:
+        raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
+    item = get_item(engine, item_id)
+    _, rubric = stored_rubric(engine, item.rubric_hash)
+    with Session(engine) as session:
+        decided = session.exec(
+            select(AdjudicationRow.criterion).where(
+                col(AdjudicationRow.item) == item_id, col(AdjudicationRow.decided_by) == rater
+            )
+        ).first()
+    if decided is not None:
+        raise Conflict(
+            f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "
+            "you would not be blind"
+        )
+    checked: dict[str, tuple[str | int, str | None]] = {}
+    for index, (criterion, value, note) in enumerate(labels):
+        where = f"labels.{index}."
+        if criterion in checked:
+            raise InputError(
+                BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
+            )
+        checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
+    now = datetime.now(UTC)
+    rows = [
+        label_row(item_id, rater, criterion, value, note, now)
+        for criterion, (value, note) in checked.items()
+    ]
+    # the upsert is the transaction's first statement: on SQLite it takes the write lock at
+    # once (waiting its turn) instead of upgrading a read lock another writer has overtaken
+    with engine.begin() as conn:
+        upsert_labels(conn, rows)
+    return [StoredLabel(item_id, rater, c, v, n, now) for c, (v, n) in checked.items()]
+
+
+def label_row(
+    item: str, rater: str, criterion: str, value: str | int, note: str | None, now: datetime
+) -> dict[str, Any]:
+    return {
+        "item": item,
+        "rater": rater,
+        "criterion": criterion,
+        "label": json.dumps(value),
+        "note": note,
+        "created_at": now,
+    }
+
+
+def upsert_labels(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """Insert labels, replacing a rater's earlier label of the same item and criterion."""
+    insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    for start in range(0, len(rows), 1000):
+        statement = insert(_labels).values(rows[start : start + 1000])
+        statement = statement.on_conflict_do_update(
+            index_elements=["item", "rater", "criterion"],
+            set_={
+                "label": statement.excluded.label,
+                "note": statement.excluded.note,
+                "created_at": statement.excluded.created_at,
+            },
+        )
+        conn.execute(statement)
+
+
+def labels_of(
+    engine: Engine, *, rater: str | None = None, item: str | None = None
+) -> list[StoredLabel]:
+    """Stored labels, by rater and/or item. An annotator's request always passes its own name."""
+    query = select(LabelRow).order_by(
+        col(LabelRow.item), col(LabelRow.rater), col(LabelRow.criterion)
+    )
+    if rater is not None:
+        query = query.where(col(LabelRow.rater) == rater)
+    if item is not None:
+        query = query.where(col(LabelRow.item) == item)
+    with Session(engine) as session:
+        rows = list(session.exec(query))
+    return [
+        StoredLabel(r.item, r.rater, r.criterion, decode_label(r.label), r.note, utc(r.created_at))
+        for r in rows
+    ]
+
+
+def rater_counts(engine: Engine) -> Counter[str]:
+    """How many labels each rater has given (for the admin's overview)."""
+    with Session(engine) as session:
+        rows = session.exec(select(LabelRow.rater, func.count()).group_by(col(LabelRow.rater)))
+        return Counter(dict(rows.all()))

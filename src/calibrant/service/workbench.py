@@ -1,0 +1,321 @@
+"""The experts' workbench: server-rendered pages (Jinja2, autoescaped, no JavaScript) to log in,
+label the items of a queue and adjudicate disagreements.
+
+Blind: the labeling page shows the transcript, the rubric and the expert's own labels, never
+another expert's label or a judge's verdict. The adjudication page shows the labels given
+without naming their raters. Every form carries the session's CSRF token."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
+
+from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
+from ..errors import InputError
+from ..judge.evidence import conversation_items, trusted_evidence
+from . import adjudication as adj
+from . import labeling as lab
+from .security import COOKIE, check_csrf, csrf_token, optional_user
+from .users import User
+
+__all__ = ["install"]
+
+router = APIRouter(include_in_schema=False)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class _LoginFirst(Exception):
+    pass
+
+
+def _env(request: Request) -> Environment:
+    env: Environment = request.app.state.templates
+    return env
+
+
+def _page(
+    request: Request,
+    template: str,
+    user: User | None,
+    status: int = 200,
+    error: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    html = (
+        _env(request)
+        .get_template(template)
+        .render(
+            user=user,
+            csrf=csrf_token(user) if user else "",
+            message=None,
+            error=error,
+            **context,
+        )
+    )
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+
+def _see_other(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303, headers=SECURITY_HEADERS)
+
+
+def _user(request: Request, role: str = "annotator") -> User:
+    user = optional_user(request)
+    if user is None:
+        raise _LoginFirst
+    if not user.can(role):
+        raise HTTPException(403, f"this page needs the {role} role")
+    return user
+
+
+def _same_site(request: Request) -> None:
+    """403 for a form posted from another site (browsers say so in Sec-Fetch-Site): with the
+    SameSite cookie and the CSRF token, a third guard, and the only one the login form has."""
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        raise HTTPException(403, "forms are accepted only from the workbench's own pages")
+
+
+async def _form(request: Request, user: User) -> dict[str, str]:
+    _same_site(request)
+    form = await request.form()
+    values = {k: v for k, v in form.items() if isinstance(v, str)}
+    check_csrf(user, values.get("csrf"))
+    return values
+
+
+def _choices(c: Criterion) -> list[tuple[str, str, str]]:
+    """(form value, name, description) of each label a rater may give on `c`."""
+    out = [(str(lv.value), f"{lv.name} ({lv.value})", lv.description) for lv in c.scale.levels]
+    if c.not_applicable_when:
+        out.append((NOT_APPLICABLE, "Not applicable", c.not_applicable_when))
+    out.append((CANT_TELL, "Can't tell", "The records do not let me decide."))
+    return out
+
+
+def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
+    item = lab.get_item(engine, item_id)
+    return item, lab.stored_rubric(engine, item.rubric_hash)[1]
+
+
+def _transcript_context(item: lab.Item) -> dict[str, Any]:
+    t = item.transcript
+    return {
+        "item": item,
+        "case_id": t.case_id,
+        "case_title": t.case.title if t.case and t.case.title else "",
+        "evidence": trusted_evidence(t),
+        "conversation": conversation_items(t),
+    }
+
+
+# ---- login -------------------------------------------------------------------------------
+
+
+@router.get("/login")
+def login_page(request: Request) -> HTMLResponse:
+    return _page(request, "login.html", None, title="Log in")
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    _same_site(request)
+    form = await request.form()
+    token = str(form.get("token") or "").strip()
+    user = await run_in_threadpool(request.app.state.users.authenticate, token)
+    if user is None:
+        error = "That token is not valid."
+        return _page(request, "login.html", None, 401, error, title="Log in")
+    response = _see_other("/")
+    response.set_cookie(
+        COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    user = optional_user(request)
+    if user is not None:
+        await _form(request, user)
+    response = _see_other("/login")
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+@router.get("/workbench.css")
+def stylesheet() -> Response:
+    css = resources.files("calibrant.service").joinpath("templates/workbench.css").read_text()
+    return Response(css, media_type="text/css", headers={"Cache-Control": "max-age=300"})
+
+
+# ---- labeling ----------------------------------------------------------------------------
+
+
+@router.get("/")
+def home(request: Request) -> HTMLResponse:
+    user = _user(request)
+    engine = request.app.state.engine
+    open_count = (
+        len(adj.disagreements(engine, for_adjudicator=user.name)) if user.can("adjudicator") else 0
+    )
+    return _page(
+        request,
+        "home.html",
+        user,
+        title="My queues",
+        queues=lab.queues_of(engine, user.name),
+        open_disagreements=open_count,
+    )
+
+
+def _label_page(
+    request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
+) -> HTMLResponse:
+    engine = request.app.state.engine
+    item, rubric = _item_and_rubric(engine, item_id)
+    mine = {
+        x.criterion: (str(x.label), x.note)
+        for x in lab.labels_of(engine, rater=user.name, item=item_id)
+    }
+    return _page(
+        request,
+        "label.html",
+        user,
+        status,
+        error,
+        title=f"Label {item_id}",
+        rubric=rubric,
+        choices={c.id: _choices(c) for c in rubric.criteria},
+        mine=mine,
+        **_transcript_context(item),
+    )
+
+
+@router.get("/label/{item_id:path}")
+def label_page(request: Request, item_id: str) -> HTMLResponse:
+    return _label_page(request, _user(request), item_id)
+
+
+@router.post("/label/{item_id:path}")
+async def label_submit(request: Request, item_id: str) -> Response:
+    user = _user(request)
+    form = await _form(request, user)
+    engine = request.app.state.engine
+
+    def save() -> str | None:
+        item, rubric = _item_and_rubric(engine, item_id)
+        missing = [c.title for c in rubric.criteria if not form.get(f"label.{c.id}")]
+        if missing:
+            raise InputError(lab.BODY, f"choose a label for: {', '.join(missing)}")
+        lab.save_labels(
+            engine,
+            user.name,
+            item_id,
+            [
+                (c.id, form[f"label.{c.id}"], form.get(f"note.{c.id}", "").strip() or None)
+                for c in rubric.criteria
+            ],
+        )
+        return lab.next_item(engine, user.name, item.queue)
+
+    try:
+        following = await run_in_threadpool(save)
+    except (InputError, lab.Conflict) as exc:
+        status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
+        return await run_in_threadpool(_label_page, request, user, item_id, status, why)
+    return _see_other(f"/label/{following}" if following else "/")
+
+
+# ---- adjudication ------------------------------------------------------------------------
+
+
+@router.get("/adjudicate")
+def adjudicate_list(request: Request) -> HTMLResponse:
+    user = _user(request, "adjudicator")
+    rows = adj.disagreements(request.app.state.engine, for_adjudicator=user.name)
+    return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=rows)
+
+
+def _adjudicate_page(
+    request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
+) -> HTMLResponse:
+    engine = request.app.state.engine
+    item, rubric = _item_and_rubric(engine, item_id)
+    disputes = []
+    for d in adj.disagreements(engine, item=item_id, for_adjudicator=user.name):
+        c = rubric.criterion(d.criterion)
+        choices = [x for x in _choices(c) if x[0] != CANT_TELL]
+        disputes.append((d, c, choices))
+    return _page(
+        request,
+        "adjudicate_item.html",
+        user,
+        status,
+        error,
+        title=f"Adjudicate {item_id}",
+        disputes=disputes,
+        **_transcript_context(item),
+    )
+
+
+@router.get("/adjudicate/{item_id:path}")
+def adjudicate_page(request: Request, item_id: str) -> HTMLResponse:
+    return _adjudicate_page(request, _user(request, "adjudicator"), item_id)
+
+
+@router.post("/adjudicate/{item_id:path}")
+async def adjudicate_submit(request: Request, item_id: str) -> Response:
+    user = _user(request, "adjudicator")
+    form = await _form(request, user)
+    engine = request.app.state.engine
+
+    def decide() -> bool:
+        adj.adjudicate(
+            engine,
+            item=item_id,
+            criterion=form.get("criterion", ""),
+            label=form.get("label", ""),
+            reason=form.get("reason", ""),
+            by=user.name,
+        )
+        return bool(adj.disagreements(engine, item=item_id, for_adjudicator=user.name))
+
+    try:
+        more = await run_in_threadpool(decide)
+    except (InputError, lab.Conflict) as exc:
+        status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
+        return await run_in_threadpool(_adjudicate_page, request, user, item_id, status, why)
+    return _see_other(f"/adjudicate/{item_id:path}" if more else "/adjudicate")
+
+
+def install(app: FastAPI) -> None:
+    """Add the workbench pages to `app` (templates are loaded from the package, once)."""
+    app.state.templates = Environment(
+        loader=PackageLoader("calibrant.service", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+    )
+
+    async def login_first(_: Request, __: Exception) -> Response:
+        return _see_other("/login")
+
+    app.add_exception_handler(_LoginFirst, login_first)
+    app.include_router(router)

@@ -1,0 +1,72 @@
+"""Test data for the labeling service: the shipped rubric put in a store (as an admin would
+through the rubrics API), and gold transcripts to upload."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from calibrant.files import load_rubric
+from tests.support.pg import fresh_schema
+from tests.support.service import Service, running_service
+
+ROOT = Path(__file__).resolve().parents[2]
+RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
+GOLD = ROOT / "gold" / "transcripts"
+
+
+def put_rubric(database_url: str, path: Path = RUBRIC, by: str = "admin") -> str:
+    """Store the rubric at `path` in the store; returns its content hash."""
+    from calibrant.service.tables import RubricRow
+    from calibrant.store import make_engine
+
+    rubric = load_rubric(path)
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as session:
+            if session.get(RubricRow, rubric.content_hash) is None:
+                session.add(
+                    RubricRow(
+                        content_hash=rubric.content_hash,
+                        rubric_id=rubric.rubric_id,
+                        version=rubric.version,
+                        body=path.read_text(),
+                        created_by=by,
+                        created_at=datetime.now(UTC),
+                    )
+                )
+                session.commit()
+    finally:
+        engine.dispose()
+    return rubric.content_hash
+
+
+def gold_jsonl(*numbers: int) -> bytes:
+    """Gold transcripts gold-NNN as JSON Lines."""
+    lines = [json.dumps(json.loads((GOLD / f"gold-{n:03d}.json").read_text())) for n in numbers]
+    return ("\n".join(lines) + "\n").encode()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+"""Fixture params: the service on a SQLite file, and on a fresh PostgreSQL schema."""
+
+
+@contextmanager
+def labeling_service(backend: str, work: Path, *args: str) -> Iterator[Service]:
+    """The real service on a new store of `backend` holding the shipped rubric."""
+    if backend == "sqlite":
+        url = f"sqlite:///{work / 'store.db'}"
+        put_rubric(url)
+        with running_service(url, work, *args) as s:
+            yield s
+        return
+    with fresh_schema() as url:
+        put_rubric(url)
+        with running_service(url, work, *args) as s:
+            yield s
