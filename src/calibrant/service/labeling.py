@@ -299,14 +299,18 @@ def save_labels(
     rubric, in one transaction. A label given again replaces the rater's own earlier one."""
     if rater == CONSENSUS:
         raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
-    item = get_item(engine, item_id)
-    _, rubric = stored_rubric(engine, item.rubric_hash)
-    with Session(engine) as session:
+    with Session(engine) as session:  # the rubric hash only: no need to parse the transcript
+        rubric_hash = session.exec(
+            select(ItemRow.rubric_hash).where(col(ItemRow.id) == item_id)
+        ).first()
+        if rubric_hash is None:
+            raise NotFound(f"no item '{item_id}'")
         decided = session.exec(
             select(AdjudicationRow.criterion).where(
                 col(AdjudicationRow.item) == item_id, col(AdjudicationRow.decided_by) == rater
             )
         ).first()
+    _, rubric = stored_rubric(engine, rubric_hash)
     if decided is not None:
         raise Conflict(
             f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "
