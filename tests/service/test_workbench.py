@@ -116,6 +116,8 @@ def test_a_form_post_without_the_right_csrf_token_is_refused(service: Service) -
     partial = {k: v for k, v in ANSWERS.items() if "clarity" not in k}
     refused = ann.post("/label/gold-041", data={**partial, "csrf": token})
     assert refused.status_code == 422 and "Overall clarity" in refused.text
+    long = {**ANSWERS, "csrf": token, "note.overall_clarity": "x" * 4001}
+    assert ann.post("/label/gold-041", data=long).status_code == 422
     assert ann.get("/api/labels?item=gold-041").json() == []
 
 

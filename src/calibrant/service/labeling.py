@@ -28,6 +28,7 @@ from .uploads import BODY
 __all__ = [
     "BODY",
     "CONSENSUS",
+    "MAX_TEXT",
     "Conflict",
     "NotFound",
     "StoredLabel",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 
+MAX_TEXT = 4000
+"""Longest note or adjudication reason, in characters."""
 CONSENSUS = "consensus"
 """The rater id of the consensus file: no account may label under it."""
 _labels: Table = LabelRow.__table__  # type: ignore[attr-defined]
@@ -322,6 +325,10 @@ def save_labels(
         if criterion in checked:
             raise InputError(
                 BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
+            )
+        if note is not None and len(note) > MAX_TEXT:
+            raise InputError(
+                BODY, f"a note has at most {MAX_TEXT} characters", field=f"{where}note"
             )
         checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
     now = datetime.now(UTC)
