@@ -326,3 +326,16 @@ def test_labels_made_elsewhere_import_all_or_nothing_and_export_back(service: Se
     open_ = {(d["item"], d["criterion"]) for d in admin.get("/api/disagreements").json()}
     assert ours.keys() | {k for k in open_ if k[0] in wanted} == gold.keys()
     assert all(gold[k] == v for k, v in ours.items())
+
+
+def test_no_account_may_be_called_consensus(tmp_path: Path) -> None:
+    from calibrant.errors import ConfigError
+    from calibrant.service.users import Users
+    from calibrant.store import make_engine
+
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        with pytest.raises(ConfigError, match="reserved for the consensus labels"):
+            Users(engine).add("consensus", "annotator")
+    finally:
+        engine.dispose()

@@ -60,7 +60,10 @@ def test_login_refuses_a_bad_token_and_pages_need_a_session(service: Service) ->
     forged = anonymous.post("/login", data={"token": token}, headers=elsewhere)
     assert forged.status_code == 403 and "set-cookie" not in forged.headers
     ann = login(service, service.user("wb-ann0", "annotator"))
-    assert ann.get("/adjudicate").status_code == 403
+    refused = ann.get("/adjudicate")
+    assert refused.status_code == 403 and "This page needs the adjudicator role." in refused.text
+    missing = ann.get("/label/no-such-item")
+    assert missing.status_code == 404 and "no item &#39;no-such-item&#39;" in missing.text
     home = ann.get("/")
     assert home.status_code == 200 and "wb-ann0 · annotator" in home.text
     assert "default-src 'none'" in home.headers["content-security-policy"]
@@ -113,6 +116,8 @@ def test_a_form_post_without_the_right_csrf_token_is_refused(service: Service) -
     partial = {k: v for k, v in ANSWERS.items() if "clarity" not in k}
     refused = ann.post("/label/gold-041", data={**partial, "csrf": token})
     assert refused.status_code == 422 and "Overall clarity" in refused.text
+    long = {**ANSWERS, "csrf": token, "note.overall_clarity": "x" * 4001}
+    assert ann.post("/label/gold-041", data=long).status_code == 422
     assert ann.get("/api/labels?item=gold-041").json() == []
 
 

@@ -21,6 +21,7 @@ from ..errors import InputError
 from .labeling import (
     BODY,
     CONSENSUS,
+    MAX_TEXT,
     Conflict,
     StoredLabel,
     check_value,
@@ -134,8 +135,9 @@ def adjudicate(
 ) -> Decision:
     """Record the consensus label of a disagreement, who decided it and why. Deciding again
     replaces the earlier decision (and its author)."""
-    if not reason.strip():
-        raise InputError(BODY, "give the reason for the decision", field="reason")
+    if not reason.strip() or len(reason) > MAX_TEXT:
+        why = f"give the reason for the decision (at most {MAX_TEXT} characters)"
+        raise InputError(BODY, why, field="reason")
     found = get_item(engine, item)
     _, rubric = stored_rubric(engine, found.rubric_hash)
     value = check_value(rubric, criterion, label, "")

@@ -28,6 +28,7 @@ from .uploads import BODY
 __all__ = [
     "BODY",
     "CONSENSUS",
+    "MAX_TEXT",
     "Conflict",
     "NotFound",
     "StoredLabel",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 
+MAX_TEXT = 4000
+"""Longest note or adjudication reason, in characters."""
 CONSENSUS = "consensus"
 """The rater id of the consensus file: no account may label under it."""
 _labels: Table = LabelRow.__table__  # type: ignore[attr-defined]
@@ -299,14 +302,18 @@ def save_labels(
     rubric, in one transaction. A label given again replaces the rater's own earlier one."""
     if rater == CONSENSUS:
         raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
-    item = get_item(engine, item_id)
-    _, rubric = stored_rubric(engine, item.rubric_hash)
-    with Session(engine) as session:
+    with Session(engine) as session:  # the rubric hash only: no need to parse the transcript
+        rubric_hash = session.exec(
+            select(ItemRow.rubric_hash).where(col(ItemRow.id) == item_id)
+        ).first()
+        if rubric_hash is None:
+            raise NotFound(f"no item '{item_id}'")
         decided = session.exec(
             select(AdjudicationRow.criterion).where(
                 col(AdjudicationRow.item) == item_id, col(AdjudicationRow.decided_by) == rater
             )
         ).first()
+    _, rubric = stored_rubric(engine, rubric_hash)
     if decided is not None:
         raise Conflict(
             f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "
@@ -318,6 +325,10 @@ def save_labels(
         if criterion in checked:
             raise InputError(
                 BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
+            )
+        if note is not None and len(note) > MAX_TEXT:
+            raise InputError(
+                BODY, f"a note has at most {MAX_TEXT} characters", field=f"{where}note"
             )
         checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
     now = datetime.now(UTC)

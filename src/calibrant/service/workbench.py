@@ -41,6 +41,15 @@ class _LoginFirst(Exception):
     pass
 
 
+class _PageError(Exception):
+    """Shown as the error page (a person is reading, not a program)."""
+
+    def __init__(self, status: int, message: str, user: User | None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.user = user
+
+
 def _env(request: Request) -> Environment:
     env: Environment = request.app.state.templates
     return env
@@ -77,7 +86,7 @@ def _user(request: Request, role: str = "annotator") -> User:
     if user is None:
         raise _LoginFirst
     if not user.can(role):
-        raise HTTPException(403, f"this page needs the {role} role")
+        raise _PageError(403, f"This page needs the {role} role.", user)
     return user
 
 
@@ -211,7 +220,11 @@ def _label_page(
 
 @router.get("/label/{item_id:path}")
 def label_page(request: Request, item_id: str) -> HTMLResponse:
-    return _label_page(request, _user(request), item_id)
+    user = _user(request)
+    try:
+        return _label_page(request, user, item_id)
+    except lab.NotFound as exc:
+        raise _PageError(404, str(exc), user) from None
 
 
 @router.post("/label/{item_id:path}")
@@ -278,7 +291,11 @@ def _adjudicate_page(
 
 @router.get("/adjudicate/{item_id:path}")
 def adjudicate_page(request: Request, item_id: str) -> HTMLResponse:
-    return _adjudicate_page(request, _user(request, "adjudicator"), item_id)
+    user = _user(request, "adjudicator")
+    try:
+        return _adjudicate_page(request, user, item_id)
+    except lab.NotFound as exc:
+        raise _PageError(404, str(exc), user) from None
 
 
 @router.post("/adjudicate/{item_id:path}")
@@ -317,5 +334,11 @@ def install(app: FastAPI) -> None:
     async def login_first(_: Request, __: Exception) -> Response:
         return _see_other("/login")
 
+    async def page_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, _PageError)
+        title = {403: "Not allowed", 404: "Not found"}.get(exc.status, "Error")
+        return _page(request, "error.html", exc.user, exc.status, str(exc), title=title)
+
     app.add_exception_handler(_LoginFirst, login_first)
+    app.add_exception_handler(_PageError, page_error)
     app.include_router(router)
