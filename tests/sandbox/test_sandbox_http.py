@@ -10,6 +10,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from calibrant.files import load_transcript
 from calibrant.harness.toolspec import TOOL_SPECS
 from tests.conftest import CASES, ROOT, run_cli
@@ -69,6 +71,7 @@ def test_http_api_has_the_tools_schemas_and_logs_what_the_agent_sent(tmp_path: P
     assert checked.code == 1 and "end_state_matches_contract" in checked.out
 
 
+@pytest.mark.slow
 def test_mcp_over_stdio_with_a_crash_fault(tmp_path: Path) -> None:
     """The agent starts the sandbox itself over stdio; the crash fault restarts it in place."""
     out = tmp_path / "out"
