@@ -12,7 +12,7 @@ import yaml
 
 from calibrant.contracts import Transcript
 from calibrant.files import load_case
-from calibrant.regression import Redactor
+from calibrant.regression import Redactor, draft_case
 from tests.conftest import Result
 
 PLANTED = (
@@ -151,3 +151,20 @@ def test_redactor_keeps_service_data_and_numbers_people_in_order() -> None:
     assert text == "[person 1] ([email 1]) asked [person 2] about order_17: 42.00 EUR, 2026-11-30."
     assert r.text("I am sorry, this is broken; Soler") == "I am sorry, this is broken; [person 1]"
     assert r.replaced() == {"person": 2, "email": 1}
+
+
+def test_observed_faults_keep_the_parameters_they_fired_with(
+    trial: Callable[..., Transcript],
+) -> None:
+    for case_id in ("concurrent_order_change", "crash_before_checkpoint"):
+        t = trial(case_id, "scripted:correct")
+        assert t.case is not None
+        drafted = draft_case(t, case_id="again").case
+        assert drafted.faults == t.case.faults, case_id
+        # a production log without fault events: the lost answer still says where it was
+        t.events = [e for e in t.events if e.fault is None]
+        t.case = None
+        t.provenance.fault_schedule = []
+        lost = [f.point for f in draft_case(t, case_id="again").case.faults]
+        want = ["crash_after_refund_commit"] if case_id.startswith("crash") else []
+        assert lost == want, case_id
