@@ -15,7 +15,7 @@ import pytest
 from calibrant.files import load_transcript
 from calibrant.harness.toolspec import TOOL_SPECS
 from tests.conftest import CASES, ROOT, run_cli
-from tests.sandbox.support import ENV, sandbox
+from tests.sandbox.support import ENV, sandbox, supervise
 
 ELIGIBLE = CASES / "eligible_damaged_order.yaml"
 CRASH = CASES / "crash_before_checkpoint.yaml"
@@ -95,6 +95,7 @@ def test_mcp_over_stdio_with_a_crash_fault(tmp_path: Path) -> None:
     assert checked.code == 0, checked.out + checked.err
 
 
+@pytest.mark.slow
 def test_sandbox_stopped_mid_run_resumes_with_the_same_command(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with sandbox([ELIGIBLE], out, "-k", "2") as s:
@@ -107,6 +108,12 @@ def test_sandbox_stopped_mid_run_resumes_with_the_same_command(tmp_path: Path) -
     with sandbox([ELIGIBLE], out, "-k", "2", "--seed", "1") as s:
         code, _, err = s.finish()
     assert code == 2 and "unfinished run of another command" in err, err
+    with sandbox([ELIGIBLE], out, "-k", "2") as s:  # the same command: resumed, then finished
+        assert supervise(s, tmp_path / "agent.sqlite") == [0]
+        code, _, err = s.finish()
+    assert code == 0, err
+    assert len(list(out.glob("*.json"))) == 2 and not (out / "TRIALS_INCOMPLETE").exists()
+    assert run_cli("check", str(out), "--fail-on-violation").code == 0
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
