@@ -39,6 +39,22 @@ def ci(values: list[float], stat: Any = np.median, seed: int = 0) -> tuple[float
     return float(stat(a)), float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
 
 
+def _sandbox(out: Path, k: int) -> tuple[subprocess.Popen[str], str]:
+    """`calibrant sandbox` on a free port, once it listens; (process, base URL)."""
+    srv = subprocess.Popen(
+        [sys.executable, "-m", "calibrant", "sandbox", str(CASE), "--out", str(out)]
+        + ["-k", str(k), "--port", "0"],
+        env=ENV,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    assert srv.stderr is not None
+    m = re.search(r"at (http://127\.0\.0\.1:\d+)/mcp", srv.stderr.readline())
+    assert m, "the sandbox did not start"
+    return srv, m.group(1)
+
+
 def per_call(calls: int) -> dict[str, list[float]]:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
@@ -65,19 +81,7 @@ def per_call(calls: int) -> dict[str, list[float]]:
     runner.start()
     dispatch(ch, "trial_start", {})
     # the server, for the other two
-    out = Path(tempfile.mkdtemp()) / "out"
-    srv = subprocess.Popen(
-        [sys.executable, "-m", "calibrant", "sandbox", str(CASE), "--out", str(out), "-k", "1"]
-        + ["--port", "0"],
-        env=ENV,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    assert srv.stderr is not None
-    m = re.search(r"at (http://127\.0\.0\.1:\d+)/mcp", srv.stderr.readline())
-    assert m, "the sandbox did not start"
-    url = m.group(1)
+    srv, url = _sandbox(Path(tempfile.mkdtemp()) / "out", 1)
 
     def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
         req = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode())
@@ -115,19 +119,9 @@ def whole_trials(k: int) -> dict[str, list[float]]:
         check=True,
         capture_output=True,
     )
-    srv = subprocess.Popen(
-        [sys.executable, "-m", "calibrant", "sandbox", str(CASE), "--out", str(tmp / "mcp")]
-        + ["-k", str(k), "--port", "0"],
-        env=ENV,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    assert srv.stderr is not None
-    m = re.search(r"at (http://127\.0\.0\.1:\d+)/mcp", srv.stderr.readline())
-    assert m
+    srv, url = _sandbox(tmp / "mcp", k)
     subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{m.group(1)}/mcp"]
+        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{url}/mcp"]
         + ["--checkpoints", str(tmp / "agent.sqlite")],
         env=ENV,
         check=True,
