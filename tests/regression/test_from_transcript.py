@@ -4,6 +4,7 @@ the failure again and passes the correct agent."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -70,11 +71,23 @@ def test_failed_transcript_becomes_a_redacted_case_to_confirm(
 def test_trials_refuse_the_case_until_expected_is_filled_then_it_catches_the_failure(
     trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
 ) -> None:
-    out = tmp_path / "dup.yaml"
-    assert (
-        cli("case", "from-transcript", str(_failed(trial, tmp_path)), "--out", str(out)).code == 0
+    out, src = tmp_path / "dup.yaml", _failed(trial, tmp_path)
+    assert cli("case", "from-transcript", str(src), "--out", str(out)).code == 0
+    # checked against the unconfirmed case, the end state is not judged: no pass, no failure
+    doc = json.loads(cli("check", str(src), "--case", str(out), "--json").out)
+    results = [r for v in doc["verdicts"] for r in v["results"]]
+    (end,) = [r for r in results if r["invariant"] == "end_state_matches_contract"]
+    assert end["outcome"] == "harness_error" and "no confirmed expected outcome" in end["message"]
+    refused = cli(
+        "trials",
+        str(out),
+        "--agent",
+        "scripted:correct",
+        "-k",
+        "1",
+        "--out",
+        str(tmp_path / "runs"),
     )
-    refused = cli("trials", str(out), "--agent", "scripted:correct", "-k", "1", "--out", "runs")
     assert refused.code == 2 and refused.err.count("\n") == 1
     assert f"{out}:" in refused.err and "field 'expected': not filled" in refused.err
     assert not (tmp_path / "runs").exists()
