@@ -4,6 +4,7 @@ the failure again and passes the correct agent."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ import yaml
 
 from calibrant.contracts import Transcript
 from calibrant.files import load_case
-from calibrant.regression import Redactor
+from calibrant.regression import Redactor, draft_case
 from tests.conftest import Result
 
 PLANTED = (
@@ -70,11 +71,23 @@ def test_failed_transcript_becomes_a_redacted_case_to_confirm(
 def test_trials_refuse_the_case_until_expected_is_filled_then_it_catches_the_failure(
     trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
 ) -> None:
-    out = tmp_path / "dup.yaml"
-    assert (
-        cli("case", "from-transcript", str(_failed(trial, tmp_path)), "--out", str(out)).code == 0
+    out, src = tmp_path / "dup.yaml", _failed(trial, tmp_path)
+    assert cli("case", "from-transcript", str(src), "--out", str(out)).code == 0
+    # checked against the unconfirmed case, the end state is not judged: no pass, no failure
+    doc = json.loads(cli("check", str(src), "--case", str(out), "--json").out)
+    results = [r for v in doc["verdicts"] for r in v["results"]]
+    (end,) = [r for r in results if r["invariant"] == "end_state_matches_contract"]
+    assert end["outcome"] == "harness_error" and "no confirmed expected outcome" in end["message"]
+    refused = cli(
+        "trials",
+        str(out),
+        "--agent",
+        "scripted:correct",
+        "-k",
+        "1",
+        "--out",
+        str(tmp_path / "runs"),
     )
-    refused = cli("trials", str(out), "--agent", "scripted:correct", "-k", "1", "--out", "runs")
     assert refused.code == 2 and refused.err.count("\n") == 1
     assert f"{out}:" in refused.err and "field 'expected': not filled" in refused.err
     assert not (tmp_path / "runs").exists()
@@ -151,3 +164,20 @@ def test_redactor_keeps_service_data_and_numbers_people_in_order() -> None:
     assert text == "[person 1] ([email 1]) asked [person 2] about order_17: 42.00 EUR, 2026-11-30."
     assert r.text("I am sorry, this is broken; Soler") == "I am sorry, this is broken; [person 1]"
     assert r.replaced() == {"person": 2, "email": 1}
+
+
+def test_observed_faults_keep_the_parameters_they_fired_with(
+    trial: Callable[..., Transcript],
+) -> None:
+    for case_id in ("concurrent_order_change", "crash_before_checkpoint"):
+        t = trial(case_id, "scripted:correct")
+        assert t.case is not None
+        drafted = draft_case(t, case_id="again").case
+        assert drafted.faults == t.case.faults, case_id
+        # a production log without fault events: the lost answer still says where it was
+        t.events = [e for e in t.events if e.fault is None]
+        t.case = None
+        t.provenance.fault_schedule = []
+        lost = [f.point for f in draft_case(t, case_id="again").case.faults]
+        want = ["crash_after_refund_commit"] if case_id.startswith("crash") else []
+        assert lost == want, case_id

@@ -45,10 +45,14 @@ def test_crash_fault_then_restart_from_the_agents_own_checkpoint(
     assert dispatch(ch, "read_policy", {})["error"] == "no_turn"  # nothing given to the agent yet
     thread, box = _runner(cases["crash_before_checkpoint"], ch, tmp_path)
     calls: list[str] = []
+    turns: list[tuple[int, bool]] = []  # (turn, resumed) of every message handed over
 
     def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
         calls.append(name)
-        return dispatch(ch, name, args)
+        answer = dispatch(ch, name, args)
+        if answer.get("status") == "running":
+            turns.append((answer["turn"], answer["resumed"]))
+        return answer
 
     ckpt = tmp_path / "agent.sqlite"
     assert play(call, behaviour="correct", checkpoints=ckpt) == CRASH_EXIT
@@ -64,6 +68,8 @@ def test_crash_fault_then_restart_from_the_agents_own_checkpoint(
     assert "query_refund" in [c.tool for c in t.tool_calls]  # reconciled after the restart
     assert t.provenance.agent_version == "scripted-mcp:correct"
     assert calls.count("trial_start") == 3  # start, restart, and the one that saw the end
+    # the first message again after the crash, then the second message as a new turn
+    assert turns == [(1, False), (2, True), (3, False)]
 
 
 def test_bad_conversation_calls_are_answered_not_logged(

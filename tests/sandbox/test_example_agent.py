@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from calibrant.files import load_transcript
 from tests.conftest import CASES, ROOT, run_cli
 from tests.sandbox.support import ENV, Sandbox, sandbox
@@ -88,6 +90,7 @@ def _run_agent(s: Sandbox, api: str, model_name: str, state: Path) -> list[int]:
     return codes
 
 
+@pytest.mark.slow
 def test_example_agent_reconciles_after_the_payment_answer_is_lost(tmp_path: Path) -> None:
     out = tmp_path / "out"
     cases = [CASES / "timeout_after_payment_commit.yaml", CASES / "crash_before_checkpoint.yaml"]
@@ -110,6 +113,7 @@ def test_example_agent_reconciles_after_the_payment_answer_is_lost(tmp_path: Pat
     assert crash.tool_calls[3].arguments == {"operation_id": OP}
 
 
+@pytest.mark.slow
 def test_example_agent_with_a_naive_model_pays_twice(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with (

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from calibrant.files import load_transcript
 from calibrant.harness import run_trials
 from tests.conftest import CASES, run_cli
@@ -31,6 +33,7 @@ def _effects(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, int]], 
     )
 
 
+@pytest.mark.slow
 def test_correct_external_agent_does_what_it_does_in_process(tmp_path: Path) -> None:
     out, k = tmp_path / "out", 2
     with sandbox([TIMEOUT, CRASH], out, "-k", str(k), "--json", "--agent", "support-bot") as s:
@@ -72,6 +75,7 @@ def test_correct_external_agent_does_what_it_does_in_process(tmp_path: Path) -> 
     assert crash.ledger_after and crash.ledger_after.taken_by != crash.agent_principal
 
 
+@pytest.mark.slow
 def test_faulty_external_agent_pays_twice_and_check_says_so(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with sandbox([TIMEOUT], out, "-k", "1", "--json") as s:
@@ -86,6 +90,7 @@ def test_faulty_external_agent_pays_twice_and_check_says_so(tmp_path: Path) -> N
     assert "no_duplicate_payment" in checked.out
 
 
+@pytest.mark.slow
 def test_agent_killed_after_payment_commit_reconciles_by_operation_id(tmp_path: Path) -> None:
     """A real SIGKILL right after create_refund answered, before the agent's checkpoint: the
     restarted process finds the refund by its operation id and does not pay again."""

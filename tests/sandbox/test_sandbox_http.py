@@ -10,10 +10,12 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from calibrant.files import load_transcript
 from calibrant.harness.toolspec import TOOL_SPECS
 from tests.conftest import CASES, ROOT, run_cli
-from tests.sandbox.support import ENV, sandbox
+from tests.sandbox.support import ENV, sandbox, supervise
 
 ELIGIBLE = CASES / "eligible_damaged_order.yaml"
 CRASH = CASES / "crash_before_checkpoint.yaml"
@@ -69,6 +71,7 @@ def test_http_api_has_the_tools_schemas_and_logs_what_the_agent_sent(tmp_path: P
     assert checked.code == 1 and "end_state_matches_contract" in checked.out
 
 
+@pytest.mark.slow
 def test_mcp_over_stdio_with_a_crash_fault(tmp_path: Path) -> None:
     """The agent starts the sandbox itself over stdio; the crash fault restarts it in place."""
     out = tmp_path / "out"
@@ -92,6 +95,7 @@ def test_mcp_over_stdio_with_a_crash_fault(tmp_path: Path) -> None:
     assert checked.code == 0, checked.out + checked.err
 
 
+@pytest.mark.slow
 def test_sandbox_stopped_mid_run_resumes_with_the_same_command(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with sandbox([ELIGIBLE], out, "-k", "2") as s:
@@ -104,6 +108,12 @@ def test_sandbox_stopped_mid_run_resumes_with_the_same_command(tmp_path: Path) -
     with sandbox([ELIGIBLE], out, "-k", "2", "--seed", "1") as s:
         code, _, err = s.finish()
     assert code == 2 and "unfinished run of another command" in err, err
+    with sandbox([ELIGIBLE], out, "-k", "2") as s:  # the same command: resumed, then finished
+        assert supervise(s, tmp_path / "agent.sqlite") == [0]
+        code, _, err = s.finish()
+    assert code == 0, err
+    assert len(list(out.glob("*.json"))) == 2 and not (out / "TRIALS_INCOMPLETE").exists()
+    assert run_cli("check", str(out), "--fail-on-violation").code == 0
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:

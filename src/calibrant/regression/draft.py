@@ -96,7 +96,17 @@ def _faults(t: Transcript) -> list[FaultSpec]:
             seen.append((point, *where[c.call_id]))
     out: list[FaultSpec] = []
     for point, tool, n in dict.fromkeys(seen):
-        out.append(FaultSpec(point=point, on_tool=tool, occurrence=n))
+        scheduled = [
+            f
+            for f in t.provenance.fault_schedule
+            if f.point == point and f.on_tool == tool and f.occurrence <= n
+        ]
+        # the schedule that fired it, with its parameters, when the transcript names one
+        spec = scheduled[-1] if scheduled else None
+        if spec is None or (spec.occurrence != n and not spec.params.get("persistent")):
+            spec = FaultSpec(point=point, on_tool=tool, occurrence=n)
+        if spec not in out:
+            out.append(spec)
     return out
 
 

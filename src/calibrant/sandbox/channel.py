@@ -106,7 +106,7 @@ class Channel:
         self._turn: _Turn | None = None
         self._reply: str | None = None
         self._crash: str | None = None
-        self._crashed: set[str] = set()  # trials with a crash: the next turn is a resume
+        self._crashed: set[str] = set()  # trials whose next turn is a resume after a crash
         self._finished: set[str] = set()
         self._done = self._stopped = False
         self._counts: dict[str, int] = {}
@@ -118,7 +118,9 @@ class Channel:
         with self._cond:
             key = session_key(ctx.trial_id)
             self._counts[key] = self._counts.get(key, 0) + 1
-            self._turn = _Turn(ctx, message, self._counts[key], resumed=key in self._crashed)
+            resumed = key in self._crashed  # the customer's message again, after a crash
+            self._crashed.discard(key)
+            self._turn = _Turn(ctx, message, self._counts[key], resumed=resumed)
             self._reply = self._crash = None
             self._cond.notify_all()
             deadline = time.monotonic() + self.reply_timeout

@@ -30,6 +30,8 @@ def listen(host: str, port: int) -> socket.socket:
         family, *_ = infos[0]
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # accepted connections inherit it: a reply's last segment is not held back for an ACK
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind(infos[0][4])
     except OSError as exc:
         raise ConfigError(f"--host/--port: cannot listen on {host}:{port} ({exc})") from None

@@ -123,5 +123,5 @@ def http_app(channel: Channel, *, host: str) -> Starlette:
         Route("/trial/{name:str}", call, methods=["POST"]),
     ]
     return mcp_server(channel).streamable_http_app(
-        streamable_http_path="/mcp", host=host, custom_starlette_routes=routes
+        streamable_http_path="/mcp", host=host, custom_starlette_routes=routes, json_response=True
     )
