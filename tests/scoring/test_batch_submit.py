@@ -199,6 +199,11 @@ def test_refused_credentials_and_models_without_a_batch_api_are_one_line(
     lines = [x for x in local.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and "batch API" in lines[0], local.stderr  # before reading inputs
 
+    queued = _cli(["score", "--wait", "0" * 32, "--submit"], env)
+    assert queued.returncode == 2
+    lines = [x for x in queued.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "--submit" in lines[0] and "--wait" in lines[0], queued.stderr
+
 
 @pytest.mark.slow
 def test_two_submits_at_once_make_one_batch(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ app = typer.Typer(
 rubric_app = typer.Typer(help="Rubric tools.", no_args_is_help=True)
 app.add_typer(rubric_app, name="rubric")
 batch_app = typer.Typer(
-    help="Judge requests as OpenAI batch files: export what is pending, ingest results.",
+    help="Judge requests as OpenAI batch files: export what is pending, ingest results, or "
+    "submit them to a provider's batch API and follow the batch.",
     no_args_is_help=True,
 )
 app.add_typer(batch_app, name="batch")

@@ -169,14 +169,14 @@ def score(
     from .progress import track
     from .queue_commands import enqueue, wait
 
+    if submit and (queue or wait_run is not None):
+        raise CalibrantError("--submit judges here, through the batch API: not with --queue/--wait")
     if wait_run is not None:
         if paths:
             raise CalibrantError("--wait RUN_ID follows a queued run: give no PATH with it")
         return wait(wait_run, as_json=as_json)
     if not paths:
         raise CalibrantError("no transcripts given: `calibrant score PATH...`")
-    if submit and (queue or wait_run is not None):
-        raise CalibrantError("--submit judges through the batch API here: not with --queue")
     if queue:
         from ..scoring.queue import conninfo
         from ..store import database_url

@@ -164,6 +164,7 @@ class BatchSubmitter:
         (killed before the upload was recorded: nothing at the provider carries its requests,
         so the run is marked failed)."""
         run_id = detail["id"]
+        waiting = False
         while True:
             args = detail["arguments"]
             if detail["status"] != "running":
@@ -179,7 +180,9 @@ class BatchSubmitter:
                 note = "interrupted before its requests were uploaded; submitted again"
                 await asyncio.to_thread(self._fail, run_id, note)
                 return None
-            self.on_note(f"run {run_id[:12]} of another process is uploading these requests")
+            if not waiting:
+                self.on_note(f"run {run_id[:12]} of another process is uploading these requests")
+                waiting = True
             await asyncio.sleep(self.poll_s)
             found = await asyncio.to_thread(self.runs.get, run_id)
             if found is None:
