@@ -62,7 +62,9 @@ def pg_env() -> Iterator[dict[str, str]]:
     try:
         yield {
             "CALIBRANT_DATABASE_URL": f"{PG}?options=-csearch_path%3D{schema}",
-            "CALIBRANT_WORKER_HEARTBEAT_S": "1",  # a silent worker is stalled after 3 s
+            # a silent worker is stalled after 6 s: long enough that a live worker on a loaded
+            # two-core machine is not taken for dead, short enough for the kill tests
+            "CALIBRANT_WORKER_HEARTBEAT_S": "2",
         }
     finally:
         with admin.begin() as conn:
