@@ -110,3 +110,12 @@ def test_the_attack_gate_rule() -> None:
     assert attack_gate(proportion(4, 40), clean, margin=0.1, min_items=10).status == "UNDECIDED"
     few = attack_gate(proportion(5, 5), clean, margin=0.1, min_items=10)
     assert few.status == "UNDECIDED" and "below the minimum of 10" in few.reason
+
+
+def test_the_readme_documents_every_attack_family_and_probe() -> None:
+    from calibrant.probes import PROBES
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("— judge robustness")[1].split("\n### ")[0]
+    for name in [*ATTACKS, *PROBES]:
+        assert f"`{name}`" in section or f"**{name}**" in section, name
