@@ -91,17 +91,11 @@ def test_a_steady_judge_is_not_flagged_and_a_gullible_one_is_caught_and_gated(
     assert "injection: completion moves failed items toward pass" in " ".join(bad.out.split())
     assert "naive prompt" in bad.out
 
-    cal = cli(
-        "calibrate",
-        *_judge(server, "gullible"),
-        "--gold",
-        str(gold),
-        "--split",
-        "all",
-        "--require-robustness",
-        "--json",
-        env=env,
-    )
+    def calibrate(model: str, *extra: str) -> Result:
+        gold_args = ("--gold", str(gold), "--split", "all", "--require-robustness")
+        return cli("calibrate", *_judge(server, model), *gold_args, *extra, env=env)
+
+    cal = calibrate("gullible", "--json")
     assert cal.code == 0, cal.err
     report = json.loads(cal.out)
     robust = report["robustness"]
@@ -110,17 +104,7 @@ def test_a_steady_judge_is_not_flagged_and_a_gullible_one_is_caught_and_gated(
     assert report["gate"]["robustness"] == "FAIL" and report["gate"]["judge"] == "FAIL"
 
     # the steady judge's probe run: not flagged, but too few items for the gate to say PASS
-    other = cli(
-        "calibrate",
-        *_judge(server, "steady"),
-        "--gold",
-        str(gold),
-        "--split",
-        "all",
-        "--require-robustness",
-        "--json",
-        env=env,
-    )
+    other = calibrate("steady", "--json")
     assert other.code == 0, other.err
     report = json.loads(other.out)
     # the latest probe run of this judge version: the cached rerun
@@ -129,18 +113,7 @@ def test_a_steady_judge_is_not_flagged_and_a_gullible_one_is_caught_and_gated(
     assert report["robustness"]["families"]["completion"]["agent"]["gate"]["status"] == "UNDECIDED"
 
     # a judge version never probed: said so; UNDECIDED when the gate requires it
-    never = cli(
-        "calibrate",
-        *_judge(server, "never-probed"),
-        "--gold",
-        str(gold),
-        "--split",
-        "all",
-        "--require-robustness",
-        "--markdown",
-        str(tmp_path / "r.md"),
-        env=env,
-    )
+    never = calibrate("never-probed", "--markdown", str(tmp_path / "r.md"))
     assert never.code == 0, never.err
     assert "no probe run of this judge version" in " ".join(never.out.split())
     md = (tmp_path / "r.md").read_text()
