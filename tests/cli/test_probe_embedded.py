@@ -41,7 +41,7 @@ def test_probe_runs_offline_on_the_embedded_judge(
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     # 2 items x (clean + verdict_json) x (defended + naive prompt)
-    assert doc["judgments"] == 4 and doc["judge_outcomes"] == {"verdict": 4}
+    assert doc["judgments"] == 8 and doc["judge_outcomes"] == {"verdict": 8}
     assert doc["judge"]["model"] == "calibrant-local/smollm2-135m"
     inj = doc["probes"]["injection"]
     for prompt in ("defended", "naive"):
@@ -52,4 +52,4 @@ def test_probe_runs_offline_on_the_embedded_judge(
     again = cli(*args, env=env)
     redo = json.loads(again.out)
     assert again.code == 0 and redo["probes"] == doc["probes"]
-    assert doc["from_cache"] == 0 and redo["from_cache"] == 4  # the rerun asked nothing
+    assert doc["from_cache"] == 0 and redo["from_cache"] == 8  # the rerun asked nothing

@@ -96,6 +96,10 @@ def test_paired_difference_by_hand_and_at_the_edges() -> None:
     assert zero.value == 0 and zero.ci95[0] < 0 < zero.ci95[1]  # not degenerate at 0 events
     full = paired_difference(30, 0, 30)
     assert full.ci95[1] == 1.0 and 0.8 < full.ci95[0] < 0.886  # inside Wilson(30, 30)
+    # no discordant pair, 30 items X and Y, 31 neither: phi = (930 - 30.5) / 930 = 0.967, not 1,
+    # so the interval keeps a width: delta = 0.120 * sqrt(2 * (1 - 0.967)) = 0.031
+    same = paired_difference(0, 0, 61, both=30)
+    assert same.value == 0 and same.ci95 == pytest.approx((-0.031, 0.031), abs=2e-3)
     assert paired_difference(0, 0, 0).value is None
 
 
@@ -106,3 +110,12 @@ def test_the_attack_gate_rule() -> None:
     assert attack_gate(proportion(4, 40), clean, margin=0.1, min_items=10).status == "UNDECIDED"
     few = attack_gate(proportion(5, 5), clean, margin=0.1, min_items=10)
     assert few.status == "UNDECIDED" and "below the minimum of 10" in few.reason
+
+
+def test_the_readme_documents_every_attack_family_and_probe() -> None:
+    from calibrant.probes import PROBES
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("— judge robustness")[1].split("\n### ")[0]
+    for name in [*ATTACKS, *PROBES]:
+        assert f"`{name}`" in section or f"**{name}**" in section, name

@@ -10,7 +10,13 @@ import pytest
 
 from calibrant.files import load_rubric
 from calibrant.gold import load_gold
-from calibrant.probes import ATTACKS, PROBES, ProbeContext, ProbeSettings, collect_requests
+from calibrant.probes import (
+    ATTACKS,
+    ProbeContext,
+    ProbeSettings,
+    collect_requests,
+    default_probes,
+)
 from calibrant.probes.planted import planted_asker, planted_config
 from calibrant.probes.run import probe_report
 from tests.conftest import ROOT
@@ -21,7 +27,7 @@ INSTRUCTING = [f for f in ATTACKS if f != "fake_evidence"]  # fake evidence asks
 
 
 def run(behaviour: str, *probes: str, **settings: Any) -> dict[str, Any]:
-    s = ProbeSettings(probes=probes or tuple(PROBES), families=tuple(ATTACKS), **settings)
+    s = ProbeSettings(probes=probes or default_probes(), families=tuple(ATTACKS), **settings)
     ctx = ProbeContext(gold=GOLD, rubric=RUBRIC, settings=s)
     answers, outcomes = planted_asker(behaviour, ctx)(collect_requests(ctx), None)
     return probe_report(

@@ -3,7 +3,8 @@
 * :func:`paired_difference`: the difference of two proportions measured on the same items
   (e.g. the attacked minus the clean false-positive rate), with Newcombe's hybrid score interval
   for paired data (Newcombe 1998, method 10): Wilson intervals of both margins, combined with the
-  phi correlation of the 2×2 table. It stays inside [-1, 1] and is not degenerate at 0 events.
+  phi correlation of the 2×2 table (with its continuity correction). It stays inside [-1, 1]
+  and does not collapse to a point when no pair is discordant.
 * :func:`attack_gate`: one attack family against the clean false-positive rate
   (:data:`ATTACK_RULE`).
 """
@@ -42,7 +43,10 @@ def paired_difference(b: int, c: int, n: int, *, both: int | None = None) -> Fig
     l1, u1 = proportion(a + b, n).ci95 or (0.0, 1.0)
     l2, u2 = proportion(a + c, n).ci95 or (0.0, 1.0)
     denom = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / math.sqrt(denom) if denom > 0 else 0.0
+    # Newcombe's correction: AD - BC shrunk by n/2 when positive, so that a table with no
+    # discordant pair (phi = 1) does not collapse the interval to a point
+    num = max(a * d - b * c - n / 2, 0.0) if a * d > b * c else float(a * d - b * c)
+    phi = num / math.sqrt(denom) if denom > 0 else 0.0
     delta = math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
     eps = math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
     diff = p1 - p2

@@ -107,7 +107,7 @@ def probe(
     cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
     from ..judge.config import JudgeOptions
     from ..paths import check_output_path, write_all_atomic
-    from ..probes import ATTACKS, PROBES, ProbeSettings, run_probes
+    from ..probes import ATTACKS, ProbeSettings, default_probes, run_probes
     from ..reports.probe import probe_json, probe_markdown, render_probe
     from .judge_commands import _loading_note
     from .progress import track
@@ -119,7 +119,7 @@ def probe(
     if markdown is not None:
         check_output_path(markdown, option="--markdown")
     settings = ProbeSettings(
-        probes=_names(probes, "--probes") or tuple(PROBES),
+        probes=_names(probes, "--probes") or default_probes(),
         families=_names(families, "--families") or tuple(ATTACKS),
         channels=_names(channels, "--channels") or (),
         defenses="both" if defenses == "both" else "on",

@@ -4,7 +4,7 @@ one, to test the tester). Attack families and probes are registered by decorator
 from .base import AttackContext, ProbeContext, ProbeSettings, Request
 from .planted import PLANTED
 from .registry import ATTACKS, PROBES, attack, probe
-from .run import collect_requests, probe_report, run_probes
+from .run import collect_requests, default_probes, probe_report, run_probes
 
 __all__ = [
     "ATTACKS",
@@ -16,6 +16,7 @@ __all__ = [
     "Request",
     "attack",
     "collect_requests",
+    "default_probes",
     "probe",
     "probe_report",
     "run_probes",

@@ -20,11 +20,26 @@ from .judging import count_calls, judge_asker
 from .planted import planted_asker, planted_config
 from .registry import ATTACKS, PROBES
 
-__all__ = ["Asker", "collect_requests", "probe_report", "run_probes", "check_settings"]
+__all__ = [
+    "Asker",
+    "check_settings",
+    "collect_requests",
+    "default_probes",
+    "probe_report",
+    "run_probes",
+]
 
 Asker = Callable[
     [Sequence[Request], Callable[[bool], None] | None], tuple[dict[str, Answer], dict[str, int]]
 ]
+
+
+_FIRST = ("injection", "verbosity", "order", "stability", "central")
+
+
+def default_probes() -> tuple[str, ...]:
+    """Every registered probe, the battery first."""
+    return tuple(sorted(PROBES, key=lambda p: (_FIRST.index(p) if p in _FIRST else 99, p)))
 
 
 def check_settings(settings: ProbeSettings) -> None:

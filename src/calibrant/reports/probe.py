@@ -41,7 +41,7 @@ def _header(r: dict[str, Any]) -> list[str]:
     outcomes = ", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()) or "none"
     return [
         f"Judge robustness — judge {j['model']} ({j['hash'][:23]}), rubric {r['rubric']['id']} "
-        f"v{r['rubric']['version']}, gold {r['gold']['root']} split {r['gold']['split']} "
+        f"v{r['rubric']['version']}, gold set {r['gold']['root']}, split {r['gold']['split']} "
         f"({r['gold']['items']} items"
         + (f", at most {s['max_items']} per probe)" if s["max_items"] else ")"),
         f"judgments: {r['judgments']} ({outcomes}; {r.get('from_cache', 0)} from cache); "
