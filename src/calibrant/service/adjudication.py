@@ -133,8 +133,9 @@ def disagreements(
 def adjudicate(
     engine: Engine, *, item: str, criterion: str, label: object, reason: str, by: str
 ) -> Decision:
-    """Record the consensus label of a disagreement, who decided it and why. Deciding again
-    replaces the earlier decision (and its author)."""
+    """Record the consensus label of a disagreement, who decided it and why. Its author may
+    decide again (replacing its decision); another adjudicator gets Conflict, so the record
+    of who saw the labels (and may no longer label the item) is never erased."""
     if not reason.strip() or len(reason) > MAX_TEXT:
         why = f"give the reason for the decision (at most {MAX_TEXT} characters)"
         raise InputError(BODY, why, field="reason")
@@ -167,10 +168,14 @@ def adjudicate(
     statement = insert(_adjudications).values([row])
     statement = statement.on_conflict_do_update(
         index_elements=["item", "criterion"],
-        set_={k: statement.excluded[k] for k in ("label", "decided_by", "reason", "created_at")},
+        set_={k: statement.excluded[k] for k in ("label", "reason", "created_at")},
+        where=_adjudications.c.decided_by == by,
     )
     with engine.begin() as conn:
-        conn.execute(statement)
+        if conn.execute(statement).rowcount == 0:
+            raise Conflict(
+                f"item '{item}' on '{criterion}' was decided by another adjudicator already"
+            )
     return Decision(item, criterion, value, by, reason.strip(), now)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -254,7 +255,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
     except (InputError, lab.Conflict) as exc:
         status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
         return await run_in_threadpool(_label_page, request, user, item_id, status, why)
-    return _see_other(f"/label/{following}" if following else "/")
+    return _see_other(f"/label/{quote(following)}" if following else "/")
 
 
 # ---- adjudication ------------------------------------------------------------------------
@@ -320,7 +321,7 @@ async def adjudicate_submit(request: Request, item_id: str) -> Response:
     except (InputError, lab.Conflict) as exc:
         status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
         return await run_in_threadpool(_adjudicate_page, request, user, item_id, status, why)
-    return _see_other(f"/adjudicate/{item_id:path}" if more else "/adjudicate")
+    return _see_other(f"/adjudicate/{quote(item_id)}" if more else "/adjudicate")
 
 
 def install(app: FastAPI) -> None:
