@@ -29,6 +29,7 @@ from .labeling import (
     get_item,
     labels_of,
     stored_rubric,
+    text_problem,
     utc,
 )
 from .tables import AdjudicationRow, ItemRow
@@ -136,8 +137,8 @@ def adjudicate(
     """Record the consensus label of a disagreement, who decided it and why. Its author may
     decide again (replacing its decision); another adjudicator gets Conflict, so the record
     of who saw the labels (and may no longer label the item) is never erased."""
-    if not reason.strip() or len(reason) > MAX_TEXT:
-        why = f"give the reason for the decision (at most {MAX_TEXT} characters)"
+    if not reason.strip() or text_problem(reason, "a reason"):
+        why = f"give the reason for the decision (at most {MAX_TEXT} characters, no NUL)"
         raise InputError(BODY, why, field="reason")
     found = get_item(engine, item)
     _, rubric = stored_rubric(engine, found.rubric_hash)

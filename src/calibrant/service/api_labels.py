@@ -21,7 +21,7 @@ from ..contracts.common import Id, LabelValue
 from . import adjudication as adj
 from . import label_import
 from . import labeling as lab
-from .security import check_csrf, require
+from .security import require
 from .uploads import parse_transcripts
 from .users import User
 
@@ -31,16 +31,8 @@ router = APIRouter(prefix="/api", tags=["labeling"])
 
 
 def api_user(role: str) -> Callable[..., User]:
-    """`require(role)`, plus: a write made with the workbench's cookie (not a bearer token) must
-    carry the session's CSRF token in the X-CSRF-Token header."""
-    base = require(role)
-
-    def dependency(request: Request, user: User = Depends(base)) -> User:  # noqa: B008
-        if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
-            check_csrf(user, request.headers.get("x-csrf-token"))
-        return user
-
-    return dependency
+    """`require(role)`: the role, and the CSRF token on a write made with the cookie."""
+    return require(role)
 
 
 Annotator = Annotated[User, Depends(api_user("annotator"))]

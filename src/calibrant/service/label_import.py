@@ -11,7 +11,14 @@ from sqlmodel import Session, col, select
 
 from ..files import labels_from_text
 from ..labels import unique_labels
-from .labeling import CONSENSUS, check_value, label_row, stored_rubric, upsert_labels
+from .labeling import (
+    CONSENSUS,
+    check_value,
+    label_row,
+    stored_rubric,
+    text_problem,
+    upsert_labels,
+)
 from .tables import ItemRow
 from .uploads import BODY, body_text
 
@@ -41,6 +48,9 @@ def import_labels(engine: Engine, body: bytes, *, csv_format: bool) -> dict[str,
             raise x.error(
                 f"item '{x.label.item}' is not uploaded (POST /api/transcripts)", field="item"
             )
+        problem = None if x.label.note is None else text_problem(x.label.note, "a note")
+        if problem:
+            raise x.error(problem, field="note")
         rubric = rubrics[rubric_of[x.label.item]]
         value = check_value(rubric, x.label.criterion, x.label.label, "", line=x.line)
         out.append(

@@ -29,6 +29,7 @@ __all__ = [
     "BODY",
     "CONSENSUS",
     "MAX_TEXT",
+    "text_problem",
     "Conflict",
     "NotFound",
     "StoredLabel",
@@ -54,6 +55,18 @@ MAX_TEXT = 4000
 """Longest note or adjudication reason, in characters."""
 CONSENSUS = "consensus"
 """The rater id of the consensus file: no account may label under it."""
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why a note or a reason cannot be kept, or None: too long, or holding a NUL character
+    (PostgreSQL text cannot, and the same input must not pass on SQLite only)."""
+    if len(text) > MAX_TEXT:
+        return f"{what} has at most {MAX_TEXT} characters"
+    if "\x00" in text:
+        return f"{what} holds a NUL character"
+    return None
+
+
 _labels: Table = LabelRow.__table__  # type: ignore[attr-defined]
 
 
@@ -326,10 +339,9 @@ def save_labels(
             raise InputError(
                 BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
             )
-        if note is not None and len(note) > MAX_TEXT:
-            raise InputError(
-                BODY, f"a note has at most {MAX_TEXT} characters", field=f"{where}note"
-            )
+        problem = None if note is None else text_problem(note, "a note")
+        if problem:
+            raise InputError(BODY, problem, field=f"{where}note")
         checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
     now = datetime.now(UTC)
     rows = [

@@ -64,11 +64,15 @@ def current_user(request: Request) -> User:
 
 
 def require(role: str) -> Callable[[User], User]:
-    """A dependency: the authenticated account, if its role is `role` or above (else 403)."""
+    """A dependency: the authenticated account, if its role is `role` or above (else 403). A
+    write made with the workbench's cookie (not a bearer token) must also carry the session's
+    CSRF token in the X-CSRF-Token header (else 403), whatever the route."""
 
-    def dependency(user: User = Depends(current_user)) -> User:  # noqa: B008
+    def dependency(request: Request, user: User = Depends(current_user)) -> User:  # noqa: B008
         if not user.can(role):
             raise HTTPException(status_code=403, detail=f"this needs the {role} role")
+        if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
+            check_csrf(user, request.headers.get("x-csrf-token"))
         return user
 
     return dependency
@@ -120,7 +124,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise _TooLarge(self._message())
             return message
 
         async def tracking_send(message: Any) -> None:
@@ -139,8 +143,12 @@ class BodyLimit:
         return f"request body over the limit of {self.max_bytes} bytes (`serve --max-body-mb`)"
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """Raised while the app reads a body (chunked) past the limit: an HTTPException, so that a
+    body parser which turns other errors into 400 lets it through as 413."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(status_code=413, detail=message)
 
 
 async def _reject(send: Any, status: int, detail: str) -> None:

@@ -38,7 +38,7 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
     if not ndjson and len(lines) > 1 and not stripped.startswith("["):
         ndjson = _each_line_is_an_object(lines)
     if ndjson:
-        return [(n, transcript_from_line(BODY, n, raw)) for n, raw in lines]
+        return _reachable([(n, transcript_from_line(BODY, n, raw)) for n, raw in lines])
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -56,7 +56,22 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
             out.append((index + 1, Transcript.model_validate(doc)))
         except ValidationError as exc:
             raise _in_document(text, exc, index if isinstance(data, list) else None) from None
-    return out
+    return _reachable(out)
+
+
+def _reachable(found: list[tuple[int, Transcript]]) -> list[tuple[int, Transcript]]:
+    """Refuse an item id the workbench could not link to: one whose path segments are empty,
+    '.' or '..' (a browser resolves those out of /label/ID before asking)."""
+    for line, t in found:
+        if any(part in ("", ".", "..") for part in t.transcript_id.split("/")):
+            raise InputError(
+                BODY,
+                f"transcript id {t.transcript_id!r} has an empty, '.' or '..' segment: "
+                "the workbench could not link to it",
+                line=line,
+                field="transcript_id",
+            )
+    return found
 
 
 def _each_line_is_an_object(lines: list[tuple[int, str]]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -92,9 +92,17 @@ def _user(request: Request, role: str = "annotator") -> User:
 
 
 def _same_site(request: Request) -> None:
-    """403 for a form posted from another site (browsers say so in Sec-Fetch-Site): with the
-    SameSite cookie and the CSRF token, a third guard, and the only one the login form has."""
-    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+    """403 for a form posted from another site: with the SameSite cookie and the CSRF token, a
+    third guard, and the only one the login form has. Browsers say where a form came from in
+    Sec-Fetch-Site; one too old to send it still sends Origin, checked against our host."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        if site not in ("same-origin", "none"):
+            raise HTTPException(403, "forms are accepted only from the workbench's own pages")
+        return
+    origin = request.headers.get("origin")
+    hosts = {request.headers.get("host"), request.headers.get("x-forwarded-host")}
+    if origin is not None and urlsplit(origin).netloc not in hosts - {None}:
         raise HTTPException(403, "forms are accepted only from the workbench's own pages")
 
 

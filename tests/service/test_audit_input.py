@@ -1,0 +1,492 @@
+"""Audit of the service's security and input promises (issue 11, README "The service API" and
+"The workbench"), against the real service on SQLite and PostgreSQL:
+
+- every /api/ route answers 401 without a valid token (none, empty, wrong scheme, in the URL,
+  disabled, rotated), and a disabled account's cookie opens no page;
+- tokens are stored hashed, never in a page, the log, or `users list`;
+- every form and every cookie-authenticated API write needs the session's CSRF token, and a
+  form posted from another origin is refused (the login form too);
+- request bodies over the limit get 413 (by Content-Length, chunked, or a huge declared
+  length), a gzip body is not inflated, and the limit itself is accepted;
+- malformed JSON, wrong types, off-rubric criteria and values, huge or unicode-tricky strings
+  get a clear 4xx, never a 500;
+- concurrent revisions of one label leave exactly one label, and no 500."""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from calibrant.store import make_engine
+from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
+from tests.support.service import ROOT, Service
+
+LIMIT = int(0.05 * 1024 * 1024)  # --max-body-mb 0.05
+NDJSON = {"Content-Type": "application/x-ndjson"}
+CRITERIA = {
+    "separates_done_from_pending": "pass",
+    "explains_next_step": "pass",
+    "no_claim_before_confirmed": "pass",
+    "reports_access_problem": "not_applicable",
+    "overall_clarity": 3,
+}
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def service(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Service]:
+    work = tmp_path_factory.mktemp("audit-input")
+    with labeling_service(request.param, work, "--max-body-mb", "0.05") as s:
+        admin = s.client(s.user("in-admin", "admin"))
+        for n in range(81, 86):  # one by one: the body limit is small
+            got = admin.post("/api/transcripts?queue=in", content=gold_jsonl(n))
+            assert got.is_success, got.text
+        yield s
+
+
+def login(service: Service, token: str, **headers: str) -> httpx.Client:
+    browser = httpx.Client(base_url=service.url, timeout=30)
+    got = browser.post("/login", data={"token": token}, headers=headers)
+    assert got.status_code == 303, got.text
+    return browser
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+    assert found, "no CSRF token in the page"
+    return found.group(1)
+
+
+def _users(service: Service):  # type: ignore[no-untyped-def]
+    from calibrant.service.users import Users
+
+    return Users(make_engine(service.database_url))
+
+
+def _routes(service: Service) -> list[tuple[str, str]]:
+    schema = httpx.get(f"{service.url}/openapi.json").json()
+    out = []
+    for path, methods in schema["paths"].items():
+        for method in methods:
+            out.append((method.upper(), re.sub(r"\{[^}]+\}", "x", path)))
+    return out
+
+
+def test_every_api_route_answers_401_without_a_valid_token(service: Service) -> None:
+    token = service.user("in-401", "admin")
+    routes = [r for r in _routes(service) if r[1] != "/api/health"]
+    assert ("POST", "/api/labels") in routes and len(routes) > 15
+    disabled = service.user("in-disabled", "admin")
+    _users(service).disable("in-disabled")
+    attempts: list[dict[str, str]] = [
+        {},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer  x"},
+        {"Authorization": "Bearer cal_not-a-token"},
+        {"Authorization": f"Basic {token}"},
+        {"Authorization": f"Token {token}"},
+        {"Authorization": f"Bearer {token}x"},
+        {"Authorization": f"Bearer {token[:-1]}"},
+        {"Authorization": f"Bearer {disabled}"},
+        {"Cookie": f"calibrant_session={disabled}"},
+        {"X-API-Key": token},
+    ]
+    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+        for method, path in routes:
+            for headers in attempts:
+                got = anonymous.request(method, path, headers=headers)
+                assert got.status_code == 401, (method, path, headers, got.text)
+                assert token not in got.text and disabled not in got.text
+            for query in (f"?token={token}", f"?access_token={token}"):
+                got = anonymous.request(method, path + query)
+                assert got.status_code == 401, (method, path, query)
+        refused = anonymous.post("/api/labels", json={"item": "gold-081", "labels": []})
+        assert refused.status_code == 401
+        assert refused.json() == {"detail": refused.json()["detail"]}
+        assert refused.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_disabled_or_rotated_account_opens_nothing(service: Service) -> None:
+    token = service.user("in-leaver", "annotator")
+    browser = login(service, token)
+    assert browser.get("/").status_code == 200
+    users = _users(service)
+    new = users.rotate("in-leaver")
+    assert browser.get("/").status_code == 303  # the old cookie is no session any more
+    assert service.client(token).get("/api/me").status_code == 401
+    assert service.client(new).get("/api/me").json() == {"name": "in-leaver", "role": "annotator"}
+    browser = login(service, new)
+    users.disable("in-leaver")
+    for path in ("/", "/label/gold-081"):
+        got = browser.get(path)
+        assert got.status_code == 303 and got.headers["location"] == "/login", path
+    assert browser.post("/label/gold-081", data={"csrf": "x"}).status_code in (303, 401, 403)
+    assert service.client(new).get("/api/labels").status_code == 401
+    bad = httpx.post(f"{service.url}/login", data={"token": new})
+    assert bad.status_code == 401 and "set-cookie" not in bad.headers
+
+
+def test_tokens_are_stored_hashed_and_never_shown_or_logged(
+    service: Service, tmp_path: Path
+) -> None:
+    made = subprocess.run(
+        [sys.executable, "-m", "calibrant", "users", "add", "in-cli", "--role", "adjudicator"],
+        cwd=ROOT,
+        env={"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    token = made.stdout.strip().splitlines()[-1].strip()
+    assert token.startswith("cal_") and len(token) > 30, made.stdout
+    listing = subprocess.run(
+        [sys.executable, "-m", "calibrant", "users", "list"],
+        cwd=ROOT,
+        env={"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "in-cli" in listing.stdout and token not in listing.stdout + listing.stderr
+    secret_part = token.removeprefix("cal_")
+    engine = make_engine(service.database_url)
+    try:
+        with engine.connect() as conn:
+            for table in ("calibrant_users",):
+                rows = conn.execute(text(f"SELECT * FROM {table}")).fetchall()
+                dump = repr(rows)
+                assert "in-cli" in dump and secret_part not in dump and token not in dump
+    finally:
+        engine.dispose()
+    # a typo of the real token at the login form, a good login, pages, API calls
+    near = token[:-2] + ("aa" if not token.endswith("aa") else "bb")
+    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+        failed = anonymous.post("/login", data={"token": near})
+        assert failed.status_code == 401 and near not in failed.text
+    browser = login(service, token)
+    pages = [browser.get(p) for p in ("/", "/label/gold-081", "/adjudicate", "/login")]
+    api = service.client(token)
+    pages += [api.get(p) for p in ("/api/me", "/api/labels", "/openapi.json", "/api/docs")]
+    for page in pages:
+        assert token not in page.text and secret_part not in page.text, page.url
+        assert secret_part not in json.dumps(dict(page.headers)), page.url
+    home = browser.get("/").text
+    assert csrf_of(home) not in token
+    log = service.log.read_text()
+    assert token not in log and secret_part not in log and near not in log
+
+
+def test_every_cookie_write_needs_the_csrf_token_and_our_origin(service: Service) -> None:
+    token = service.user("in-csrf-admin", "admin")
+    browser = login(service, token)
+    good = csrf_of(browser.get("/label/gold-082").text)
+    # the API with the cookie: every write route, not only the labeling ones
+    writes = [
+        ("/api/labels", {"json": {"item": "gold-082", "labels": []}}),
+        ("/api/adjudications", {"json": {}}),
+        ("/api/transcripts?queue=in-x", {"content": gold_jsonl(86)}),
+        ("/api/labels/import", {"content": b"", "headers": NDJSON}),
+        ("/api/rubrics", {"content": RUBRIC.read_bytes()}),
+        ("/api/judges?name=csrf", {"content": b"model: m\nrubric: r\n"}),
+        ("/api/jobs", {"json": {"kind": "judge", "params": {}}}),
+        ("/api/jobs/1/cancel", {}),
+    ]
+    for path, kwargs in writes:
+        got = browser.post(path, **kwargs)  # type: ignore[arg-type]
+        assert got.status_code == 403, (path, got.status_code, got.text)
+        assert "CSRF" in got.text, path
+    forged = browser.post(
+        "/api/rubrics", content=RUBRIC.read_bytes(), headers={"X-CSRF-Token": "0" * 64}
+    )
+    assert forged.status_code == 403
+    # with the token the cookie write goes through
+    ok = browser.post(
+        "/api/rubrics",
+        content=RUBRIC.read_bytes(),
+        headers={"X-CSRF-Token": good, "Content-Type": "application/yaml"},
+    )
+    assert ok.status_code in (200, 201), ok.text
+    # a form from another origin, even with the right token (old browsers send no
+    # Sec-Fetch-Site, every browser sends Origin on a cross-site POST)
+    form = {f"label.{k}": str(v) for k, v in CRITERIA.items()} | {"csrf": good}
+    evil = {"Origin": "https://evil.example"}
+    assert browser.post("/label/gold-082", data=form, headers=evil).status_code == 403
+    assert browser.post("/logout", data={"csrf": good}, headers=evil).status_code == 403
+    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+        refused = anonymous.post("/login", data={"token": token}, headers=evil)
+        assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        null = anonymous.post("/login", data={"token": token}, headers={"Origin": "null"})
+        assert null.status_code == 403
+    # our own origin (what a browser sends from the workbench's pages) is fine
+    ours = {"Origin": service.url}
+    assert browser.post("/label/gold-082", data=form, headers=ours).status_code == 303
+    # the token in the query string instead of the form is not accepted
+    assert browser.post(f"/label/gold-082?csrf={good}", data=form | {"csrf": ""}).status_code == 403
+    # a rotated token's old CSRF token no longer works with the new session
+    _users(service).rotate("in-csrf-admin")
+    assert browser.get("/").status_code == 303
+
+
+def test_bodies_over_the_limit_get_413_and_gzip_is_not_inflated(service: Service) -> None:
+    admin = service.client(service.user("in-size", "admin"))
+    over = b" " * (LIMIT + 1)
+    got = admin.post("/api/transcripts?queue=in-big", content=over, headers=NDJSON)
+    assert got.status_code == 413 and "limit" in got.json()["detail"]
+    at = b" " * LIMIT  # at the limit: read and judged on its content (empty: 422)
+    got = admin.post("/api/transcripts?queue=in-big", content=at, headers=NDJSON)
+    assert got.status_code == 422, got.text
+
+    def chunks(total: int) -> Iterator[bytes]:
+        sent = 0
+        while sent < total:
+            yield b" " * 4096
+            sent += 4096
+
+    got = admin.post("/api/transcripts?queue=in-big", content=chunks(LIMIT * 4), headers=NDJSON)
+    assert got.status_code == 413
+    form_type = {"Content-Type": "application/x-www-form-urlencoded"}
+    for path, headers in (("/api/labels", {}), ("/login", form_type)):
+        got = admin.post(path, content=chunks(LIMIT * 2), headers=headers)
+        assert got.status_code == 413, path
+    # a form with a huge field is refused before it is parsed
+    big_form = httpx.post(f"{service.url}/login", data={"token": "x" * (LIMIT + 10)})
+    assert big_form.status_code == 413
+    # 1 MB of zeros gzipped is ~1 kB: a server that inflated it would take it as JSON
+    bomb = gzip.compress(b"[" + b"0," * (LIMIT * 10) + b"0]")
+    assert len(bomb) < LIMIT
+    got = admin.post(
+        "/api/transcripts?queue=in-big",
+        content=bomb,
+        headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+    )
+    assert 400 <= got.status_code < 500 and got.status_code != 413, got.text
+    assert admin.get("/api/items?queue=in-big").json() == []
+    assert httpx.get(f"{service.url}/api/health").status_code == 200
+
+
+BAD_LABEL_BODIES: list[tuple[str, object]] = [
+    ("not json", b"{oops"),
+    ("a list", []),
+    ("null", None),
+    ("item a number", {"item": 81, "labels": []}),
+    ("labels a string", {"item": "gold-083", "labels": "pass"}),
+    ("no labels", {"item": "gold-083"}),
+    ("empty labels", {"item": "gold-083", "labels": []}),
+    ("extra key", {"item": "gold-083", "labels": [], "admin": True}),
+    (
+        "criterion off the rubric",
+        {"item": "gold-083", "labels": [{"criterion": "tone", "label": "pass"}]},
+    ),
+    (
+        "value off the scale",
+        {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": "PASS"}]},
+    ),
+    (
+        "trailing space",
+        {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": "pass "}]},
+    ),
+    (
+        "level out of range",
+        {"item": "gold-083", "labels": [{"criterion": "overall_clarity", "label": 7}]},
+    ),
+    (
+        "a boolean level",
+        {"item": "gold-083", "labels": [{"criterion": "overall_clarity", "label": True}]},
+    ),
+    (
+        "a float level",
+        {"item": "gold-083", "labels": [{"criterion": "overall_clarity", "label": 2.5}]},
+    ),
+    (
+        "n/a not allowed",
+        {
+            "item": "gold-083",
+            "labels": [{"criterion": "explains_next_step", "label": "not_applicable"}],
+        },
+    ),
+    (
+        "null label",
+        {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": None}]},
+    ),
+    (
+        "object label",
+        {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": {"$ne": 1}}]},
+    ),
+    (
+        "twice",
+        {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": "pass"}] * 2},
+    ),
+    (
+        "note too long",
+        {
+            "item": "gold-083",
+            "labels": [{"criterion": "explains_next_step", "label": "pass", "note": "n" * 4001}],
+        },
+    ),
+    (
+        "note a number",
+        {
+            "item": "gold-083",
+            "labels": [{"criterion": "explains_next_step", "label": "pass", "note": 5}],
+        },
+    ),
+    (
+        "huge item id",
+        {"item": "i" * 40000, "labels": [{"criterion": "explains_next_step", "label": "pass"}]},
+    ),
+    (
+        "NUL in the note",
+        {
+            "item": "gold-083",
+            "labels": [{"criterion": "explains_next_step", "label": "pass", "note": "a\u0000b"}],
+        },
+    ),
+    (
+        "NUL in the item",
+        {
+            "item": "gold-083\u0000",
+            "labels": [{"criterion": "explains_next_step", "label": "pass"}],
+        },
+    ),
+    (
+        "traversal",
+        {
+            "item": "../../etc/passwd",
+            "labels": [{"criterion": "explains_next_step", "label": "pass"}],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "body"), BAD_LABEL_BODIES, ids=[c for c, _ in BAD_LABEL_BODIES])
+def test_a_bad_label_body_gets_a_clear_4xx_and_stores_nothing(
+    service: Service, case: str, body: object
+) -> None:
+    api = service.client(service.user(f"in-bad-{len(case)}-{abs(hash(case)) % 10**6}", "annotator"))
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    got = api.post("/api/labels", content=content, headers={"Content-Type": "application/json"})
+    assert got.status_code in (404, 422), (case, got.status_code, got.text[:300])
+    detail = got.json()["detail"]
+    assert detail and "Traceback" not in json.dumps(detail)
+    assert api.get("/api/labels").json() == []
+
+
+def test_lone_surrogates_and_unicode_tricks_are_4xx_or_kept_verbatim(service: Service) -> None:
+    api = service.client(service.user("in-unicode", "annotator"))
+    lone = b'{"item": "gold-084", "labels": [{"criterion": "explains_next_step", '
+    lone += b'"label": "pass", "note": "x\\ud800y"}]}'
+    got = api.post("/api/labels", content=lone, headers={"Content-Type": "application/json"})
+    assert got.status_code in (200, 422), got.text
+    if got.status_code == 200:  # then it must read back
+        assert api.get("/api/labels?item=gold-084").status_code == 200
+    tricky = "\u202egnp.exe \u200b\u200d\ufeff زبون 👩‍⚕️"
+    body = {
+        "item": "gold-084",
+        "labels": [{"criterion": "explains_next_step", "label": "pass", "note": tricky}],
+    }
+    assert api.post("/api/labels", json=body).status_code == 200
+    back = api.get("/api/labels?item=gold-084").json()
+    assert [x["note"] for x in back] == [tricky]
+    # an item id that only looks like another (a zero-width space) is not that item
+    twin = {**body, "item": "gold-084\u200b"}
+    assert api.post("/api/labels", json=twin).status_code in (404, 422)
+
+
+def test_odd_item_ids_upload_cleanly_or_get_a_4xx(service: Service) -> None:
+    admin = service.client(service.user("in-ids", "admin"))
+    ann = login(service, service.user("in-ids-ann", "annotator"))
+    base = json.loads((GOLD / "gold-085.json").read_text())
+    for odd in ("a\u0000b", "x" * 5000, "", " ", "a\ud800b", "a\u202eb", "a\u200bb"):
+        doc = {**base, "transcript_id": odd}
+        got = admin.post(
+            "/api/transcripts?queue=in-odd",
+            content=json.dumps(doc).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        assert got.status_code == 422, (odd[:20], got.status_code, got.text[:200])
+    # an id with a space, a question mark or a hash is refused at upload, naming the field
+    for odd in ("has space", "q?a", "frag#1", "q&a", "100%"):
+        got = admin.post("/api/transcripts?queue=in-odd", json={**base, "transcript_id": odd})
+        assert got.status_code == 422 and got.json()["field"] == "transcript_id", odd
+    # an id with dot segments would be unreachable (browsers resolve them out of the URL)
+    for odd in ("../x", "a/../b", "a/./b", "a//b", "/abs", "dir/"):
+        got = admin.post("/api/transcripts?queue=in-odd", json={**base, "transcript_id": odd})
+        assert got.status_code == 422 and got.json()["field"] == "transcript_id", odd
+    # an id with a slash is fine: linked from the queue and labeled through the browser
+    got = admin.post("/api/transcripts?queue=in-slash", json={**base, "transcript_id": "team/c-1"})
+    assert got.status_code == 200, got.text
+    hrefs = [html.unescape(h) for h in re.findall(r'href="(/label/[^"]+)"', ann.get("/").text)]
+    assert "/label/team/c-1" in hrefs, hrefs
+    page = ann.get("/label/team/c-1")
+    form = {f"label.{k}": str(v) for k, v in CRITERIA.items()} | {"csrf": csrf_of(page.text)}
+    assert ann.post("/label/team/c-1", data=form).status_code == 303
+    mine = admin.get("/api/labels?rater=in-ids-ann").json()
+    assert {x["item"] for x in mine} == {"team/c-1"}
+
+
+def test_concurrent_revisions_of_one_label_leave_exactly_one(service: Service) -> None:
+    token = service.user("in-racer", "annotator")
+    values = ["pass", "fail", "cant_tell"]
+
+    def post(i: int) -> int:
+        with httpx.Client(base_url=service.url, timeout=60) as c:
+            body = {
+                "item": "gold-085",
+                "labels": [
+                    {
+                        "criterion": "explains_next_step",
+                        "label": values[i % 3],
+                        "note": f"revision {i}",
+                    }
+                ],
+            }
+            return c.post(
+                "/api/labels", json=body, headers={"Authorization": f"Bearer {token}"}
+            ).status_code
+
+    with ThreadPoolExecutor(20) as pool:
+        codes = list(pool.map(post, range(60)))
+    assert codes == [200] * 60, codes
+    mine = service.client(token).get("/api/labels?item=gold-085").json()
+    assert len(mine) == 1
+    n = int(mine[0]["note"].split()[-1])
+    assert mine[0]["label"] == values[n % 3]  # the note and the label of the same revision
+
+
+def test_a_nul_is_refused_the_same_way_by_every_path_on_every_store(service: Service) -> None:
+    """PostgreSQL text cannot hold a NUL: a note or reason with one is 422 on both stores (not
+    a 500 on one and stored on the other), by the API, the form and the import."""
+    admin = service.client(service.user("in-nul-admin", "admin"))
+    line = {"item": "gold-083", "rater": "in-nul-x", "criterion": "explains_next_step"}
+    body = json.dumps({**line, "label": "pass", "note": "a\u0000b"}).encode()
+    got = admin.post("/api/labels/import", content=body, headers=NDJSON)
+    assert got.status_code == 422 and got.json()["field"] == "note", got.text
+    long = json.dumps({**line, "label": "pass", "note": "n" * 4001}).encode()
+    assert admin.post("/api/labels/import", content=long, headers=NDJSON).status_code == 422
+    ann = login(service, service.user("in-nul-ann", "annotator"))
+    page = ann.get("/label/gold-083")
+    form = {f"label.{k}": str(v) for k, v in CRITERIA.items()} | {"csrf": csrf_of(page.text)}
+    got = ann.post("/label/gold-083", data={**form, "note.explains_next_step": "a\u0000b"})
+    assert got.status_code == 422, got.text[:300]
+    assert ann.get("/api/labels?item=gold-083").json() == []
+    assert ann.post("/label/gold-083", data=form).status_code == 303
+    other = service.client(service.user("in-nul-ann2", "annotator"))
+    flip = {"item": "gold-083", "labels": [{"criterion": "explains_next_step", "label": "fail"}]}
+    assert other.post("/api/labels", json=flip).is_success
+    judge = service.client(service.user("in-nul-judge", "adjudicator"))
+    decide = {"item": "gold-083", "criterion": "explains_next_step", "label": "pass"}
+    got = judge.post("/api/adjudications", json={**decide, "reason": "ok\u0000"})
+    assert got.status_code == 422, got.text
+    assert judge.post("/api/adjudications", json={**decide, "reason": "ok"}).status_code == 200
