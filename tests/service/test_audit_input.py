@@ -490,3 +490,30 @@ def test_a_nul_is_refused_the_same_way_by_every_path_on_every_store(service: Ser
     got = judge.post("/api/adjudications", json={**decide, "reason": "ok\u0000"})
     assert got.status_code == 422, got.text
     assert judge.post("/api/adjudications", json={**decide, "reason": "ok"}).status_code == 200
+
+
+def test_a_nul_or_odd_id_in_a_url_is_a_4xx_on_every_store(service: Service) -> None:
+    token = service.user("in-url-judge", "admin")
+    api = service.client(token)
+    browser = login(service, token)
+    odd = ["a%00b", "%00", "gold-081%00", "%C0%AF", "a%ED%A0%80b", "x" * 3000]
+    for value in odd:
+        for path in (
+            f"/api/items/{value}",
+            f"/api/labels?item={value}",
+            f"/api/labels?rater={value}",
+            f"/api/disagreements?item={value}",
+            f"/api/adjudications?item={value}",
+            f"/api/export/labels/{value}",
+            f"/api/export/labels?queue={value}",
+            f"/api/items?queue={value}",
+            f"/api/rubrics/{value}",
+            f"/api/judges/{value}",
+            f"/api/runs/{value}",
+            f"/api/jobs/{value}",
+        ):
+            got = api.get(path)
+            assert 400 <= got.status_code < 500, (path[:80], got.status_code, got.text[:200])
+        for path in (f"/label/{value}", f"/adjudicate/{value}", f"/reports/{value}"):
+            got = browser.get(path)
+            assert 400 <= got.status_code < 500, (path[:80], got.status_code, got.text[:200])

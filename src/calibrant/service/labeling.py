@@ -23,7 +23,7 @@ from ..contracts import CANT_TELL, Rubric, Transcript
 from ..contracts.common import content_hash
 from ..errors import CalibrantError, ConfigError, InputError
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
-from .uploads import BODY
+from .uploads import BODY, MAX_TEXT, text_problem
 
 __all__ = [
     "BODY",
@@ -51,20 +51,8 @@ __all__ = [
 ]
 
 
-MAX_TEXT = 4000
-"""Longest note or adjudication reason, in characters."""
 CONSENSUS = "consensus"
 """The rater id of the consensus file: no account may label under it."""
-
-
-def text_problem(text: str, what: str) -> str | None:
-    """Why a note or a reason cannot be kept, or None: too long, or holding a NUL character
-    (PostgreSQL text cannot, and the same input must not pass on SQLite only)."""
-    if len(text) > MAX_TEXT:
-        return f"{what} has at most {MAX_TEXT} characters"
-    if "\x00" in text:
-        return f"{what} holds a NUL character"
-    return None
 
 
 _labels: Table = LabelRow.__table__  # type: ignore[attr-defined]

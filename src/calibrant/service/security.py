@@ -95,7 +95,7 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 class BodyLimit:
     """ASGI middleware: a request body over `max_bytes` gets 413 before the app reads it (by its
-    Content-Length, or while a chunked body streams in)."""
+    Content-Length, or while a chunked body streams in); a URL with a NUL gets 400."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -104,6 +104,9 @@ class BodyLimit:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if self._nul_in_url(scope):  # no store can look it up (PostgreSQL refuses it)
+            await _reject(send, 400, "a NUL character in the URL")
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None:
@@ -138,6 +141,10 @@ class BodyLimit:
         except _TooLarge:
             if not started:
                 await _reject(send, 413, self._message())
+
+    @staticmethod
+    def _nul_in_url(scope: dict[str, Any]) -> bool:
+        return "\x00" in scope.get("path", "") or b"%00" in scope.get("query_string", b"").lower()
 
     def _message(self) -> str:
         return f"request body over the limit of {self.max_bytes} bytes (`serve --max-body-mb`)"

@@ -12,9 +12,21 @@ from ..contracts import Transcript
 from ..errors import InputError
 from ..files import transcript_from_line, validation_error
 
-__all__ = ["BODY", "body_text", "parse_transcripts"]
+__all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
 
 BODY = "request body"
+MAX_TEXT = 4000
+"""Longest note or adjudication reason, in characters."""
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why a note or a reason cannot be kept, or None: too long, or holding a NUL character
+    (PostgreSQL text cannot, and the same input must not pass on SQLite only)."""
+    if len(text) > MAX_TEXT:
+        return f"{what} has at most {MAX_TEXT} characters"
+    if "\x00" in text:
+        return f"{what} holds a NUL character"
+    return None
 
 
 def body_text(body: bytes) -> str:
