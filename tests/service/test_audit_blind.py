@@ -113,9 +113,9 @@ def test_an_annotator_sees_no_other_label_on_any_route(service: Service) -> None
     for path in probes:
         got = api.get(path)
         assert got.status_code < 500, path
-        assert SECRET_NOTE not in got.text and "au-first" not in got.text.replace(
-            "rater=au-first", ""
-        ), path
+        assert SECRET_NOTE not in got.text, path
+        if got.is_success or "au-first" not in path:  # a refusal may echo what was asked
+            assert "au-first" not in got.text, path
         for row in got.json() if got.status_code == 200 and path == "/api/labels" else []:
             assert row["rater"] == "au-second"
     for path in ("/api/disagreements", "/api/adjudications", "/api/export/labels", "/api/runs"):
