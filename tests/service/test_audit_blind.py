@@ -351,3 +351,33 @@ def test_a_normal_session_ends_in_a_gold_set_that_loads(service: Service, tmp_pa
         "gold-078": "fail",
         "gold-079": "fail",
     }
+
+
+def test_an_imported_rater_name_cannot_escape_the_exported_folder(service: Service) -> None:
+    admin = service.client(service.user("au-importer", "admin"))
+    judge = service.client(service.user("au-exporter", "adjudicator"))
+    for rater in ("../../evil", "sub/dir", "..", "a/../../b"):
+        line = {"item": "gold-077", "rater": rater, "criterion": "explains_next_step"}
+        body = json.dumps({**line, "label": "pass"}).encode()
+        got = admin.post("/api/labels/import", content=body, headers=NDJSON)
+        assert got.status_code in (200, 422), got.text
+        if got.status_code == 422:
+            assert got.json()["field"] == "rater"
+            continue
+        exported = judge.get("/api/export/labels")
+        with zipfile.ZipFile(io.BytesIO(exported.content)) as z:
+            for name in z.namelist():
+                parts = name.split("/")
+                assert parts[0] == "labels" and len(parts) == 2 and ".." not in parts, name
+
+
+def test_an_error_page_escapes_what_was_asked(service: Service) -> None:
+    browser = login(service, service.user("au-err", "annotator"))
+    for path in (
+        "/label/%3Cscript%3Ealert(1)%3C/script%3E",
+        "/label/x%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E",
+    ):
+        got = browser.get(path)
+        assert got.status_code == 404
+        assert "<script" not in got.text and "<img" not in got.text, got.text
+        assert got.headers["content-type"].startswith("text/html")

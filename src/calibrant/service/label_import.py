@@ -21,6 +21,7 @@ from .labeling import (
 )
 from .tables import ItemRow
 from .uploads import BODY, body_text
+from .users import NAME_RULE, valid_name
 
 __all__ = ["import_labels"]
 
@@ -44,6 +45,8 @@ def import_labels(engine: Engine, body: bytes, *, csv_format: bool) -> dict[str,
                 "raters' files, then adjudicate their disagreements",
                 field="rater",
             )
+        if not valid_name(x.label.rater):
+            raise x.error(f"rater {x.label.rater!r}: use {NAME_RULE}", field="rater")
         if x.label.item not in rubric_of:
             raise x.error(
                 f"item '{x.label.item}' is not uploaded (POST /api/transcripts)", field="item"
