@@ -517,3 +517,50 @@ def test_a_nul_or_odd_id_in_a_url_is_a_4xx_on_every_store(service: Service) -> N
         for path in (f"/label/{value}", f"/adjudicate/{value}", f"/reports/{value}"):
             got = browser.get(path)
             assert 400 <= got.status_code < 500, (path[:80], got.status_code, got.text[:200])
+
+
+def test_two_adjudicators_deciding_at_once_leave_one_decision(service: Service) -> None:
+    for name, value in (("in-race-a", "pass"), ("in-race-b", "fail")):
+        client = service.client(service.user(name, "annotator"))
+        body = {"item": "gold-084", "labels": [{"criterion": "overall_clarity", "label": value}]}
+        body["labels"][0]["label"] = 1 if value == "pass" else 3
+        assert client.post("/api/labels", json=body).is_success
+    tokens = [service.user(f"in-race-judge{i}", "adjudicator") for i in range(8)]
+
+    def decide(i: int) -> int:
+        with httpx.Client(base_url=service.url, timeout=60) as c:
+            body = {
+                "item": "gold-084",
+                "criterion": "overall_clarity",
+                "label": 1 + i % 3,
+                "reason": f"judge {i}",
+            }
+            headers = {"Authorization": f"Bearer {tokens[i]}"}
+            return c.post("/api/adjudications", json=body, headers=headers).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(decide, range(8)))
+    assert sorted(codes) == [200] + [409] * 7, codes
+    winner = codes.index(200)
+    got = service.client(tokens[0]).get("/api/adjudications?item=gold-084").json()
+    assert [(d["decided_by"], d["reason"], d["label"]) for d in got] == [
+        (f"in-race-judge{winner}", f"judge {winner}", 1 + winner % 3)
+    ]
+
+
+def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> None:
+    token = service.user("in-cors", "annotator")
+    evil = {"Origin": "https://evil.example"}
+    pre = httpx.options(
+        f"{service.url}/api/labels",
+        headers={
+            **evil,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type",
+        },
+    )
+    assert "access-control-allow-origin" not in pre.headers
+    got = httpx.get(
+        f"{service.url}/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
+    )
+    assert "access-control-allow-origin" not in got.headers
