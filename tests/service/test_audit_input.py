@@ -116,6 +116,9 @@ def test_every_api_route_answers_401_without_a_valid_token(service: Service) -> 
         assert refused.status_code == 401
         assert refused.json() == {"detail": refused.json()["detail"]}
         assert refused.headers["www-authenticate"] == "Bearer"
+    # a client that put its token in the URL finds it refused, and not in the service's log
+    assert token not in service.log.read_text()
+    assert "cal_[redacted]" in service.log.read_text()
 
 
 def test_a_disabled_or_rotated_account_opens_nothing(service: Service) -> None:

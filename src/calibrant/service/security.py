@@ -6,9 +6,12 @@ header, the workbench in an HttpOnly, SameSite=Strict cookie set by its login fo
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import json
+import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +21,8 @@ from .users import User, Users
 
 __all__ = [
     "COOKIE",
+    "RedactTokens",
+    "log_config",
     "BodyLimit",
     "csrf_token",
     "check_csrf",
@@ -171,3 +176,29 @@ async def _reject(send: Any, status: int, detail: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+_TOKEN = re.compile(r"cal_[A-Za-z0-9_\-]+")
+
+
+class RedactTokens(logging.Filter):
+    """A log filter: a token a client put where it does not belong (a URL's query string, say)
+    is written as cal_[redacted]."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN.sub("cal_[redacted]", record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                _TOKEN.sub("cal_[redacted]", a) if isinstance(a, str) else a for a in record.args
+            )
+        return True
+
+
+def log_config(base: dict[str, Any]) -> dict[str, Any]:
+    """uvicorn's logging configuration `base` with every handler behind RedactTokens."""
+    config = copy.deepcopy(base)
+    config.setdefault("filters", {})["redact_tokens"] = {"()": RedactTokens}
+    for handler in config.get("handlers", {}).values():
+        handler.setdefault("filters", []).append("redact_tokens")
+    return config
