@@ -567,3 +567,19 @@ def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> No
         f"{service.url}/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
     )
     assert "access-control-allow-origin" not in got.headers
+
+
+def test_users_add_refuses_names_that_could_pass_for_another(service: Service) -> None:
+    env = {"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"}
+    for name in ("../x", "consensus", "ma\u200bria", "ma\u202eria"):
+        got = subprocess.run(
+            [sys.executable, "-m", "calibrant", "users", "add", name],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert got.returncode == 2, (name, got.stdout, got.stderr)
+        assert len(got.stderr.strip().splitlines()) == 1 and "cal_" not in got.stdout, name
+    names = [u.name for u in _users(service).list()]
+    assert not any("maria" in n or "/" in n or n in ("consensus", "..") for n in names), names
