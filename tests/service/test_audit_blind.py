@@ -20,12 +20,12 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 
 from calibrant.files import load_rubric
 from calibrant.gold import load_gold
+from tests.support.browser import csrf_of, login
 from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
 from tests.support.service import Service
 
@@ -55,18 +55,6 @@ def service(
         got = admin.post("/api/transcripts?queue=au", content=gold_jsonl(*range(70, 80)))
         assert got.is_success, got.text
         yield s
-
-
-def login(service: Service, token: str) -> httpx.Client:
-    browser = httpx.Client(base_url=service.url, timeout=30)
-    assert browser.post("/login", data={"token": token}).status_code == 303
-    return browser
-
-
-def csrf_of(page: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
-    assert found, "no CSRF token in the page"
-    return found.group(1)
 
 
 def test_an_annotator_sees_no_other_label_on_any_route(service: Service) -> None:

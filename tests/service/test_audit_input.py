@@ -29,6 +29,7 @@ import pytest
 from sqlalchemy import text
 
 from calibrant.store import make_engine
+from tests.support.browser import csrf_of, login
 from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
 from tests.support.service import ROOT, Service
 
@@ -54,19 +55,6 @@ def service(
             got = admin.post("/api/transcripts?queue=in", content=gold_jsonl(n))
             assert got.is_success, got.text
         yield s
-
-
-def login(service: Service, token: str, **headers: str) -> httpx.Client:
-    browser = httpx.Client(base_url=service.url, timeout=30)
-    got = browser.post("/login", data={"token": token}, headers=headers)
-    assert got.status_code == 303, got.text
-    return browser
-
-
-def csrf_of(page: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
-    assert found, "no CSRF token in the page"
-    return found.group(1)
 
 
 def _users(service: Service):  # type: ignore[no-untyped-def]

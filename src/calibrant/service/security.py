@@ -68,7 +68,7 @@ def current_user(request: Request) -> User:
     return user
 
 
-def require(role: str) -> Callable[[User], User]:
+def require(role: str) -> Callable[..., User]:
     """A dependency: the authenticated account, if its role is `role` or above (else 403). A
     write made with the workbench's cookie (not a bearer token) must also carry the session's
     CSRF token in the X-CSRF-Token header (else 403), whatever the route."""
