@@ -571,3 +571,26 @@ def test_users_add_refuses_names_that_could_pass_for_another(service: Service) -
         assert len(got.stderr.strip().splitlines()) == 1 and "cal_" not in got.stdout, name
     names = [u.name for u in _users(service).list()]
     assert not any("maria" in n or "/" in n or n in ("consensus", "..") for n in names), names
+
+
+def test_the_same_upload_sent_at_once_by_several_admins_is_stored_once(service: Service) -> None:
+    tokens = [service.user(f"in-up{i}", "admin") for i in range(6)]
+    body = gold_jsonl(87, 88)
+    assert len(body) < LIMIT
+
+    def upload(i: int) -> tuple[int, str]:
+        with httpx.Client(base_url=service.url, timeout=60) as c:
+            got = c.post(
+                "/api/transcripts?queue=in-race",
+                content=body,
+                headers={**NDJSON, "Authorization": f"Bearer {tokens[i]}"},
+            )
+            return got.status_code, got.text
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(upload, range(6)))
+    assert all(code in (200, 409) for code, _ in answers), answers
+    added = [json.loads(text)["added"] for code, text in answers if code == 200]
+    assert sorted(x for a in added for x in a) == ["gold-087", "gold-088"], answers
+    items = service.client(tokens[0]).get("/api/items?queue=in-race").json()
+    assert sorted(x["id"] for x in items) == ["gold-087", "gold-088"]
