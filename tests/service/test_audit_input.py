@@ -594,3 +594,13 @@ def test_the_same_upload_sent_at_once_by_several_admins_is_stored_once(service: 
     assert sorted(x for a in added for x in a) == ["gold-087", "gold-088"], answers
     items = service.client(tokens[0]).get("/api/items?queue=in-race").json()
     assert sorted(x["id"] for x in items) == ["gold-087", "gold-088"]
+
+
+def test_a_non_ascii_csrf_token_is_refused_not_a_crash(service: Service) -> None:
+    browser = login(service, service.user("in-csrf-utf8", "annotator"))
+    form = {f"label.{k}": str(v) for k, v in CRITERIA.items()} | {"csrf": "é" * 64}
+    assert browser.post("/label/gold-081", data=form).status_code == 403
+    body = {"item": "gold-081", "labels": [{"criterion": "explains_next_step", "label": "pass"}]}
+    header = {"X-CSRF-Token": "é".encode("latin-1")}  # type: ignore[dict-item]
+    assert browser.post("/api/labels", json=body, headers=header).status_code == 403
+    assert browser.post("/logout", data={"csrf": "ü"}).status_code == 403

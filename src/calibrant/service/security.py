@@ -91,7 +91,9 @@ def csrf_token(user: User) -> str:
 
 def check_csrf(user: User, submitted: str | None) -> None:
     """403 unless a form posted with the session cookie carries the session's CSRF token."""
-    if not submitted or not hmac.compare_digest(csrf_token(user), submitted):
+    # bytes: compare_digest refuses (TypeError) a str with a non-ASCII character
+    expected = csrf_token(user).encode()
+    if not submitted or not hmac.compare_digest(expected, submitted.encode("utf-8", "replace")):
         raise HTTPException(status_code=403, detail="missing or wrong CSRF token: reload the page")
 
 
