@@ -604,3 +604,17 @@ def test_a_non_ascii_csrf_token_is_refused_not_a_crash(service: Service) -> None
     header = {"X-CSRF-Token": "é".encode("latin-1")}  # type: ignore[dict-item]
     assert browser.post("/api/labels", json=body, headers=header).status_code == 403
     assert browser.post("/logout", data={"csrf": "ü"}).status_code == 403
+
+
+def test_a_csv_with_a_field_over_the_csv_limit_is_a_line_error_not_a_crash() -> None:
+    from calibrant.errors import InputError
+    from calibrant.files import labels_from_text
+
+    huge = "n" * 200_000  # over the csv module's field limit (131072), under the body limit
+    for body in (
+        f"{huge},rater,criterion,label\n",
+        f"item,rater,criterion,label,note\na,b,c,pass,{huge}\n",
+    ):
+        with pytest.raises(InputError) as refused:
+            labels_from_text(Path("request body"), body, csv_format=True)
+        assert "CSV" in str(refused.value) and refused.value.line in (1, 2)
