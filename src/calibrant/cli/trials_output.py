@@ -49,6 +49,7 @@ RestartOpt = Annotated[
 ]
 
 
+
 def load_trial_cases(paths: list[Path], out: Path) -> list[CaseContract]:
     """Check `out`, then read every case and check it against the dataset, before any trial."""
     from ..files import expand_paths
