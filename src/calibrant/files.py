@@ -308,7 +308,10 @@ def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[Lo
 def _labels_from_csv(p: Path, text: str) -> list[LocatedLabel]:
     reader = csv.DictReader(io.StringIO(text))
     required = {"item", "rater", "criterion", "label"}
-    header = set(reader.fieldnames or [])
+    try:
+        header = set(reader.fieldnames or [])
+    except csv.Error as exc:  # a header field over csv's size limit, say
+        raise InputError(p, f"malformed CSV header: {exc}", line=1) from None
     if not required <= header:
         missing = ", ".join(sorted(required - header))
         raise InputError(p, f"CSV header lacks column(s): {missing}", line=1)

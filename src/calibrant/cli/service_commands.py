@@ -40,15 +40,24 @@ def serve(
     Background jobs (POST /api/jobs) need a PostgreSQL store and a worker: `--worker` here, or
     `calibrant worker` processes."""
     import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
 
     from ..service import create_app
+    from ..service.security import log_config
 
     service = create_app(
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         worker=worker_concurrency if worker else 0,
     )
     typer.echo(f"calibrant: serving on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(service, host=host, port=port, log_level="info", access_log=True)
+    uvicorn.run(
+        service,
+        host=host,
+        port=port,
+        log_level="info",
+        access_log=True,
+        log_config=log_config(LOGGING_CONFIG),
+    )
 
 
 @users_app.command("add")

@@ -29,6 +29,7 @@ from .labeling import (
     get_item,
     labels_of,
     stored_rubric,
+    text_problem,
     utc,
 )
 from .tables import AdjudicationRow, ItemRow
@@ -133,10 +134,11 @@ def disagreements(
 def adjudicate(
     engine: Engine, *, item: str, criterion: str, label: object, reason: str, by: str
 ) -> Decision:
-    """Record the consensus label of a disagreement, who decided it and why. Deciding again
-    replaces the earlier decision (and its author)."""
-    if not reason.strip() or len(reason) > MAX_TEXT:
-        why = f"give the reason for the decision (at most {MAX_TEXT} characters)"
+    """Record the consensus label of a disagreement, who decided it and why. Its author may
+    decide again (replacing its decision); another adjudicator gets Conflict, so the record
+    of who saw the labels (and may no longer label the item) is never erased."""
+    if not reason.strip() or text_problem(reason, "a reason"):
+        why = f"give the reason for the decision (at most {MAX_TEXT} characters, no NUL)"
         raise InputError(BODY, why, field="reason")
     found = get_item(engine, item)
     _, rubric = stored_rubric(engine, found.rubric_hash)
@@ -167,10 +169,14 @@ def adjudicate(
     statement = insert(_adjudications).values([row])
     statement = statement.on_conflict_do_update(
         index_elements=["item", "criterion"],
-        set_={k: statement.excluded[k] for k in ("label", "decided_by", "reason", "created_at")},
+        set_={k: statement.excluded[k] for k in ("label", "reason", "created_at")},
+        where=_adjudications.c.decided_by == by,
     )
     with engine.begin() as conn:
-        conn.execute(statement)
+        if conn.execute(statement).rowcount == 0:
+            raise Conflict(
+                f"item '{item}' on '{criterion}' was decided by another adjudicator already"
+            )
     return Decision(item, criterion, value, by, reason.strip(), now)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +21,7 @@ from ..contracts.common import Id, LabelValue
 from . import adjudication as adj
 from . import label_import
 from . import labeling as lab
-from .security import check_csrf, require
+from .security import require
 from .uploads import parse_transcripts
 from .users import User
 
@@ -31,22 +31,17 @@ router = APIRouter(prefix="/api", tags=["labeling"])
 
 
 def api_user(role: str) -> Callable[..., User]:
-    """`require(role)`, plus: a write made with the workbench's cookie (not a bearer token) must
-    carry the session's CSRF token in the X-CSRF-Token header."""
-    base = require(role)
-
-    def dependency(request: Request, user: User = Depends(base)) -> User:  # noqa: B008
-        if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
-            check_csrf(user, request.headers.get("x-csrf-token"))
-        return user
-
-    return dependency
+    """`require(role)`: the role, and the CSRF token on a write made with the cookie."""
+    return require(role)
 
 
 Annotator = Annotated[User, Depends(api_user("annotator"))]
 Adjudicator = Annotated[User, Depends(api_user("adjudicator"))]
 Admin = Annotated[User, Depends(api_user("admin"))]
-QueueName = Annotated[str, Query(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:\-/@+]+$")]
+ID_PATTERN = r"^[A-Za-z0-9_.:\-/@+]+$"
+QueueName = Annotated[str, Query(min_length=1, max_length=200, pattern=ID_PATTERN)]
+IdQuery = Annotated[str | None, Query(max_length=200, pattern=ID_PATTERN)]
+"""An item or rater to filter on (as the stored ids are: no NUL a store would refuse)."""
 
 
 class Model(BaseModel):
@@ -252,8 +247,8 @@ def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> lis
 def get_labels(
     request: Request,
     user: Annotator,
-    item: Annotated[str | None, Query(max_length=200)] = None,
-    rater: Annotated[str | None, Query(max_length=200)] = None,
+    item: IdQuery = None,
+    rater: IdQuery = None,
 ) -> list[LabelOut]:
     """Labels. An annotator gets only its own (asking for another rater's is 403); an
     adjudicator or admin gets everyone's, or one rater's."""
@@ -269,7 +264,7 @@ def get_labels(
 def get_disagreements(
     request: Request,
     user: Adjudicator,
-    item: Annotated[str | None, Query(max_length=200)] = None,
+    item: IdQuery = None,
     include_decided: bool = False,
 ) -> list[DisagreementOut]:
     """Items and criteria where the raters' labels differ and nobody has decided (adjudicator
@@ -310,7 +305,7 @@ def post_adjudication(request: Request, user: Adjudicator, body: AdjudicationIn)
 
 @router.get("/adjudications")
 def get_adjudications(
-    request: Request, user: Adjudicator, item: Annotated[str | None, Query(max_length=200)] = None
+    request: Request, user: Adjudicator, item: IdQuery = None
 ) -> list[AdjudicationOut]:
     """The decisions made so far, with who decided and why."""
     return [_decision_out(d) for d in adj.decisions(request.app.state.engine, item=item)]
@@ -338,7 +333,10 @@ def export_all(request: Request, user: Adjudicator, queue: QueueName | None = No
     responses={200: {"content": {"application/x-ndjson": {}}, "description": "JSON Lines"}},
 )
 def export_one(
-    request: Request, user: Adjudicator, rater: str, queue: QueueName | None = None
+    request: Request,
+    user: Adjudicator,
+    rater: Annotated[str, Path(max_length=200, pattern=ID_PATTERN)],
+    queue: QueueName | None = None,
 ) -> Response:
     """One rater's labels, or the consensus (rater `consensus`), as gold-format JSON Lines."""
     text = adj.export_jsonl(request.app.state.engine, rater, queue=queue)

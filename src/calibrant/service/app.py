@@ -7,6 +7,8 @@ import logging
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError
 
@@ -32,6 +34,17 @@ def _text(value: object) -> str:
     if text.isascii():
         return text
     return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def _clean(value: Any) -> Any:
+    """`value` (decoded JSON) with every string made valid UTF-8 by `_text`."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_text(k): _clean(v) for k, v in value.items()}
+    return value
 
 
 def create_app(
@@ -75,6 +88,13 @@ def create_app(
         if exc.field is not None:
             body["field"] = _text(exc.field)
         return JSONResponse(status_code=422, content=body)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer, but one that can carry input with lone surrogates
+        return JSONResponse(
+            status_code=422, content={"detail": _clean(jsonable_encoder(exc.errors()))}
+        )
 
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:

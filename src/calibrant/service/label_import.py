@@ -11,9 +11,17 @@ from sqlmodel import Session, col, select
 
 from ..files import labels_from_text
 from ..labels import unique_labels
-from .labeling import CONSENSUS, check_value, label_row, stored_rubric, upsert_labels
+from .labeling import (
+    CONSENSUS,
+    check_value,
+    label_row,
+    stored_rubric,
+    text_problem,
+    upsert_labels,
+)
 from .tables import ItemRow
 from .uploads import BODY, body_text
+from .users import NAME_RULE, valid_name
 
 __all__ = ["import_labels"]
 
@@ -37,10 +45,15 @@ def import_labels(engine: Engine, body: bytes, *, csv_format: bool) -> dict[str,
                 "raters' files, then adjudicate their disagreements",
                 field="rater",
             )
+        if not valid_name(x.label.rater):
+            raise x.error(f"rater {x.label.rater!r}: use {NAME_RULE}", field="rater")
         if x.label.item not in rubric_of:
             raise x.error(
                 f"item '{x.label.item}' is not uploaded (POST /api/transcripts)", field="item"
             )
+        problem = None if x.label.note is None else text_problem(x.label.note, "a note")
+        if problem:
+            raise x.error(problem, field="note")
         rubric = rubrics[rubric_of[x.label.item]]
         value = check_value(rubric, x.label.criterion, x.label.label, "", line=x.line)
         out.append(

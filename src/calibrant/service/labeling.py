@@ -23,12 +23,13 @@ from ..contracts import CANT_TELL, Rubric, Transcript
 from ..contracts.common import content_hash
 from ..errors import CalibrantError, ConfigError, InputError
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
-from .uploads import BODY
+from .uploads import BODY, MAX_TEXT, text_problem
 
 __all__ = [
     "BODY",
     "CONSENSUS",
     "MAX_TEXT",
+    "text_problem",
     "Conflict",
     "NotFound",
     "StoredLabel",
@@ -50,10 +51,10 @@ __all__ = [
 ]
 
 
-MAX_TEXT = 4000
-"""Longest note or adjudication reason, in characters."""
 CONSENSUS = "consensus"
 """The rater id of the consensus file: no account may label under it."""
+
+
 _labels: Table = LabelRow.__table__  # type: ignore[attr-defined]
 
 
@@ -326,10 +327,9 @@ def save_labels(
             raise InputError(
                 BODY, f"criterion '{criterion}' given twice", field=f"{where}criterion"
             )
-        if note is not None and len(note) > MAX_TEXT:
-            raise InputError(
-                BODY, f"a note has at most {MAX_TEXT} characters", field=f"{where}note"
-            )
+        problem = None if note is None else text_problem(note, "a note")
+        if problem:
+            raise InputError(BODY, problem, field=f"{where}note")
         checked[criterion] = (check_value(rubric, criterion, value, where), note or None)
     now = datetime.now(UTC)
     rows = [

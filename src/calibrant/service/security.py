@@ -6,9 +6,12 @@ header, the workbench in an HttpOnly, SameSite=Strict cookie set by its login fo
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import json
+import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +21,8 @@ from .users import User, Users
 
 __all__ = [
     "COOKIE",
+    "RedactTokens",
+    "log_config",
     "BodyLimit",
     "csrf_token",
     "check_csrf",
@@ -63,12 +68,16 @@ def current_user(request: Request) -> User:
     return user
 
 
-def require(role: str) -> Callable[[User], User]:
-    """A dependency: the authenticated account, if its role is `role` or above (else 403)."""
+def require(role: str) -> Callable[..., User]:
+    """A dependency: the authenticated account, if its role is `role` or above (else 403). A
+    write made with the workbench's cookie (not a bearer token) must also carry the session's
+    CSRF token in the X-CSRF-Token header (else 403), whatever the route."""
 
-    def dependency(user: User = Depends(current_user)) -> User:  # noqa: B008
+    def dependency(request: Request, user: User = Depends(current_user)) -> User:  # noqa: B008
         if not user.can(role):
             raise HTTPException(status_code=403, detail=f"this needs the {role} role")
+        if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
+            check_csrf(user, request.headers.get("x-csrf-token"))
         return user
 
     return dependency
@@ -82,7 +91,9 @@ def csrf_token(user: User) -> str:
 
 def check_csrf(user: User, submitted: str | None) -> None:
     """403 unless a form posted with the session cookie carries the session's CSRF token."""
-    if not submitted or not hmac.compare_digest(csrf_token(user), submitted):
+    # bytes: compare_digest refuses (TypeError) a str with a non-ASCII character
+    expected = csrf_token(user).encode()
+    if not submitted or not hmac.compare_digest(expected, submitted.encode("utf-8", "replace")):
         raise HTTPException(status_code=403, detail="missing or wrong CSRF token: reload the page")
 
 
@@ -91,7 +102,7 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 class BodyLimit:
     """ASGI middleware: a request body over `max_bytes` gets 413 before the app reads it (by its
-    Content-Length, or while a chunked body streams in)."""
+    Content-Length, or while a chunked body streams in); a URL with a NUL gets 400."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -100,6 +111,9 @@ class BodyLimit:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if self._nul_in_url(scope):  # no store can look it up (PostgreSQL refuses it)
+            await _reject(send, 400, "a NUL character in the URL")
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None:
@@ -120,7 +134,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise _TooLarge(self._message())
             return message
 
         async def tracking_send(message: Any) -> None:
@@ -135,12 +149,20 @@ class BodyLimit:
             if not started:
                 await _reject(send, 413, self._message())
 
+    @staticmethod
+    def _nul_in_url(scope: dict[str, Any]) -> bool:
+        return "\x00" in scope.get("path", "") or b"%00" in scope.get("query_string", b"").lower()
+
     def _message(self) -> str:
         return f"request body over the limit of {self.max_bytes} bytes (`serve --max-body-mb`)"
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """Raised while the app reads a body (chunked) past the limit: an HTTPException, so that a
+    body parser which turns other errors into 400 lets it through as 413."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(status_code=413, detail=message)
 
 
 async def _reject(send: Any, status: int, detail: str) -> None:
@@ -156,3 +178,29 @@ async def _reject(send: Any, status: int, detail: str) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+_TOKEN = re.compile(r"cal_[A-Za-z0-9_\-]+")
+
+
+class RedactTokens(logging.Filter):
+    """A log filter: a token a client put where it does not belong (a URL's query string, say)
+    is written as cal_[redacted]."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN.sub("cal_[redacted]", record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                _TOKEN.sub("cal_[redacted]", a) if isinstance(a, str) else a for a in record.args
+            )
+        return True
+
+
+def log_config(base: dict[str, Any]) -> dict[str, Any]:
+    """uvicorn's logging configuration `base` with every handler behind RedactTokens."""
+    config = copy.deepcopy(base)
+    config.setdefault("filters", {})["redact_tokens"] = {"()": RedactTokens}
+    for handler in config.get("handlers", {}).values():
+        handler.setdefault("filters", []).append("redact_tokens")
+    return config

@@ -12,9 +12,21 @@ from ..contracts import Transcript
 from ..errors import InputError
 from ..files import transcript_from_line, validation_error
 
-__all__ = ["BODY", "body_text", "parse_transcripts"]
+__all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
 
 BODY = "request body"
+MAX_TEXT = 4000
+"""Longest note or adjudication reason, in characters."""
+
+
+def text_problem(text: str, what: str) -> str | None:
+    """Why a note or a reason cannot be kept, or None: too long, or holding a NUL character
+    (PostgreSQL text cannot, and the same input must not pass on SQLite only)."""
+    if len(text) > MAX_TEXT:
+        return f"{what} has at most {MAX_TEXT} characters"
+    if "\x00" in text:
+        return f"{what} holds a NUL character"
+    return None
 
 
 def body_text(body: bytes) -> str:
@@ -38,7 +50,7 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
     if not ndjson and len(lines) > 1 and not stripped.startswith("["):
         ndjson = _each_line_is_an_object(lines)
     if ndjson:
-        return [(n, transcript_from_line(BODY, n, raw)) for n, raw in lines]
+        return _reachable([(n, transcript_from_line(BODY, n, raw)) for n, raw in lines])
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -56,7 +68,22 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
             out.append((index + 1, Transcript.model_validate(doc)))
         except ValidationError as exc:
             raise _in_document(text, exc, index if isinstance(data, list) else None) from None
-    return out
+    return _reachable(out)
+
+
+def _reachable(found: list[tuple[int, Transcript]]) -> list[tuple[int, Transcript]]:
+    """Refuse an item id the workbench could not link to: one whose path segments are empty,
+    '.' or '..' (a browser resolves those out of /label/ID before asking)."""
+    for line, t in found:
+        if any(part in ("", ".", "..") for part in t.transcript_id.split("/")):
+            raise InputError(
+                BODY,
+                f"transcript id {t.transcript_id!r} has an empty, '.' or '..' segment: "
+                "the workbench could not link to it",
+                line=line,
+                field="transcript_id",
+            )
+    return found
 
 
 def _each_line_is_an_object(lines: list[tuple[int, str]]) -> bool:

@@ -19,12 +19,19 @@ from sqlmodel import Session, col, select
 from ..errors import ConfigError
 from .tables import UserRow
 
-__all__ = ["ROLES", "User", "Users", "hash_token"]
+__all__ = ["ROLES", "NAME_RULE", "User", "Users", "hash_token", "valid_name"]
 
 ROLES = ("annotator", "adjudicator", "admin")
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 TOKEN_PREFIX = "cal_"
+NAME_RULE = "1-64 letters, digits, '_', '.', '@' or '-', starting with a letter or digit"
+
+
+def valid_name(name: str) -> bool:
+    """A rater's name fits this rule (an account's, or an imported rater's): it is also the
+    name of its file in the exported labels/ folder, so it holds no '/' and is never '..'."""
+    return _NAME.fullmatch(name) is not None
 
 
 def hash_token(token: str) -> str:
@@ -52,11 +59,8 @@ class Users:
 
     def add(self, name: str, role: str) -> str:
         """Create an account; returns its token (the only time it is ever shown)."""
-        if not _NAME.fullmatch(name):
-            raise ConfigError(
-                f"user name {name!r}: use 1-64 letters, digits, '_', '.', '@' or '-', "
-                "starting with a letter or digit"
-            )
+        if not valid_name(name):
+            raise ConfigError(f"user name {name!r}: use {NAME_RULE}")
         if name == "consensus":
             raise ConfigError("user name 'consensus' is reserved for the consensus labels")
         if role not in _RANK:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -91,9 +92,17 @@ def _user(request: Request, role: str = "annotator") -> User:
 
 
 def _same_site(request: Request) -> None:
-    """403 for a form posted from another site (browsers say so in Sec-Fetch-Site): with the
-    SameSite cookie and the CSRF token, a third guard, and the only one the login form has."""
-    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+    """403 for a form posted from another site: with the SameSite cookie and the CSRF token, a
+    third guard, and the only one the login form has. Browsers say where a form came from in
+    Sec-Fetch-Site; one too old to send it still sends Origin, checked against our host."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        if site not in ("same-origin", "none"):
+            raise HTTPException(403, "forms are accepted only from the workbench's own pages")
+        return
+    origin = request.headers.get("origin")
+    hosts = {request.headers.get("host"), request.headers.get("x-forwarded-host")}
+    if origin is not None and urlsplit(origin).netloc not in hosts - {None}:
         raise HTTPException(403, "forms are accepted only from the workbench's own pages")
 
 
@@ -254,7 +263,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
     except (InputError, lab.Conflict) as exc:
         status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
         return await run_in_threadpool(_label_page, request, user, item_id, status, why)
-    return _see_other(f"/label/{following}" if following else "/")
+    return _see_other(f"/label/{quote(following)}" if following else "/")
 
 
 # ---- adjudication ------------------------------------------------------------------------
@@ -320,7 +329,7 @@ async def adjudicate_submit(request: Request, item_id: str) -> Response:
     except (InputError, lab.Conflict) as exc:
         status, why = (422, exc.detail) if isinstance(exc, InputError) else (409, str(exc))
         return await run_in_threadpool(_adjudicate_page, request, user, item_id, status, why)
-    return _see_other(f"/adjudicate/{item_id:path}" if more else "/adjudicate")
+    return _see_other(f"/adjudicate/{quote(item_id)}" if more else "/adjudicate")
 
 
 def install(app: FastAPI) -> None:

@@ -1,0 +1,371 @@
+"""Audit of the service's blindness and roles, written from its promises (issue 11, README "The
+workbench"), against the real service on SQLite and PostgreSQL:
+
+- no page and no API route shows an annotator another expert's label (or note, or name) or a
+  judge's verdict, whatever route, query parameter or error message it tries;
+- an annotator cannot act as another rater nor reach an adjudicator or admin route;
+- adjudication shows the labels without rater identity (no name, and an order that does not
+  follow the raters), records who decided and why, and cannot be done twice;
+- an adjudicator is not offered its own dispute and cannot label what it adjudicated;
+- a note or item id written by one expert is shown escaped to another;
+- a normal session (label, disagree, adjudicate, export, load as gold) works end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from calibrant.files import load_rubric
+from calibrant.gold import load_gold
+from tests.support.browser import csrf_of, login
+from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
+from tests.support.service import Service
+
+NDJSON = {"Content-Type": "application/x-ndjson"}
+SECRET_NOTE = "A-PRIVATE-NOTE-7f3c"
+
+
+def _labels(**values: object) -> list[dict[str, object]]:
+    return [{"criterion": k, "label": v} for k, v in values.items()]
+
+
+ALL_PASS = _labels(
+    separates_done_from_pending="pass",
+    explains_next_step="pass",
+    no_claim_before_confirmed="pass",
+    reports_access_problem="not_applicable",
+    overall_clarity=3,
+)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def service(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Service]:
+    with labeling_service(request.param, tmp_path_factory.mktemp("audit-blind")) as s:
+        admin = s.client(s.user("au-admin", "admin"))
+        got = admin.post("/api/transcripts?queue=au", content=gold_jsonl(*range(70, 80)))
+        assert got.is_success, got.text
+        yield s
+
+
+def test_an_annotator_sees_no_other_label_on_any_route(service: Service) -> None:
+    first = service.client(service.user("au-first", "annotator"))
+    mine = [{**x, "note": SECRET_NOTE} for x in ALL_PASS]
+    assert first.post("/api/labels", json={"item": "gold-070", "labels": mine}).is_success
+    second_token = service.user("au-second", "annotator")
+    api = service.client(second_token)
+    browser = login(service, second_token)
+    other = {"item": "gold-071", "labels": _labels(explains_next_step="fail")}
+    assert api.post("/api/labels", json=other).is_success
+    probes = [
+        "/api/labels",
+        "/api/labels?item=gold-070",
+        "/api/labels?rater=au-second&item=gold-070",
+        "/api/labels?rater=au-second&rater=au-first",
+        "/api/labels?rater=au-first&rater=au-second",
+        "/api/labels?item=gold-070&item=gold-071",
+        "/api/labels?rater=AU-FIRST",
+        "/api/labels?rater=au-first%20",
+        "/api/labels?rater=",
+        "/api/labels?rater=consensus",
+        "/api/labels?rater=%25",
+        "/api/labels?rater=*",
+        "/api/items",
+        "/api/items/gold-070",
+        "/api/items/gold-070?rater=au-first",
+        "/api/queues",
+        "/api/disagreements",
+        "/api/disagreements?item=gold-070&include_decided=true",
+        "/api/adjudications",
+        "/api/adjudications?item=gold-070",
+        "/api/export/labels",
+        "/api/export/labels/au-first",
+        "/api/export/labels/consensus",
+        "/api/export/labels?queue=au",
+        "/api/runs",
+        "/api/judges",
+        "/api/rubrics",
+        "/api/jobs",
+        "/api/me",
+        "/openapi.json",
+    ]
+    for path in probes:
+        got = api.get(path)
+        assert got.status_code < 500, path
+        assert SECRET_NOTE not in got.text, path
+        if got.is_success or "au-first" not in path:  # a refusal may echo what was asked
+            assert "au-first" not in got.text, path
+        for row in got.json() if got.status_code == 200 and path == "/api/labels" else []:
+            assert row["rater"] == "au-second"
+    for path in ("/api/disagreements", "/api/adjudications", "/api/export/labels", "/api/runs"):
+        assert api.get(path).status_code == 403, path
+    assert api.get("/api/labels?rater=au-first").status_code == 403
+    for row in api.get("/api/labels?item=gold-070").json():
+        assert row["rater"] == "au-second"
+    # the pages: labeling, home, adjudication and reports
+    pages = ["/", "/label/gold-070", "/label/gold-071", "/adjudicate", "/adjudicate/gold-070"]
+    pages += ["/reports", "/label/gold-070?rater=au-first", "/label/gold-999"]
+    for path in pages:
+        got = browser.get(path)
+        assert got.status_code < 500, path
+        assert SECRET_NOTE not in got.text and "au-first" not in got.text, path
+    assert browser.get("/adjudicate").status_code == 403
+    assert browser.get("/reports").status_code in (401, 403)
+    page = browser.get("/label/gold-070").text
+    assert " checked" not in page  # nobody's choice is preselected for the second expert
+
+
+def test_an_annotator_cannot_write_as_another_rater_or_reach_higher_roles(
+    service: Service,
+) -> None:
+    api = service.client(service.user("au-sneaky", "annotator"))
+    body = {"item": "gold-072", "labels": ALL_PASS, "rater": "au-admin"}
+    assert api.post("/api/labels", json=body).status_code == 422  # no rater field accepted
+    forged = {"item": "gold-072", "labels": [{**ALL_PASS[0], "rater": "au-admin"}]}
+    assert api.post("/api/labels", json=forged).status_code == 422
+    line = {"item": "gold-072", "rater": "au-other", "criterion": "explains_next_step"}
+    writes = [
+        ("/api/labels/import", json.dumps({**line, "label": "pass"}), NDJSON),
+        ("/api/transcripts", gold_jsonl(80).decode(), NDJSON),
+        ("/api/adjudications", "{}", {"Content-Type": "application/json"}),
+        ("/api/rubrics", RUBRIC.read_text(), {"Content-Type": "application/yaml"}),
+        ("/api/judges?name=x", "model: m\nrubric: r\n", {"Content-Type": "application/yaml"}),
+        ("/api/jobs", '{"kind": "judge", "params": {}}', {"Content-Type": "application/json"}),
+        ("/api/jobs/1/cancel", "", {}),
+    ]
+    for path, content, headers in writes:
+        got = api.post(path, content=content, headers=headers)
+        assert got.status_code == 403, (path, got.status_code, got.text)
+    adj = service.client(service.user("au-adj-low", "adjudicator"))
+    for path, content, headers in writes[:2] + writes[3:]:
+        got = adj.post(path, content=content, headers=headers)
+        assert got.status_code == 403, (path, got.status_code, got.text)
+    admin = service.client(service.user("au-admin-2", "admin"))
+    assert admin.get("/api/items/gold-080").status_code == 404  # nothing was uploaded
+    assert admin.get("/api/labels?rater=au-other").json() == []
+
+
+def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service) -> None:
+    aaa = service.client(service.user("aaa-rater", "annotator"))
+    zzz = service.client(service.user("zzz-rater", "annotator"))
+    # the same two raters, the same order of submission, opposite labels on two items
+    for item, (a, z) in {"gold-073": ("pass", "fail"), "gold-074": ("fail", "pass")}.items():
+        for client, value in ((aaa, a), (zzz, z)):
+            body = {
+                "item": item,
+                "labels": [
+                    {"criterion": "explains_next_step", "label": value, "note": f"note {value}"}
+                ],
+            }
+            assert client.post("/api/labels", json=body).is_success
+    judge_token = service.user("au-judge", "adjudicator")
+    judge = service.client(judge_token)
+    got = judge.get("/api/disagreements").json()
+    found = {
+        d["item"]: [x["label"] for x in d["labels"]]
+        for d in got
+        if d["item"] in ("gold-073", "gold-074") and d["criterion"] == "explains_next_step"
+    }
+    assert sorted(found) == ["gold-073", "gold-074"]
+    # an order that follows the raters (by name, account or time) would put aaa's label first
+    # in both: the order must depend on the labels alone
+    assert found["gold-073"] == found["gold-074"], found
+    for d in got:
+        for x in d["labels"]:
+            assert set(x) <= {"label", "note"}, x
+    raw = judge.get("/api/disagreements").text
+    assert "aaa-rater" not in raw and "zzz-rater" not in raw
+    browser = login(service, judge_token)
+    for item in ("gold-073", "gold-074"):
+        page = browser.get(f"/adjudicate/{item}").text
+        assert "aaa-rater" not in page and "zzz-rater" not in page
+        shown = re.findall(r"note (pass|fail)", page)
+        assert shown == found["gold-073"][: len(shown)] or not shown, (item, shown)
+    listing = browser.get("/adjudicate").text
+    assert "aaa-rater" not in listing and "zzz-rater" not in listing
+
+
+def test_adjudication_records_who_and_why_once_and_is_checked(service: Service) -> None:
+    a = service.client(service.user("au-r1", "annotator"))
+    b = service.client(service.user("au-r2", "annotator"))
+    for client, value in ((a, "pass"), (b, "fail")):
+        body = {"item": "gold-075", "labels": _labels(explains_next_step=value, overall_clarity=2)}
+        assert client.post("/api/labels", json=body).is_success
+    judge = service.client(service.user("au-judge2", "adjudicator"))
+    decide = {"item": "gold-075", "criterion": "explains_next_step", "label": "fail"}
+    assert judge.post("/api/adjudications", json=decide).status_code == 422  # no reason
+    assert judge.post("/api/adjudications", json={**decide, "reason": ""}).status_code == 422
+    assert judge.post("/api/adjudications", json={**decide, "reason": "   "}).status_code == 422
+    off = {**decide, "label": "maybe", "reason": "r"}
+    assert judge.post("/api/adjudications", json=off).status_code == 422
+    agreed = {**decide, "criterion": "overall_clarity", "label": 2, "reason": "r"}
+    assert judge.post("/api/adjudications", json=agreed).status_code in (404, 409, 422)
+    unknown = {**decide, "item": "gold-999", "reason": "r"}
+    assert judge.post("/api/adjudications", json=unknown).status_code == 404
+    ok = judge.post("/api/adjudications", json={**decide, "reason": "the policy says so"})
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["decided_by"] == "au-judge2" and ok.json()["reason"] == "the policy says so"
+    # a second adjudicator cannot overwrite the decision (and erase who saw the labels); its
+    # author may revise it
+    other = service.client(service.user("au-judge3", "adjudicator"))
+    again = other.post("/api/adjudications", json={**decide, "label": "pass", "reason": "no"})
+    assert again.status_code == 409, again.text
+    revised = judge.post("/api/adjudications", json={**decide, "reason": "the policy says so"})
+    assert revised.status_code == 200, revised.text
+    recorded = judge.get("/api/adjudications?item=gold-075").json()
+    assert [(d["label"], d["decided_by"], d["reason"]) for d in recorded] == [
+        ("fail", "au-judge2", "the policy says so")
+    ]
+    # the adjudicator cannot now label the item it decided (its label would not be blind)
+    late = {"item": "gold-075", "labels": _labels(explains_next_step="pass")}
+    assert judge.post("/api/labels", json=late).status_code in (403, 409)
+    # a rater revising after the decision does not erase it
+    assert a.post("/api/labels", json={**late, "labels": _labels(explains_next_step="fail")})
+    assert len(judge.get("/api/adjudications?item=gold-075").json()) == 1
+
+
+def test_an_adjudicator_is_not_offered_its_own_dispute(service: Service) -> None:
+    judge = service.client(service.user("au-judge-labels", "adjudicator"))
+    other = service.client(service.user("au-r3", "annotator"))
+    for client, value in ((judge, "pass"), (other, "fail")):
+        body = {"item": "gold-076", "labels": _labels(no_claim_before_confirmed=value)}
+        assert client.post("/api/labels", json=body).is_success
+    mine = [d for d in judge.get("/api/disagreements").json() if d["item"] == "gold-076"]
+    assert mine == []
+    decide = {"item": "gold-076", "criterion": "no_claim_before_confirmed", "label": "pass"}
+    got = judge.post("/api/adjudications", json={**decide, "reason": "mine is right"})
+    assert got.status_code in (403, 409), got.text
+    browser = login(service, service.user("au-judge-labels-2", "adjudicator"))
+    assert "gold-076" in browser.get("/adjudicate").text  # someone else is offered it
+
+
+def test_a_note_and_an_item_id_from_one_expert_are_escaped_for_another(
+    service: Service,
+) -> None:
+    doc = json.loads((GOLD / "gold-077.json").read_text())
+    doc["transcript_id"] = 'au-<b onmouseover="x">id'
+    admin = service.client(service.user("au-admin-3", "admin"))
+    got = admin.post("/api/transcripts?queue=au-x", json=doc)
+    assert got.status_code in (200, 422), got.text
+    item = doc["transcript_id"] if got.status_code == 200 else "gold-077"
+    attack = '</textarea><script>alert(1)</script><!-- "><img src=x onerror=alert(2)>'
+    for name, value in (("au-x1", "pass"), ("au-x2", "fail")):
+        client = service.client(service.user(name, "annotator"))
+        body = {
+            "item": item,
+            "labels": [{"criterion": "explains_next_step", "label": value, "note": attack}],
+        }
+        assert client.post("/api/labels", json=body).is_success
+    browser = login(service, service.user("au-judge4", "adjudicator"))
+    for path in ("/adjudicate", f"/adjudicate/{item}"):
+        page = browser.get(path)
+        assert page.status_code == 200, (path, page.text)
+        assert "<script" not in page.text and "<img" not in page.text, path
+        assert "<b onmouseover" not in page.text and '<!-- "' not in page.text, path
+    assert "&lt;/textarea&gt;&lt;script&gt;" in browser.get(f"/adjudicate/{item}").text
+
+
+def test_a_normal_session_ends_in_a_gold_set_that_loads(service: Service, tmp_path: Path) -> None:
+    ann = [login(service, service.user(f"au-e2e{i}", "annotator")) for i in range(2)]
+    items = ["gold-078", "gold-079"]
+    for i, browser in enumerate(ann):
+        for item in items:
+            page = browser.get(f"/label/{item}")
+            assert page.status_code == 200
+            form = {
+                "csrf": csrf_of(page.text),
+                "label.separates_done_from_pending": "pass",
+                "label.explains_next_step": "pass" if i == 0 else "fail",
+                "label.no_claim_before_confirmed": "cant_tell",
+                "label.reports_access_problem": "not_applicable",
+                "label.overall_clarity": "3",
+                "note.explains_next_step": f"e2e {i}",
+            }
+            assert browser.post(f"/label/{item}", data=form).status_code == 303
+    judge = login(service, service.user("au-e2e-judge", "adjudicator"))
+    listing = judge.get("/adjudicate").text
+    assert "gold-078" in listing
+    page = judge.get("/adjudicate/gold-078").text
+    decision = {"csrf": csrf_of(page), "criterion": "explains_next_step", "label": "pass"}
+    done = judge.post("/adjudicate/gold-078", data={**decision, "reason": "steps are given"})
+    assert done.status_code == 303, done.text
+    api = service.client(service.user("au-e2e-exporter", "adjudicator"))
+    exported = api.get("/api/export/labels?queue=au")
+    assert exported.status_code == 200
+    gold = tmp_path / "gold"
+    (gold / "labels").mkdir(parents=True)
+    (gold / "transcripts").mkdir()
+    with zipfile.ZipFile(io.BytesIO(exported.content)) as z:
+        names = z.namelist()
+        assert all("/" not in n.removeprefix("labels/") and ".." not in n for n in names)
+        z.extractall(gold)
+    assert (gold / "labels" / "consensus.jsonl").exists(), names
+    consensus = [
+        json.loads(x) for x in (gold / "labels" / "consensus.jsonl").read_text().splitlines()
+    ]
+    decided = [
+        x for x in consensus if x["item"] == "gold-078" and x["criterion"] == "explains_next_step"
+    ]
+    assert len(decided) == 1 and decided[0]["label"] == "pass"
+    assert "au-e2e-judge" in json.dumps(decided[0]) and "steps are given" in json.dumps(decided[0])
+    agreed = [x for x in consensus if x["item"] == "gold-079"]
+    assert {x["criterion"] for x in agreed} >= {"separates_done_from_pending", "overall_clarity"}
+    # a "can't tell" both agreed on is no consensus label (it waits for adjudication)
+    assert all(x["label"] != "cant_tell" for x in consensus)
+    manifest = yaml.safe_load((GOLD.parent / "manifest.yaml").read_text())
+    exported_items = {
+        json.loads(line)["item"]
+        for f in (gold / "labels").iterdir()
+        for line in f.read_text().splitlines()
+    }
+    keep = {k: manifest[k] for k in exported_items}
+    (gold / "manifest.yaml").write_text(yaml.safe_dump(keep))
+    for k in keep:
+        shutil.copy(GOLD / f"{k}.json", gold / "transcripts")
+    loaded = load_gold(gold, split=None)
+    loaded.validate(load_rubric(RUBRIC))
+    consensus_of = loaded.labels_by("consensus", "explains_next_step")
+    assert consensus_of["gold-078"] == "pass" and "gold-079" not in consensus_of
+    assert loaded.labels_by("au-e2e1", "explains_next_step") == {
+        "gold-078": "fail",
+        "gold-079": "fail",
+    }
+
+
+def test_an_imported_rater_name_cannot_escape_the_exported_folder(service: Service) -> None:
+    admin = service.client(service.user("au-importer", "admin"))
+    judge = service.client(service.user("au-exporter", "adjudicator"))
+    for rater in ("../../evil", "sub/dir", "..", "a/../../b"):
+        line = {"item": "gold-077", "rater": rater, "criterion": "explains_next_step"}
+        body = json.dumps({**line, "label": "pass"}).encode()
+        got = admin.post("/api/labels/import", content=body, headers=NDJSON)
+        assert got.status_code in (200, 422), got.text
+        if got.status_code == 422:
+            assert got.json()["field"] == "rater"
+            continue
+        exported = judge.get("/api/export/labels")
+        with zipfile.ZipFile(io.BytesIO(exported.content)) as z:
+            for name in z.namelist():
+                parts = name.split("/")
+                assert parts[0] == "labels" and len(parts) == 2 and ".." not in parts, name
+
+
+def test_an_error_page_escapes_what_was_asked(service: Service) -> None:
+    browser = login(service, service.user("au-err", "annotator"))
+    for path in (
+        "/label/%3Cscript%3Ealert(1)%3C/script%3E",
+        "/label/x%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E",
+    ):
+        got = browser.get(path)
+        assert got.status_code == 404
+        assert "<script" not in got.text and "<img" not in got.text, got.text
+        assert got.headers["content-type"].startswith("text/html")
