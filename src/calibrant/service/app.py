@@ -10,7 +10,6 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError
 
 from .. import __version__
 from ..errors import CalibrantError, InputError
@@ -103,24 +102,6 @@ def create_app(
     @app.exception_handler(Conflict)
     async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
         return JSONResponse(status_code=409, content={"detail": _text(exc)})
-
-    @app.exception_handler(DataError)
-    async def _unstorable(_: Request, exc: DataError) -> JSONResponse:
-        # PostgreSQL refuses some values any JSON or URL can carry (a NUL character, an integer
-        # past 64 bits): the request was wrong, not the service
-        first = (str(exc.orig).strip().splitlines() or ["a value the store cannot hold"])[0]
-        return JSONResponse(
-            status_code=422, content={"detail": _text(f"a value the store cannot hold: {first}")}
-        )
-
-    @app.exception_handler(ValueError)
-    async def _nul(_: Request, exc: ValueError) -> JSONResponse:
-        if "NUL (0x00)" not in str(exc):  # psycopg's refusal of a NUL character; others are bugs
-            raise exc
-        return JSONResponse(
-            status_code=422,
-            content={"detail": "a value the store cannot hold: a NUL (0x00) character"},
-        )
 
     @app.exception_handler(CalibrantError)
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
