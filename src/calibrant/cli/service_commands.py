@@ -22,7 +22,12 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
     max_body_mb: Annotated[
-        float, typer.Option("--max-body-mb", min=0.001, help="Largest request body accepted, in MiB (1 MiB = 1,048,576 bytes).")
+        float,
+        typer.Option(
+            "--max-body-mb",
+            min=0.001,
+            help="Largest request body accepted, in MiB (1 MiB = 1,048,576 bytes).",
+        ),
     ] = 10.0,
     worker: Annotated[
         bool,
