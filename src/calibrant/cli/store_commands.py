@@ -61,7 +61,10 @@ def judges_list(
 def runs_list(
     kind: Annotated[
         str | None,
-        typer.Option("--kind", help="calibrate, score, compare, compare-trials or stability."),
+        typer.Option(
+            "--kind",
+            help="calibrate, judge (a service job), score, compare, compare-trials or stability.",
+        ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,

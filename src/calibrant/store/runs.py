@@ -32,7 +32,7 @@ class RunRow(SQLModel, table=True):
     __tablename__ = "calibrant_runs"
 
     id: str = Field(primary_key=True)
-    kind: str = Field(index=True)  # calibrate, score, compare, compare-trials, stability
+    kind: str = Field(index=True)  # calibrate, judge, score, compare, compare-trials, stability
     status: str  # running, finished, failed
     who: str
     started_at: datetime
