@@ -255,6 +255,7 @@ def test_cancel_a_running_job_and_a_queued_one(ctx: Ctx) -> None:
     assert asked_total < len(names)  # it stopped well before the end
 
 
+@pytest.mark.slow
 def test_a_service_killed_mid_job_finishes_it_after_a_restart_judging_nothing_twice(
     tmp_path: Path,
 ) -> None:
@@ -317,3 +318,46 @@ def _job_row(url: str, job_id: str) -> dict[str, Any]:
     finally:
         engine.dispose()
     return {"status": row[0], "run_id": row[1]}
+
+
+@pytest.mark.slow
+def test_jobs_wait_in_the_queue_until_a_calibrant_worker_takes_them(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    names = make_items(SRC, tmp_path / "items", 3)
+    with CountingEndpoint() as endpoint, fresh_schema() as url:
+        with running_service(url, tmp_path, env=ENV) as service:  # no worker inside
+            token = service.user("root", "admin")
+            with service.client(token) as admin:
+                body = judge_yaml(endpoint.url)
+                assert admin.post("/api/judges", params={"name": "c"}, content=body).is_success
+                job = admin.post(
+                    "/api/jobs",
+                    json={
+                        "kind": "judge",
+                        "params": {"judge": "c", "paths": [str(tmp_path / "items")]},
+                    },
+                ).json()
+                time.sleep(1.0)
+                assert admin.get(f"/api/jobs/{job['id']}").json()["status"] == "queued"
+                assert endpoint.counts()["requests"] == {}
+                log = (tmp_path / "worker.log").open("w")
+                worker = subprocess.Popen(
+                    [sys.executable, "-m", "calibrant", "worker"],
+                    cwd=ROOT,
+                    env={**os.environ, **ENV, "CALIBRANT_DATABASE_URL": url},
+                    stdout=subprocess.DEVNULL,
+                    stderr=log,
+                )
+                try:
+                    done = wait_job(admin, job["id"], "finished", "failed", timeout=60)
+                finally:
+                    worker.send_signal(signal.SIGTERM)
+                    code = worker.wait(timeout=30)
+                    log.close()
+        asked = endpoint.counts()["requests"]
+    assert done["status"] == "finished", (done, (tmp_path / "worker.log").read_text())
+    assert code == 0, (tmp_path / "worker.log").read_text()  # SIGTERM: a clean stop
+    assert asked == {n: 1 for n in names}

@@ -128,7 +128,8 @@ def worker(
     store are not asked again."""
     import logging
 
-    from ..scoring.queue import conninfo, run_worker
+    from ..scoring.queue import conninfo
+    from ..scoring.worker import run_worker
     from ..service.jobrun import service_tasks
     from ..store import database_url, make_engine
 

@@ -63,7 +63,8 @@ def runs_list(
         str | None,
         typer.Option(
             "--kind",
-            help="calibrate, score, batch, compare, compare-trials, stability or probe.",
+            help="calibrate, judge (a service job), score, batch, compare, compare-trials, "
+            "stability or probe.",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,

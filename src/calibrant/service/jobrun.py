@@ -232,6 +232,8 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     runs = Runs(engine)
+    cal: dict[str, Any] | None = None
+    cal_source: str | None = None
     if p.get("calibration_run"):
         found = runs.get(p["calibration_run"])
         if found is None or found["report"] is None:
@@ -240,8 +242,8 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
         check_calibration(cal, config, cal_source)
     else:
         latest = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
-        cal = None if latest is None else latest[1]
-        cal_source = None if latest is None else f"store: calibrate run {latest[0].id}"
+        if latest is not None:
+            cal, cal_source = latest[1], f"store: calibrate run {latest[0].id}"
 
     def work(run_id: str) -> dict[str, Any]:
         summary = ScoreSummary(rubric, config)

@@ -22,7 +22,8 @@ def worker_lifespan(url: str, concurrency: int) -> Any:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        from ..scoring.queue import conninfo, run_worker
+        from ..scoring.queue import conninfo
+        from ..scoring.worker import run_worker
         from .jobrun import service_tasks
 
         conninfo(url)  # one clear error on SQLite, before the service starts

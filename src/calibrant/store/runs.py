@@ -32,9 +32,8 @@ class RunRow(SQLModel, table=True):
     __tablename__ = "calibrant_runs"
 
     id: str = Field(primary_key=True)
-    kind: str = Field(
-        index=True
-    )  # calibrate, score, batch, compare, compare-trials, stability, probe
+    # calibrate, judge (a service job), score, batch, compare, compare-trials, stability, probe
+    kind: str = Field(index=True)
     status: str  # running, finished, failed
     who: str
     started_at: datetime
