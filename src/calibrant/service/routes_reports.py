@@ -14,21 +14,25 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from ..reports.html import REPORT_CSS, calibration_sections
+from ..reports.probe import probe_markdown
 from ..store.runs import Runs
 from .routes_runs import run_detail
-from .security import require
 from .users import User
+from .workbench import page_user
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/reports", include_in_schema=False)
-Kind = Literal["calibrate", "judge", "score", "compare", "compare-trials", "stability"]
+Kind = Literal[
+    "calibrate", "judge", "score", "batch", "compare", "compare-trials", "stability", "probe"
+]
 _TEMPLATES = Path(__file__).parent / "templates"
 HEADINGS = {
     None: "Runs in the store",
     "calibrate": "Calibrations",
     "compare": "Judge comparisons",
     "score": "Scoring batches",
+    "probe": "Robustness probes",
 }
 
 
@@ -58,7 +62,7 @@ def _templates() -> Jinja2Templates:
 def reports_index(
     request: Request,
     kind: Kind | None = Query(default=None),  # noqa: B008
-    user: User = Depends(require("adjudicator")),  # noqa: B008
+    user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
     runs = [r.as_json() for r in Runs(request.app.state.engine).recent(kind=kind, limit=200)]
     return _templates().TemplateResponse(
@@ -72,7 +76,7 @@ def reports_index(
 def report_page(
     run_id: str,
     request: Request,
-    user: User = Depends(require("adjudicator")),  # noqa: B008
+    user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
     run = run_detail(request, run_id)
     report = run["report"]
@@ -83,6 +87,9 @@ def report_page(
         context["parts"] = calibration_sections(report)
     elif report is not None and run["kind"] in ("compare", "score"):
         page = f"reports/{run['kind']}.html"
+    elif report is not None and run["kind"] == "probe":
+        page = "reports/probe.html"
+        context["text"] = probe_markdown(report)
     else:
         context["report_json"] = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
     return _templates().TemplateResponse(request, page, context)

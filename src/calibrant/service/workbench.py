@@ -7,6 +7,7 @@ without naming their raters. Every form carries the session's CSRF token."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -89,6 +90,16 @@ def _user(request: Request, role: str = "annotator") -> User:
     if not user.can(role):
         raise _PageError(403, f"This page needs the {role} role.", user)
     return user
+
+
+def page_user(role: str) -> Callable[[Request], User]:
+    """A dependency for pages a person reads: the signed-in account with `role` or above; not
+    signed in sends the browser to the login page, a lesser role gets the error page."""
+
+    def dependency(request: Request) -> User:
+        return _user(request, role)
+
+    return dependency
 
 
 def _same_site(request: Request) -> None:
