@@ -369,3 +369,55 @@ def test_an_error_page_escapes_what_was_asked(service: Service) -> None:
         assert got.status_code == 404
         assert "<script" not in got.text and "<img" not in got.text, got.text
         assert got.headers["content-type"].startswith("text/html")
+
+
+def test_an_adjudicator_who_saw_the_labels_of_an_item_can_no_longer_label_it(
+    service: Service,
+) -> None:
+    """Blindness is about what an expert saw before labeling: once an adjudicator has been shown
+    other experts' labels of an item (disagreements, label list, export, the adjudication page),
+    a new or revised label of that item from it is refused; items it has not seen stay open."""
+    admin = service.client(service.user("bl-admin", "admin"))
+    assert admin.post("/api/transcripts?queue=bl", content=gold_jsonl(80, 81, 82)).is_success
+    a = service.client(service.user("bl-a", "annotator"))
+    b = service.client(service.user("bl-b", "annotator"))
+    for client, value in ((a, "pass"), (b, "fail")):
+        for item in ("gold-080", "gold-081"):
+            body = {"item": item, "labels": _labels(explains_next_step=value)}
+            assert client.post("/api/labels", json=body).is_success
+    mine = {"item": "gold-082", "labels": _labels(explains_next_step="pass")}
+
+    # the disagreements route shows the labels of gold-080 and gold-081 (without names)
+    lena = service.client(service.user("bl-lena", "adjudicator"))
+    assert lena.post("/api/labels", json=mine).is_success  # before looking: fine
+    shown = {d["item"] for d in lena.get("/api/disagreements").json()}
+    assert {"gold-080", "gold-081"} <= shown
+    refused = lena.post(
+        "/api/labels", json={"item": "gold-080", "labels": _labels(explains_next_step="pass")}
+    )
+    assert refused.status_code == 409 and "would not be blind" in refused.json()["detail"]
+    assert lena.post("/api/labels", json=mine).is_success  # an item it was not shown
+
+    # a label list of one item counts for that item only
+    omar = service.client(service.user("bl-omar", "adjudicator"))
+    assert omar.get("/api/labels", params={"item": "gold-081"}).is_success
+    again = {"item": "gold-081", "labels": _labels(explains_next_step="fail")}
+    assert omar.post("/api/labels", json=again).status_code == 409
+    assert omar.post("/api/labels", json=mine).is_success
+
+    # its own labels alone are not other experts' labels: an annotator reading its own is free
+    assert a.get("/api/labels").is_success
+    revise = {"item": "gold-080", "labels": _labels(explains_next_step="fail")}
+    assert a.post("/api/labels", json=revise).is_success
+
+    # the export shows everyone's labels
+    ines = service.client(service.user("bl-ines", "adjudicator"))
+    assert ines.get("/api/export/labels").is_success
+    late = {"item": "gold-080", "labels": _labels(explains_next_step="pass")}
+    assert ines.post("/api/labels", json=late).status_code == 409
+
+    # the adjudication page of an item, in the browser
+    browser = login(service, service.user("bl-page", "adjudicator"))
+    assert "gold-081" in browser.get("/adjudicate/gold-081").text
+    api = service.client(service.user("bl-page-api", "adjudicator"))
+    assert api.post("/api/labels", json=mine).is_success  # another account: unaffected

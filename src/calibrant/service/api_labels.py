@@ -7,6 +7,7 @@ adjudicator role."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any
@@ -24,6 +25,7 @@ from . import labeling as lab
 from .security import require
 from .uploads import parse_transcripts
 from .users import User
+from .views import record_views
 
 __all__ = ["router", "install", "api_user"]
 
@@ -257,6 +259,9 @@ def get_labels(
             raise HTTPException(403, "an annotator reads only its own labels")
         rater = user.name
     found = lab.labels_of(request.app.state.engine, rater=rater, item=item)
+    record_views(
+        request.app.state.engine, user.name, (x.item for x in found if x.rater != user.name)
+    )
     return [_label_out(x) for x in found]
 
 
@@ -275,6 +280,7 @@ def get_disagreements(
         include_decided=include_decided,
         for_adjudicator=user.name,
     )
+    record_views(request.app.state.engine, user.name, (d.item for d in found))
     return [
         DisagreementOut(
             item=d.item,
@@ -308,7 +314,9 @@ def get_adjudications(
     request: Request, user: Adjudicator, item: IdQuery = None
 ) -> list[AdjudicationOut]:
     """The decisions made so far, with who decided and why."""
-    return [_decision_out(d) for d in adj.decisions(request.app.state.engine, item=item)]
+    found = adj.decisions(request.app.state.engine, item=item)
+    record_views(request.app.state.engine, user.name, (d.item for d in found))
+    return [_decision_out(d) for d in found]
 
 
 @router.get(
@@ -319,7 +327,12 @@ def get_adjudications(
 def export_all(request: Request, user: Adjudicator, queue: QueueName | None = None) -> Response:
     """The gold `labels/` folder as a zip: `<rater>.jsonl` per rater and `consensus.jsonl`
     (adjudicated labels, and those two or more raters agree on)."""
-    data = adj.export_zip(request.app.state.engine, queue=queue)
+    engine = request.app.state.engine
+    data = adj.export_zip(engine, queue=queue)
+    shown = {x.item for x in lab.labels_of(engine) if x.rater != user.name}
+    if queue is not None:
+        shown &= {i.id for i in lab.list_items(engine, queue=queue)}
+    record_views(engine, user.name, shown)
     return Response(
         data,
         media_type="application/zip",
@@ -339,7 +352,10 @@ def export_one(
     queue: QueueName | None = None,
 ) -> Response:
     """One rater's labels, or the consensus (rater `consensus`), as gold-format JSON Lines."""
-    text = adj.export_jsonl(request.app.state.engine, rater, queue=queue)
+    engine = request.app.state.engine
+    text = adj.export_jsonl(engine, rater, queue=queue)
+    if rater != user.name:
+        record_views(engine, user.name, (json.loads(line)["item"] for line in text.splitlines()))
     return Response(text, media_type="application/x-ndjson")
 
 

@@ -24,6 +24,7 @@ from ..contracts.common import content_hash
 from ..errors import CalibrantError, ConfigError, InputError
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY, MAX_TEXT, text_problem
+from .views import seen_at
 
 __all__ = [
     "BODY",
@@ -315,6 +316,12 @@ def save_labels(
             )
         ).first()
     _, rubric = stored_rubric(engine, rubric_hash)
+    seen = seen_at(engine, rater, item_id)
+    if seen is not None and decided is None:
+        raise Conflict(
+            f"you saw other experts' labels of item '{item_id}' on {seen:%Y-%m-%d %H:%M} UTC: "
+            "a label from you would not be blind"
+        )
     if decided is not None:
         raise Conflict(
             f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "

@@ -14,6 +14,7 @@ __all__ = [
     "UserRow",
     "ItemRow",
     "LabelRow",
+    "LabelViewRow",
     "AdjudicationRow",
     "RubricRow",
     "JudgeRow",
@@ -62,6 +63,17 @@ class LabelRow(SQLModel, table=True):
     label: str  # JSON: a level (string or integer), "not_applicable" or "cant_tell"
     note: str | None = None
     created_at: datetime
+
+
+class LabelViewRow(SQLModel, table=True):
+    """An expert saw other experts' labels of an item (by any page or route that shows them):
+    from then on its own label of that item would not be blind, and is refused."""
+
+    __tablename__ = "calibrant_label_views"
+
+    item: str = Field(primary_key=True)
+    viewer: str = Field(primary_key=True)
+    first_seen_at: datetime
 
 
 class AdjudicationRow(SQLModel, table=True):
@@ -124,6 +136,7 @@ SERVICE_TABLES = [
     UserRow.__table__,  # type: ignore[attr-defined]
     ItemRow.__table__,  # type: ignore[attr-defined]
     LabelRow.__table__,  # type: ignore[attr-defined]
+    LabelViewRow.__table__,  # type: ignore[attr-defined]
     AdjudicationRow.__table__,  # type: ignore[attr-defined]
     RubricRow.__table__,  # type: ignore[attr-defined]
     JudgeRow.__table__,  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from . import adjudication as adj
 from . import labeling as lab
 from .security import COOKIE, check_csrf, csrf_token, optional_user
 from .users import User
+from .views import record_views
 
 __all__ = ["install"]
 
@@ -284,6 +285,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
 def adjudicate_list(request: Request) -> HTMLResponse:
     user = _user(request, "adjudicator")
     rows = adj.disagreements(request.app.state.engine, for_adjudicator=user.name)
+    record_views(request.app.state.engine, user.name, (d.item for d in rows))
     return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=rows)
 
 
@@ -297,6 +299,7 @@ def _adjudicate_page(
         c = rubric.criterion(d.criterion)
         choices = [x for x in _choices(c) if x[0] != CANT_TELL]
         disputes.append((d, c, choices))
+    record_views(engine, user.name, [item_id] if disputes else [])
     return _page(
         request,
         "adjudicate_item.html",

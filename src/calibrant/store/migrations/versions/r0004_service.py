@@ -50,6 +50,12 @@ def upgrade() -> None:
     op.create_index("ix_calibrant_labels_item", "calibrant_labels", ["item"])
     op.create_index("ix_calibrant_labels_rater", "calibrant_labels", ["rater"])
     op.create_table(
+        "calibrant_label_views",
+        sa.Column("item", sa.String(), primary_key=True),
+        sa.Column("viewer", sa.String(), primary_key=True),
+        sa.Column("first_seen_at", sa.DateTime(), nullable=False),
+    )
+    op.create_table(
         "calibrant_adjudications",
         sa.Column("item", sa.String(), primary_key=True),
         sa.Column("criterion", sa.String(), primary_key=True),
@@ -101,6 +107,7 @@ def downgrade() -> None:
         "calibrant_judges",
         "calibrant_rubrics",
         "calibrant_adjudications",
+        "calibrant_label_views",
         "calibrant_labels",
         "calibrant_items",
         "calibrant_users",
