@@ -155,6 +155,7 @@ def score(
     from ..scoring.units import chunks, iter_units, know_units, parse_unit
     from ..store import Store, make_engine
     from ..store.runs import Runs
+    from .malloc import trim_heap
     from .progress import track
     from .queue_commands import enqueue, wait
 
@@ -286,6 +287,7 @@ def score(
                 writer.writerow(_csv_row(row, criteria))
         runs.add_scores(run_id, rows, start=scored)
         scored += len(rows)
+        trim_heap()  # what this round freed is not kept resident: memory flat in N
 
     try:
         with track("transcripts scored", total=total) as progress:
