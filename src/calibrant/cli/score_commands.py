@@ -203,7 +203,7 @@ def score(
     # (file, or JSON Lines line) whose bytes the store has read before is known valid: no parse.
     total = 0
     for part in chunks(iter_units(files), 500):
-        know_units(part, store)
+        know_units(part, store, keep=False)
         total += len(part)
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
