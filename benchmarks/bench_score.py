@@ -12,9 +12,10 @@ process (fixed latency), and every `score` pass is the real command in a subproc
 - throughput: C=32, L=1 s, ``--items`` fresh transcripts scored, and in the same run a bare
   litellm loop (``asyncio.gather`` with a semaphore of 32 around ``litellm.acompletion``) sending
   the same number of requests to the same endpoint; both as a ratio of the ideal C/L.
-- writes: judgments stored per second through ``Store.claim`` + ``Store.finish`` (the path
-  `score` takes per answer) and through ``Store.put_many`` (batches of 500), on SQLite and on a
-  fresh PostgreSQL database (dropped afterwards).
+- writes: judgments stored per second through ``Store.claim`` + ``Store.finish`` (one item at a
+  time), ``Store.claim_many`` + ``Store.finish_many`` (groups of 32: the group commit `score`
+  uses) and ``Store.put_many`` (batches of 500), on SQLite and on a fresh PostgreSQL database
+  (dropped afterwards).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from bench_judge import Endpoint  # noqa: E402
 GOLD = ROOT / "gold" / "transcripts"
 OUT = HERE / "results" / "score.md"
 MODEL = "openai/bench"
+GROUP = 32  # answers per group commit in the writes part (a burst at --concurrency 32)
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
@@ -235,13 +237,21 @@ async def bare_loop(url: str, n: int, conc: int) -> float:
     return time.perf_counter() - t0
 
 
-def bare_process(url: str, n: int, conc: int) -> tuple[float, float | None]:
-    """The bare loop in its own process under /usr/bin/time -v: (loop seconds, peak RSS MB)."""
+def bare_process(url: str, n: int, conc: int) -> tuple[float, float | None, float]:
+    """The bare loop in its own process under /usr/bin/time -v: (loop seconds, peak RSS MB,
+    CPU seconds of the whole process)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "--bare", url, str(n), str(conc)]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    return float(proc.stdout.strip().splitlines()[-1]), int(m.group(1)) / 1024 if m else None
+    return (
+        float(proc.stdout.strip().splitlines()[-1]),
+        int(m.group(1)) / 1024 if m else None,
+        cpu,
+    )
 
 
 def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
@@ -259,7 +269,7 @@ def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
             r["requests"], r["calling"] = st["requests"], st["last_at"] - st["first_at"]
             r["max_in_flight"] = st["max_in_flight"]
             ep.reset()
-            bare, bare_rss = bare_process(ep.url, items, conc)
+            bare, bare_rss, r["bare_cpu"] = bare_process(ep.url, items, conc)
             st = ep.stats()
             r["bare_calling"] = st["last_at"] - st["first_at"]
             rows.append((r, bare, bare_rss))
@@ -279,10 +289,11 @@ def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
         "RSS of each whole process from `/usr/bin/time -v` (the bare loop's is what litellm "
         "alone costs). Ratio = (items / seconds) / (C/L).",
         "",
-        "| run | items | score wall s | score ratio (wall) | score calling s | score ratio "
-        "(calling) | max in flight | bare calling s | bare ratio (calling) | score / bare "
-        "(calling) | score peak RSS MB | bare peak RSS MB |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| run | items | load avg before | score wall s | score ratio (wall) | score calling s | "
+        "score ratio (calling) | max in flight | bare calling s | bare ratio (calling) | score / "
+        "bare (calling) | score CPU s | bare CPU s | score peak RSS MB | bare peak RSS MB |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+        "---: | ---: | ---: |",
     ]
     wall_r, call_r, bare_r, rel = [], [], [], []
     for k, (r, _bare, bare_rss) in enumerate(rows, start=1):
@@ -291,9 +302,10 @@ def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
         bare_r.append(items / r["bare_calling"] / ideal)
         rel.append(call_r[-1] / bare_r[-1])
         lines.append(
-            f"| {k} | {items} | {r['wall']:.1f} | {wall_r[-1]:.2f} | {r['calling']:.1f} | "
-            f"{call_r[-1]:.2f} | {r['max_in_flight']} | {r['bare_calling']:.1f} | "
-            f"{bare_r[-1]:.2f} | {rel[-1]:.2f} | {r['rss_mb']:.0f} | {bare_rss:.0f} |"
+            f"| {k} | {items} | {r['load']:.1f} | {r['wall']:.1f} | {wall_r[-1]:.2f} | "
+            f"{r['calling']:.1f} | {call_r[-1]:.2f} | {r['max_in_flight']} | "
+            f"{r['bare_calling']:.1f} | {bare_r[-1]:.2f} | {rel[-1]:.2f} | {r['cpu']:.1f} | "
+            f"{r['bare_cpu']:.1f} | {r['rss_mb']:.0f} | {bare_rss:.0f} |"
         )
     n = len(rows)
     lines += [
@@ -302,8 +314,8 @@ def part_throughput(tmp: Path, items: int, repeats: int) -> list[str]:
         f"n={n}, range {min(call_r):.2f}-{max(call_r):.2f}); score, whole command: mean "
         f"{statistics.mean(wall_r):.2f} (range {min(wall_r):.2f}-{max(wall_r):.2f}, n={n}); "
         f"bare loop: mean {statistics.mean(bare_r):.2f} (range {min(bare_r):.2f}-"
-        f"{max(bare_r):.2f}, n={n}); score / bare: mean {statistics.mean(rel):.2f} (range "
-        f"{min(rel):.2f}-{max(rel):.2f}). Goal on the calling phase: "
+        f"{max(bare_r):.2f}, n={n}); score / bare: mean {statistics.mean(rel):.2f} (95% CI "
+        f"{ci95(rel)}, range {min(rel):.2f}-{max(rel):.2f}). Goal on the calling phase: "
         + ("**met**" if min(call_r) >= 0.9 else "**not met**")
         + " on the worst run; on the whole command's wall time: "
         + ("**met**" if min(wall_r) >= 0.9 else "**not met**")
@@ -361,19 +373,28 @@ def _write_rates(url: str, n: int) -> dict[str, float]:
     js = _judgments(n)
     store = Store(make_engine(url))
     owner = new_owner()
+    third = n // 3
     t0 = time.perf_counter()
-    for j in js[: n // 2]:
+    for j in js[:third]:
         store.claim(j.transcript_hash, j.judge_hash, j.sample_index, owner, 120.0)
         store.finish(j, owner)
-    one = (n // 2) / (time.perf_counter() - t0)
-    rest = js[n // 2 :]
+    one = third / (time.perf_counter() - t0)
+    grouped = js[third : 2 * third]
+    t0 = time.perf_counter()
+    for start in range(0, len(grouped), GROUP):
+        group = grouped[start : start + GROUP]
+        keys = [(j.transcript_hash, j.sample_index) for j in group]
+        store.claim_many(group[0].judge_hash, keys, owner, 120.0)
+        store.finish_many(group, owner)
+    groups = len(grouped) / (time.perf_counter() - t0)
+    rest = js[2 * third :]
     t0 = time.perf_counter()
     for start in range(0, len(rest), 500):
         store.put_many(rest[start : start + 500])
     many = len(rest) / (time.perf_counter() - t0)
     assert store.count() == n, store.count()
     store.engine.dispose()
-    return {"one": one, "many": many}
+    return {"one": one, "groups": groups, "many": many}
 
 
 def part_writes(tmp: Path, n: int, repeats: int) -> list[str]:
@@ -398,21 +419,23 @@ def part_writes(tmp: Path, n: int, repeats: int) -> list[str]:
         "## Verdict write rate (judgments stored per second)",
         "",
         f"Each run: {n} judgments into a fresh store (SQLite file; PostgreSQL: a fresh database "
-        f"on 127.0.0.1, dropped afterwards), one process. Half through `claim` + `finish` (two "
-        "transactions per answer, the path `score` takes: each answer durable before its slot "
-        "is reused), half through `put_many` in batches of 500 (one transaction per batch).",
+        f"on 127.0.0.1, dropped afterwards), one process. A third through `claim` + `finish` "
+        "(two transactions per answer: what `score` did before group commit); a third through "
+        f"`claim_many` + `finish_many` in groups of {GROUP} (two transactions per group: what "
+        "`score` does now when a burst of answers arrives; each answer is still durable before "
+        "its slot is reused); a third through `put_many` in batches of 500 (one transaction "
+        "per batch).",
         "",
-        "| store | runs | claim + finish, per s (mean, 95% CI) | put_many x500, per s (mean, "
-        "95% CI) |",
-        "| --- | ---: | ---: | ---: |",
+        "| store | runs | claim + finish, per s (mean, 95% CI) | claim_many + finish_many "
+        f"x{GROUP}, per s (mean, 95% CI) | put_many x500, per s (mean, 95% CI) |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for backend, rs in results.items():
-        one = [r["one"] for r in rs]
-        many = [r["many"] for r in rs]
-        lines.append(
-            f"| {backend} | {len(rs)} | {statistics.mean(one):.0f} ({ci95(one, '{:.0f}')}) | "
-            f"{statistics.mean(many):.0f} ({ci95(many, '{:.0f}')}) |"
-        )
+        cells = []
+        for key in ("one", "groups", "many"):
+            xs = [r[key] for r in rs]
+            cells.append(f"{statistics.mean(xs):.0f} ({ci95(xs, '{:.0f}')})")
+        lines.append(f"| {backend} | {len(rs)} | " + " | ".join(cells) + " |")
     lines.append("")
     return lines
 

@@ -216,3 +216,23 @@ def test_truncation_is_a_judge_setting_in_its_hash() -> None:
     a = JudgeConfig(model="m", prompt_template_version="v", rubric_hash="h")
     b = a.model_copy(update={"untrusted_max_chars": 500})
     assert a.untrusted_max_chars == 2000 and a.hash != b.hash
+
+
+def test_folding_ascii_text_quickly_gives_what_the_full_fold_gives() -> None:
+    """fold() takes a shortcut for ASCII text; the shortcut must drop and keep exactly what the
+    full path (NFKC, every invisible character dropped, line breaks made plain) does."""
+    import random
+
+    from calibrant.judge import prompt
+
+    def full(text: str) -> str:
+        text = prompt._LINE_BREAKS.sub("\n", text)
+        text = unicodedata.normalize("NFKC", "".join(c for c in text if prompt._visible(c)))
+        return "".join(c for c in prompt._LINE_BREAKS.sub("\n", text) if prompt._visible(c))
+
+    rng = random.Random(7)
+    texts = [chr(c) for c in range(128)] + ["a\r\nb\rc\x0bd\x0ce\x1cf\x00g\x7fh\t i"]
+    texts += ["".join(chr(rng.randrange(128)) for _ in range(40)) for _ in range(2000)]
+    for text in texts:
+        assert prompt.fold(text) == full(text), repr(text)
+    assert prompt.fold("a\r\nb\x00\x7fc\td") == "a\nbc\td"

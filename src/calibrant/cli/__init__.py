@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (they register the commands)
     store_commands,
 )
 from .app import app
+from .malloc import limit_malloc_arenas
 
 __all__ = ["app", "main"]
 
@@ -49,6 +50,7 @@ def _usage_line(exc: BaseException) -> str:
 def main() -> None:
     """Console entry point: user and usage errors in one line on stderr, exit 2; bugs shown as
     bugs (traceback, exit 70)."""
+    limit_malloc_arenas()  # before any worker thread: memory flat over long runs
     click_exception, no_args_is_help = _click_exceptions()
     try:
         code = app(standalone_mode=False, prog_name="calibrant")

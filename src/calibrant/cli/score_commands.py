@@ -166,6 +166,7 @@ def score(
     from ..scoring.units import chunks, iter_units, know_units, parse_unit
     from ..store import Store, make_engine
     from ..store.runs import Runs
+    from .malloc import trim_heap
     from .progress import track
     from .queue_commands import enqueue, wait
 
@@ -219,7 +220,7 @@ def score(
     # (file, or JSON Lines line) whose bytes the store has read before is known valid: no parse.
     total = 0
     for part in chunks(iter_units(files), 500):
-        know_units(part, store)
+        know_units(part, store, keep=False)
         total += len(part)
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
@@ -328,6 +329,7 @@ def score(
                 writer.writerow(_csv_row(row, criteria))
         runs.add_scores(run_id, rows, start=scored)
         scored += len(rows)
+        trim_heap()  # what this round freed is not kept resident: memory flat in N
 
     try:
         with track("transcripts scored", total=total) as progress:

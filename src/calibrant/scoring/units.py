@@ -87,9 +87,10 @@ def chunks(it: Iterator[Unit], size: int) -> Iterator[list[Unit]]:
         yield chunk
 
 
-def know_units(units: list[Unit], store: Store) -> list[Known]:
+def know_units(units: list[Unit], store: Store, *, keep: bool = True) -> list[Known]:
     """What each unit is: from the store when its bytes were read before, else parsed,
-    validated and checked here (and remembered)."""
+    validated and checked here (and remembered). `keep=False` drops each parsed transcript at
+    once (a validation pass: the heap never holds a chunk of parsed transcripts)."""
     reader = reader_fingerprint()
     found = store.sources(reader, [u.digest for u in units])
     out: list[Known] = []
@@ -103,7 +104,7 @@ def know_units(units: list[Unit], store: Store) -> list[Known]:
         t = parse_unit(u)
         summary = safety_summary(check_transcript(t, source=u.source))
         th = content_hash(t)
-        out.append(Known(th, t.transcript_id, summary, t))
+        out.append(Known(th, t.transcript_id, summary, t if keep else None))
         text = json.dumps(summary, sort_keys=True)
         new[u.digest] = (u.digest, th, t.transcript_id, text)
         found[u.digest] = (th, t.transcript_id, text)
