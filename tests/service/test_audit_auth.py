@@ -24,30 +24,26 @@ from sqlalchemy import text
 
 from calibrant.store import make_engine
 from tests.support.browser import csrf_of, login
-from tests.support.labeling import BACKENDS, RUBRIC, gold_jsonl, labeling_service
+from tests.support.labeling import (
+    ALL_CRITERIA,
+    BACKENDS,
+    NDJSON,
+    RUBRIC,
+    SMALL_LIMIT,
+    gold_jsonl,
+    small_limit_service,
+)
 from tests.support.service import ROOT, Service
 
-LIMIT = int(0.05 * 1024 * 1024)  # --max-body-mb 0.05
-NDJSON = {"Content-Type": "application/x-ndjson"}
-CRITERIA = {
-    "separates_done_from_pending": "pass",
-    "explains_next_step": "pass",
-    "no_claim_before_confirmed": "pass",
-    "reports_access_problem": "not_applicable",
-    "overall_clarity": 3,
-}
+LIMIT = SMALL_LIMIT
+CRITERIA = ALL_CRITERIA
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
-    work = tmp_path_factory.mktemp("audit-auth")
-    with labeling_service(request.param, work, "--max-body-mb", "0.05") as s:
-        admin = s.client(s.user("in-admin", "admin"))
-        for n in range(81, 86):  # one by one: the body limit is small
-            got = admin.post("/api/transcripts?queue=in", content=gold_jsonl(n))
-            assert got.is_success, got.text
+    with small_limit_service(request.param, tmp_path_factory.mktemp("audit-auth")) as s:
         yield s
 
 

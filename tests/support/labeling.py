@@ -70,3 +70,26 @@ def labeling_service(backend: str, work: Path, *args: str) -> Iterator[Service]:
         put_rubric(url)
         with running_service(url, work, *args) as s:
             yield s
+
+
+# The audit's service: a small body limit (--max-body-mb 0.05), five gold items in queue "in"
+SMALL_LIMIT = int(0.05 * 1024 * 1024)
+NDJSON = {"Content-Type": "application/x-ndjson"}
+ALL_CRITERIA = {
+    "separates_done_from_pending": "pass",
+    "explains_next_step": "pass",
+    "no_claim_before_confirmed": "pass",
+    "reports_access_problem": "not_applicable",
+    "overall_clarity": 3,
+}
+
+
+@contextmanager
+def small_limit_service(backend: str, work: Path) -> Iterator[Service]:
+    """The service with a 0.05 MiB body limit and gold items 81-85 uploaded (queue "in")."""
+    with labeling_service(backend, work, "--max-body-mb", "0.05") as s:
+        admin = s.client(s.user("in-admin", "admin"))
+        for n in range(81, 86):  # one by one: the body limit is small
+            got = admin.post("/api/transcripts?queue=in", content=gold_jsonl(n))
+            assert got.is_success, got.text
+        yield s
