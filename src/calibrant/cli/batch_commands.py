@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from ..errors import CalibrantError
 from .app import ApiBaseOpt, JudgeOpt, ModelOpt, RubricOpt, batch_app
 
 PollOpt = Annotated[
@@ -130,7 +131,6 @@ def batch_submit(
     from ..judge.batch_submit import provider_of
     from ..store import Store, make_engine
     from ..store.runs import Runs
-    from .score_commands import _batch_judge, _validated
 
     config, rub = _batch_judge(model, api_base, rubric, judge_name)
     provider_of(config)  # refused before reading anything
@@ -151,3 +151,120 @@ def batch_submit(
     )
     if as_json:
         typer.echo(json.dumps({"batches": [r.as_json() for r in results]}, indent=2))
+
+
+def _batch_judge(
+    model: str | None, api_base: str | None, rubric: Path | None, judge_name: str | None
+) -> tuple[Any, Any]:
+    from ..judge.config import JudgeOptions, resolve_judge
+
+    config, rub, _, _ = resolve_judge(
+        JudgeOptions(model=model, api_base=api_base, rubric=rubric, judge=judge_name)
+    )
+    return config, rub
+
+
+def _validated(paths: list[Path]) -> tuple[Any, int]:
+    from ..scoring.inputs import find_inputs, iter_transcripts
+
+    files = find_inputs([str(p) for p in paths])
+    total = sum(1 for _ in iter_transcripts(files))  # every transcript valid before writing
+    if total == 0:
+        raise CalibrantError("no transcript found in the given paths")
+    return files, total
+
+
+@batch_app.command("export")
+def batch_export(
+    paths: Annotated[list[Path], typer.Argument(help="Transcripts, as for `calibrant score`.")],
+    out: Annotated[Path, typer.Option("--out", help="Write the batch requests (JSONL) here.")],
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
+) -> None:
+    """Write the judge requests the store has no answer for as OpenAI batch JSON Lines (for a
+    provider's batch API or `vllm run-batch`); ingest the results with `batch ingest`."""
+    from ..judge.openai_batch import export_requests
+    from ..paths import StreamedOutputs, check_output_path
+    from ..scoring.inputs import iter_transcripts
+    from ..store import Store, make_engine
+
+    check_output_path(out, option="--out")
+    config, rub = _batch_judge(model, api_base, rubric, judge_name)
+    files, total = _validated(paths)
+    outputs = StreamedOutputs([out])
+    n = 0
+    try:
+        fh = outputs.handle(out)
+        for line in export_requests(
+            iter_transcripts(files),
+            rubric=rub,
+            config=config,
+            store=Store(make_engine()),
+            samples=samples,
+        ):
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            n += 1
+    except BaseException:
+        outputs.discard()
+        raise
+    outputs.commit()
+    Console(stderr=True).print(
+        f"wrote {out}: {n} request(s) for {total} transcript(s) x {samples} sample(s); "
+        f"{total * samples - n} already answered in the store",
+        highlight=False,
+    )
+
+
+@batch_app.command("ingest")
+def batch_ingest(
+    results: Annotated[Path, typer.Argument(help="The batch output file (JSONL).")],
+    paths: Annotated[list[Path], typer.Argument(help="The transcripts the batch was made from.")],
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    rubric: RubricOpt = None,
+    judge_name: JudgeOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
+) -> None:
+    """Store the answers of a batch output file (idempotent: answers already stored are left
+    alone). Every line is checked before anything is stored."""
+    from ..errors import InputError
+    from ..judge.openai_batch import ingest_results
+    from ..scoring.inputs import iter_transcripts
+    from ..store import Store, make_engine
+
+    config, rub = _batch_judge(model, api_base, rubric, judge_name)
+    files, _ = _validated(paths)
+    parsed: list[tuple[int, dict[str, Any]]] = []
+    try:
+        with results.open("rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    row = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    raise InputError(results, f"not JSON: {exc}", line=n) from None
+                if not isinstance(row, dict):
+                    raise InputError(results, "each line is one JSON object", line=n)
+                parsed.append((n, row))
+    except FileNotFoundError:
+        raise InputError(results, "no such file") from None
+    counts = ingest_results(
+        parsed,
+        lambda: iter_transcripts(files),
+        rubric=rub,
+        config=config,
+        store=Store(make_engine()),
+        source=str(results),
+    )
+    if as_json:
+        typer.echo(json.dumps(counts.as_json(), sort_keys=True))
+    else:
+        Console().print(
+            f"stored {counts.stored} answer(s); {counts.already_stored} already stored; "
+            f"{counts.failed} error result(s) kept as provider_error (a later run retries them)",
+            highlight=False,
+        )
