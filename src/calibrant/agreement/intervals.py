@@ -1,12 +1,13 @@
-"""Small interval helpers for report figures: every figure carries n and a 95% interval."""
+"""Small interval helpers for report figures: every figure carries n and a 95% interval.
+
+numpy is imported inside the bootstrap helpers: `proportion` alone (all `score` needs while it
+runs) stays light."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 __all__ = ["Figure", "proportion", "mean", "percentile", "ratio_of_sums"]
 
@@ -55,6 +56,8 @@ def mean(values: Sequence[float], *, seed: int = 0, resamples: int = 2000) -> Fi
     n = len(values)
     if n == 0:
         return Figure(None, 0, None, "bootstrap", "no values")
+    import numpy as np
+
     arr = np.asarray(values, dtype=float)
     if n == 1:
         return Figure(float(arr[0]), 1, None, "bootstrap", None)
@@ -71,6 +74,8 @@ def percentile(
     n = len(values)
     if n == 0:
         return Figure(None, 0, None, "bootstrap", "no values")
+    import numpy as np
+
     arr = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     qs = np.percentile(arr[rng.integers(0, n, size=(resamples, n))], q, axis=1)
@@ -89,6 +94,8 @@ def ratio_of_sums(
     """sum(num) / sum(den) (e.g. cost per accepted outcome) with a percentile bootstrap
     interval over the units (trials); resamples whose denominator is 0 are left out."""
     n = len(numerators)
+    import numpy as np
+
     num, den = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
     if n == 0 or den.sum() == 0:
         return Figure(None, n, None, "ratio of sums", "the denominator is 0")

@@ -162,7 +162,7 @@ def score(
     from ..paths import StreamedOutputs, check_output_path
     from ..scoring.inputs import find_inputs
     from ..scoring.summary import ScoreSummary, check_calibration
-    from ..scoring.units import chunks, iter_units, know_units, parse_unit
+    from ..scoring.units import chunks, iter_units, know_units, parse_unit, validate_units
     from ..store import Store, make_engine
     from ..store.runs import Runs
     from .malloc import trim_heap
@@ -217,10 +217,7 @@ def score(
     err = Console(stderr=True)
     # First pass: every transcript valid before the first model call, a chunk at a time. A unit
     # (file, or JSON Lines line) whose bytes the store has read before is known valid: no parse.
-    total = 0
-    for part in chunks(iter_units(files), 500):
-        know_units(part, store, keep=False)
-        total += len(part)
+    total = validate_units(files, store)
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)

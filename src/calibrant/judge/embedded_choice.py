@@ -23,9 +23,10 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # imported with the model (llama_cpp needs it anyway), not with litellm
+    import numpy as np
 
 __all__ = ["Choice", "choice_plan", "choose"]
 
@@ -102,6 +103,7 @@ def choice_plan(schema_json: str) -> tuple[str | Choice, ...] | None:
 
 def _logits(llama: Any) -> np.ndarray:
     import llama_cpp
+    import numpy as np
 
     return np.ctypeslib.as_array(
         llama_cpp.llama_get_logits_ith(llama._ctx.ctx, -1), shape=(llama.n_vocab(),)
@@ -115,6 +117,8 @@ def _pick(
     branch, compare the model's log-probabilities of the branching tokens (renormalized over
     them, as constrained decoding does) and keep the best, or sample at `temperature`. Returns
     (option index, how many of its tokens were evaluated on the way)."""
+    import numpy as np
+
     alive, depth, logits = list(range(len(options))), 0, _logits(llama)
     while len(alive) > 1:
         done = [i for i in alive if len(options[i]) == depth]

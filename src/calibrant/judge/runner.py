@@ -202,12 +202,12 @@ class _Asker:
                 if isinstance(got, Judgment):  # another process answered it meanwhile
                     return self.hit(got), True
                 if got:
-                    if not isinstance(t, Transcript):
-                        t = t()
                     if self.litellm is None:
                         self.litellm = get_litellm()
+                    # the transcript lives only while its prompt is built: the items waiting
+                    # for a slot, and those in flight, hold their prompts, not the transcripts
                     call = prepare_call(
-                        t,
+                        t if isinstance(t, Transcript) else t(),
                         rubric=self.rubric,
                         config=self.config,
                         sample_index=i,

@@ -17,10 +17,12 @@ small to tell, the interval does not either; both are reported as undefined with
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..agreement.intervals import Figure, proportion
+
+if TYPE_CHECKING:  # imported when a correction is computed, not when `score` starts
+    import numpy as np
 
 __all__ = ["ErrorCounts", "CorrectedRate", "corrected_pass_rate"]
 
@@ -103,7 +105,9 @@ def corrected_pass_rate(
             f"the judge is no better than chance on this criterion "
             f"(sensitivity {se.value:.2f} + specificity {sp.value:.2f} <= 1)"
         )
-    point = float(np.clip((passed / judged + sp.value - 1) / youden, 0.0, 1.0))
+    point = min(1.0, max(0.0, (passed / judged + sp.value - 1) / youden))
+
+    import numpy as np
 
     rng = np.random.default_rng(seed)
     p = _jeffreys(rng, passed, judged, draws)

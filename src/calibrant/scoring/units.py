@@ -25,7 +25,7 @@ from ..reports.judgments import safety_summary
 from ..safety import check_transcript
 from ..store import Store
 
-__all__ = ["Unit", "Known", "iter_units", "parse_unit", "know_units", "chunks"]
+__all__ = ["Unit", "Known", "iter_units", "parse_unit", "know_units", "chunks", "validate_units"]
 
 LINE_KEY = b"calibrant jsonl line\0"  # lines and whole files never share a cache key
 
@@ -110,3 +110,15 @@ def know_units(units: list[Unit], store: Store, *, keep: bool = True) -> list[Kn
         found[u.digest] = (th, t.transcript_id, text)
     store.put_sources(reader, list(new.values()))
     return out
+
+
+def validate_units(files: FileList, store: Store, *, chunk: int = 500) -> int:
+    """A validation pass over every unit, `chunk` at a time, before any model call: an invalid
+    one raises its InputError, a valid one is remembered. Returns the number of units. Nothing
+    of a chunk outlives the pass (a caller's loop variable would keep the last chunk's raw
+    bytes, several MB, resident for the whole run)."""
+    total = 0
+    for part in chunks(iter_units(files), chunk):
+        know_units(part, store, keep=False)
+        total += len(part)
+    return total
