@@ -150,6 +150,12 @@ def test_kill_9_before_the_batch_id_was_recorded_finds_the_batch_by_its_run(
         first.wait(timeout=10)
         [(status, args)] = _batch_runs(tmp_path)
         assert status == "running" and args["input_file_id"] and args["batch_id"] is None
+        run_id = json.loads(_cli(["runs", "list", "--json"], env).stdout)[0]["id"]
+        shown = " ".join(_cli(["runs", "show", run_id], env).stdout.split())
+        assert f"provider batch: being created; requests uploaded as {args['input_file_id']}" in (
+            shown
+        )
+        assert "to collect it: the same command again" in shown
 
         again = _cli(["batch", "submit", str(tmp_path / "items"), *judge, "--json"], env)
         assert again.returncode == 0, again.stderr
@@ -200,6 +206,12 @@ def test_refused_credentials_and_models_without_a_batch_api_are_one_line(
         seen = server.counts()["counts"]
     assert seen.get("batches_created", 0) == 0 and seen["refused"] == 2
     assert [s for s, _ in _batch_runs(tmp_path)] == ["failed", "failed"]  # nothing in flight
+    refused = json.loads(_cli(["runs", "list", "--kind", "batch", "--json"], env).stdout)[0]
+    shown = " ".join(_cli(["runs", "show", refused["id"]], env).stdout.split())
+    assert f"run {refused['id']} (batch, failed)" in shown
+    assert "provider batch: none; its requests never uploaded (run failed)" in shown
+    assert "2 request(s): 2 transcript(s) x 1 sample(s)" in shown
+    assert "error: " in shown and "refused" in shown and "sk-test-key" not in shown
 
     local = _cli(["batch", "submit", str(tmp_path / "items"), "--model", "ollama/llama3"], env)
     assert local.returncode == 2

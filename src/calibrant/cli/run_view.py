@@ -49,20 +49,21 @@ def _batch(d: dict[str, Any]) -> list[str]:
     args, report = d["arguments"], d["report"] or {}
     batch_id = report.get("batch_id") or args.get("batch_id")
     where = f"{args.get('provider')} at {args.get('api_base') or 'the provider default'}"
-    if d["status"] == "running":
-        state = (
-            "in flight (its status at the provider is looked up by `batch submit`); "
-            "no result stored yet"
-        )
-    else:
-        state = report.get("status") or d["status"]
+    running = d["status"] == "running"
     if batch_id:
+        state = (
+            "in flight (`batch submit` looks up its status at the provider); no result stored yet"
+            if running
+            else report.get("status") or d["status"]
+        )
         resumed = " (resumed after a restart)" if report.get("resumed") else ""
         out = [f"provider batch {batch_id}: {state}{resumed}"]
     elif args.get("input_file_id"):
-        out = [f"provider batch: not created yet ({state}); input file {args['input_file_id']}"]
+        state = "being created" if running else f"never created (run {d['status']})"
+        out = [f"provider batch: {state}; requests uploaded as {args['input_file_id']}"]
     else:
-        out = [f"provider batch: none (its requests were not uploaded); {state}"]
+        state = "being uploaded" if running else f"never uploaded (run {d['status']})"
+        out = [f"provider batch: none; its requests {state}"]
     out.append(f"  {where}; paths: {' '.join(args.get('paths') or []) or '—'}")
     out.append(_requests(args.get("items") or []))
     got = report.get("ingested")
@@ -75,7 +76,7 @@ def _batch(d: dict[str, Any]) -> list[str]:
         out.append(f"outcomes: {outcomes or 'none'}")
     if report.get("error") and report.get("error") != d.get("error"):
         out.append(f"the provider's errors: {report['error']}")
-    if d["status"] == "running":
+    if running:
         out.append(
             "to collect it: the same command again (`batch submit` or `score --submit` with the "
             "same judge and paths)"
