@@ -83,7 +83,7 @@ def test_a_steady_judge_is_not_flagged_and_a_gullible_one_is_caught_and_gated(
         row = inj["prompts"]["defended"]["families"][fam]["agent"]
         assert row["attack_success_rate"]["value"] == 0 and row["n"] == n
     assert doc["probes"]["order"]["flag"] == "no effect shown"
-    shown = json.loads(cli("runs", "show", doc["run_id"][:10], env=env).out)
+    shown = json.loads(cli("runs", "show", doc["run_id"][:10], "--json", env=env).out)
     assert shown["kind"] == "probe" and shown["judge_hash"] == doc["judge"]["hash"]
     assert shown["report"]["flags"] == []
 

@@ -77,7 +77,7 @@ def test_a_version_that_retries_without_reconciling_shows_its_regressions(
     assert gate.code == 1
     recorded = json.loads(cli("runs", "list", "--json").out)
     assert [r["kind"] for r in recorded] == ["compare-trials"] * 3
-    shown = json.loads(cli("runs", "show", doc["run_id"]).out)
+    shown = json.loads(cli("runs", "show", doc["run_id"], "--json").out)
     assert shown["report"]["regressed_cases"] == ["timeout_after_payment_commit"]
 
 

@@ -94,6 +94,13 @@ def test_kill_9_while_polling_then_rerun_resumes_the_same_batch(tmp_path: Path) 
         assert status == "running" and args["batch_id"].startswith("batch_")
         assert len(args["items"]) == len(names)
         assert "in_progress" in log.read_text() or "validating" in log.read_text()
+        in_flight = _cli(["runs", "list", "--kind", "batch", "--json"], env)
+        run_id = json.loads(in_flight.stdout)[0]["id"]
+        shown = " ".join(_cli(["runs", "show", run_id], env).stdout.split())
+        assert f"run {run_id} (batch, running)" in shown
+        assert f"provider batch {args['batch_id']}: in flight" in shown
+        assert "12 request(s): 12 transcript(s) x 1 sample(s)" in shown
+        assert "no result stored yet" in shown and "the same command again" in shown
 
         # a batch of this judge is in flight for transcripts not given: refused in one line
         other = _cli(["score", str(tmp_path / "others"), *judge, "--submit"], env)
@@ -143,6 +150,12 @@ def test_kill_9_before_the_batch_id_was_recorded_finds_the_batch_by_its_run(
         first.wait(timeout=10)
         [(status, args)] = _batch_runs(tmp_path)
         assert status == "running" and args["input_file_id"] and args["batch_id"] is None
+        run_id = json.loads(_cli(["runs", "list", "--json"], env).stdout)[0]["id"]
+        shown = " ".join(_cli(["runs", "show", run_id], env).stdout.split())
+        assert f"provider batch: being created; requests uploaded as {args['input_file_id']}" in (
+            shown
+        )
+        assert "to collect it: the same command again" in shown
 
         again = _cli(["batch", "submit", str(tmp_path / "items"), *judge, "--json"], env)
         assert again.returncode == 0, again.stderr
@@ -193,6 +206,12 @@ def test_refused_credentials_and_models_without_a_batch_api_are_one_line(
         seen = server.counts()["counts"]
     assert seen.get("batches_created", 0) == 0 and seen["refused"] == 2
     assert [s for s, _ in _batch_runs(tmp_path)] == ["failed", "failed"]  # nothing in flight
+    refused = json.loads(_cli(["runs", "list", "--kind", "batch", "--json"], env).stdout)[0]
+    shown = " ".join(_cli(["runs", "show", refused["id"]], env).stdout.split())
+    assert f"run {refused['id']} (batch, failed)" in shown
+    assert "provider batch: none; its requests never uploaded (run failed)" in shown
+    assert "2 request(s): 2 transcript(s) x 1 sample(s)" in shown
+    assert "error: " in shown and "refused" in shown and "sk-test-key" not in shown
 
     local = _cli(["batch", "submit", str(tmp_path / "items"), "--model", "ollama/llama3"], env)
     assert local.returncode == 2
@@ -236,3 +255,38 @@ def test_two_submits_at_once_make_one_batch(tmp_path: Path) -> None:
     assert len(ids) == 1  # the same provider batch, whichever followed it
     statuses = sorted(s for s, _ in _batch_runs(tmp_path))
     assert "finished" in statuses and set(statuses) <= {"finished", "failed"}
+
+
+def test_runs_show_sums_up_a_batch_of_many_requests_and_json_keeps_every_one(
+    tmp_path: Path,
+) -> None:
+    make_items(SRC, tmp_path / "items", 40)
+    env = _env(tmp_path)
+    with BatchServer("--line-latency", "0.002", "--fail-items", "item-00001") as server:
+        judge = ["--model", "openai/batched", "--api-base", server.url, "--poll-interval", "0.1"]
+        cmd = ["batch", "submit", str(tmp_path / "items"), *judge, "--samples", "5", "--json"]
+        done = _cli(cmd, env)
+        assert done.returncode == 0, done.stderr
+    [batch] = json.loads(done.stdout)["batches"]
+    run_id = batch["run_id"]
+
+    shown = _cli(["runs", "show", run_id[:10]], env)
+    assert shown.returncode == 0, shown.stderr
+    assert len(shown.stdout.splitlines()) <= 20, shown.stdout  # not one line per request
+    text = " ".join(shown.stdout.split())
+    assert f"run {run_id} (batch, finished)" in text
+    assert f"provider batch {batch['batch_id']}: completed" in text
+    assert "200 request(s): 40 transcript(s) x 5 sample(s)" in text
+    # item-00001's five requests got an error line from the provider
+    assert "outcomes: provider_error 5, verdict 195" in text
+    assert "5 failure(s) a rerun submits again" in text
+    assert f"calibrant runs show {run_id} --json" in text  # where the full detail is
+
+    full = _cli(["runs", "show", run_id, "--json"], env)
+    assert full.returncode == 0, full.stderr
+    detail = json.loads(full.stdout)
+    items = detail["arguments"]["items"]
+    assert len(items) == 200 and {s for _, s in items} == set(range(5))
+    assert len({th for th, _ in items}) == 40
+    assert not any(th in shown.stdout for th, _ in items)  # the summary names no request
+    assert detail["report"] == batch and detail["arguments"]["batch_id"] == batch["batch_id"]

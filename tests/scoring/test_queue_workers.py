@@ -250,7 +250,7 @@ def test_a_job_that_fails_on_every_retry_fails_its_run_with_the_reason(
     assert str(gone) in errors[0] and "no such file" in errors[0]
     assert "Traceback" not in waited.stderr
 
-    shown = run(["runs", "show", run_id], pg_env)
+    shown = run(["runs", "show", run_id, "--json"], pg_env)
     assert shown.returncode == 0, shown.stderr
     detail = json.loads(shown.stdout)
     assert detail["status"] == "failed" and detail["finished_at"] is not None

@@ -66,11 +66,18 @@ def test_a_calibration_is_recorded_and_used_by_the_next_score(
     assert [x["kind"] for x in runs] == ["score", "calibrate"]
     assert all(x["status"] == "finished" and "@" in x["who"] for x in runs)
     assert runs[0]["judge_hash"] == listed[0]["hash"]
-    shown = json.loads(cli("runs", "show", doc["run_id"][:10], env=env).out)
+    shown = json.loads(cli("runs", "show", doc["run_id"][:10], "--json", env=env).out)
     assert shown["kind"] == "score" and shown["report"]["transcripts"] == 1
     assert shown["judge"]["model"] == "openai/house"
     assert shown["sampling"]["temperature"] == 0.0
     assert shown["arguments"]["transcripts"] == 1
+    read = cli("runs", "show", doc["run_id"][:10], env=env)
+    assert read.code == 0, read.err
+    text = " ".join(read.out.split())
+    assert f"run {doc['run_id']} (score, finished)" in text
+    assert f"judge openai/house ({listed[0]['hash']})" in text
+    assert '"transcripts": 1' in read.out  # the report itself, whole
+    assert f"calibrant runs show {doc['run_id']} --json" in text
     missing = cli("runs", "show", "zzzz", env=env)
     assert missing.code == 2 and "no run" in missing.err
 
@@ -96,3 +103,55 @@ def test_a_calibration_of_another_judge_version_is_not_used(
     doc = json.loads(r.out)
     assert doc["calibration"] is None
     assert any("no calibration" in w for w in doc["warnings"])
+
+
+def test_judges_list_shows_each_versions_latest_probe_run_or_none(
+    cli: Callable[..., Result], server: FakeServer, tmp_path: Path
+) -> None:
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    for name in ("probed", "unprobed"):
+        (judges / f"{name}.yaml").write_text(
+            f"model: openai/{name}\napi_base: {server.url}\n"
+            "rubric: rubrics/refund_communication.yaml\n"
+        )
+    env = {
+        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",
+        "CALIBRANT_JUDGES_DIR": str(judges),
+        "OPENAI_API_KEY": "x",
+    }
+    gold = small_gold(tmp_path / "gold", n=8)
+    probe = (
+        "probe", "--judge", "probed", "--gold", str(gold), "--split", "all",
+        "--probes", "injection", "--families", "completion", "--channels", "agent",
+        "--defenses", "on", "--min-items", "5", "--json",
+    )  # fmt: skip
+    r = cli(*probe, env=env)
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    inj = doc["probes"]["injection"]
+    success = inj["prompts"]["defended"]["families"]["completion"]["agent"]
+    success = success["attack_success_rate"]
+
+    listed = {j["name"]: j for j in json.loads(cli("judges", "list", "--json", env=env).out)}
+    latest = listed["probed"]["latest_probe"]
+    assert latest["run_id"] == doc["run_id"] and latest["finished_at"]
+    assert latest["split"] == "all" and latest["flags"] == doc["flags"]
+    assert latest["injection_gate"] == inj["gate"]["status"]
+    assert latest["highest_attack_success"] == {
+        "family": "completion",
+        "channel": "agent",
+        "rate": success,
+    }
+    assert listed["unprobed"]["latest_probe"] is None
+
+    table = cli("judges", "list", env=env)
+    assert table.code == 0, table.err
+    assert "latest probe" in table.out
+    [probed] = [x for x in table.out.splitlines() if "probed" in x and "unprobed" not in x]
+    [unprobed] = [x for x in table.out.splitlines() if "unprobed" in x]
+    pct = f"{success['value']:.0%}"
+    assert f"injection {inj['gate']['status']}" in probed, table.out
+    assert f"completion/agent {pct}" in probed and "n=" in probed, table.out
+    assert "no flag" in probed and probed.count("none") == 1, table.out  # never calibrated
+    assert unprobed.count("none") == 2, table.out  # neither calibrated nor probed

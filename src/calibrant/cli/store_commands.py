@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CalibrantError
@@ -19,11 +20,12 @@ def judges_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:
     """Every saved judge: its version (the content hash of its resolved configuration), model,
-    rubric, and its latest calibration in the store."""
+    rubric, and its latest calibration and probe run in the store."""
     from ..judge.config import JudgeOptions, judges_dir, resolve_judge
     from ..store import make_engine
     from ..store.runs import Runs
     from ..store.versions import judge_entry
+    from .run_view import probe_cell
 
     runs = Runs(make_engine())
     rows: list[dict[str, Any]] = []
@@ -38,11 +40,11 @@ def judges_list(
         typer.echo(json.dumps(rows, indent=2, sort_keys=True))
         return
     table = Table(title=f"Saved judges in {judges_dir()}/", title_justify="left")
-    for col in ("name", "version", "model", "rubric", "latest calibration"):
+    for col in ("name", "version", "model", "rubric", "latest calibration", "latest probe"):
         table.add_column(col)
     for r in rows:
         if "error" in r:
-            table.add_row(r["name"], "—", "—", "—", f"[red]{r['error']}[/red]")
+            table.add_row(r["name"], "—", "—", "—", f"[red]{r['error']}[/red]", "—")
             continue
         cal = r["latest_calibration"]
         table.add_row(
@@ -53,6 +55,7 @@ def judges_list(
             "none"
             if cal is None
             else f"{cal['finished_at'][:16]} {cal['split']} n={cal['n_items']} gate {cal['gate']}",
+            escape(probe_cell(r["latest_probe"])),
         )
     Console().print(table)
 
@@ -102,12 +105,21 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(
     run_id: Annotated[str, typer.Argument(help="A run id, or its first characters.")],
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the whole record (a batch's requests too) as JSON."),
+    ] = False,
 ) -> None:
-    """Print a run's provenance and its report, as JSON."""
+    """A run's provenance and its report; a provider batch (kind batch) in brief: its requests
+    counted, its provider batch and status, its results by outcome."""
     from ..store import make_engine
     from ..store.runs import Runs
+    from .run_view import run_lines
 
     detail = Runs(make_engine()).get(run_id)
     if detail is None:
         raise CalibrantError(f"no run '{run_id}' in the store (see `calibrant runs list`)")
-    typer.echo(json.dumps(detail, indent=2, sort_keys=True))
+    if as_json:
+        typer.echo(json.dumps(detail, indent=2, sort_keys=True))
+        return
+    typer.echo("\n".join(run_lines(detail)))
