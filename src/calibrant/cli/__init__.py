@@ -7,11 +7,16 @@ import sys
 import typer
 
 from ..errors import CalibrantError, Terminated
+
+# `calibrant --help` lists the commands in the order they register, which is the order of these
+# imports: a new module's name places its commands.
 from . import (  # noqa: F401  (they register the commands)
     batch_commands,
     case_commands,
     compare_commands,
+    compare_judges_commands,
     judge_commands,
+    labels_commands,
     probe_commands,
     queue_commands,
     safety_commands,

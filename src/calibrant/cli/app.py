@@ -1,11 +1,17 @@
-"""The Typer application and the options shared by the commands that call a judge."""
+"""The Typer application, the options shared by the commands that call a judge, and the judge
+options those commands build from them."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from ..errors import CalibrantError
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 __all__ = [
     "app",
@@ -20,6 +26,11 @@ __all__ = [
     "ConcurrencyOpt",
     "TimeoutOpt",
     "AttemptsOpt",
+    "GoldOpt",
+    "SplitOpt",
+    "judge_options",
+    "gold_split",
+    "loading_note",
 ]
 
 app = typer.Typer(
@@ -73,3 +84,52 @@ AttemptsOpt = Annotated[
     int | None,
     typer.Option("--max-attempts", min=1, help="Calls per item, retries included (default 4)."),
 ]
+
+GoldOpt = Annotated[Path, typer.Option("--gold", help="Gold set folder.")]
+SplitOpt = Annotated[str, typer.Option("--split", help="calibration, heldout or all.")]
+
+
+def judge_options(
+    model: str | None = None,
+    api_base: str | None = None,
+    rubric: Path | None = None,
+    judge_name: str | None = None,
+    concurrency: int | None = None,
+    timeout: float | None = None,
+    max_attempts: int | None = None,
+    *,
+    temperature: float | None = None,
+    datamark: bool | None = None,
+) -> JudgeOptions:
+    """The judge options of a command, from the values of its shared options (ModelOpt,
+    ApiBaseOpt, RubricOpt, JudgeOpt, ConcurrencyOpt, TimeoutOpt, AttemptsOpt, in the order the
+    commands declare them) and the few only some commands have; None is "not given"."""
+    from ..judge.config import JudgeOptions
+
+    return JudgeOptions(
+        model=model,
+        api_base=api_base,
+        rubric=rubric,
+        judge=judge_name,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_attempts=max_attempts,
+        temperature=temperature,
+        datamark=datamark,
+    )
+
+
+def gold_split(split: str) -> str | None:
+    """The gold split a --split value names (None: all of it); any other value is refused."""
+    if split not in ("calibration", "heldout", "all"):
+        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    return None if split == "all" else split
+
+
+def loading_note(options: JudgeOptions) -> str | None:
+    """What the first slow step is, when it is loading the embedded model."""
+    from ..judge.config import resolve_judge
+    from ..judge.embedded_request import EMBEDDED_MODEL
+
+    config = resolve_judge(options)[0]
+    return "loading the embedded model, then judging" if config.model == EMBEDDED_MODEL else None

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
-from .app import ApiBaseOpt, JudgeOpt, ModelOpt, RubricOpt, batch_app
+from .app import ApiBaseOpt, JudgeOpt, ModelOpt, RubricOpt, batch_app, judge_options
 
 PollOpt = Annotated[
     float,
@@ -156,11 +156,9 @@ def batch_submit(
 def _batch_judge(
     model: str | None, api_base: str | None, rubric: Path | None, judge_name: str | None
 ) -> tuple[Any, Any]:
-    from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.config import resolve_judge
 
-    config, rub, _, _ = resolve_judge(
-        JudgeOptions(model=model, api_base=api_base, rubric=rubric, judge=judge_name)
-    )
+    config, rub, _, _ = resolve_judge(judge_options(model, api_base, rubric, judge_name))
     return config, rub
 
 

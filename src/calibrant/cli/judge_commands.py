@@ -1,4 +1,5 @@
-"""Commands around the judge and the experts: rubric guide, judge, agree, calibrate."""
+"""Commands that put the judge to work on transcripts (`judge`), and the labeling guide for the
+experts from the rubric it reads (`rubric guide`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from .app import (
     RubricOpt,
     TimeoutOpt,
     app,
+    judge_options,
+    loading_note,
     rubric_app,
 )
 
@@ -80,7 +83,7 @@ def judge(
     verdicts. Answers are cached: a second identical run makes no model call."""
     from ..files import expand_paths
     from ..judge.batch import judge_files, read_sources
-    from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.config import resolve_judge
     from ..reports.judgments import judge_report, render_judge_report, report_json
     from ..store import Store, make_engine
     from .progress import track
@@ -91,15 +94,8 @@ def judge(
     err = Console(stderr=True)
     for s in files.skipped:
         err.print(f"skipped {s}", highlight=False, markup=False)
-    opts = JudgeOptions(
-        model=model,
-        api_base=api_base,
-        rubric=rubric,
-        judge=judge_name,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        datamark=datamark,
+    opts = judge_options(
+        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, datamark=datamark
     )
     config, rub, policy, conc = resolve_judge(opts)
     if as_json and as_jsonl:
@@ -112,7 +108,7 @@ def judge(
     sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
     with track(
-        f"judgments by {config.model}", total=len(sources) * samples, loading=_loading_note(opts)
+        f"judgments by {config.model}", total=len(sources) * samples, loading=loading_note(opts)
     ) as bar:
         run = judge_files(
             sources,
@@ -153,7 +149,7 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
     outcomes: dict[str, int] = {}
     from_cache = model_calls = judgments = 0
     with track(
-        f"judgments by {config.model}", total=len(paths) * samples, loading=_loading_note(opts)
+        f"judgments by {config.model}", total=len(paths) * samples, loading=loading_note(opts)
     ) as bar:
         for chunk in chunks:
             run = judge_files(
@@ -184,229 +180,3 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
         "outcomes": dict(sorted(outcomes.items())),
     }
     typer.echo(json.dumps({"summary": summary}, sort_keys=True))
-
-
-@app.command()
-def agree(
-    labels: Annotated[list[Path], typer.Argument(help="Label files (JSONL or CSV), any raters.")],
-    level: Annotated[
-        str | None,
-        typer.Option(
-            "--level",
-            help="nominal or ordinal, for every criterion (default: from --rubric, else nominal).",
-        ),
-    ] = None,
-    rubric: Annotated[
-        Path | None,
-        typer.Option("--rubric", help="Rubric giving each criterion's scale and level."),
-    ] = None,
-    manifest: Annotated[
-        Path | None, typer.Option("--manifest", help="Gold manifest: bootstrap clustered by case.")
-    ] = None,
-    order: Annotated[
-        str | None,
-        typer.Option(
-            "--order",
-            help="The labels from lowest to highest, comma-separated (e.g. poor,fair,good): "
-            "every criterion is ordinal on that scale.",
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    resamples: Annotated[
-        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
-    ] = 2000,
-    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
-) -> None:
-    """Agreement among raters only (no judge): Cohen's and weighted kappa per pair with CIs,
-    Fleiss' kappa and Krippendorff's alpha per criterion."""
-    from ..agreement.raters import rater_agreement
-    from ..files import load_rubric, read_labels
-    from ..gold import read_manifest
-    from ..labels import check_agree_labels, parse_order, unique_labels
-    from ..reports.agree import render_agreement
-
-    if level not in (None, "nominal", "ordinal"):
-        raise CalibrantError(f"--level must be nominal or ordinal, not '{level}'")
-    if order is not None and level == "nominal":
-        raise CalibrantError("--order gives an ordinal scale; it cannot go with --level nominal")
-    located = [x for f in labels for x in read_labels(f)]
-    unique_labels(located)  # a label given twice would silently change the figures
-    scale = parse_order(order) if order is not None else None
-    rub = load_rubric(rubric) if rubric else None
-    for warning in check_agree_labels(located, rubric=rub, order=scale, level=level):
-        Console(stderr=True).print(
-            f"warning: {warning}", style="yellow", highlight=False, markup=False
-        )
-    rows = [x.label for x in located]
-    clusters = None
-    if manifest is not None:
-        clusters = {k: v.case for k, v in read_manifest(manifest).items()}
-        for x in located:
-            if x.label.item not in clusters:
-                raise x.error(f"item '{x.label.item}' is not in {manifest}", field="item")
-    try:
-        report = rater_agreement(
-            rows,
-            level="ordinal" if level == "ordinal" else "nominal" if level else None,
-            rubric=rub,
-            seed=seed,
-            n_resamples=resamples,
-            clusters=clusters,
-            order=scale,
-        )
-    except ValueError as exc:
-        raise CalibrantError(str(exc)) from None
-    if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        render_agreement(Console(), report)
-
-
-@app.command()
-def calibrate(
-    gold: Annotated[Path, typer.Option("--gold", help="Gold set folder.")] = Path("gold"),
-    split: Annotated[
-        str, typer.Option("--split", help="calibration, heldout or all.")
-    ] = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
-    min_lower: Annotated[
-        float, typer.Option("--min-lower", help="Gate: the judge's CI lower bound must reach this.")
-    ] = 0.6,
-    min_coverage: Annotated[
-        float,
-        typer.Option("--min-coverage", help="Gate: share of items with a usable judge label."),
-    ] = 0.8,
-    min_items: Annotated[
-        int,
-        typer.Option(
-            "--min-items",
-            min=2,
-            help="Gate: below this many items rated by both judge and consensus, UNDECIDED.",
-        ),
-    ] = 20,
-    no_ceiling: Annotated[
-        bool, typer.Option("--no-ceiling", help="Gate without comparing to the experts' agreement.")
-    ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    resamples: Annotated[
-        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
-    ] = 2000,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as stable JSON.")
-    ] = False,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Also write Markdown here.")
-    ] = None,
-    html: Annotated[
-        Path | None,
-        typer.Option("--html", help="Also write a self-contained HTML page with plots here."),
-    ] = None,
-    fail_on_gate: Annotated[
-        bool, typer.Option("--fail-on-gate", help="Exit 1 unless every criterion's gate is PASS.")
-    ] = False,
-    require_robustness: Annotated[
-        bool,
-        typer.Option(
-            "--require-robustness",
-            help="Gate also on the latest `calibrant probe` run of this judge version: every "
-            "attack family's success rate within --attack-margin of the clean false-positive "
-            "rate (no probe run: UNDECIDED).",
-        ),
-    ] = False,
-    attack_margin: Annotated[
-        float | None,
-        typer.Option(
-            "--attack-margin", help="Margin for --require-robustness (default: the probe run's)."
-        ),
-    ] = None,
-) -> None:
-    """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
-    with the experts, the experts' own agreement, and the release gate; safety apart.
-    Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got a verdict."""
-    from ..agreement.gate import GateSettings
-    from ..calibration import Settings, run_calibration
-    from ..judge.config import JudgeOptions
-    from ..paths import check_output_path, write_all_atomic
-    from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
-    from ..reports.html import calibration_html
-    from .progress import track
-
-    if split not in ("calibration", "heldout", "all"):
-        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
-    if attack_margin is not None and not 0 <= attack_margin <= 1:
-        raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
-    for option, path in (("--markdown", markdown), ("--html", html)):
-        if path is not None:
-            check_output_path(path, option=option)
-    settings = Settings(
-        seed=seed,
-        n_resamples=resamples,
-        gate=GateSettings(
-            min_lower=min_lower,
-            min_coverage=min_coverage,
-            use_ceiling=not no_ceiling,
-            min_items=min_items,
-        ),
-    )
-    options = JudgeOptions(
-        model=model,
-        api_base=api_base,
-        rubric=rubric,
-        judge=judge_name,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-    )
-    with track("gold items judged", loading=_loading_note(options)) as progress:
-        report = run_calibration(
-            gold,
-            split=None if split == "all" else split,
-            options=options,
-            settings=settings,
-            on_start=progress.set_total,
-            on_done=lambda j, cached: progress.advance(cached=cached),
-            require_robustness=require_robustness,
-            attack_margin=attack_margin,
-        )
-    outputs = {}
-    if markdown is not None:
-        outputs[markdown] = calibration_markdown(report)
-    if html is not None:
-        outputs[html] = calibration_html(report)
-    write_all_atomic(outputs)  # all reports or none
-    if as_json:
-        typer.echo(calibration_json(report))
-    else:
-        render_calibration(Console(), report)
-    err = Console(stderr=True)
-    for path in outputs:
-        err.print(f"wrote {path}", highlight=False)
-    failures = report["run"].get("failures", {})
-    if failures:
-        for kind, f in failures.items():
-            sample = f" — e.g. {f['sample']}" if f.get("sample") else ""
-            err.print(f"judge {kind}: {f['count']} item(s){sample}", highlight=False, markup=False)
-    if not report["judge_outcomes"].get("verdict"):
-        err.print(
-            f"calibrant: no gold item got a verdict from the judge ({report['n_items']} items); "
-            "nothing was measured",
-            highlight=False,
-        )
-        raise typer.Exit(3)
-    if fail_on_gate and report["gate"]["judge"] != "PASS":
-        raise typer.Exit(1)
-
-
-def _loading_note(options: JudgeOptions) -> str | None:
-    """What the first slow step is, when it is loading the embedded model."""
-    from ..judge.config import resolve_judge
-    from ..judge.embedded_request import EMBEDDED_MODEL
-
-    config = resolve_judge(options)[0]
-    return "loading the embedded model, then judging" if config.model == EMBEDDED_MODEL else None

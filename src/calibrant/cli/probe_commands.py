@@ -13,11 +13,16 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    GoldOpt,
     JudgeOpt,
     ModelOpt,
     RubricOpt,
+    SplitOpt,
     TimeoutOpt,
     app,
+    gold_split,
+    judge_options,
+    loading_note,
 )
 
 
@@ -32,10 +37,8 @@ def _names(value: str | None, option: str) -> tuple[str, ...] | None:
 
 @app.command()
 def probe(
-    gold: Annotated[Path, typer.Option("--gold", help="Gold set folder.")] = Path("gold"),
-    split: Annotated[
-        str, typer.Option("--split", help="calibration, heldout or all.")
-    ] = "calibration",
+    gold: GoldOpt = Path("gold"),
+    split: SplitOpt = "calibration",
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
@@ -105,15 +108,12 @@ def probe(
     per family, beside the clean false-positive rate, with the prompt's defenses on and off)
     and bias probes (verbosity, evidence order, stability, central tendency). Answers are
     cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
-    from ..judge.config import JudgeOptions
     from ..paths import check_output_path, write_all_atomic
     from ..probes import ATTACKS, ProbeSettings, default_probes, run_probes
     from ..reports.probe import probe_json, probe_markdown, render_probe
-    from .judge_commands import _loading_note
     from .progress import track
 
-    if split not in ("calibration", "heldout", "all"):
-        raise CalibrantError(f"--split must be calibration, heldout or all, not '{split}'")
+    gold_subset = gold_split(split)
     if defenses not in ("both", "on"):
         raise CalibrantError(f"--defenses must be both or on, not '{defenses}'")
     if markdown is not None:
@@ -129,20 +129,12 @@ def probe(
         max_items=items,
         seed=seed,
     )
-    options = JudgeOptions(
-        model=model,
-        api_base=api_base,
-        rubric=rubric,
-        judge=judge_name,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-    )
-    loading = None if planted else _loading_note(options)
+    options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
+    loading = None if planted else loading_note(options)
     with track("probe judgments", loading=loading) as progress:
         report = run_probes(
             gold,
-            split=None if split == "all" else split,
+            split=gold_subset,
             options=options,
             settings=settings,
             planted=planted,

@@ -25,6 +25,7 @@ from .app import (
     RubricOpt,
     TimeoutOpt,
     app,
+    judge_options,
 )
 from .batch_commands import PollOpt
 
@@ -156,7 +157,7 @@ def score(
     Answers are stored as they come: a rerun after a crash asks only for what is missing.
     Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
     from ..files import load_json_document
-    from ..judge.config import JudgeOptions, resolve_judge
+    from ..judge.config import resolve_judge
     from ..judge.openai_batch import unanswered
     from ..judge.runner import judge_rounds
     from ..paths import StreamedOutputs, check_output_path
@@ -187,16 +188,8 @@ def score(
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    judge_options = JudgeOptions(
-        model=model,
-        api_base=api_base,
-        rubric=rubric,
-        judge=judge_name,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-    )
-    config, rub, policy, conc = resolve_judge(judge_options)
+    options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
+    config, rub, policy, conc = resolve_judge(options)
     if submit:
         from ..judge.batch_submit import provider_of
 
@@ -229,7 +222,7 @@ def score(
             paths=paths,
             total=total,
             config=config,
-            options=judge_options.model_dump(mode="json", exclude_none=True),
+            options=options.model_dump(mode="json", exclude_none=True),
             cal_source=cal_source,
             calibration_file=calibration,
             calibration_run=None if found is None else found[0].id,

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CalibrantError
-from .app import judges_app, runs_app
+from .app import judge_options, judges_app, runs_app
 
 
 @judges_app.command("list")
@@ -21,7 +21,7 @@ def judges_list(
 ) -> None:
     """Every saved judge: its version (the content hash of its resolved configuration), model,
     rubric, and its latest calibration and probe run in the store."""
-    from ..judge.config import JudgeOptions, judges_dir, resolve_judge
+    from ..judge.config import judges_dir, resolve_judge
     from ..store import make_engine
     from ..store.runs import Runs
     from ..store.versions import judge_entry
@@ -31,7 +31,7 @@ def judges_list(
     rows: list[dict[str, Any]] = []
     for path in sorted(judges_dir().glob("*.yaml")):
         try:
-            config, rubric, _, _ = resolve_judge(JudgeOptions(judge=path.stem))
+            config, rubric, _, _ = resolve_judge(judge_options(judge_name=path.stem))
         except CalibrantError as exc:  # one broken file does not hide the others
             rows.append({"name": path.stem, "error": str(exc)})
             continue
