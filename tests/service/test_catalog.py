@@ -213,6 +213,26 @@ def test_runs_and_report_pages(ctx: Ctx) -> None:
         assert got.status_code == 303 and got.headers["location"] == "/login"
 
 
+def test_every_kind_of_run_the_cli_records_can_be_listed_by_kind(ctx: Ctx) -> None:
+    """Provider batches (`batch submit`) and probe runs are runs too: listing them by kind
+    works as for the others (it answered 422 before)."""
+    from calibrant.store import make_engine
+    from calibrant.store.runs import Runs
+
+    engine = make_engine(ctx.service.database_url)
+    try:
+        runs = Runs(engine)
+        made = {kind: runs.start(kind, arguments={}) for kind in ("batch", "probe")}
+    finally:
+        engine.dispose()
+    with ctx.service.client(ctx.adjudicator) as reader:
+        for kind, run_id in made.items():
+            got = reader.get("/api/runs", params={"kind": kind})
+            assert got.status_code == 200, got.text
+            assert run_id in [r["id"] for r in got.json()]
+            assert {r["kind"] for r in got.json()} == {kind}
+
+
 def test_jobs_on_sqlite_get_409_with_one_sentence(ctx: Ctx) -> None:
     if not ctx.service.database_url.startswith("sqlite"):
         pytest.skip("the SQLite store's refusal")

@@ -155,3 +155,15 @@ def test_judges_list_shows_each_versions_latest_probe_run_or_none(
     assert f"completion/agent {pct}" in probed and "n=" in probed, table.out
     assert "no flag" in probed and probed.count("none") == 1, table.out  # never calibrated
     assert unprobed.count("none") == 2, table.out  # neither calibrated nor probed
+
+
+def test_a_misspelt_kind_is_refused_in_one_line_not_answered_with_an_empty_list(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    typo = cli("runs", "list", "--kind", "calibration", env=env)
+    assert typo.code == 2, typo.out
+    lines = typo.err.strip().splitlines()
+    assert len(lines) == 1 and "--kind" in lines[0] and "calibration" in lines[0]
+    assert "calibrate" in lines[0] and "probe" in lines[0]  # what it could have been
+    assert cli("runs", "list", "--kind", "batch", env=env).code == 0

@@ -66,8 +66,8 @@ def runs_list(
         str | None,
         typer.Option(
             "--kind",
-            help="calibrate, judge (a service job), score, batch, compare, compare-trials, "
-            "stability or probe.",
+            help="calibrate, judge (a service job), score, batch (a provider batch), compare, "
+            "compare-trials, stability or probe.",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,
@@ -75,8 +75,10 @@ def runs_list(
 ) -> None:
     """The runs recorded in the store, newest first: kind, status, who, when, judge version."""
     from ..store import make_engine
-    from ..store.runs import Runs
+    from ..store.runs import RUN_KINDS, Runs
 
+    if kind is not None and kind not in RUN_KINDS:
+        raise CalibrantError(f"--kind: no run kind '{kind}' (one of {', '.join(RUN_KINDS)})")
     runs = Runs(make_engine()).recent(kind=kind, limit=limit)
     if as_json:
         typer.echo(

@@ -3,11 +3,11 @@ the report each produced. Adjudicators and admins read them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..store.runs import Runs
+from ..store.runs import RUN_KINDS, Runs
 from .catalog import NotFound
 from .security import require
 from .users import User
@@ -15,7 +15,10 @@ from .users import User
 __all__ = ["router", "run_detail"]
 
 router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
-Kind = Literal["calibrate", "judge", "score", "compare", "compare-trials", "stability"]
+Kind = Literal[
+    "calibrate", "judge", "score", "batch", "compare", "compare-trials", "stability", "probe"
+]
+assert set(get_args(Kind)) == set(RUN_KINDS)  # one list of kinds: the store's
 
 
 def run_detail(request: Request, run_id: str) -> dict[str, Any]:

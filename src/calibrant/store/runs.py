@@ -25,15 +25,27 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from .. import __version__
 from ..contracts import JudgeConfig
 
-__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES"]
+__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES", "RUN_KINDS"]
+
+# Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
+# service job; "batch" a provider batch (`batch submit`, `score --submit`).
+RUN_KINDS = (
+    "calibrate",
+    "judge",
+    "score",
+    "batch",
+    "compare",
+    "compare-trials",
+    "stability",
+    "probe",
+)
 
 
 class RunRow(SQLModel, table=True):
     __tablename__ = "calibrant_runs"
 
     id: str = Field(primary_key=True)
-    # calibrate, judge (a service job), score, batch, compare, compare-trials, stability, probe
-    kind: str = Field(index=True)
+    kind: str = Field(index=True)  # one of RUN_KINDS
     status: str  # running, finished, failed
     who: str
     started_at: datetime
@@ -139,6 +151,8 @@ class Runs:
         arguments: dict[str, Any] | None = None,
     ) -> str:
         """Record a run as started; returns its id."""
+        if kind not in RUN_KINDS:
+            raise ValueError(f"unknown run kind {kind!r} (one of {', '.join(RUN_KINDS)})")
         run_id = uuid.uuid4().hex
         sampling = None
         if judge is not None:
