@@ -8,7 +8,8 @@ Run it as its own process so the client's CPU can be measured apart from the ser
 at once, nothing blocks the loop), then answers with a valid judge answer built from the
 request's ``response_format`` JSON schema: for each criterion, a short rationale, the first
 allowed evidence id, and the first allowed label; ``usage`` is filled. ``GET /stats`` reports
-how many requests arrived, how many were in flight at most, and the server's own CPU seconds.
+how many requests arrived, how many were in flight at most, and the server's own CPU seconds; ``GET /trace`` lists
+each request's (arrived, answered) times since the last ``POST /reset``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Stats:
         self.max_in_flight = 0
         self.first_at: float | None = None  # time.time() of the first request since a reset
         self.last_at: float | None = None  # and of the last answer sent
+        self.spans: list[tuple[float, float]] = []  # (arrived, answered) per request: /trace
 
 
 def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
@@ -59,6 +61,7 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
     rng = random.Random(0)
 
     async def chat(request: Request) -> JSONResponse:
+        arrived = time.time()
         stats.requests += 1
         if stats.first_at is None:
             stats.first_at = time.time()
@@ -71,6 +74,7 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
         finally:
             stats.in_flight -= 1
         stats.last_at = time.time()
+        stats.spans.append((arrived, stats.last_at))
         prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages") or [])
         prompt_tokens = max(1, prompt_chars // 4)
         completion_tokens = max(1, len(content) // 4)
@@ -108,7 +112,11 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
             }
         )
 
+    async def trace(request: Request) -> JSONResponse:
+        return JSONResponse({"spans": stats.spans})
+
     async def reset(request: Request) -> JSONResponse:
+        stats.spans = []
         stats.requests = 0
         stats.max_in_flight = stats.in_flight
         stats.first_at = stats.last_at = None
@@ -119,6 +127,7 @@ def make_app(latency_s: float, jitter_s: float = 0.0) -> Starlette:
             Route("/v1/chat/completions", chat, methods=["POST"]),
             Route("/chat/completions", chat, methods=["POST"]),
             Route("/stats", get_stats, methods=["GET"]),
+            Route("/trace", trace, methods=["GET"]),
             Route("/reset", reset, methods=["POST"]),
         ]
     )
