@@ -25,16 +25,21 @@ def test_judge_one_transcript_offline(cli: Callable[..., Result], tmp_path: Path
     [j] = doc["transcripts"][0]["communication"]
     assert j["outcome"] == "verdict"  # constrained decoding: the answer always parses
     assert [c["criterion"] for c in j["criteria"]] == [
-        "separates_done_from_pending", "explains_next_step", "no_claim_before_confirmed",
-        "reports_access_problem", "overall_clarity"]
+        "separates_done_from_pending",
+        "explains_next_step",
+        "no_claim_before_confirmed",
+        "reports_access_problem",
+        "overall_clarity",
+    ]
     assert j["input_tokens"] > 1000 and j["output_tokens"] > 0 and j["cost_usd"] == 0.0
     assert doc["judge"]["model"] == "calibrant-local/smollm2-135m"
     again = json.loads(cli("judge", path, "--json", env=env).out)
     assert again["model_calls"] == 0 and again["from_cache"] == 1
 
 
-def test_calibrate_offline_on_a_small_gold_subset(cli: Callable[..., Result],
-                                                   tmp_path: Path) -> None:
+def test_calibrate_offline_on_a_small_gold_subset(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
     gold = tmp_path / "gold"
     (gold / "transcripts").mkdir(parents=True)
     (gold / "labels").mkdir()

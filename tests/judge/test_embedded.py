@@ -254,7 +254,9 @@ def test_fixed_structure_is_not_generated_but_picked(litellm: ModuleType) -> Non
             response_format=labels_format,
             temperature=5.0,
             seed=seed,
-        ).choices[0].message.content
+        )
+        .choices[0]
+        .message.content
         for seed in range(8)
     }
     assert len(sampled) > 1  # a high temperature samples among the values

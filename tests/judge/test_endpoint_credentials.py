@@ -29,7 +29,10 @@ USER, PASSWORD, TOKEN = "judgeuser", "s3cretPW-41", "tok3nXYZ-99"
             f"https://host/v1?api_key={TOKEN}&api-version=2024-06-01",
             "https://host/v1?api_key=***&api-version=2024-06-01",
         ),
-        (f"https://host/v1?access_token={TOKEN}&sig={PASSWORD}", "https://host/v1?access_token=***&sig=***"),
+        (
+            f"https://host/v1?access_token={TOKEN}&sig={PASSWORD}",
+            "https://host/v1?access_token=***&sig=***",
+        ),
         ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
     ],
 )
@@ -91,8 +94,18 @@ def test_credentials_stay_out_of_errors(cli: Callable[..., Result], tmp_path: Pa
     url = f"http://{USER}:{PASSWORD}@127.0.0.1:{port}/v1?api_key={TOKEN}"
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}"}
     r = cli(
-        "judge", str(EX / "good-eligible.json"), "--model", "openai/good", "--api-base", url,
-        "--max-attempts", "1", "--timeout", "5", "--json", env=env,
+        "judge",
+        str(EX / "good-eligible.json"),
+        "--model",
+        "openai/good",
+        "--api-base",
+        url,
+        "--max-attempts",
+        "1",
+        "--timeout",
+        "5",
+        "--json",
+        env=env,
     )
     text = (r.out + r.err).encode() + _store_bytes(tmp_path)
     for secret in (USER, PASSWORD, TOKEN):
