@@ -828,11 +828,14 @@ def write_report(
         "",
         "## Where A's time and CPU go",
         "",
-        "The store calls run synchronously inside the event loop. Measured in the passes (wall = "
-        "time the loop was held; CPU = the event-loop thread's CPU in those calls; GC = time in "
-        "the garbage collector during the pass). The gap between the two is SQLite waiting for "
-        "fsync on each commit: it depends on the disk and its other users, and is the main "
-        "source of run-to-run variance in A's throughput.",
+        "**Out of date, read with care:** the store columns below wrap `Store.put` and "
+        "`Store.get_final`, which the runner no longer calls: since group commit, claims and "
+        "answers go through `Store.claim_many` / `Store.finish_many` in a worker thread "
+        "(`judge/groupcommit.py`), so those columns read 0, and the isolated `Store.put` and "
+        "`Store.get_final` steps in the second table describe the old path, not A's. The "
+        "column *CPU of other threads* (the commit thread, mostly) and GC still hold. "
+        "Measured in the passes (wall = time the loop was held; CPU = the event-loop thread's "
+        "CPU in those calls; GC = time in the garbage collector during the pass).",
         "",
         "| pass | Store.put held the loop, s | of which CPU, s | Store.get_final held the "
         "loop, s | GC, s | CPU of other threads, ms/item |",
