@@ -8,8 +8,8 @@ Run it as its own process so the client's CPU can be measured apart from the ser
 at once, nothing blocks the loop), then answers with a valid judge answer built from the
 request's ``response_format`` JSON schema: for each criterion, a short rationale, the first
 allowed evidence id, and the first allowed label; ``usage`` is filled. ``GET /stats`` reports
-how many requests arrived, how many were in flight at most, and the server's own CPU seconds; ``GET /trace`` lists
-each request's (arrived, answered) times since the last ``POST /reset``.
+how many requests arrived, how many were in flight at most, and the server's own CPU seconds;
+``GET /trace`` lists each request's (arrived, answered) times since the last ``POST /reset``.
 """
 
 from __future__ import annotations
