@@ -24,9 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(split: str, db: Path) -> tuple[float, dict]:  # type: ignore[type-arg]
     env = {**os.environ, "CALIBRANT_DATABASE_URL": f"sqlite:///{db}"}
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "calibrant", "calibrate", "--split", split,
-                          "--json"], cwd=ROOT, env=env, capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "calibrant", "calibrate", "--split", split, "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return time.perf_counter() - t0, json.loads(out)
 
 
@@ -45,21 +50,27 @@ def main() -> None:
         ("cached (second run)", cached, again["run"]["model_calls"], again["run"]["from_cache"]),
     ]
     lines = [
-        "# `calibrate` on the embedded judge", "",
+        "# `calibrate` on the embedded judge",
+        "",
         f"`python benchmarks/bench_calibrate.py --split {args.split}`: the real command "
         f"(`calibrant calibrate --split {args.split} --json`) in a subprocess, SmolLM2-135M "
-        "via llama.cpp, default judge settings, 2,000 bootstrap resamples.", "",
+        "via llama.cpp, default judge settings, 2,000 bootstrap resamples.",
+        "",
         "| run | items | wall s | s per item | model calls | from cache |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    lines += [f"| {name} | {n} | {wall:.1f} | {wall / n:.2f} | {calls} | {hits} |"
-              for name, wall, calls, hits in rows]
     lines += [
-        "", f"Cached / cold: {cached / cold:.3f}. Tokens in the cold run: "
+        f"| {name} | {n} | {wall:.1f} | {wall / n:.2f} | {calls} | {hits} |"
+        for name, wall, calls, hits in rows
+    ]
+    lines += [
+        "",
+        f"Cached / cold: {cached / cold:.3f}. Tokens in the cold run: "
         f"{r['input_tokens']} prompt ({r['cached_tokens']} served from the prefix cache), "
         f"{r['output_tokens']} generated; cost {r['cost_usd']}.",
         f"Judge outcomes: {report['judge_outcomes']}; release gate: {report['gate']['judge']}.",
-        "", f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Python "
+        "",
+        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Python "
         f"{platform.python_version()}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. The machine is "
         "shared; one run each.",
     ]
