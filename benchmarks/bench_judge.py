@@ -23,9 +23,10 @@ drift in the background load hits A and B alike:
 - **A cached** — ``judge_transcripts`` again on A2's store: every item is a cache hit.
 
 The headline figures are ratios within the run: throughput / (C / latency) and CPU per item of
-A / CPU per item of B. The store is wrapped to add up how long its synchronous calls hold the
-event loop, and GC time is recorded. Then each step calibrant adds is timed on its own
-(serially, no network), and one more A pass runs under cProfile for the shares.
+A / CPU per item of B. The store is wrapped to add up the time and CPU of its batched calls
+(made from the group-commit writer's worker thread), and GC time is recorded. Then each step
+calibrant adds is timed on its own (serially, no network), and one more A pass runs under
+cProfile for the shares.
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ from typing import Any
 
 import httpx
 from sqlalchemy import Engine, event
-from sqlmodel import Session, select
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -71,13 +71,13 @@ from fake_endpoint import judge_answer  # noqa: E402
 from calibrant.contracts import JudgeConfig, Judgment, Transcript, content_hash  # noqa: E402
 from calibrant.files import load_rubric, load_transcript  # noqa: E402
 from calibrant.judge.answer import answer_schema, parse_answer  # noqa: E402
-from calibrant.judge.client import call_kwargs  # noqa: E402
+from calibrant.judge.client import _cost, call_kwargs  # noqa: E402
 from calibrant.judge.llm_setup import get_litellm  # noqa: E402
 from calibrant.judge.prompt import PROMPT_TEMPLATE_VERSION, build_prompt  # noqa: E402
 from calibrant.judge.reliability import RetryPolicy, wait_for  # noqa: E402
 from calibrant.judge.runner import judge_transcripts  # noqa: E402
 from calibrant.store import Store, make_engine  # noqa: E402
-from calibrant.store.db import JudgmentRow  # noqa: E402
+from calibrant.store.claims import new_owner  # noqa: E402
 
 RESULTS = HERE / "results" / "judge.md"
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -157,30 +157,42 @@ def make_items(n: int) -> list[Transcript]:
 
 
 class TimedStore(Store):
-    """The real Store, with the time its calls hold the event loop added up (a few µs each).
+    """The real Store, with the time its batched calls take added up (a few µs each).
 
-    CPU is the calling thread's own (`thread_time`), so other threads running meanwhile (while
-    SQLite waits on the disk) are not charged to the store."""
+    The runner makes them from worker threads: the group-commit writer (`judge/groupcommit.py`)
+    calls `claim_many` and `finish_many`, and `final_many` looks up cached answers. CPU is the
+    calling thread's own (`thread_time`), so what other threads do meanwhile is not charged."""
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
-        self.put_wall = self.put_cpu = self.get_wall = self.get_cpu = 0.0
+        self.claim_wall = self.claim_cpu = self.finish_wall = self.finish_cpu = 0.0
+        self.final_wall = 0.0
+        self.claims = self.finishes = 0  # calls (transactions)
 
-    def get_final(self, transcript_hash: str, judge_hash: str, sample_index: int) -> Any:
+    def final_many(self, judge_hash: str, hashes: Any) -> Any:
+        w = time.perf_counter()
+        try:
+            return super().final_many(judge_hash, hashes)
+        finally:
+            self.final_wall += time.perf_counter() - w
+
+    def claim_many(self, judge_hash: str, keys: Any, owner: str, lease_s: float) -> Any:
         w, c = time.perf_counter(), time.thread_time()
         try:
-            return super().get_final(transcript_hash, judge_hash, sample_index)
+            return super().claim_many(judge_hash, keys, owner, lease_s)
         finally:
-            self.get_wall += time.perf_counter() - w
-            self.get_cpu += time.thread_time() - c
+            self.claims += 1
+            self.claim_wall += time.perf_counter() - w
+            self.claim_cpu += time.thread_time() - c
 
-    def put(self, j: Judgment) -> None:
+    def finish_many(self, judgments: Any, owner: str) -> Any:
         w, c = time.perf_counter(), time.thread_time()
         try:
-            super().put(j)
+            return super().finish_many(judgments, owner)
         finally:
-            self.put_wall += time.perf_counter() - w
-            self.put_cpu += time.thread_time() - c
+            self.finishes += 1
+            self.finish_wall += time.perf_counter() - w
+            self.finish_cpu += time.thread_time() - c
 
 
 def store_at(path: Path, *, wal: bool = False) -> TimedStore:
@@ -386,15 +398,15 @@ def components(
         lambda: [content_hash(t) for t in items],
     )
     add(
-        "JudgeConfig.hash, twice (get_final, judge_once)",
+        "JudgeConfig.hash",
         "contracts/judgment.py",
-        lambda: [config.hash for _ in range(2 * n)],
+        lambda: [config.hash for _ in range(n)],
     )
     empty = store_at(tmp / "components-empty.db")
     add(
-        "Store.get_final, cache miss (one SELECT, own Session)",
-        "store/db.py `Store.get`",
-        lambda: [empty.get_final(h, config.hash, 0) for h in hashes],
+        "Store.final_many, cache miss (one SELECT ... IN for the run)",
+        "store/db.py `Store.final_many`",
+        lambda: empty.final_many(config.hash, hashes),
     )
     add(
         "build_prompt",
@@ -437,12 +449,13 @@ def components(
 
     def costs() -> None:
         for _ in range(n):
-            try:
-                litellm.completion_cost(completion_response=response)
-            except Exception:
-                pass
+            _cost(litellm, response)
 
-    add("litellm.completion_cost (unpriced model: raises)", "judge/client.py `judge_once`", costs)
+    add(
+        "the call's cost (litellm's own, read from the response; priced again only if absent)",
+        "judge/client.py `_cost`",
+        costs,
+    )
     add(
         "parse_answer",
         "judge/answer.py `parse_answer`",
@@ -477,73 +490,36 @@ def components(
     add("Judgment(...) construction (pydantic)", "judge/client.py `done`", judgments)
     js = judgments()
 
-    def put_all(store: Store) -> None:
-        for j in js:
-            store.put(j)
+    owner = new_owner()
 
-    stores = iter([store_at(tmp / f"components-put-{i}.db") for i in range(3)])
+    def grouped(store: Store, size: int) -> None:
+        """What the group-commit writer does: claims for `size` items in one transaction,
+        their answers in another."""
+        for start in range(0, n, size):
+            group = js[start : start + size]
+            keys = [(j.transcript_hash, j.sample_index) for j in group]
+            store.claim_many(config.hash, keys, owner, 120.0)
+            store.finish_many(group, owner)
+
+    in_32 = iter([store_at(tmp / f"components-g32-{i}.db") for i in range(3)])
     add(
-        "Store.put: SELECT + INSERT + COMMIT per item (fsync)",
-        "store/db.py `Store.put`",
-        lambda: put_all(next(stores)),
+        "Store.claim_many + finish_many, groups of 32 (a burst of answers)",
+        "judge/groupcommit.py, store/claims.py",
+        lambda: grouped(next(in_32), 32),
     )
-    hit = store_at(tmp / "components-put-0.db")
+    one_by_one = iter([store_at(tmp / f"components-g1-{i}.db") for i in range(3)])
     add(
-        "Store.get_final, cache hit (SELECT + model_validate_json)",
-        "store/db.py `Store.get`",
-        lambda: [hit.get_final(h, config.hash, 0) for h in hashes],
+        "Store.claim_many + finish_many, one item each (answers trickling in)",
+        "judge/groupcommit.py, store/claims.py",
+        lambda: grouped(next(one_by_one), 1),
+        kind="whatif",
+    )
+    hit = store_at(tmp / "components-g32-0.db")
+    add(
+        "Store.final_many, cache hits (one SELECT ... IN + model_validate_json)",
+        "store/db.py `Store.final_many`",
+        lambda: hit.final_many(config.hash, hashes),
         kind="hit",
-    )
-
-    wal = iter([store_at(tmp / f"components-wal-{i}.db", wal=True) for i in range(3)])
-    add(
-        "what-if: Store.put unchanged, SQLite journal_mode=WAL + synchronous=NORMAL",
-        "store/db.py `make_engine`",
-        lambda: put_all(next(wal)),
-        kind="whatif",
-    )
-
-    def batched_put(store: Store) -> None:
-        for start in range(0, n, 50):
-            with Session(store.engine) as s:
-                for j in js[start : start + 50]:
-                    s.add(
-                        JudgmentRow(
-                            transcript_hash=j.transcript_hash,
-                            judge_hash=j.judge_hash,
-                            sample_index=j.sample_index,
-                            transcript_id=j.transcript_id,
-                            outcome=j.outcome,
-                            created_at=datetime.now(UTC),
-                            payload=j.model_dump_json(),
-                        )
-                    )
-                s.commit()
-
-    batched = iter([store_at(tmp / f"components-batch-{i}.db") for i in range(3)])
-    add(
-        "what-if: insert in batches of 50 rows per COMMIT (default journal)",
-        "store/db.py `Store.put`",
-        lambda: batched_put(next(batched)),
-        kind="whatif",
-    )
-
-    def batched_get() -> None:
-        with Session(hit.engine) as s:
-            rows = s.exec(
-                select(JudgmentRow).where(
-                    JudgmentRow.judge_hash == config.hash,
-                    JudgmentRow.sample_index == 0,
-                    JudgmentRow.transcript_hash.in_(hashes),  # type: ignore[attr-defined]
-                )
-            ).all()
-            {r.transcript_hash: Judgment.model_validate_json(r.payload) for r in rows}
-
-    add(
-        "what-if: one SELECT ... IN (all hashes) + model_validate_json, cache hits",
-        "store/db.py `Store.get`",
-        batched_get,
-        kind="whatif",
     )
     return rows
 
@@ -636,8 +612,6 @@ def profile_pass(fn: Callable[[], Any]) -> Profile:
             "litellm.completion_cost called again by calibrant (`judge_once`)",
             inclusive("completion_cost", "litellm", "/calibrant/"),
         ),
-        ("Store.put", inclusive("put", "calibrant")),
-        ("Store.get_final", inclusive("get_final", "calibrant")),
         ("content_hash", inclusive("content_hash", "calibrant")),
         ("build_prompt", inclusive("build_prompt", "calibrant")),
         ("parse_answer", inclusive("parse_answer", "calibrant")),
@@ -748,8 +722,8 @@ def write_report(
         "",
         "- **A** = `calibrant.judge.runner.judge_transcripts`, fresh SQLite store per pass "
         "(made by `calibrant.store.make_engine`), `RetryPolicy(max_attempts=4, timeout_s=60)`. "
-        "The store is wrapped by the benchmark only to add up the time its calls hold the "
-        "event loop (a few µs per call).",
+        "The store is wrapped by the benchmark only to add up the time and CPU of its "
+        "batched calls (a few µs per call).",
         "- **B** = bare `litellm.acompletion` loop under `asyncio.Semaphore(C)`, with exactly "
         "the arguments calibrant sends (`call_kwargs`: same messages, response_format, "
         'timeout, retries off; `api_key="x"`), prompts prebuilt and untimed.',
@@ -828,17 +802,15 @@ def write_report(
         "",
         "## Where A's time and CPU go",
         "",
-        "**Out of date, read with care:** the store columns below wrap `Store.put` and "
-        "`Store.get_final`, which the runner no longer calls: since group commit, claims and "
-        "answers go through `Store.claim_many` / `Store.finish_many` in a worker thread "
-        "(`judge/groupcommit.py`), so those columns read 0, and the isolated `Store.put` and "
-        "`Store.get_final` steps in the second table describe the old path, not A's. The "
-        "column *CPU of other threads* (the commit thread, mostly) and GC still hold. "
-        "Measured in the passes (wall = time the loop was held; CPU = the event-loop thread's "
-        "CPU in those calls; GC = time in the garbage collector during the pass).",
+        "The store is written by one group-commit writer in a worker thread "
+        "(`judge/groupcommit.py`): claims for every item that got a slot since its last write "
+        "in one transaction, answers that arrived since in another; cached answers are looked "
+        "up once per run (`final_many`). Measured in the passes: wall and CPU (that thread's "
+        "own) of those calls, how many transactions, GC = time in the garbage collector during "
+        "the pass, and the CPU of all threads but the event loop's.",
         "",
-        "| pass | Store.put held the loop, s | of which CPU, s | Store.get_final held the "
-        "loop, s | GC, s | CPU of other threads, ms/item |",
+        "| pass | claim_many: wall s (CPU s), transactions | finish_many: wall s (CPU s), "
+        "transactions | final_many, s | GC, s | CPU of other threads, ms/item |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
 
@@ -847,9 +819,11 @@ def write_report(
 
     for p in [*passes, cached]:
         if p.store is not None:
+            st = p.store
             lines.append(
-                f"| {p.name} | {p.store.put_wall:.2f} ({p.store.put_wall / p.n * 1000:.1f} ms/item)"
-                f" | {p.store.put_cpu:.2f} | {p.store.get_wall:.2f} | {p.gc_s:.2f} | {other(p)} |"
+                f"| {p.name} | {st.claim_wall:.2f} ({st.claim_cpu:.2f}), {st.claims} | "
+                f"{st.finish_wall:.2f} ({st.finish_cpu:.2f}), {st.finishes} | "
+                f"{st.final_wall:.2f} | {p.gc_s:.2f} | {other(p)} |"
             )
         else:
             lines.append(f"| {p.name} | — | — | — | {p.gc_s:.2f} | {other(p)} |")
@@ -875,18 +849,21 @@ def write_report(
     for s in steps:
         if s.kind == "whatif":
             lines.append(f"| *{s.step}* | {s.where} | {s.cpu_ms:.2f} | {s.wall_ms:.2f} |")
-    put_cpu_ms = statistics.mean(p.store.put_cpu / p.n * 1000 for p in a if p.store)
-    put_iso = next((x.cpu_ms for x in steps if x.step.startswith("Store.put")), 0.0)
+    store_cpu_ms = statistics.mean(
+        (p.store.claim_cpu + p.store.finish_cpu) / p.n * 1000 for p in a if p.store
+    )
+    group_iso = next((x.cpu_ms for x in steps if x.step.startswith("Store.claim_many")), 0.0)
     gc_extra_ms = (
         (statistics.mean(p.gc_s for p in a) - statistics.mean(p.gc_s for p in b)) / n * 1000
     )
-    explained = total - put_iso + put_cpu_ms + gc_extra_ms
+    explained = total - group_iso + store_cpu_ms + gc_extra_ms
     lines += [
         "",
         f"A's extra CPU over B in the passes: {a_cpu - b_cpu:.2f} ms per item; the isolated "
-        f"steps add up to {total:.2f} ms. In the passes themselves `Store.put` cost "
-        f"{put_cpu_ms:.2f} ms CPU per item (vs {put_iso:.2f} ms isolated) and the garbage "
-        f"collector ran {gc_extra_ms:.2f} ms per item longer than in B (A keeps every "
+        f"steps add up to {total:.2f} ms. In the passes themselves the writer's claims and "
+        f"answers cost {store_cpu_ms:.2f} ms CPU per item (vs {group_iso:.2f} ms isolated in "
+        "groups of 32: in the passes groups are smaller, as answers trickle in) and the "
+        f"garbage collector ran {gc_extra_ms:.2f} ms per item longer than in B (A keeps every "
         f"`Judgment` alive until the end); with those, {explained:.2f} ms of the "
         f"{a_cpu - b_cpu:.2f} ms are accounted for. The bare litellm call itself costs "
         f"{b_cpu:.2f} ms per item.",
