@@ -57,12 +57,16 @@ def test_report_shape_and_values() -> None:
             "cohen_kappa",
             "weighted_kappa",
             "ci95",
+            "weighted_kappa_ci95",
             "why_undefined",
         }
         assert pair["why_undefined"] == {}
         assert type(pair["cohen_kappa"]) is float and type(pair["weighted_kappa"]) is float
         lo, hi = pair["ci95"]
         assert type(lo) is float and lo <= pair["cohen_kappa"] <= hi
+        # the weighted kappa has its own interval, not the unweighted one's
+        wlo, whi = pair["weighted_kappa_ci95"]
+        assert wlo <= pair["weighted_kappa"] <= whi and (wlo, whi) != (lo, hi)
     assert type(out["fleiss_kappa"]) is float and type(out["krippendorff_alpha"]) is float
 
     # values agree with the building blocks

@@ -46,8 +46,14 @@ def test_the_judge_is_measured_against_each_expert_and_the_consensus() -> None:
         assert c["judge_vs"][CONSENSUS]["estimate"] == pytest.approx(
             main[crit]["judge_vs_consensus"]["estimate"]
         )
-        for s in c["judge_vs"].values():
-            assert s["n"] == len(GOLD.items) and s["ci"] is not None
+        for who, s in c["judge_vs"].items():
+            # not_applicable is not a third answer beside pass/fail: the pair's statistic uses
+            # the items both raters found applicable (issue 18)
+            ref, judge = GOLD.labels_by(who, crit), GOLD.labels_by("rater_a", crit)
+            applicable = [
+                i for i in GOLD.items if "not_applicable" not in (ref.get(i), judge.get(i))
+            ]
+            assert s["n"] == len(applicable) and s["ci"] is not None
     crit = "separates_done_from_pending"
     a, b = GOLD.labels_by("rater_a", crit), GOLD.labels_by("rater_b", crit)
     items = sorted(GOLD.items)
@@ -151,5 +157,10 @@ def test_experts_who_labeled_different_items_are_not_compared() -> None:
         assert c["consensus_followed"][0]["explanation"] == (
             "the two experts labeled nothing in common"
         )
-        assert c["judge_vs"]["rater_c"]["n"] == len(second)
+        rater_c = {x.item: x.label for x in g.experts["rater_c"] if x.criterion == c["criterion"]}
+        judge = GOLD.labels_by(CONSENSUS, c["criterion"])
+        both_applicable = [  # not_applicable is outside pass/fail (issue 18)
+            i for i in second if "not_applicable" not in (rater_c.get(i), judge.get(i))
+        ]
+        assert c["judge_vs"]["rater_c"]["n"] == len(both_applicable)
     assert "Adjudication, all criteria" not in every_format(r)["markdown"]

@@ -87,10 +87,14 @@ def test_undefined_ceiling_is_undecided_not_a_silent_fallback() -> None:
     r = _report(gold)
     for c in r.values():
         assert c["gate"]["status"] == "UNDECIDED", c["gate"]
-        assert "expert ceiling undefined" in " ".join(c["gate"]["reasons"])
+        why = " ".join(c["gate"]["reasons"])
+        assert "no expert pair" in why or "--min-cases" in why
+        if "--min-cases" not in why:
+            assert "does not fall back to the absolute bar" in why
     # gating on the absolute bar is possible, but only deliberately
     no_ceiling = Settings(n_resamples=500, gate=GateSettings(use_ceiling=False))
-    assert {c["gate"]["status"] for c in _report(gold, settings=no_ceiling).values()} == {"PASS"}
+    got = _report(gold, settings=no_ceiling)
+    assert {c["gate"]["status"] for c in got.values() if c["gate"]["n_cases"] >= 8} == {"PASS"}
 
 
 def _third_expert(gold: GoldSet, crit: str) -> GoldSet:

@@ -29,12 +29,25 @@ def by_crit(r: dict) -> dict:  # type: ignore[type-arg]
     return {c["criterion"]: c for c in r["criteria"]}
 
 
-def test_a_judge_that_matches_the_consensus_passes_everywhere() -> None:
+def enough_cases(c: dict) -> bool:  # type: ignore[type-arg]
+    """Whether the gold set holds enough cases to decide this criterion's gate (issue 18:
+    reports_access_problem applies in 4 cases only, below the minimum of 8)."""
+    return bool(c["gate"]["n_cases"] >= c["gate"]["min_cases"])
+
+
+def undecided_for_want_of_cases(c: dict) -> bool:  # type: ignore[type-arg]
+    return c["gate"]["status"] == "UNDECIDED" and "--min-cases" in c["gate"]["reasons"][0]
+
+
+def test_a_judge_that_matches_the_consensus_passes_wherever_there_are_enough_cases() -> None:
     r = report("consensus")
-    assert r["gate"]["judge"] == "PASS"
+    few = [c["criterion"] for c in r["criteria"] if not enough_cases(c)]
+    assert few == ["reports_access_problem"]  # its applicable items come from 4 cases
+    assert r["gate"]["judge"] == "UNDECIDED"
     for c in r["criteria"]:
         assert c["judge_vs_consensus"]["estimate"] == pytest.approx(1.0)
         assert c["coverage"]["coverage"] == 1.0 and c["disagreements"] == []
+        assert c["gate"]["status"] == "PASS" if enough_cases(c) else undecided_for_want_of_cases(c)
 
 
 def _planted_kappa(p: float, f: float) -> float:
@@ -57,14 +70,15 @@ def test_flipping_20_percent_of_one_criterion_is_recovered_and_gated() -> None:
         inside += lo <= planted <= hi
         assert r[crit]["gate"]["status"] != "PASS"  # the gate fires where it must...
         for other, c in r.items():  # ...and not elsewhere
-            if other != crit:
+            if other != crit and enough_cases(c):
                 assert c["gate"]["status"] == "PASS", (seed, other, c["gate"])
     assert inside >= 8  # a 95% CI holds the planted value in (nearly) every run
 
 
 def test_a_judge_that_always_passes_fails_every_gate() -> None:
     r = report("always-pass")
-    assert {c["gate"]["status"] for c in r["criteria"]} == {"FAIL"}
+    assert {c["gate"]["status"] for c in r["criteria"] if enough_cases(c)} == {"FAIL"}
+    assert r["gate"]["judge"] == "FAIL"
     for c in r["criteria"]:
         assert c["judge_vs_consensus"]["estimate"] == pytest.approx(0.0)
 
@@ -74,9 +88,11 @@ def test_a_judge_copying_one_expert_gets_that_experts_agreement() -> None:
     for c in RUBRIC.criteria:
         if c.scale.kind != "binary":
             continue
-        items = GOLD.item_ids
-        ref = [str(GOLD.labels_by(CONSENSUS, c.id)[i]) for i in items]
-        judge = [str(GOLD.labels_by("rater_b", c.id)[i]) for i in items]
+        cons, b = GOLD.labels_by(CONSENSUS, c.id), GOLD.labels_by("rater_b", c.id)
+        # on the items both found applicable: not_applicable is not a third answer (issue 18)
+        items = [i for i in GOLD.item_ids if "not_applicable" not in (cons[i], b[i])]
+        ref = [str(cons[i]) for i in items]
+        judge = [str(b[i]) for i in items]
         want = cohen_kappa_score(ref, judge)
         assert r[c.id]["judge_vs_consensus"]["estimate"] == pytest.approx(want, abs=1e-9)
         # and the judge-vs-rater_b figure is perfect agreement
@@ -92,7 +108,10 @@ def test_a_judge_abstaining_half_the_time_fails_on_coverage_not_on_agreement() -
         assert lo < 0.5 < hi
         assert c["coverage"]["abstained"] == round(0.5 * len(GOLD.items))
         assert c["judge_vs_consensus"]["estimate"] == pytest.approx(1.0)
-        assert c["gate"]["status"] == "FAIL" and "usable label" in c["gate"]["reasons"][-1]
+        if enough_cases(c):
+            assert c["gate"]["status"] == "FAIL" and "usable label" in c["gate"]["reasons"][-1]
+        else:
+            assert undecided_for_want_of_cases(c)
         w = c["with_abstention_category"]["estimate"]
         assert w is not None and w < 0.8  # abstention as its own category costs agreement
 

@@ -165,6 +165,16 @@ def honest_interval(
         )
         return Undefined(reason), dropped, "bca"
     jk = np.asarray(jackknife, dtype=np.float64)[np.asarray(jackknife_defined, dtype=bool)]
+    if clustered and jk.size < 2:
+        # every resample of one case is that case again: no interval, and no item-level
+        # stand-in (its items are not independent)
+        g = int(np.asarray(jackknife).size)
+        reason = (
+            f"only {g} case(s) to resample ({jk.size} with a defined leave-one-case-out value):"
+            " a case-clustered interval needs at least 2, and the items of one case are not "
+            "independent, so no item-level interval stands in"
+        )
+        return Undefined(reason), dropped, "cluster bca"
     ci = bca_interval(point, vals[ok], jk, confidence=confidence)
     method = "bca"
     if clustered:

@@ -1,17 +1,19 @@
 """The release gate for one criterion: PASS, FAIL or UNDECIDED, with the reasons.
 
-The one rule (the README states it in the same words, from :data:`GATE_RULE`):
+The judge is compared with the experts by the same statistic on both sides
+(:mod:`calibrant.agreement.noninferiority`): the mean over experts of kappa(judge, expert_r)
+against the mean over expert pairs of kappa(expert_r, expert_s), as a non-inferiority test with a
+stated margin on their difference ``D``, from one bootstrap that draws the same cases for both
+sides. ``D``'s interval is 90% two-sided, so each end is a one-sided 95% confidence bound; the
+false-PASS rate at ``D = -margin`` and the power at ``D = 0`` are measured by
+``benchmarks/bench_gate.py``.
 
-* **UNDECIDED** when the judge has fewer than ``min_items`` paired items, when the judge's
-  statistic or its interval is undefined, or when the experts' ceiling is used and is undefined
-  (there is no silent fallback to the absolute bar alone);
-* **FAIL** when coverage is below ``min_coverage``, or the judge's whole interval lies below a
-  bar (its upper bound is under ``min_lower`` or under the ceiling margin);
-* **PASS** only when coverage reaches ``min_coverage`` and the judge's whole interval clears
-  every bar: its lower bound is at or above ``min_lower`` and at or above the ceiling margin
-  (the lower bound of the experts' ceiling CI: what the experts demonstrably reach; with the
-  asymmetric intervals near 1 it replaces "estimate minus half-width");
-* **UNDECIDED** otherwise: the interval straddles a bar, and more items settle it.
+The absolute bar (``min_lower``) stays: non-inferiority to experts who agree poorly is no
+evidence of a usable judge (two experts at kappa 0.3 let a judge at 0.25 pass), and a criterion
+nobody rates reliably should not be gated as if it were. It is read on the judge side's own
+one-sided 95% lower bound, the same statistic as ``D``.
+
+The README quotes :data:`GATE_RULE` word for word.
 """
 
 from __future__ import annotations
@@ -19,22 +21,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .noninferiority import PairedComparison
 from .resample import BootstrapResult
 from .undefined import Undefined
 
-__all__ = ["GATE_RULE", "GateSettings", "GateDecision", "release_gate"]
+__all__ = ["GATE_RULE", "GATE_CONFIDENCE", "GateSettings", "GateDecision", "release_gate"]
 
 Status = Literal["PASS", "FAIL", "UNDECIDED"]
+
+GATE_CONFIDENCE = 0.90
+"""Two-sided level of the gate's intervals: each end is a one-sided 95% confidence bound."""
 
 _TOL = 1e-9  # equal bounds from identical tables must compare equal despite rounding
 
 GATE_RULE = (
-    "PASS only when the judge has at least min_items paired items, its coverage reaches "
-    "min_coverage and its whole confidence interval clears every bar: lower bound >= min_lower "
-    "and >= the ceiling margin (the lower bound of the experts' own agreement CI). FAIL when "
-    "coverage is below min_coverage or the whole interval is below a bar. UNDECIDED "
-    "otherwise, including too few items, an undefined judge statistic or interval, and an "
-    "undefined ceiling."
+    "The judge side is the mean over experts of the judge's kappa with each expert; the expert "
+    "side is the mean over expert pairs of their kappa with each other, on the same cases "
+    "(one bootstrap draws the same cases for both). PASS only when the judge and an expert "
+    "rated items in at least min_cases cases (and at least min_items items), two experts in at "
+    "least min_expert_cases cases, coverage reaches min_coverage, the one-sided 95% lower bound "
+    "of D = judge side - expert side is above -margin, and the judge side's one-sided 95% lower "
+    "bound is at least min_lower. FAIL when coverage is below min_coverage, the one-sided 95% "
+    "upper bound of D is below -margin, or the judge side's upper bound is below min_lower. "
+    "UNDECIDED otherwise, including too few cases or items and any undefined statistic or "
+    "interval. On a binary criterion that allows not_applicable, kappa is computed on the items "
+    "both raters of a pair found applicable, and agreement on applicability is reported beside it."
 )
 
 
@@ -46,90 +57,119 @@ class GateSettings:
     min_coverage: float = 0.8
     use_ceiling: bool = True
     min_items: int = 20
+    min_cases: int = 8
+    min_expert_cases: int = 8
+    margin: float = 0.10
 
 
 @dataclass(frozen=True)
 class GateDecision:
     status: Status
     reasons: tuple[str, ...]
-    ceiling_margin: float | None  # lower bound of the experts' ceiling CI
-    n: int = 0  # the judge's paired items
-    min_items: int = 20
+    n: int = 0  # items rated by the judge and at least one expert
+    n_cases: int | None = None  # cases holding them
+    n_expert_cases: int | None = None
+    settings: GateSettings = GateSettings()
+    lower: float | None = None  # one-sided 95% lower bound of D
+    upper: float | None = None  # one-sided 95% upper bound of D
 
     def to_dict(self) -> dict[str, object]:
+        s = self.settings
         return {
             "status": self.status,
             "reasons": list(self.reasons),
-            "ceiling_margin": self.ceiling_margin,
             "n": self.n,
-            "min_items": self.min_items,
+            "n_cases": self.n_cases,
+            "n_expert_cases": self.n_expert_cases,
+            "min_items": s.min_items,
+            "min_cases": s.min_cases,
+            "min_expert_cases": s.min_expert_cases,
+            "margin": s.margin if s.use_ceiling else None,
+            "difference_lower_bound": self.lower,
+            "difference_upper_bound": self.upper,
             "rule": GATE_RULE,
         }
 
 
-def _ceiling_margin(ceiling: BootstrapResult | None) -> float | str:
-    """The ceiling margin, or the reason it is undefined."""
-    if ceiling is None:
-        return "fewer than two experts labelled this criterion: no expert pair"
-    if isinstance(ceiling.estimate, Undefined):
-        return ceiling.estimate.reason
-    if isinstance(ceiling.ci, Undefined):
-        return ceiling.ci.reason
-    return ceiling.ci[0]
+def _bounds(r: BootstrapResult, what: str) -> tuple[float, float] | str:
+    if isinstance(r.estimate, Undefined):
+        return f"{what} undefined: {r.estimate.reason}"
+    if isinstance(r.ci, Undefined):
+        return f"{what} interval undefined: {r.ci.reason}"
+    return r.ci
 
 
 def release_gate(
-    judge: BootstrapResult,
-    ceiling: BootstrapResult | None,
-    *,
-    coverage: float,
-    settings: GateSettings,
+    comparison: PairedComparison, *, coverage: float, settings: GateSettings
 ) -> GateDecision:
-    """Decide the gate for one criterion by :data:`GATE_RULE`."""
-    margin: float | None = None
-    n = judge.n
+    """Decide the gate for one criterion by :data:`GATE_RULE` (``comparison`` at
+    :data:`GATE_CONFIDENCE`)."""
+    s = settings
+    n, cases = comparison.n_items, comparison.n_cases
+    bounds: dict[str, float | None] = {"lower": None, "upper": None}
 
     def decide(status: Status, *reasons: str) -> GateDecision:
-        return GateDecision(status, reasons, margin, n=n, min_items=settings.min_items)
-
-    if n < settings.min_items:
-        return decide(
-            "UNDECIDED",
-            f"only {n} item(s) rated by both the judge and the reference, below the minimum of "
-            f"{settings.min_items} (--min-items): too few to decide",
+        return GateDecision(
+            status,
+            reasons,
+            n=n,
+            n_cases=cases,
+            n_expert_cases=comparison.n_expert_cases,
+            settings=s,
+            **bounds,  # type: ignore[arg-type]
         )
-    ceiling_undefined: str | None = None
-    if settings.use_ceiling:
-        got = _ceiling_margin(ceiling)
-        if isinstance(got, str):
-            ceiling_undefined = (
-                f"expert ceiling undefined ({got}); the gate does not fall back to the absolute "
-                "bar alone (use --no-ceiling to gate on it deliberately)"
-            )
-        else:
-            margin = got
-    if coverage < settings.min_coverage:
+
+    few = []
+    if cases is not None and cases < s.min_cases:
+        few.append(f"only {cases} case(s) with an item rated by the judge and an expert")
+        few[-1] += f", below the minimum of {s.min_cases} (--min-cases)"
+    if n < s.min_items:
+        few.append(
+            f"only {n} item(s) rated by both the judge and an expert, below the minimum of "
+            f"{s.min_items} (--min-items)"
+        )
+    ec = comparison.n_expert_cases
+    if s.use_ceiling and comparison.n_experts >= 2 and ec is not None and ec < s.min_expert_cases:
+        few.append(
+            f"the experts' side rests on {ec} case(s) rated by two experts, below the minimum "
+            f"of {s.min_expert_cases} (--min-expert-cases)"
+        )
+    if few:
+        return decide("UNDECIDED", "; ".join(few) + ": too few to decide")
+    if coverage < s.min_coverage:
         return decide(
             "FAIL",
-            f"the judge gave a usable label on {coverage:.0%} of items, "
-            f"below {settings.min_coverage:.0%}",
+            f"the judge gave a usable label on {coverage:.0%} of items, below {s.min_coverage:.0%}",
         )
-    if isinstance(judge.estimate, Undefined):
-        return decide("UNDECIDED", f"judge agreement undefined: {judge.estimate.reason}")
-    if isinstance(judge.ci, Undefined):
-        return decide("UNDECIDED", f"judge interval undefined: {judge.ci.reason}")
-    lo, hi = judge.ci
-    bars = [(settings.min_lower, f"the bar {settings.min_lower}")]
-    if margin is not None:
-        bars.append((margin, f"the ceiling margin {margin:.2f}"))
-    below = [f"CI upper bound {hi:.2f} < {name}" for bar, name in bars if hi < bar]
-    if below:
-        return decide("FAIL", "; ".join(below))
-    if ceiling_undefined is not None:
-        return decide("UNDECIDED", ceiling_undefined)
-    short = [f"CI lower bound {lo:.2f} < {name}" for bar, name in bars if lo < bar - _TOL]
+    judge = _bounds(comparison.judge, "judge side")
+    if isinstance(judge, str):
+        return decide("UNDECIDED", judge)
+    diff: tuple[float, float] | str | None = None
+    if s.use_ceiling:
+        diff = _bounds(comparison.difference, "difference D")
+        if not isinstance(diff, str):
+            bounds["lower"], bounds["upper"] = diff
+    fail = []
+    if judge[1] < s.min_lower:
+        fail.append(f"judge side's upper bound {judge[1]:.2f} < the bar {s.min_lower}")
+    if isinstance(diff, tuple) and diff[1] < -s.margin:
+        fail.append(f"D's upper bound {diff[1]:+.2f} < -margin {-s.margin:+.2f}")
+    if fail:
+        return decide("FAIL", "; ".join(fail))
+    if isinstance(diff, str):
+        return decide(
+            "UNDECIDED",
+            f"{diff}; the gate does not fall back to the absolute bar alone (use --no-ceiling "
+            "to gate on it deliberately)",
+        )
+    short = []
+    if judge[0] < s.min_lower - _TOL:
+        short.append(f"judge side's lower bound {judge[0]:.2f} < the bar {s.min_lower}")
+    if diff is not None and diff[0] <= -s.margin + _TOL:
+        short.append(f"D's lower bound {diff[0]:+.2f} ≤ -margin {-s.margin:+.2f}")
     if short:
-        return decide("UNDECIDED", "; ".join(short) + " while the CI reaches it: more items needed")
-    return decide(
-        "PASS", "CI lower bound " + f"{lo:.2f} ≥ " + " and ≥ ".join(name for _, name in bars)
-    )
+        return decide("UNDECIDED", "; ".join(short) + " while the interval reaches past it")
+    passed = [f"judge side's lower bound {judge[0]:.2f} ≥ the bar {s.min_lower}"]
+    if diff is not None:
+        passed.insert(0, f"D's lower bound {diff[0]:+.2f} > -margin {-s.margin:+.2f}")
+    return decide("PASS", "; ".join(passed))

@@ -34,7 +34,9 @@ class PairReport:
     """Agreement of one pair of raters on the items both of them rated (``n``).
 
     ``bootstrap`` holds the CI of ``cohen_kappa`` with its seed, resample count and drops.
-    ``weighted_kappa`` is linear-weighted, and :class:`Undefined` on a nominal scale.
+    ``weighted_kappa`` is linear-weighted, and :class:`Undefined` on a nominal scale;
+    ``weighted_bootstrap`` is its own interval (same seed and resamples), ``None`` on a
+    nominal scale.
     """
 
     raters: tuple[Hashable, Hashable]
@@ -42,14 +44,26 @@ class PairReport:
     cohen_kappa: float | Undefined
     weighted_kappa: float | Undefined
     bootstrap: BootstrapResult
+    weighted_bootstrap: BootstrapResult | None = None
 
     def to_dict(self) -> dict[str, object]:
-        """``{"raters", "n", "cohen_kappa", "weighted_kappa", "ci95", "why_undefined"}``: None
-        for an undefined value, and its reason under ``why_undefined[key]``."""
+        """``{"raters", "n", "cohen_kappa", "weighted_kappa", "ci95", "weighted_kappa_ci95",
+        "why_undefined"}``: None for an undefined value, and its reason under
+        ``why_undefined[key]``. ``ci95`` belongs to ``cohen_kappa``, ``weighted_kappa_ci95`` to
+        ``weighted_kappa``."""
         ci = self.bootstrap.ci
         key = ci_key(self.bootstrap.confidence)
         values = {"cohen_kappa": self.cohen_kappa, "weighted_kappa": self.weighted_kappa, key: ci}
+        wkey = f"weighted_kappa_{key}"
+        wci: object = None
+        if self.weighted_bootstrap is not None:
+            w = self.weighted_bootstrap.ci
+            if isinstance(self.weighted_kappa, Undefined):
+                w = Undefined(f"the estimate is undefined: {self.weighted_kappa.reason}")
+            values[wkey] = w
+            wci = None if isinstance(w, Undefined) else list(w)
         return {
+            wkey: wci,
             "raters": [self.raters[0], self.raters[1]],
             "n": self.n,
             "cohen_kappa": or_none(self.cohen_kappa),
@@ -199,6 +213,20 @@ def pairwise_report(
                 confidence=confidence,
                 clusters=None if cluster_ids is None else np.asarray(cluster_ids, dtype=object),
             )
+            weighted_boot = (
+                bootstrap_pairwise(
+                    x,
+                    y,
+                    k=sc.k,
+                    seed=seed,
+                    statistic="weighted_kappa_linear",
+                    n_resamples=n_resamples,
+                    confidence=confidence,
+                    clusters=None if cluster_ids is None else np.asarray(cluster_ids, dtype=object),
+                )
+                if sc.level == "ordinal"
+                else None
+            )
             weighted: float | Undefined = (
                 cohen_kappa(x, y, k=sc.k, weights="linear")
                 if sc.level == "ordinal"
@@ -221,6 +249,7 @@ def pairwise_report(
                             + _named(boot.estimate, (raters[i], raters[j]), x, y, sc).reason  # type: ignore[union-attr]
                         ),
                     ),
+                    weighted_bootstrap=weighted_boot,
                 )
             )
     return CriterionReport(

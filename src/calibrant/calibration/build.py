@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
-from ..agreement.gate import GATE_RULE
+from ..agreement.gate import GATE_CONFIDENCE, GATE_RULE
 from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
@@ -18,7 +18,7 @@ from .criterion import Settings, criterion_report
 from .experts import expert_comparison
 from .explain import embedded_judge_warning
 
-__all__ = ["calibration_report", "REPORT_SCHEMA_VERSION"]
+__all__ = ["calibration_report", "overall_gate", "REPORT_SCHEMA_VERSION"]
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -128,6 +128,10 @@ def calibration_report(
             else "BCa ∪ Wilson score floor, by item",
             "min_lower": settings.gate.min_lower,
             "min_items": settings.gate.min_items,
+            "min_cases": settings.gate.min_cases,
+            "min_expert_cases": settings.gate.min_expert_cases,
+            "margin": settings.gate.margin,
+            "gate_confidence": GATE_CONFIDENCE,
             "gate_rule": GATE_RULE,
             "min_coverage": settings.gate.min_coverage,
             "use_ceiling": settings.gate.use_ceiling,
@@ -137,7 +141,7 @@ def calibration_report(
         "warnings": embedded_judge_warning(None if judge is None else judge.model),
         "judge_outcomes": dict(sorted(outcomes.items())),
         "run": run or {},
-        "gate": {"criteria": gates, "judge": _overall(gates)},
+        "gate": {"criteria": gates, "judge": overall_gate(gates)},
         "criteria": criteria,
         "experts": expert_comparison(gold, rubric, judgments, settings),
         "safety": safety,
@@ -145,7 +149,8 @@ def calibration_report(
     }
 
 
-def _overall(gates: dict[str, str]) -> str:
+def overall_gate(gates: dict[str, str]) -> str:
+    """The judge's gate: FAIL if any criterion fails, else UNDECIDED if any is, else PASS."""
     if any(v == "FAIL" for v in gates.values()):
         return "FAIL"
     if any(v == "UNDECIDED" for v in gates.values()):

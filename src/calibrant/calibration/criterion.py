@@ -17,12 +17,13 @@ from ..agreement import (
     items_needed,
     landis_koch_band,
 )
-from ..agreement.gate import GateSettings, release_gate
+from ..agreement.gate import GateSettings
 from ..agreement.intervals import proportion
 from ..agreement.meanpair import bootstrap_mean_pairwise
 from ..contracts import NOT_APPLICABLE, Criterion, Judgment
 from ..gold import CONSENSUS, GoldSet
 from .explain import ABSTAIN, Side, constant_notes, explain
+from .gate_section import applicability_comparison, baseline_sentence, gate_part, per_label
 
 __all__ = ["Settings", "criterion_report", "scale_of", "ABSTAIN"]
 
@@ -41,13 +42,13 @@ class Settings:
 
 
 def scale_of(c: Criterion) -> Scale:
-    """The criterion's scale for the statistics. ``not_applicable`` is never a level of an
-    ordinal scale (it is not "above" the best level): on an ordinal criterion it is its own
-    category outside the ordered levels, reported under ``not_applicable``; on a binary
-    (nominal) criterion it stays one more nominal category."""
-    if c.scale.kind == "ordinal":
-        return Scale(labels=tuple(c.scale.values()), level="ordinal")
-    return Scale(labels=tuple(c.allowed_labels()), level="nominal")
+    """The criterion's scale for the statistics. ``not_applicable`` is never a level of the
+    scale: not "above" the best level of an ordinal criterion, and not a third answer beside
+    pass/fail (a judge that only spots applicability would otherwise earn kappa for it). The
+    statistics use the items both raters found applicable, and applicability is reported
+    beside them under ``not_applicable``."""
+    level = "ordinal" if c.scale.kind == "ordinal" else "nominal"
+    return Scale(labels=tuple(c.scale.values()), level=level)
 
 
 def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:
@@ -65,6 +66,8 @@ def _applicability(
     sides: list[tuple[str, list[Any]]],
     settings: Settings,
     clusters: np.ndarray | None,
+    experts: list[list[Any]],
+    cases: np.ndarray,
 ) -> dict[str, Any] | None:
     """``not_applicable`` as its own category: how many items each side put there, and the
     agreement on applicability (applies / does not apply) of the judge with the consensus."""
@@ -106,7 +109,15 @@ def _applicability(
     pair = [Side.of(ref_name, a), Side.of(judge_name, b)]
     return {
         "when": c.not_applicable_when,
-        "outside_scale": c.scale.kind == "ordinal",
+        "outside_scale": True,
+        "judge_vs_experts": applicability_comparison(
+            judge_raw,
+            experts,
+            cases,
+            margin=settings.gate.margin,
+            seed=settings.seed,
+            n_resamples=settings.n_resamples,
+        ),
         "n_items": counts,
         "agreement_on_applicability": stat_json(agreement, pair),
         "percent_agreement_on_applicability": stat_json(percent, pair),
@@ -149,11 +160,8 @@ def criterion_report(
     scale = scale_of(c)
     statistic = "weighted_kappa_linear" if scale.level == "ordinal" else "cohen_kappa"
     items = gold.item_ids
-    clusters = (
-        np.asarray([gold.items[i].case for i in items], dtype=object)
-        if settings.cluster_by_case
-        else None
-    )
+    cases = np.asarray([gold.items[i].case for i in items], dtype=object)
+    clusters = cases if settings.cluster_by_case else None
     cons = gold.labels_by(CONSENSUS, c.id)
     judge_raw: list[Any] = []
     failures: dict[str, int] = {}
@@ -235,7 +243,17 @@ def criterion_report(
         }
         for r, codes, side in zip(raters, expert_codes, expert_sides, strict=True)
     ]
-    gate = release_gate(judge_stat, ceiling, coverage=coverage, settings=settings.gate)
+    gate, comparison = gate_part(
+        y,
+        expert_codes,
+        cases,
+        k=scale.k,
+        statistic=statistic,
+        coverage=coverage,
+        gate=settings.gate,
+        seed=settings.seed,
+        n_resamples=settings.n_resamples,
+    )
     ceiling_value = (
         None if ceiling is None or isinstance(ceiling.estimate, Undefined) else ceiling.estimate
     )
@@ -249,7 +267,7 @@ def criterion_report(
         if not isinstance(width, Undefined)
         else width
     )
-    return {
+    out = {
         "criterion": c.id,
         "title": c.title,
         "scale": [str(v) for v in scale.labels],
@@ -281,9 +299,24 @@ def criterion_report(
         ),
         "confusion": _confusion(scale, ref_raw, judge_raw, outside),
         "not_applicable": _applicability(
-            c, [("the consensus", ref_raw), ("the judge", judge_raw)], settings, clusters
+            c,
+            [("the consensus", ref_raw), ("the judge", judge_raw)],
+            settings,
+            clusters,
+            expert_raw,
+            cases,
         ),
         "gate": gate.to_dict(),
+        "gate_comparison": comparison,
+        "per_label": per_label(
+            scale,
+            x,
+            y,
+            clusters,
+            seed=settings.seed,
+            n_resamples=settings.n_resamples,
+            confidence=settings.confidence,
+        ),
         "items_needed_for_width": {
             "target_width": settings.target_width,
             "items": None if isinstance(need, Undefined) else need,
@@ -293,6 +326,8 @@ def criterion_report(
         "notes": constant_notes(judge_side, ref_side, expert_sides),
         "disagreements": _disagreements(c, gold, judgments, scale, ref_raw, judge_raw),
     }
+    out["baseline_sentence"] = baseline_sentence(out)
+    return out
 
 
 def _confusion(

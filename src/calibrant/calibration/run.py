@@ -15,6 +15,7 @@ from ..store import Store, make_engine
 from ..store.runs import Runs
 from .build import calibration_report
 from .criterion import Settings
+from .noise import apply_run_to_run, run_to_run_section
 from .robustness import combine_gate, robustness_section
 
 __all__ = ["run_calibration", "failure_summary"]
@@ -68,6 +69,10 @@ def run_calibration(
                 "min_lower": settings.gate.min_lower,
                 "min_coverage": settings.gate.min_coverage,
                 "use_ceiling": settings.gate.use_ceiling,
+                "min_items": settings.gate.min_items,
+                "min_cases": settings.gate.min_cases,
+                "min_expert_cases": settings.gate.min_expert_cases,
+                "margin": settings.gate.margin,
             },
         },
     )
@@ -87,6 +92,8 @@ def run_calibration(
         required=require_robustness,
         margin=attack_margin,
     )
+    report["run_to_run"] = run_to_run_section(store.engine, judge=config, rubric=rubric)
+    apply_run_to_run(report)
     combine_gate(report["gate"], report["robustness"])
     report["run_id"] = run_id
     verdicts = report["judge_outcomes"].get("verdict", 0)

@@ -122,16 +122,46 @@ def calibrate(
         float,
         typer.Option("--min-coverage", help="Gate: share of items with a usable judge label."),
     ] = 0.8,
+    min_cases: Annotated[
+        int,
+        typer.Option(
+            "--min-cases",
+            min=2,
+            help="Gate: below this many cases with an item rated by the judge and an expert, "
+            "UNDECIDED.",
+        ),
+    ] = 8,
+    min_expert_cases: Annotated[
+        int,
+        typer.Option(
+            "--min-expert-cases",
+            min=2,
+            help="Gate: below this many cases rated by two experts, UNDECIDED.",
+        ),
+    ] = 8,
     min_items: Annotated[
         int,
         typer.Option(
             "--min-items",
             min=2,
-            help="Gate: below this many items rated by both judge and consensus, UNDECIDED.",
+            help="Gate: an extra floor in items (rated by the judge and an expert); the "
+            "minimum that counts is --min-cases.",
         ),
     ] = 20,
+    margin: Annotated[
+        float,
+        typer.Option(
+            "--margin",
+            min=0.0,
+            max=1.0,
+            help="Gate: non-inferiority margin on kappa, judge side minus expert side.",
+        ),
+    ] = 0.10,
     no_ceiling: Annotated[
-        bool, typer.Option("--no-ceiling", help="Gate without comparing to the experts' agreement.")
+        bool,
+        typer.Option(
+            "--no-ceiling", help="Gate on the bar alone, without comparing to the experts."
+        ),
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     resamples: Annotated[
@@ -190,6 +220,9 @@ def calibrate(
             min_coverage=min_coverage,
             use_ceiling=not no_ceiling,
             min_items=min_items,
+            min_cases=min_cases,
+            min_expert_cases=min_expert_cases,
+            margin=margin,
         ),
     )
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)

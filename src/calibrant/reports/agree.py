@@ -14,6 +14,18 @@ def _f(v: float | None) -> str:
     return "undefined" if v is None else f"{v:.2f}"
 
 
+def _ci(ci: list[float] | None) -> str:
+    return f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else " [CI undefined]"
+
+
+def _weighted_ci(p: dict[str, Any]) -> str:
+    """The weighted kappa's own interval; a report stored before it had one says so rather
+    than borrowing the unweighted kappa's."""
+    if "weighted_kappa_ci95" not in p:
+        return " [no CI in this stored report]"
+    return _ci(p["weighted_kappa_ci95"])
+
+
 def render_agreement(console: Console, report: dict[str, Any]) -> None:
     console.print(
         f"[bold]Agreement among raters[/bold] — bootstrap {report['n_resamples']} "
@@ -25,16 +37,16 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
             f"{_f(c['fleiss_kappa'])}, Krippendorff α {_f(c['krippendorff_alpha'])})",
             title_justify="left",
         )
-        for col in ("raters", "n", "Cohen κ [95% CI]", "linear-weighted κ"):
+        for col in ("raters", "n", "Cohen κ [95% CI]", "linear-weighted κ [95% CI]"):
             t.add_column(col)
         for p in c["pairs"]:
-            ci = p.get("ci95")
             t.add_row(
                 " vs ".join(map(str, p["raters"])),
                 str(p["n"]),
-                _f(p["cohen_kappa"])
-                + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else " [CI undefined]"),
-                "n/a (nominal)" if c["level"] == "nominal" else _f(p["weighted_kappa"]),
+                _f(p["cohen_kappa"]) + _ci(p.get("ci95")),
+                "n/a (nominal)"
+                if c["level"] == "nominal"
+                else _f(p["weighted_kappa"]) + _weighted_ci(p),
             )
         console.print(t)
         for p in c["pairs"]:
@@ -45,6 +57,8 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
             if ci is not None and "cohen_kappa" in why:
                 del why[ci]  # the interval is undefined because the estimate is
                 why["cohen_kappa and its CI"] = why.pop("cohen_kappa")
+            if "weighted_kappa" in why and why.pop("weighted_kappa_ci95", None) is not None:
+                why["weighted_kappa and its CI"] = why.pop("weighted_kappa")
             for key, text in why.items():
                 console.print(
                     f"  {key} of {' vs '.join(map(str, p['raters']))} undefined: {text}",

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..calibration.experts import experts_lines
 from .calibration_md import calibration_markdown
-from .calibration_text import coverage_text, fmt_stat, gate_lines, rate_text
+from .calibration_text import coverage_text, fmt_stat, gate_detail_lines, gate_lines, rate_text
 from .probe import robustness_lines
 
 __all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
@@ -80,6 +80,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
             f"[bold]{c['criterion']}[/bold]: {c['gate']['status']} — "
             + "; ".join(c["gate"]["reasons"])
         )
+        for line in gate_detail_lines(c):
+            console.print(f"  {escape(line)}", highlight=False)
         for line in gate_lines(c):
             console.print(f"  [yellow]![/yellow] {escape(line)}", highlight=False)
         need = c["items_needed_for_width"]

@@ -11,6 +11,8 @@ from .calibration_text import (
     comparisons,
     coverage_text,
     fmt_stat,
+    gate_detail_lines,
+    gate_settings_text,
     planning_line,
     rate_text,
     stat_name,
@@ -52,8 +54,7 @@ def _header(r: dict[str, Any]) -> list[str]:
         f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
         f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
         f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
-        f" seed {r['settings']['seed']}; gate (at least {r['settings'].get('min_items', 20)} "
-        f"items, coverage ≥ {r['settings']['min_coverage']:.0%}, bar {r['settings']['min_lower']}):"
+        f" seed {r['settings']['seed']}; gate ({gate_settings_text(r['settings'])}):"
         f" {r['settings'].get('gate_rule', '')}",
         f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
     ]
@@ -134,6 +135,8 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         f"Gate **{c['gate']['status']}**: " + "; ".join(c["gate"]["reasons"]),
         "",
     ]
+    out += [f"- {line}" for line in gate_detail_lines(c)]
+    out += [""] if gate_detail_lines(c) else []
     out += [f"> {line}\n" for line in [*c["notes"], *planning_line(c)]]
     out += ["| comparison | statistic | value [95% CI] |", "|---|---|---|"]
     out += [
@@ -146,7 +149,11 @@ def _criterion(c: dict[str, Any]) -> list[str]:
         out += [
             "",
             "`not_applicable` (its own category"
-            + (", outside the ordered levels" if na["outside_scale"] else "")
+            + (
+                (", outside the ordered levels" if c["level"] == "ordinal" else ", outside pass/fail")
+                if na["outside_scale"]
+                else ""
+            )
             + f"): {counts} item(s); agreement on applicability "
             + _md(fmt_stat(na["agreement_on_applicability"], none="undefined")),
         ]

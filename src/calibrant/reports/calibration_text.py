@@ -7,7 +7,10 @@ from typing import Any
 
 __all__ = [
     "STAT_NAMES",
+    "comparison_line",
     "comparisons",
+    "gate_detail_lines",
+    "gate_settings_text",
     "coverage_text",
     "ceiling_why",
     "fmt_stat",
@@ -31,6 +34,8 @@ STAT_NAMES = {
     "mean_pairwise_weighted_kappa_quadratic": "mean pairwise quadratic-weighted κ",
     "mean_pairwise_gwet_ac1": "mean pairwise Gwet's AC1",
     "mean_pairwise_percent_agreement": "mean pairwise percent agreement",
+    "mean_judge_expert_cohen_kappa": "mean Cohen's κ of the judge with each expert",
+    "mean_judge_expert_weighted_kappa_linear": "mean linear-weighted κ of the judge with each expert",
 }
 
 
@@ -137,3 +142,57 @@ def undefined_lines(c: dict[str, Any]) -> list[str]:
 def gate_lines(c: dict[str, Any]) -> list[str]:
     """The plain-words notes, every undefined figure explained, and the planning figure."""
     return [*c["notes"], *undefined_lines(c), *planning_line(c)]
+
+
+def _side(s: dict[str, Any], cases: int | None) -> str:
+    if s.get("estimate") is None:
+        return f"undefined ({s.get('estimate_undefined_reason')})"
+    ci = s.get("ci")
+    interval = f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else f" (CI undefined: {s['ci_undefined_reason']})"
+    size = f" (n={s['n']}" + (f", {cases} cases)" if cases is not None else ")")
+    return f"{s['estimate']:+.2f}{interval}{size}"
+
+
+def comparison_line(p: dict[str, Any], *, what: str = "") -> str:
+    """The gate's comparison in one line: judge side, expert side, D and the margin."""
+    conf = p.get("confidence", 0.9)
+    d = p["difference"]
+    margin = p.get("margin")
+    return (
+        f"{what}judge side (mean {stat_name(p['statistic'])} with each expert) "
+        f"{_side(p['judge_side'], p.get('n_cases'))}; expert side (mean between experts) "
+        f"{_side(p['expert_side'], p.get('n_expert_cases'))}; D = judge side − expert side "
+        f"{_side(d, None).split(' (n=')[0]}"
+        + (f", margin {margin:.2f}" if margin is not None else ", no margin (--no-ceiling)")
+        + f" — {conf:.0%} intervals, each end a one-sided {(1 + conf) / 2:.0%} bound"
+    )
+
+
+def gate_detail_lines(c: dict[str, Any]) -> list[str]:
+    """What decided the gate and what a reader needs beside it: the comparison with the experts,
+    applicability, run-to-run noise, the always-one-label baseline and per-label rates. A report
+    stored before these figures existed gives only what it has."""
+    out = []
+    if c.get("gate_comparison"):
+        out.append(comparison_line(c["gate_comparison"], what="Gate: "))
+    na = (c.get("not_applicable") or {}).get("judge_vs_experts")
+    if na:
+        out.append(comparison_line(na, what="Applicability (applies / not_applicable), Cohen's κ: "))
+    if c["gate"].get("run_to_run"):
+        out.append(str(c["gate"]["run_to_run"]))
+    if c.get("baseline_sentence"):
+        out.append(str(c["baseline_sentence"]))
+    return out
+
+
+def gate_settings_text(s: dict[str, Any]) -> str:
+    """The gate's thresholds in one phrase; reports stored before the case minimum and the
+    margin existed name what they had."""
+    items = f"at least {s.get('min_items', 20)} items"
+    if "min_cases" not in s:
+        return f"{items}, coverage ≥ {s['min_coverage']:.0%}, bar {s['min_lower']}"
+    return (
+        f"at least {s['min_cases']} cases ({s['min_expert_cases']} for the experts) and {items}, "
+        f"coverage ≥ {s['min_coverage']:.0%}, margin {s['margin']:.2f}, bar {s['min_lower']}"
+        + ("" if s.get("use_ceiling", True) else ", no comparison with the experts")
+    )

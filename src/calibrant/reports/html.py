@@ -15,6 +15,8 @@ from .calibration_text import (
     comparisons,
     coverage_text,
     fmt_stat,
+    gate_detail_lines,
+    gate_settings_text,
     planning_line,
     rate_text,
     stat_name,
@@ -90,8 +92,8 @@ def _summary(r: dict[str, Any]) -> str:
 rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])}
 ({escape(r["rubric"]["hash"])}); {r["n_items"]} gold items (split
 <code>{escape(r["split"])}</code>), raters {escape(", ".join(r["gold"]["raters"]))};
-{s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate: CI
-lower bound ≥ {s["min_lower"]}, coverage ≥ {s["min_coverage"]:.0%}. Judge outcomes:
+{s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate:
+{escape(gate_settings_text(s))}. Judge outcomes:
 {escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
 {f'<p class="muted">Left aside: {escape(aside)}</p>' if aside else ""}
 </header>"""
@@ -214,9 +216,11 @@ def _criterion(c: dict[str, Any]) -> str:
         ],
     )
     extra = "".join(f"<li>{escape(x)}</li>" for x in planning_line(c))
+    detail = "".join(f"<li>{escape(x)}</li>" for x in gate_detail_lines(c))
     return f"""<section class="criterion" data-criterion="{escape(c["criterion"])}">
 <h3><code>{_ids(c["criterion"])}</code> — {escape(c["title"])}</h3>
 <p>Gate {_gate(c["gate"]["status"])}: {escape("; ".join(c["gate"]["reasons"]))}</p>
+{f'<ul class="gate-detail">{detail}</ul>' if detail else ""}
 {f'<ul class="notes">{extra}</ul>' if extra else ""}
 <div class="figures">
 <figure class="heatmap">{heatmap(c)}

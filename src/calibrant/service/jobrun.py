@@ -144,6 +144,9 @@ def _calibrate(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
             min_coverage=p["min_coverage"],
             use_ceiling=not p["no_ceiling"],
             min_items=p["min_items"],
+            min_cases=p.get("min_cases", 8),
+            min_expert_cases=p.get("min_expert_cases", 8),
+            margin=p.get("margin", 0.10),
         ),
     )
     report = run_calibration(

@@ -59,7 +59,14 @@ class CalibrateParams(Contract):
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
     min_lower: float = Field(default=0.6, ge=-1, le=1, description="Gate: CI lower bound.")
     min_coverage: float = Field(default=0.8, ge=0, le=1, description="Gate: usable share.")
-    min_items: int = Field(default=20, ge=2, le=1_000_000, description="Gate: fewest items.")
+    min_items: int = Field(
+        default=20, ge=2, le=1_000_000, description="Gate: fewest items (an extra floor)."
+    )
+    min_cases: int = Field(default=8, ge=2, le=1_000_000, description="Gate: fewest cases.")
+    min_expert_cases: int = Field(
+        default=8, ge=2, le=1_000_000, description="Gate: fewest cases rated by two experts."
+    )
+    margin: float = Field(default=0.10, ge=0, le=1, description="Gate: non-inferiority margin.")
     no_ceiling: bool = Field(default=False, description="Gate without the experts' ceiling.")
 
 

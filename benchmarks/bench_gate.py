@@ -1,0 +1,288 @@
+"""Error rates of the release gate, by simulation (issue 18, point 4).
+
+Two experts and a judge label the items of G cases (5-11 items per case). Each case has its own
+label shares (Dirichlet around the population's) and its own difficulty ``u ~ Beta(12, 1)``; a
+rater with skill ``s`` reports an item's true label with probability ``s * u`` and otherwise a
+label drawn at random from the population's shares. Two such raters have, in the population,
+kappa (or linear-weighted kappa) ``s_i * s_j * E[u^2]``: the case effect leaves the level
+alone and makes the items of one case move together, which is what the case bootstrap must
+carry. With ``not_applicable``, 20% of items (varying by case) do not apply; each rater tells
+applicability right with probability 0.95 (else it guesses), and gives a pass/fail or level
+only to items it finds applicable (a not-applicable item called applicable gets a random
+label). Codes go through ``gate_part``, the function ``calibrate`` calls, with the codes it
+builds (``not_applicable`` is no rating on the quality scale).
+
+The experts' skill puts their own kappa at 0.80. The judge's skill is set, by bisection on a
+population of 20,000 cases, so that the population difference D = mean kappa(judge, expert_r)
+- kappa(expert_1, expert_2) is exactly -margin (false-PASS rate; goal at most 5%) or 0, a judge
+exactly as good as one more expert (power). Two failure scenarios of the issue: a perfect
+judge on 40 items that all come from one case, and a judge that spots applicability perfectly
+but answers pass/fail at random.
+
+    python benchmarks/bench_gate.py            # -> benchmarks/results/gate.md
+    python benchmarks/bench_gate.py --quick    # a smoke run: few reps, not written
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from calibrant.agreement.ci import wilson
+from calibrant.agreement.gate import GateSettings, release_gate
+from calibrant.agreement.noninferiority import paired_comparison
+from calibrant.agreement.pairwise import kappa_from_tables
+
+RESULTS = Path(__file__).parent / "results" / "gate.md"
+MARGIN = 0.10
+EXPERT_KAPPA = 0.80
+U = (12.0, 1.0)  # case difficulty Beta(a, b)
+E_U2 = U[0] * (U[0] + 1) / ((U[0] + U[1]) * (U[0] + U[1] + 1))
+NA_SHARE, NA_SKILL = 0.2, 0.95
+SHARES = {False: np.array([0.4, 0.6]), True: np.array([0.15, 0.25, 0.35, 0.25])}
+POPULATION, ITERATIONS = 20_000, 16  # cases of the population the skills are solved on
+DEFAULT = GateSettings(margin=MARGIN)
+TEST_ONLY = replace(DEFAULT, min_lower=-1.0, min_cases=2, min_items=2, min_expert_cases=2)
+
+
+@dataclass(frozen=True)
+class Design:
+    ordinal: bool
+    na: bool
+
+    @property
+    def name(self) -> str:
+        return ("ordinal (4 levels)" if self.ordinal else "binary") + (
+            " + not_applicable" if self.na else ""
+        )
+
+    @property
+    def statistic(self) -> str:
+        return "weighted_kappa_linear" if self.ordinal else "cohen_kappa"
+
+
+def simulate(
+    rng: np.random.Generator,
+    design: Design,
+    g: int,
+    skills: tuple[float, float, float],
+    *,
+    na_skills: tuple[float, float, float] = (NA_SKILL,) * 3,
+    sizes: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes (3, items), cases)``: judge, expert 1, expert 2; -1 = not applicable."""
+    shares = SHARES[design.ordinal]
+    k = shares.size
+    m = rng.integers(5, 12, size=g) if sizes is None else sizes
+    cases = np.repeat(np.arange(g), m)
+    n = cases.size
+    gammas = rng.gamma(8 * shares, size=(g, k))  # Dirichlet(8 * shares) per case
+    case_shares = gammas / gammas.sum(axis=1, keepdims=True)
+    u = rng.beta(*U, size=g)[cases]
+    truth = (rng.random(n)[:, None] > case_shares[cases].cumsum(axis=1)).sum(axis=1)
+    truth = np.minimum(truth, k - 1)
+    applies = np.ones(n, dtype=bool)
+    if design.na:
+        case_na = rng.beta(2, 8, size=g)  # mean 0.2
+        applies = rng.random(n) >= case_na[cases]
+    out = np.empty((3, n), dtype=np.int64)
+    for r, (s, sa) in enumerate(zip(skills, na_skills, strict=True)):
+        random_label = rng.choice(k, size=n, p=shares)
+        true_label = np.where(applies, truth, random_label)  # NA items have no true level
+        label = np.where(rng.random(n) < s * u, true_label, random_label)
+        if design.na:
+            guess = rng.random(n) >= NA_SHARE
+            sees = np.where(rng.random(n) < sa, applies, guess)
+            label = np.where(sees, label, -1)
+        out[r] = label
+    return out, cases
+
+
+def population_d(design: Design, judge_skill: float, expert_skill: float, seed: int = 7) -> float:
+    """D of the pooled tables of a POPULATION-case population (same seed for every call)."""
+    rng = np.random.default_rng(seed)
+    codes, _ = simulate(rng, design, POPULATION, (judge_skill, expert_skill, expert_skill))
+    k = SHARES[design.ordinal].size
+    weights = "linear" if design.ordinal else None
+
+    def kappa(a: np.ndarray, b: np.ndarray) -> float:
+        ok = (a >= 0) & (b >= 0)
+        table = np.bincount(a[ok] * k + b[ok], minlength=k * k).reshape(k, k)
+        return float(kappa_from_tables(table, weights=weights)[0])
+
+    judge = (kappa(codes[0], codes[1]) + kappa(codes[0], codes[2])) / 2
+    return judge - kappa(codes[1], codes[2])
+
+
+def expert_skill(design: Design) -> float:
+    """Skill giving the experts a population kappa of EXPERT_KAPPA (bisection)."""
+    k = SHARES[design.ordinal].size
+    lo, hi = 0.5, 1.0
+    for _ in range(ITERATIONS):
+        mid = (lo + hi) / 2
+        codes, _ = simulate(np.random.default_rng(11), design, POPULATION, (mid, mid, mid))
+        ok = (codes[1] >= 0) & (codes[2] >= 0)
+        t = np.bincount(codes[1][ok] * k + codes[2][ok], minlength=k * k).reshape(k, k)
+        value = float(kappa_from_tables(t, weights="linear" if design.ordinal else None)[0])
+        lo, hi = (mid, hi) if value < EXPERT_KAPPA else (lo, mid)
+    return (lo + hi) / 2
+
+
+def judge_skill(design: Design, es: float, target: float) -> float:
+    """Judge skill with population D = target (bisection; D rises with the skill)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(ITERATIONS):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if population_d(design, mid, es) < target else (lo, mid)
+    return (lo + hi) / 2
+
+
+def gate_status(
+    codes: np.ndarray, cases: np.ndarray, design: Design, seed: int, resamples: int
+) -> tuple[str, str]:
+    """(default gate, non-inferiority test alone) for one simulated gold set."""
+    k = SHARES[design.ordinal].size
+    comparison = paired_comparison(
+        codes[0],
+        codes[1:],
+        k=k,
+        seed=seed,
+        statistic=design.statistic,  # type: ignore[arg-type]
+        n_resamples=resamples,
+        confidence=0.90,
+        clusters=cases,
+    )
+    coverage = float((codes[0] >= 0).mean()) if not design.na else 1.0
+    return (
+        release_gate(comparison, coverage=coverage, settings=DEFAULT).status,
+        release_gate(comparison, coverage=coverage, settings=TEST_ONLY).status,
+    )
+
+
+def rate(hits: int, reps: int) -> str:
+    lo, hi = wilson(hits, reps, confidence=0.95)
+    return f"{hits / reps:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def run(reps: int, resamples: int, sizes: list[int]) -> tuple[list[str], list[str]]:
+    rows: list[str] = []
+    goals: list[str] = []
+    seed = 0
+    for design in [Design(o, na) for o in (False, True) for na in (False, True)]:
+        es = expert_skill(design)
+        for label, target in (("κ = ceiling − margin (D = −0.10)", -MARGIN), ("κ = ceiling (D = 0)", 0.0)):
+            js = judge_skill(design, es, target)
+            for g in sizes:
+                passes = [0, 0]
+                for _ in range(reps):
+                    seed += 1
+                    rng = np.random.default_rng(seed)
+                    codes, cases = simulate(rng, design, g, (js, es, es))
+                    got = gate_status(codes, cases, design, seed, resamples)
+                    passes[0] += got[0] == "PASS"
+                    passes[1] += got[1] == "PASS"
+                what = "false PASS" if target < 0 else "power (PASS)"
+                rows.append(
+                    f"| {design.name} | {label} | {g} | {reps} | {what} | {rate(passes[0], reps)} "
+                    f"| {rate(passes[1], reps)} |"
+                )
+                if target < 0:
+                    met = "met" if passes[0] / reps <= 0.05 else "not met"
+                    goals.append(
+                        f"| false PASS ≤ 5% at D = −margin, {design.name}, {g} cases | "
+                        f"{rate(passes[0], reps)} | {met} |"
+                    )
+    return rows, goals
+
+
+def failures(reps: int, resamples: int) -> list[str]:
+    out = []
+    binary, with_na = Design(False, False), Design(False, True)
+    es = expert_skill(binary)
+    passes = 0
+    for rep in range(reps):  # a perfect judge (a copy of expert 1), 40 items of one case
+        rng = np.random.default_rng(10_000 + rep)
+        codes, cases = simulate(rng, binary, 1, (1.0, es, es), sizes=np.array([40]))
+        codes[0] = codes[1]
+        passes += gate_status(codes, cases, binary, rep, resamples)[0] == "PASS"
+    out.append(
+        f"| 40 items from one case, a judge copying expert 1 | {reps} | {rate(passes, reps)} | "
+        f"{'met' if passes == 0 else 'not met'} (goal: never) |"
+    )
+    es = expert_skill(with_na)
+    for g in (10, 20, 40):
+        passes = 0
+        for rep in range(reps):  # applicability perfect, pass/fail at random
+            rng = np.random.default_rng(20_000 + 100 * g + rep)
+            codes, cases = simulate(rng, with_na, g, (0.0, es, es), na_skills=(1.0, NA_SKILL, NA_SKILL))
+            passes += gate_status(codes, cases, with_na, rep, resamples)[0] == "PASS"
+        met = "met" if passes / reps <= 0.05 else "not met"
+        out.append(
+            f"| applicability-only judge (spots not_applicable perfectly, pass/fail at random), "
+            f"{g} cases | {reps} | {rate(passes, reps)} | {met} (goal: ≤ 5%) |"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few reps; print, do not write")
+    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args(argv)
+    reps = 40 if args.quick else args.reps
+    start = time.perf_counter()
+    rows, goals = run(reps, args.resamples, [6, 10, 20, 40])
+    fails = failures(max(reps // 2, 20), args.resamples)
+    took = time.perf_counter() - start
+    text = "\n".join(
+        [
+            "# Release gate: false-PASS rate and power",
+            "",
+            f"`python benchmarks/bench_gate.py` — {reps} simulated gold sets per row, "
+            f"{args.resamples} bootstrap resamples each (calibrate uses 2000; fewer here to keep "
+            f"the run to minutes), seeded; Python {platform.python_version()}, numpy "
+            f"{np.__version__}, {took:.0f} s on 2 cores.",
+            "",
+            __doc__.split("\n\n")[1].replace("\n", " "),
+            "",
+            f"Gate: default settings (`--min-cases 8`, `--min-items 20`, `--margin {MARGIN}`, "
+            "`--min-lower 0.6`, 90% intervals, so each bound is one-sided 95%). *test alone*: the "
+            "same non-inferiority test with the case and item minimums lowered to 2 and the "
+            "absolute bar off, to show the test's own level where the minimums decide (6 cases). "
+            "Each rate has its 95% Wilson interval over the reps.",
+            "",
+            "| criterion | truth | cases | reps | rate | default gate | test alone |",
+            "|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            "## Goals",
+            "",
+            "| goal | measured | status |",
+            "|---|---|---|",
+            *goals,
+            "",
+            "## The two failures of the issue",
+            "",
+            "| scenario | reps | PASS rate | status |",
+            "|---|---|---|---|",
+            *fails,
+            "",
+        ]
+    )
+    if args.quick:
+        sys.stdout.write(text)
+    else:
+        RESULTS.write_text(text, encoding="utf-8")
+        sys.stdout.write(f"wrote {RESULTS} in {took:.0f} s\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""The parts of a criterion's report that decide and explain its gate: the judge against the
+experts by the same statistic on both sides (pass/fail or the ordered levels on applicable
+items; applicability beside it), and, per label, sensitivity, specificity and the agreement of a
+judge that always gives it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..agreement import Scale
+from ..agreement.gate import GATE_CONFIDENCE, GateDecision, GateSettings, release_gate
+from ..agreement.noninferiority import PairedComparison, paired_comparison
+from ..agreement.perlabel import one_vs_rest
+from ..contracts import NOT_APPLICABLE
+from .explain import ABSTAIN
+
+__all__ = ["applicability_comparison", "baseline_sentence", "gate_part", "per_label"]
+
+
+def _comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]:
+    d = p.to_dict()
+    d["confidence"] = GATE_CONFIDENCE
+    d["margin"] = margin
+    d["note"] = (
+        f"{GATE_CONFIDENCE:.0%} intervals: each end is a one-sided "
+        f"{(1 + GATE_CONFIDENCE) / 2:.0%} confidence bound"
+    )
+    return d
+
+
+def gate_part(
+    judge: np.ndarray,
+    experts: list[np.ndarray],
+    cases: np.ndarray,
+    *,
+    k: int,
+    statistic: str,
+    coverage: float,
+    gate: GateSettings,
+    seed: int,
+    n_resamples: int,
+) -> tuple[GateDecision, dict[str, Any]]:
+    """The gate decision and its comparison (always resampled by case: the gate's unit)."""
+    comparison = paired_comparison(
+        judge,
+        np.vstack(experts) if experts else np.full((0, judge.size), -1),
+        k=k,
+        seed=seed,
+        statistic=statistic,  # type: ignore[arg-type]
+        n_resamples=n_resamples,
+        confidence=GATE_CONFIDENCE,
+        clusters=cases,
+    )
+    decision = release_gate(comparison, coverage=coverage, settings=gate)
+    return decision, _comparison_json(comparison, gate.margin if gate.use_ceiling else None)
+
+
+def _applies(raw: list[Any]) -> np.ndarray:
+    yes_no = Scale(labels=("applies", NOT_APPLICABLE), level="nominal")
+    return yes_no.encode(
+        [
+            None
+            if v is None or v in ABSTAIN
+            else (NOT_APPLICABLE if v == NOT_APPLICABLE else "applies")
+            for v in raw
+        ]
+    )
+
+
+def applicability_comparison(
+    judge_raw: list[Any],
+    experts_raw: list[list[Any]],
+    cases: np.ndarray,
+    *,
+    margin: float,
+    seed: int,
+    n_resamples: int,
+) -> dict[str, Any]:
+    """Agreement on applicability (applies / not_applicable), judge side against expert side by
+    Cohen's kappa, paired by case, as the gate compares quality."""
+    comparison = paired_comparison(
+        _applies(judge_raw),
+        np.vstack([_applies(r) for r in experts_raw])
+        if experts_raw
+        else np.full((0, len(judge_raw)), -1),
+        k=2,
+        seed=seed,
+        statistic="cohen_kappa",
+        n_resamples=n_resamples,
+        confidence=GATE_CONFIDENCE,
+        clusters=cases,
+    )
+    return _comparison_json(comparison, margin)
+
+
+def per_label(
+    scale: Scale,
+    reference: np.ndarray,
+    judge: np.ndarray,
+    clusters: np.ndarray | None,
+    *,
+    seed: int,
+    n_resamples: int,
+    confidence: float,
+) -> list[dict[str, Any]]:
+    """Per label of the scale: sensitivity, specificity (the consensus as truth, one label
+    against the rest) and the percent agreement of a judge that always gives that label."""
+    rates = one_vs_rest(
+        reference,
+        judge,
+        k=scale.k,
+        seed=seed,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        clusters=clusters,
+    )
+    return [
+        {
+            "label": str(scale.labels[r.code]),
+            "sensitivity": r.sensitivity.to_dict(),
+            "specificity": r.specificity.to_dict(),
+            "always_agreement": r.always.to_dict(),
+        }
+        for r in rates
+    ]
+
+
+def _pct(s: dict[str, Any]) -> str:
+    """'64% [52%, 75%]' or 'undefined (<why>)' for a proportion figure."""
+    if s.get("estimate") is None:
+        return f"undefined ({s.get('estimate_undefined_reason')})"
+    ci = s.get("ci")
+    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else f" (CI undefined: {s.get('ci_undefined_reason')})"
+    return f"{s['estimate']:.0%}{interval}"
+
+
+def _kappa(s: dict[str, Any]) -> str:
+    if s.get("estimate") is None:
+        return f"undefined ({s.get('estimate_undefined_reason')})"
+    ci = s.get("ci")
+    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else " (CI undefined)"
+    return f"{s['estimate']:.2f}{interval}"
+
+
+def baseline_sentence(c: dict[str, Any]) -> str | None:
+    """The always-one-label baseline and the judge's per-label sensitivity and specificity, in
+    plain sentences (``None`` when the report has no per-label figures)."""
+    labels = c.get("per_label")
+    if not labels:
+        return None
+    always = [x for x in labels if x["always_agreement"].get("estimate") is not None]
+    if not always:
+        return "No item has a label from both the judge and the consensus: no baseline."
+    if c["level"] == "ordinal":  # the best constant judge: the most common level
+        always = [max(always, key=lambda x: x["always_agreement"]["estimate"])]
+    first = always[0]["always_agreement"]
+    size = f"{first['n']} items" + (f", {first['n_clusters']} cases" if first.get("n_clusters") else "")
+    parts = [f"one that always says '{x['label']}' on {_pct(x['always_agreement'])}" for x in always]
+    parts[0] = "A judge that always says" + parts[0].removeprefix("one that always says")
+    text = (
+        f"{', '.join(parts[:1])} of the {size} both labelled"
+        + (f", {', '.join(parts[1:])}" if parts[1:] else "")
+        + "; its κ is 0 by construction. "
+    )
+    pa = c.get("judge_vs_consensus_other", {}).get("percent_agreement")
+    if pa is not None:
+        text += (
+            f"This judge agrees on {_pct(pa)}, with {c['statistic'].replace('_', ' ')} "
+            f"{_kappa(c['judge_vs_consensus'])}. "
+        )
+    per = "; ".join(
+        f"'{x['label']}': sensitivity {_pct(x['sensitivity'])} (n={x['sensitivity']['n']}), "
+        f"specificity {_pct(x['specificity'])} (n={x['specificity']['n']})"
+        for x in labels
+    )
+    return text + f"Per label, the consensus as truth, one label against the rest: {per}."
