@@ -21,7 +21,7 @@ def _result(estimate: float | Undefined, ci: tuple[float, float] | Undefined) ->
         statistic="x",
         estimate=estimate,
         ci=ci,
-        confidence=0.90,
+        confidence=0.95,
         n=100,
         n_clusters=12,
         n_resamples=1000,
@@ -39,8 +39,10 @@ def _cmp(
     expert_cases: int = 12,
 ) -> PairedComparison:
     mid = sum(judge) / 2
-    diff = _result(Undefined("no expert pair"), d) if isinstance(d, Undefined) else _result(
-        sum(d) / 2, d
+    diff = (
+        _result(Undefined("no expert pair"), d)
+        if isinstance(d, Undefined)
+        else _result(sum(d) / 2, d)
     )
     return PairedComparison(
         statistic="cohen_kappa",
@@ -122,7 +124,7 @@ def test_paired_comparison_uses_one_statistic_on_both_sides() -> None:
     assert p.judge.estimate == pytest.approx((1 + k12) / 2)
     assert p.experts.estimate == pytest.approx(k12)
     assert p.difference.estimate == pytest.approx((1 - k12) / 2)
-    assert p.n_cases == 15 and p.n_expert_cases == 15 and p.difference.confidence == 0.90
+    assert p.n_cases == 15 and p.n_expert_cases == 15 and p.difference.confidence == 0.95
     lo, hi = p.difference.ci  # type: ignore[misc]
     assert lo < (1 - k12) / 2 < hi
 

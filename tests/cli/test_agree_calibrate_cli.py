@@ -6,8 +6,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from calibrant.agreement import Scale, bootstrap_pairwise
 from calibrant.files import load_labels
 from tests.conftest import ROOT, Result
 from tests.support.fake_openai import answer_from_schema, fake_openai
@@ -41,8 +43,32 @@ def test_agree_json_has_the_documented_shape(cli: Callable[..., Result]) -> None
         assert lo <= pair["cohen_kappa"] <= hi
         if crit == "overall_clarity":
             assert isinstance(pair["weighted_kappa"], float)
+            # the weighted kappa's own interval (issue 18), the one bootstrap_pairwise gives it
+            own = bootstrap_pairwise(
+                Scale(labels=(1, 2, 3, 4), level="ordinal").encode([a[k] for k in keys]),
+                Scale(labels=(1, 2, 3, 4), level="ordinal").encode([b[k] for k in keys]),
+                k=4,
+                seed=0,
+                statistic="weighted_kappa_linear",
+            )
+            assert pair["weighted_kappa_ci95"] == pytest.approx(list(own.ci))  # type: ignore[arg-type]
+            assert pair["weighted_kappa_ci95"] != pair["ci95"]
         else:
             assert pair["weighted_kappa"] is None  # nominal
+            assert pair["weighted_kappa_ci95"] is None
+
+
+def test_agree_prints_the_weighted_kappa_with_its_own_interval(
+    cli: Callable[..., Result],
+) -> None:
+    args = [str(LABELS / "rater_a.jsonl"), str(LABELS / "rater_b.jsonl")]
+    rubric = ["--rubric", str(ROOT / "rubrics/refund_communication.yaml")]
+    doc = json.loads(cli("agree", *args, *rubric, "--json").out)
+    pair = doc["criteria"]["overall_clarity"]["pairs"][0]
+    lo, hi = pair["weighted_kappa_ci95"]
+    table = " ".join(cli("agree", *args, *rubric).out.split())
+    assert "linear-weighted κ [95% CI]" in table
+    assert f"{pair['weighted_kappa']:.2f} [{lo:.2f}, {hi:.2f}]" in table
 
 
 def test_agree_accepts_csv_and_integer_labels(cli: Callable[..., Result], tmp_path: Path) -> None:

@@ -113,3 +113,46 @@ def test_calibrate_min_items_reports_undecided_with_the_reason(
         assert c["gate"]["status"] == "UNDECIDED", c["gate"]
         assert "below the minimum of 1000 (--min-items)" in c["gate"]["reasons"][0]
     assert doc["gate"]["judge"] == "UNDECIDED"
+    # the minimum that counts is in cases (issue 18): 8 by default, named in every gate
+    assert doc["settings"]["min_cases"] == 8 and doc["settings"]["margin"] == 0.10
+    for c in doc["criteria"]:
+        assert c["gate"]["n_cases"] <= 4 and "--min-cases" in c["gate"]["reasons"][0]
+        assert set(c["gate_comparison"]) >= {"judge_side", "expert_side", "difference"}
+
+
+def test_calibrate_takes_the_case_minimum_and_the_margin(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    with fake_openai(answer_from_schema(lambda c, labels: labels[0])) as server:
+        r = cli(
+            "calibrate",
+            "--model",
+            "openai/constant",
+            "--api-base",
+            server.url,
+            "--resamples",
+            "200",
+            "--split",
+            "heldout",
+            "--min-cases",
+            "3",
+            "--min-expert-cases",
+            "3",
+            "--min-items",
+            "2",
+            "--margin",
+            "0.2",
+            "--json",
+            env=env,
+        )
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    s = doc["settings"]
+    assert (s["min_cases"], s["min_expert_cases"], s["margin"]) == (3, 3, 0.2)
+    for c in doc["criteria"]:
+        g = c["gate"]
+        assert g["min_cases"] == 3 and g["margin"] == 0.2
+        if g["n_cases"] >= 3:  # enough cases now: a constant judge is decided, not waved on
+            assert g["status"] == "FAIL", g
+        assert "temperature" in g["run_to_run"] and "not measured" in g["run_to_run"]

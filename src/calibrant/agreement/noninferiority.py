@@ -97,7 +97,7 @@ def paired_comparison(
     seed: int,
     statistic: PairwiseStatistic = "cohen_kappa",
     n_resamples: int = 2000,
-    confidence: float = 0.90,
+    confidence: float = 0.95,
     clusters: ArrayLike | None = None,
     max_undefined_fraction: float = 0.5,
 ) -> PairedComparison:
@@ -143,7 +143,11 @@ def paired_comparison(
         "n_expert_cases": _cases(expert_rated, ids),
         "n_experts": r,
     }
-    names = (f"mean_judge_expert_{statistic}", f"mean_pairwise_{statistic}", f"difference_{statistic}")
+    names = (
+        f"mean_judge_expert_{statistic}",
+        f"mean_pairwise_{statistic}",
+        f"difference_{statistic}",
+    )
     no_pair = "fewer than two experts: no expert pair" if r < 2 else None
     if no_pair is None and not n_e:
         no_pair = "no item rated by two of the experts"
@@ -160,7 +164,7 @@ def paired_comparison(
             )
             for name in names
         ]
-        return PairedComparison(statistic, none[0], none[1], none[2], **counts)  # type: ignore[arg-type]
+        return PairedComparison(statistic, none[0], none[1], none[2], **counts)
     units = stats
     if ids is not None and n_clusters is not None:
         units = np.zeros((n_clusters, stats.shape[1]), dtype=np.float64)
@@ -183,8 +187,7 @@ def paired_comparison(
 
     def floor(which: range) -> tuple[float, float] | None:
         got = [
-            table_floor(point_tables[p], statistic=statistic, confidence=confidence)
-            for p in which
+            table_floor(point_tables[p], statistic=statistic, confidence=confidence) for p in which
         ]
         lows = [f[0] for f in got if f is not None]
         highs = [f[1] for f in got if f is not None]
@@ -193,7 +196,9 @@ def paired_comparison(
         return float(np.mean(lows)), float(np.mean(highs))
 
     j_est: float | Undefined = (
-        float(pj) if bool(pjd) else Undefined(f"{statistic} is undefined for every judge-expert pair")
+        float(pj)
+        if bool(pjd)
+        else Undefined(f"{statistic} is undefined for every judge-expert pair")
     )
     e_est: float | Undefined = (
         float(pe)
@@ -201,9 +206,7 @@ def paired_comparison(
         else Undefined(no_pair or f"{statistic} is undefined for every expert pair")
     )
     undefined = [x.reason for x in (j_est, e_est) if isinstance(x, Undefined)]
-    d_est: float | Undefined = (
-        float(pj - pe) if not undefined else Undefined("; ".join(undefined))
-    )
+    d_est: float | Undefined = float(pj - pe) if not undefined else Undefined("; ".join(undefined))
 
     def result(
         i: int,
@@ -244,5 +247,5 @@ def paired_comparison(
             None,
             (-2.0, 2.0),
         ),
-        **counts,  # type: ignore[arg-type]
+        **counts,
     )

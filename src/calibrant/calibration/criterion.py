@@ -47,8 +47,9 @@ def scale_of(c: Criterion) -> Scale:
     pass/fail (a judge that only spots applicability would otherwise earn kappa for it). The
     statistics use the items both raters found applicable, and applicability is reported
     beside them under ``not_applicable``."""
-    level = "ordinal" if c.scale.kind == "ordinal" else "nominal"
-    return Scale(labels=tuple(c.scale.values()), level=level)
+    if c.scale.kind == "ordinal":
+        return Scale(labels=tuple(c.scale.values()), level="ordinal")
+    return Scale(labels=tuple(c.scale.values()), level="nominal")
 
 
 def _codes(scale: Scale, labels: list[Any]) -> np.ndarray:

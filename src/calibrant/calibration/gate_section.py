@@ -25,7 +25,7 @@ def _comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any
     d["margin"] = margin
     d["note"] = (
         f"{GATE_CONFIDENCE:.0%} intervals: each end is a one-sided "
-        f"{(1 + GATE_CONFIDENCE) / 2:.0%} confidence bound"
+        f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound"
     )
     return d
 
@@ -132,7 +132,9 @@ def _pct(s: dict[str, Any]) -> str:
     if s.get("estimate") is None:
         return f"undefined ({s.get('estimate_undefined_reason')})"
     ci = s.get("ci")
-    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else f" (CI undefined: {s.get('ci_undefined_reason')})"
+    interval = (
+        f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else f" (CI undefined: {s.get('ci_undefined_reason')})"
+    )
     return f"{s['estimate']:.0%}{interval}"
 
 
@@ -144,35 +146,41 @@ def _kappa(s: dict[str, Any]) -> str:
     return f"{s['estimate']:.2f}{interval}"
 
 
+_NAMES = {"cohen_kappa": "Cohen's κ", "weighted_kappa_linear": "linear-weighted κ"}
+
+
 def baseline_sentence(c: dict[str, Any]) -> str | None:
     """The always-one-label baseline and the judge's per-label sensitivity and specificity, in
     plain sentences (``None`` when the report has no per-label figures)."""
     labels = c.get("per_label")
     if not labels:
         return None
-    always = [x for x in labels if x["always_agreement"].get("estimate") is not None]
+    always = sorted(
+        (x for x in labels if x["always_agreement"].get("estimate") is not None),
+        key=lambda x: -x["always_agreement"]["estimate"],
+    )
     if not always:
         return "No item has a label from both the judge and the consensus: no baseline."
     if c["level"] == "ordinal":  # the best constant judge: the most common level
-        always = [max(always, key=lambda x: x["always_agreement"]["estimate"])]
-    first = always[0]["always_agreement"]
-    size = f"{first['n']} items" + (f", {first['n_clusters']} cases" if first.get("n_clusters") else "")
-    parts = [f"one that always says '{x['label']}' on {_pct(x['always_agreement'])}" for x in always]
-    parts[0] = "A judge that always says" + parts[0].removeprefix("one that always says")
+        always = always[:1]
+    top = always[0]["always_agreement"]
+    size = f"{top['n']} items" + (f" ({top['n_clusters']} cases)" if top.get("n_clusters") else "")
     text = (
-        f"{', '.join(parts[:1])} of the {size} both labelled"
-        + (f", {', '.join(parts[1:])}" if parts[1:] else "")
+        f"A judge that always says '{always[0]['label']}' would agree with the consensus on "
+        f"{_pct(top)} of the {size} both labelled"
+        + "".join(
+            f", and one that always says '{x['label']}' on {_pct(x['always_agreement'])}"
+            for x in always[1:]
+        )
         + "; its κ is 0 by construction. "
     )
-    pa = c.get("judge_vs_consensus_other", {}).get("percent_agreement")
+    pa = (c.get("judge_vs_consensus_other") or {}).get("percent_agreement")
     if pa is not None:
-        text += (
-            f"This judge agrees on {_pct(pa)}, with {c['statistic'].replace('_', ' ')} "
-            f"{_kappa(c['judge_vs_consensus'])}. "
-        )
+        name = _NAMES.get(c["statistic"], c["statistic"])
+        text += f"This judge agrees on {_pct(pa)}, with {name} {_kappa(c['judge_vs_consensus'])}. "
     per = "; ".join(
-        f"'{x['label']}': sensitivity {_pct(x['sensitivity'])} (n={x['sensitivity']['n']}), "
+        f"'{x['label']}' sensitivity {_pct(x['sensitivity'])} (n={x['sensitivity']['n']}), "
         f"specificity {_pct(x['specificity'])} (n={x['specificity']['n']})"
         for x in labels
     )
-    return text + f"Per label, the consensus as truth, one label against the rest: {per}."
+    return text + f"Per label, with the consensus as truth (one label against the rest): {per}."

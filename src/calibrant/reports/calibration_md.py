@@ -150,7 +150,11 @@ def _criterion(c: dict[str, Any]) -> list[str]:
             "",
             "`not_applicable` (its own category"
             + (
-                (", outside the ordered levels" if c["level"] == "ordinal" else ", outside pass/fail")
+                (
+                    ", outside the ordered levels"
+                    if c["level"] == "ordinal"
+                    else ", outside pass/fail"
+                )
                 if na["outside_scale"]
                 else ""
             )

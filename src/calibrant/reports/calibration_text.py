@@ -35,7 +35,9 @@ STAT_NAMES = {
     "mean_pairwise_gwet_ac1": "mean pairwise Gwet's AC1",
     "mean_pairwise_percent_agreement": "mean pairwise percent agreement",
     "mean_judge_expert_cohen_kappa": "mean Cohen's κ of the judge with each expert",
-    "mean_judge_expert_weighted_kappa_linear": "mean linear-weighted κ of the judge with each expert",
+    "mean_judge_expert_weighted_kappa_linear": (
+        "mean linear-weighted κ of the judge with each expert"
+    ),
 }
 
 
@@ -148,14 +150,16 @@ def _side(s: dict[str, Any], cases: int | None) -> str:
     if s.get("estimate") is None:
         return f"undefined ({s.get('estimate_undefined_reason')})"
     ci = s.get("ci")
-    interval = f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else f" (CI undefined: {s['ci_undefined_reason']})"
+    interval = (
+        f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else f" (CI undefined: {s['ci_undefined_reason']})"
+    )
     size = f" (n={s['n']}" + (f", {cases} cases)" if cases is not None else ")")
     return f"{s['estimate']:+.2f}{interval}{size}"
 
 
 def comparison_line(p: dict[str, Any], *, what: str = "") -> str:
     """The gate's comparison in one line: judge side, expert side, D and the margin."""
-    conf = p.get("confidence", 0.9)
+    conf = p.get("confidence", 0.95)
     d = p["difference"]
     margin = p.get("margin")
     return (
@@ -164,7 +168,7 @@ def comparison_line(p: dict[str, Any], *, what: str = "") -> str:
         f"{_side(p['expert_side'], p.get('n_expert_cases'))}; D = judge side − expert side "
         f"{_side(d, None).split(' (n=')[0]}"
         + (f", margin {margin:.2f}" if margin is not None else ", no margin (--no-ceiling)")
-        + f" — {conf:.0%} intervals, each end a one-sided {(1 + conf) / 2:.0%} bound"
+        + f" — {conf:.0%} intervals, each end a one-sided {(1 + conf) / 2 * 100:g}% bound"
     )
 
 
@@ -177,7 +181,9 @@ def gate_detail_lines(c: dict[str, Any]) -> list[str]:
         out.append(comparison_line(c["gate_comparison"], what="Gate: "))
     na = (c.get("not_applicable") or {}).get("judge_vs_experts")
     if na:
-        out.append(comparison_line(na, what="Applicability (applies / not_applicable), Cohen's κ: "))
+        out.append(
+            comparison_line(na, what="Applicability (applies / not_applicable), Cohen's κ: ")
+        )
     if c["gate"].get("run_to_run"):
         out.append(str(c["gate"]["run_to_run"]))
     if c.get("baseline_sentence"):
