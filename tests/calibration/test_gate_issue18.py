@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import copy
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from calibrant.calibration import Settings, calibration_report, simulated_judgments
+from calibrant.calibration.noise import apply_run_to_run, run_to_run_section
 from calibrant.contracts import Label, Rubric
 from calibrant.gold import CONSENSUS, GoldSet
+from calibrant.store import make_engine
+from calibrant.store.runs import Runs
 from tests.reports.support import GOLD, RUBRIC, build, every_format
 
 FAST = Settings(n_resamples=400)
+CRITERIA = [c.id for c in RUBRIC.criteria]
 
 
 def _by(r: dict[str, Any]) -> dict[str, Any]:
@@ -141,3 +146,53 @@ def test_a_report_stored_by_the_previous_version_still_renders() -> None:
     for fmt, text in out.items():
         assert "PASS" in text, fmt
     assert "at least 20 items, coverage ≥ 80%, bar 0.6" in out["markdown"]
+
+
+def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -> None:
+    cfg, _ = simulated_judgments(GOLD, RUBRIC, "consensus")
+    cfg = cfg.model_copy(update={"temperature": 0.7})
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    r = build("consensus")
+    r["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
+    apply_run_to_run(r)
+    assert r["run_to_run"]["measured"] is False
+    for c in r["criteria"]:  # said plainly, and no gate changes for it
+        assert (
+            "Run-to-run noise was not measured: the judge samples at temperature 0.7"
+            in (c["gate"]["run_to_run"])
+        )
+    assert "Run-to-run noise was not measured" in every_format(r)["html"]
+    passed = [c["criterion"] for c in r["criteria"] if c["gate"]["status"] == "PASS"]
+    assert passed
+    # a stability run of the same judge version flags one passing criterion UNSTABLE
+    runs = Runs(engine)
+    run_id = runs.start("stability", judge=cfg)
+    stat = {"estimate": 0.55, "ci": [0.3, 0.75], "n": 108}
+    runs.finish(
+        run_id,
+        {
+            "samples": 3,
+            "items": 108,
+            "min_self_agreement": 0.8,
+            "criteria": [
+                {
+                    "criterion": c,
+                    "self_agreement": stat,
+                    "items_with_differing_samples": {"value": 0.2, "n": 108},
+                    "flag": "UNSTABLE" if c == passed[0] else "stable",
+                }
+                for c in CRITERIA
+            ],
+        },
+    )
+    r = build("consensus")
+    r["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
+    apply_run_to_run(r)
+    got = _by(r)
+    assert got[passed[0]]["gate"]["status"] == "UNDECIDED"
+    assert (
+        "self-agreement 0.55 [0.30, 0.75] (n=108): UNSTABLE"
+        in got[passed[0]]["gate"]["reasons"][-1]
+    )
+    assert all(got[c]["gate"]["status"] == "PASS" for c in passed[1:])
+    assert r["gate"]["criteria"][passed[0]] == "UNDECIDED" and r["gate"]["judge"] != "PASS"

@@ -67,9 +67,9 @@ def _criterion(
     abstained = sum(1 for row in raw for v in row if v in ABSTAIN)
     ci = stat.get("ci")
     lower = ci[0] if isinstance(ci, (list, tuple)) and ci else None
-    if stat.get("estimate") is None:
-        flag = "undefined"
-    elif lower is None or lower < min_self_agreement:
+    if stat.get("estimate") is None or lower is None:
+        flag = "undefined"  # no estimate, or no interval (e.g. one case: no clustered interval)
+    elif lower < min_self_agreement:
         flag = "UNSTABLE"
     else:
         flag = "stable"
