@@ -20,7 +20,7 @@ from .explain import embedded_judge_warning
 
 __all__ = ["calibration_report", "overall_gate", "REPORT_SCHEMA_VERSION"]
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2  # 2: issue 18 gate (gate_comparison, per_label, run_to_run, ...)
 
 
 def _safety(gold: GoldSet) -> dict[str, Any]:
