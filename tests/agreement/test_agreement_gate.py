@@ -138,3 +138,12 @@ def test_one_case_has_no_interval_and_never_an_item_level_one() -> None:
         assert isinstance(side.ci, Undefined) and "needs at least 2" in side.ci.reason
     d = release_gate(p, coverage=1.0, settings=GateSettings(min_cases=1, min_expert_cases=1))
     assert d.status == "UNDECIDED" and "interval undefined" in d.reasons[0]
+
+
+def test_perfect_agreement_everywhere_gives_no_zero_width_difference() -> None:
+    rng = np.random.default_rng(5)
+    e1 = rng.integers(0, 2, 80)
+    p = paired_comparison(e1, np.vstack([e1, e1]), k=2, seed=0, clusters=np.repeat(range(10), 8))
+    assert p.difference.estimate == 0.0
+    lo, hi = p.difference.ci  # type: ignore[misc]
+    assert lo < 0.0 < hi and "unpaired side bounds" in p.difference.method

@@ -13,7 +13,7 @@ two-sided: each end is a one-sided 95% confidence bound.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -234,18 +234,38 @@ def paired_comparison(
             bounds=bounds,
         )
 
+    judge_side = result(0, j_est, (boot[0], boot[1]), (jack[0], jack[1]), n_j, floor(range(r)))
+    expert_side = result(
+        1, e_est, (boot[2], boot[3]), (jack[2], jack[3]), n_e, floor(range(r, n_pairs))
+    )
+    difference = result(
+        2,
+        d_est,
+        (boot[0] - boot[2], boot[1] & boot[3]),
+        (jack[0] - jack[2], jack[1] & jack[3]),
+        int((judge_rated | expert_rated).sum()),
+        None,
+        (-2.0, 2.0),
+    )
     return PairedComparison(
         statistic,
-        result(0, j_est, (boot[0], boot[1]), (jack[0], jack[1]), n_j, floor(range(r))),
-        result(1, e_est, (boot[2], boot[3]), (jack[2], jack[3]), n_e, floor(range(r, n_pairs))),
-        result(
-            2,
-            d_est,
-            (boot[0] - boot[2], boot[1] & boot[3]),
-            (jack[0] - jack[2], jack[1] & jack[3]),
-            int((judge_rated | expert_rated).sum()),
-            None,
-            (-2.0, 2.0),
-        ),
+        judge_side,
+        expert_side,
+        _never_zero_width(difference, judge_side, expert_side),
         **counts,
     )
+
+
+def _never_zero_width(
+    d: BootstrapResult, judge: BootstrapResult, experts: BootstrapResult
+) -> BootstrapResult:
+    """When every resample gives the same difference (e.g. judge and experts agree perfectly
+    everywhere), D's interval has zero width; it is then widened to the unpaired bounds of the
+    two sides' intervals (each kept open by its Wilson score floor)."""
+    if isinstance(d.ci, Undefined) or d.ci[1] > d.ci[0]:
+        return d
+    if isinstance(judge.ci, Undefined) or isinstance(experts.ci, Undefined):
+        return d
+    lo = min(d.ci[0], judge.ci[0] - experts.ci[1])
+    hi = max(d.ci[1], judge.ci[1] - experts.ci[0])
+    return replace(d, ci=(max(-2.0, lo), min(2.0, hi)), method=d.method + " ∪ unpaired side bounds")

@@ -13,7 +13,14 @@ from rich.table import Table
 
 from ..calibration.experts import experts_lines
 from .calibration_md import calibration_markdown
-from .calibration_text import coverage_text, fmt_stat, gate_detail_lines, gate_lines, rate_text
+from .calibration_text import (
+    coverage_text,
+    fmt_stat,
+    gate_detail_lines,
+    gate_lines,
+    noise_note,
+    rate_text,
+)
 from .probe import robustness_lines
 
 __all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
@@ -52,6 +59,8 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         f"judge outcomes: {outcomes}"
         + (f"; {run['from_cache']} from cache, {run['model_calls']} model call(s)" if run else "")
     )
+    if noise_note(r):
+        console.print(escape(str(noise_note(r))), highlight=False)
     t = Table(
         title="Communication criteria: the judge against the experts' consensus (κ: Cohen's "
         "for binary criteria, linear-weighted for ordinal ones; 95% CI, bootstrap by case)",

@@ -13,6 +13,7 @@ from .calibration_text import (
     fmt_stat,
     gate_detail_lines,
     gate_settings_text,
+    noise_note,
     planning_line,
     rate_text,
     stat_name,
@@ -57,6 +58,7 @@ def _header(r: dict[str, Any]) -> list[str]:
         f" seed {r['settings']['seed']}; gate ({gate_settings_text(r['settings'])}):"
         f" {r['settings'].get('gate_rule', '')}",
         f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
+        *([f"- {noise_note(r)}"] if noise_note(r) else []),
     ]
 
 

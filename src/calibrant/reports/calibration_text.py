@@ -11,6 +11,7 @@ __all__ = [
     "comparisons",
     "gate_detail_lines",
     "gate_settings_text",
+    "noise_note",
     "coverage_text",
     "ceiling_why",
     "fmt_stat",
@@ -184,11 +185,19 @@ def gate_detail_lines(c: dict[str, Any]) -> list[str]:
         out.append(
             comparison_line(na, what="Applicability (applies / not_applicable), Cohen's κ: ")
         )
-    if c["gate"].get("run_to_run"):
-        out.append(str(c["gate"]["run_to_run"]))
+    noise = c["gate"].get("run_to_run")
+    if noise and not noise.startswith("Run-to-run noise was not measured"):  # said once on top
+        out.append(str(noise))
     if c.get("baseline_sentence"):
         out.append(str(c["baseline_sentence"]))
     return out
+
+
+def noise_note(r: dict[str, Any]) -> str | None:
+    """The report-level sentence on the judge's run-to-run noise (None in reports stored before
+    it was measured or named)."""
+    section = r.get("run_to_run")
+    return None if not section else str(section["note"])
 
 
 def gate_settings_text(s: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from .calibration_text import (
     fmt_stat,
     gate_detail_lines,
     gate_settings_text,
+    noise_note,
     planning_line,
     rate_text,
     stat_name,
@@ -96,6 +97,7 @@ rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])
 {escape(gate_settings_text(s))}. Judge outcomes:
 {escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
 {f'<p class="muted">Left aside: {escape(aside)}</p>' if aside else ""}
+{f"<p>{escape(str(noise_note(r)))}</p>" if noise_note(r) else ""}
 </header>"""
 
 
