@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         fleiss_kappa_from_counts,
         krippendorff_alpha,
     )
+    from calibrant.agreement.noninferiority import PairedComparison, paired_comparison
     from calibrant.agreement.pairwise import (
         PairwiseStatistic,
         Weights,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         percent_agreement,
         weighted_kappa,
     )
+    from calibrant.agreement.perlabel import LabelRates, one_vs_rest
     from calibrant.agreement.report import CriterionReport, PairReport, ci_key, pairwise_report
     from calibrant.agreement.resample import (
         BootstrapResult,
@@ -78,6 +80,10 @@ _HOME = {
     "fleiss_kappa": "multirater",
     "fleiss_kappa_from_counts": "multirater",
     "krippendorff_alpha": "multirater",
+    "PairedComparison": "noninferiority",
+    "paired_comparison": "noninferiority",
+    "LabelRates": "perlabel",
+    "one_vs_rest": "perlabel",
     "PairwiseStatistic": "pairwise",
     "Weights": "pairwise",
     "cohen_kappa": "pairwise",
@@ -109,8 +115,10 @@ __all__ = [
     "AlphaLevel",
     "BootstrapResult",
     "CriterionReport",
+    "LabelRates",
     "Level",
     "PairReport",
+    "PairedComparison",
     "PairwiseStatistic",
     "Scale",
     "Undefined",
@@ -134,7 +142,9 @@ __all__ = [
     "krippendorff_alpha",
     "landis_koch_band",
     "long_to_matrix",
+    "one_vs_rest",
     "or_none",
+    "paired_comparison",
     "pairwise_report",
     "percent_agreement",
     "percentile_interval",
