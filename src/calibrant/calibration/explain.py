@@ -29,7 +29,8 @@ ABSTAIN = frozenset({INSUFFICIENT_EVIDENCE, CANT_TELL})
 EMBEDDED_JUDGE_WARNING = (
     "The embedded judge is weak: {model} (SmolLM2-135M-Instruct, run offline by llama.cpp) "
     "always returns well-formed answers, but its judgments are close to noise, so expect its "
-    "gate to FAIL. It is there so the whole pipeline runs anywhere; point calibrate at a real "
+    "gate not to pass (FAIL, or UNDECIDED on a gold set with too few cases). It is there so "
+    "the whole pipeline runs anywhere; point calibrate at a real "
     "model (--model, --api-base) to calibrate a judge you might ship."
 )
 
