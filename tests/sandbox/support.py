@@ -55,9 +55,7 @@ def sandbox(cases: list[Path], out: Path, *extra: str) -> Iterator[Sandbox]:
             proc.communicate()
 
 
-def agent_process(
-    box: Sandbox, checkpoints: Path, *extra: str
-) -> subprocess.CompletedProcess[str]:
+def agent_process(box: Sandbox, checkpoints: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """One run of the scripted MCP client, with the token the sandbox printed, until it exits
     (or dies)."""
     return subprocess.run(

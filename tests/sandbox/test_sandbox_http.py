@@ -99,13 +99,22 @@ def test_a_web_page_or_a_caller_without_the_token_cannot_drive_the_tools(tmp_pat
         host = s.url.removeprefix("http://")
         attacks = [
             ("text/plain", {"Content-Type": "text/plain", **auth}, 400),
-            ("foreign Origin", {"Content-Type": "application/json",
-                                "Origin": "http://evil.example", **auth}, 403),  # fmt: skip
-            ("foreign Host", {"Content-Type": "application/json", "Host": "evil.example",
-                              **auth}, 421),  # fmt: skip
+            (
+                "foreign Origin",
+                {"Content-Type": "application/json", "Origin": "http://evil.example", **auth},
+                403,
+            ),  # fmt: skip
+            (
+                "foreign Host",
+                {"Content-Type": "application/json", "Host": "evil.example", **auth},
+                421,
+            ),  # fmt: skip
             ("no token", {"Content-Type": "application/json", "Host": host}, 401),
-            ("wrong token", {"Content-Type": "application/json",
-                             "Authorization": "Bearer sbx_guess"}, 401),  # fmt: skip
+            (
+                "wrong token",
+                {"Content-Type": "application/json", "Authorization": "Bearer sbx_guess"},
+                401,
+            ),  # fmt: skip
         ]
         for what, headers, want in attacks:
             for path in ("/tools/create_refund", "/trial/reply"):

@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill-after", default="", help="SIGKILL itself after this tool.")
     parser.add_argument("--on-crash", choices=("exit", "restart"), default="exit")
     a = parser.parse_args(argv)
-    from anyio.from_thread import start_blocking_portal
     import httpx2  # the MCP SDK's HTTP client
+    from anyio.from_thread import start_blocking_portal
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
