@@ -3,7 +3,8 @@ export to the gold format. Thin: each route parses, calls one function of the co
 
 An annotator reads only its own labels: GET /api/labels answers with them whatever it asks, and
 the routes that show everyone's labels (disagreements, adjudications, export) need the
-adjudicator role."""
+adjudicator role. Experts see items by their opaque alias, and an item as the records and the
+conversation; the transcript id and the transcript itself (agent, case, run) are the admin's."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
+from ..judge.evidence import conversation_items, trusted_evidence
 from . import adjudication as adj
 from . import label_import
 from . import labeling as lab
@@ -60,15 +62,37 @@ class UploadResult(Model):
 
 
 class ItemOut(Model):
-    id: str = Field(description="Item id (the transcript id).")
+    id: str = Field(
+        description="How the caller names the item: the transcript id for an admin, the "
+        "item's opaque alias for an expert (both are accepted wherever an item is named)."
+    )
+    alias: str = Field(description="The opaque name experts see (names no agent, case or run).")
+    transcript_id: str | None = Field(description="The transcript id (admins only, else null).")
     queue: str = Field(description="The labeling queue (sample) the item belongs to.")
     rubric: str = Field(description="Content hash of the rubric the item is labeled on.")
     transcript_hash: str = Field(description="Content hash of the transcript.")
     uploaded_at: datetime = Field(description="When it was uploaded (UTC).")
 
 
+class RecordOut(Model):
+    id: str = Field(description="Citable id of the record.")
+    t: int = Field(description="Logical time.")
+    text: str = Field(description="What the record says (trusted: from the records).")
+
+
+class TurnOut(Model):
+    id: str = Field(description="Turn or message id.")
+    t: int = Field(description="Logical time.")
+    header: str = Field(description="Who said it, written by calibrant.")
+    text: str = Field(description="What was said (untrusted).")
+
+
 class ItemDetail(ItemOut):
-    transcript: Transcript = Field(description="The transcript itself.")
+    records: list[RecordOut] = Field(description="The trusted records, as the workbench shows.")
+    conversation: list[TurnOut] = Field(description="The conversation, as the workbench shows.")
+    transcript: Transcript | None = Field(
+        description="The transcript itself (admins only: it names the agent, case and run)."
+    )
 
 
 class QueueOut(Model):
@@ -199,9 +223,13 @@ async def import_labels(request: Request, user: Admin) -> ImportResult:
     return ImportResult(**counts)
 
 
-def _item_out(row: Any) -> dict[str, Any]:
+def _item_out(row: Any, user: User) -> dict[str, Any]:
+    admin = user.can("admin")
+    alias = row.alias or row.id
     return {
-        "id": row.id,
+        "id": row.id if admin else alias,
+        "alias": alias,
+        "transcript_id": row.id if admin else None,
         "queue": row.queue,
         "rubric": row.rubric_hash,
         "transcript_hash": row.transcript_hash,
@@ -212,14 +240,24 @@ def _item_out(row: Any) -> dict[str, Any]:
 @router.get("/items")
 def items(request: Request, user: Annotator, queue: QueueName | None = None) -> list[ItemOut]:
     """The items uploaded for labeling (no labels in them)."""
-    return [ItemOut(**_item_out(r)) for r in lab.list_items(request.app.state.engine, queue=queue)]
+    rows = lab.list_items(request.app.state.engine, queue=queue)
+    return [ItemOut(**_item_out(r, user)) for r in rows]
 
 
 @router.get("/items/{item:path}")
 def item(request: Request, user: Annotator, item: str) -> ItemDetail:
-    """One item with its transcript."""
+    """One item (by alias or id): the records and the conversation; its transcript for an
+    admin."""
     found = lab.get_item(request.app.state.engine, item)
-    return ItemDetail(**_item_out(found), transcript=found.transcript)
+    t = found.transcript
+    return ItemDetail(
+        **_item_out(found, user),
+        records=[RecordOut(id=e.id, t=e.t, text=e.text) for e in trusted_evidence(t)],
+        conversation=[
+            TurnOut(id=i, t=n, header=h, text=x) for i, n, h, x in conversation_items(t)
+        ],
+        transcript=t if user.can("admin") else None,
+    )
 
 
 @router.get("/queues")
@@ -228,8 +266,15 @@ def queues(request: Request, user: Annotator) -> list[QueueOut]:
     return [QueueOut(**vars(q)) for q in lab.queues_of(request.app.state.engine, user.name)]
 
 
-def _label_out(x: lab.StoredLabel) -> LabelOut:
-    return LabelOut(**vars(x))
+def _shown(request: Request, user: User, ids: list[str]) -> dict[str, str]:
+    """How `user` names these items: their ids for an admin, their aliases for an expert."""
+    if user.can("admin"):
+        return {i: i for i in ids}
+    return lab.aliases(request.app.state.engine, ids)
+
+
+def _label_out(x: lab.StoredLabel, names: dict[str, str]) -> LabelOut:
+    return LabelOut(**{**vars(x), "item": names.get(x.item, x.item)})
 
 
 @router.post("/labels")
@@ -242,7 +287,8 @@ def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> lis
         body.item,
         [(x.criterion, x.label, x.note) for x in body.labels],
     )
-    return [_label_out(x) for x in saved]
+    names = _shown(request, user, [x.item for x in saved])
+    return [_label_out(x, names) for x in saved]
 
 
 @router.get("/labels")
@@ -262,7 +308,8 @@ def get_labels(
     record_views(
         request.app.state.engine, user.name, (x.item for x in found if x.rater != user.name)
     )
-    return [_label_out(x) for x in found]
+    names = _shown(request, user, [x.item for x in found])
+    return [_label_out(x, names) for x in found]
 
 
 @router.get("/disagreements")
@@ -281,9 +328,10 @@ def get_disagreements(
         for_adjudicator=user.name,
     )
     record_views(request.app.state.engine, user.name, (d.item for d in found))
+    names = _shown(request, user, [d.item for d in found])
     return [
         DisagreementOut(
-            item=d.item,
+            item=names.get(d.item, d.item),
             criterion=d.criterion,
             labels=[BlindLabel(label=b.label, note=b.note) for b in d.labels],
         )
@@ -291,8 +339,8 @@ def get_disagreements(
     ]
 
 
-def _decision_out(d: adj.Decision) -> AdjudicationOut:
-    return AdjudicationOut(**vars(d))
+def _decision_out(d: adj.Decision, names: dict[str, str]) -> AdjudicationOut:
+    return AdjudicationOut(**{**vars(d), "item": names.get(d.item, d.item)})
 
 
 @router.post("/adjudications")
@@ -306,7 +354,7 @@ def post_adjudication(request: Request, user: Adjudicator, body: AdjudicationIn)
         reason=body.reason,
         by=user.name,
     )
-    return _decision_out(decided)
+    return _decision_out(decided, _shown(request, user, [decided.item]))
 
 
 @router.get("/adjudications")
@@ -314,9 +362,18 @@ def get_adjudications(
     request: Request, user: Adjudicator, item: IdQuery = None
 ) -> list[AdjudicationOut]:
     """The decisions made so far, with who decided and why."""
-    found = adj.decisions(request.app.state.engine, item=item)
-    record_views(request.app.state.engine, user.name, (d.item for d in found))
-    return [_decision_out(d) for d in found]
+    engine = request.app.state.engine
+    found = adj.decisions(engine, item=None if item is None else _resolved(engine, item))
+    record_views(engine, user.name, (d.item for d in found))
+    names = _shown(request, user, [d.item for d in found])
+    return [_decision_out(d, names) for d in found]
+
+
+def _resolved(engine: Any, key: str) -> str:
+    try:
+        return lab.resolve(engine, key)
+    except lab.NotFound:
+        return key  # nothing is stored under it: the filter finds nothing
 
 
 @router.get(
