@@ -90,7 +90,8 @@ def test_two_annotators_label_and_an_adjudicator_resolves_their_disagreement(
             # blind: jonas sees none of maria's choices or notes
             assert page.locator("input[type=radio]:checked").count() == 0
             assert "3-5 days" not in page.content().split("Overall clarity")[-1]
-            label(page, alias["gold-001"], {**answers, "explains_next_step": "fail"}, "no next step")
+            fail = {**answers, "explains_next_step": "fail"}
+            label(page, alias["gold-001"], fail, "no next step")
             page.click("button:has-text('Save labels')")
             page.click("button:has-text('Log out')")
 

@@ -34,9 +34,7 @@ def upgrade() -> None:
     items = sa.table("calibrant_items", sa.column("id", sa.String), sa.column("alias", sa.String))
     for (item_id,) in conn.execute(sa.select(items.c.id)).all():
         conn.execute(
-            items.update()
-            .where(items.c.id == item_id)
-            .values(alias="item-" + secrets.token_hex(6))
+            items.update().where(items.c.id == item_id).values(alias="item-" + secrets.token_hex(6))
         )
     op.create_index("ix_calibrant_items_alias", "calibrant_items", ["alias"], unique=True)
     op.execute("UPDATE calibrant_meta SET value = '5' WHERE key = 'schema_version'")
