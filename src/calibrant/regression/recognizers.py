@@ -123,15 +123,17 @@ _US_STATES = (
 ).split()
 _US_ZIP = re.compile(rf"\b(?:{'|'.join(_US_STATES)})\s+(\d{{5}}(?:-\d{{4}})?)\b")
 _DIGIT_GROUPS = re.compile(r"(?<![\w\-])\d{3,}(?:[ \-]\d{3,})+(?![\w\-])")
+_DATE_LIKE = re.compile(r"\b(?:19|20)\d{2}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _PHONE_LIKE = re.compile(r"(?<![\w\-])\+\d{1,3}[ \-.]?\(?\d[\d \-().]{6,}\d(?![\w\-])")
 _LONG_DIGITS = re.compile(r"(?<![\w])\d{9,}(?![\w])")
 
 _STRONG = (
     r"me llamo|mi nombre es|my name is|my name's|name's|se llama|que se llama|a nombre de|"
-    r"in the name of|under the name(?: of)?|llámame|llamame|call me"
+    r"in the name of|under the name(?: of)?"
 )
 _WEAK = (
     r"soy|i'm|i am|im|this is|it's|aqu[ií]|habla|le escribe|les escribe|te escribe|"
+    r"ll[aá]mame|call me|"
     r"firmado|signed|called|named|llamad[oa]|mr\.?|mrs\.?|ms\.?|miss|dr\.?|sr\.?|sra\.?|srta\.?|"
     r"don|doña|dona|saludos,?|un saludo,?|atentamente,?|regards,?|thanks,?|gracias,?|cheers,?"
 )
@@ -162,7 +164,11 @@ _NOT_NAMES = frozenset(
     gracias regards saludos please por favor okay ok bien well good fine here again ready new
     interested confused worried preocupado preocupada disappointed decepcionado decepcionada
     told dice dijo says said asked pidio pidió wants quiere wanted queria quería who quien
-    quién which cual cuál ha has will va can puede could podria podría""".split()
+    quién which cual cuál ha has will va can puede could podria podría urgent urgente
+    important importante support soporte equipo team service servicio atencion atención
+    billing facturacion facturación finance finanzas sales ventas desk help ayuda staff
+    tomorrow today tonight mañana manana hoy later luego back asap when cuando after before
+    antes despues después now ahora soon pronto again de nuevo""".split()
 )
 
 
@@ -220,6 +226,8 @@ def _phones(text: str) -> Iterator[Span]:
 
     for region in ("ES", "GB", "US"):
         for found in phonenumbers.PhoneNumberMatcher(text, region):
+            if _DATE_LIKE.search(found.raw_string):  # "2026-11-30/17": a date, a reference
+                continue
             key = phonenumbers.format_number(found.number, phonenumbers.PhoneNumberFormat.E164)
             yield Span(found.start, found.end, "phone", key)
     for m in _PHONE_LIKE.finditer(text):  # +international, in a range libphonenumber rejects

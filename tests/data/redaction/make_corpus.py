@@ -308,6 +308,12 @@ CLEAN = [
     "This is the second time I write: 42.00 EUR, order_17, paid 2026-11-30 by card.",
     "El importe de 12000 céntimos se abonará en 3-5 días hábiles en la misma tarjeta.",
     "Hi, I'm writing about the refund for order_17 of 4200 minor units. Thanks!",
+    "This is Urgent: order order_17 is still not refunded. Call me tomorrow at 10:30.",
+    "Hi, Support here. We refunded 42.00 EUR; reference 2026-11-30/17. Regards, The Support Team",
+    "Gracias, Equipo de soporte. El importe de 1.234,56 EUR se abonó el 30/11/2026.",
+    "Soy Cliente Premium desde 2019; mi hijo dice que el paquete llegó el 28/11/2026.",
+    "I am writing from Madrid about order_17; my colleague in Finance will check it today.",
+    "El pedido order_17 (3 artículos, 42,00 EUR) se entregó en la calle; el ticket sigue abierto.",
 ]
 
 
