@@ -28,7 +28,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "cases" / "eligible_damaged_order.yaml"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+TOKEN = "sbx_bench"  # the sandbox takes it from CALIBRANT_SANDBOX_TOKEN, the clients send it
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "CALIBRANT_SANDBOX_TOKEN": TOKEN}
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def ci(values: list[float], stat: Any = np.median, seed: int = 0) -> tuple[float, float, float]:
@@ -56,8 +58,10 @@ def _sandbox(out: Path, k: int) -> tuple[subprocess.Popen[str], str]:
 
 
 def per_call(calls: int) -> dict[str, list[float]]:
+    import httpx2
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     from calibrant.files import load_case
     from calibrant.harness import run_trial
@@ -84,13 +88,20 @@ def per_call(calls: int) -> dict[str, list[float]]:
     srv, url = _sandbox(Path(tempfile.mkdtemp()) / "out", 1)
 
     def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
-        req = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode())
+        req = urllib.request.Request(
+            f"{url}{path}",
+            data=json.dumps(body).encode(),
+            headers={**AUTH, "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=60) as r:
             return dict(json.loads(r.read()))
 
+    http = httpx2.AsyncClient(headers=AUTH, timeout=httpx2.Timeout(30, read=300))
+    mcp = Client(streamable_http_client(f"{url}/mcp", http_client=http))
     with (
         start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(Client(f"{url}/mcp")) as client,
+        portal.wrap_async_context_manager(http),
+        portal.wrap_async_context_manager(mcp) as client,
     ):
         portal.call(client.call_tool, "trial_start", {})
         for _ in range(calls):  # interleaved, so load on the machine hits all three alike

@@ -7,7 +7,9 @@ checkpoint is its own: the conversation of each trial, in a JSON file per `sessi
 answer it never recorded is told to the model as an unknown outcome, to reconcile by operation id.
 
     calibrant sandbox cases/timeout_after_payment_commit.yaml --out runs/mine -k 5 &
-    python examples/mcp_agent.py --mcp http://127.0.0.1:8765/mcp \\
+    # it prints its token at start: pass it with --token, or export CALIBRANT_SANDBOX_TOKEN
+    # before starting both (the sandbox then uses that one)
+    python examples/mcp_agent.py --mcp http://127.0.0.1:8765/mcp --token TOKEN \\
         --base-url http://127.0.0.1:8080/v1 --model my-model --state runs/mine-state
 
 Needs only the MCP SDK (`pip install 'calibrant[sandbox]'`); the model is called with urllib.
@@ -155,16 +157,26 @@ class Agent:
 
 
 async def main() -> int:
+    import httpx2  # the MCP SDK's HTTP client: it carries the sandbox's token
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     parser = argparse.ArgumentParser(description="An example agent over MCP.")
     parser.add_argument("--mcp", required=True, help="MCP URL of calibrant sandbox.")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("CALIBRANT_SANDBOX_TOKEN", ""),
+        help="The token calibrant sandbox printed at start (default: $CALIBRANT_SANDBOX_TOKEN).",
+    )
     parser.add_argument("--base-url", required=True, help="OpenAI-compatible endpoint (/v1).")
     parser.add_argument("--model", required=True)
     parser.add_argument("--state", required=True, help="Folder for this agent's checkpoints.")
     args = parser.parse_args()
     Path(args.state).mkdir(parents=True, exist_ok=True)
-    async with Client(args.mcp) as client:
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {args.token}"}, timeout=httpx2.Timeout(30, read=300)
+    )
+    async with http, Client(streamable_http_client(args.mcp, http_client=http)) as client:
         listed = await client.list_tools()
         tools = [
             {

@@ -58,7 +58,7 @@ def test_failed_transcript_becomes_a_redacted_case_to_confirm(
     # stable placeholders: the same person and address get the same one in both messages
     assert second.startswith(person.group(1)) and email.group(1) in second
     assert "order_17" in first and "42.00 EUR" in first and "2026-11-30" in first
-    assert "[number 1]" in first and "[phone 1]" in first
+    assert "[card 1]" in first and "[phone 1]" in first  # a Luhn-valid card number
     assert [(f.point, f.on_tool, f.occurrence) for f in case.faults] == [
         ("timeout_after_payment_commit", "create_refund", 1)
     ]
@@ -66,6 +66,52 @@ def test_failed_transcript_becomes_a_redacted_case_to_confirm(
     # what the person confirming sees: the duplicate, and the outcomes the old case accepted
     assert "refunds committed in the trial: 2, total 8400" in text
     assert "no_duplicate_payment" in text and "reconciled and refunded" in text
+
+
+LEAKS = {  # what `case from-transcript` let through before (issue 19)
+    "iban": ("ES91 2100 0418 4502 0005 1332", "ES7921000813610123456789"),
+    "national id": ("12345678Z", "X1234567L"),
+    "passport": ("PAB123456",),
+    "birth date": ("14/02/1983",),
+    "address": ("calle del Olmo 23",),
+    "postcode": ("28012",),
+    "person": ("josé", "José", "Peña", "María", "Vidal", "Pedro"),
+    "email": ("ana punto vidal arroba gmail punto com", "jose.pena@example.com"),
+}
+
+
+def test_personal_data_the_old_redaction_leaked_is_replaced_and_the_summary_warns(
+    trial: Callable[..., Transcript], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    t = trial("timeout_after_payment_commit", "scripted:retry-without-reconcile")
+    t.transcript_id = "prod-2026-11-30-jose.pena@example.com-t1"
+    t.conversation[0].text = (
+        "hola, me llamo josé peña. Mi IBAN es ES91 2100 0418 4502 0005 1332 o el "
+        "ES7921000813610123456789; DNI 12345678Z y el NIE de mi mujer X1234567L, pasaporte "
+        "PAB123456. Nací el 14/02/1983 y vivo en calle del Olmo 23, 28012 Madrid. "
+        "Order order_17, 42.00 EUR on 2026-11-30."
+    )
+    t.conversation[2].text = (
+        "Soy María Vidal, su mujer: mi marido Pedro no puede escribir. Escriba a ana punto "
+        "vidal arroba gmail punto com. ¿José ya tiene el dinero?"
+    )
+    src = tmp_path / "prod.json"
+    src.write_text(t.model_dump_json())
+    out = tmp_path / "prod_case.yaml"
+    r = cli("case", "from-transcript", str(src), "--out", str(out))
+    assert r.code == 0, r.err
+    text = out.read_text()
+    for kind, values in LEAKS.items():
+        for value in values:
+            assert value not in text, (kind, value)
+    assert "Jos " not in text and "Jos]" not in text  # not cut at the accent
+    case = load_case(out)
+    assert "example.com" not in case.title and "[email 1]" in case.title
+    assert "order_17" in case.customer_script[0] and "2026-11-30" in case.customer_script[0]
+    summary = " ".join(r.err.split())
+    for kind in LEAKS:
+        assert f"{kind}(s)" in summary, (kind, summary)
+    assert "may still hold personal data" in summary
 
 
 def test_trials_refuse_the_case_until_expected_is_filled_then_it_catches_the_failure(

@@ -23,6 +23,7 @@ class Sandbox:
     proc: subprocess.Popen[str]
     url: str  # http://127.0.0.1:PORT
     banner: str
+    token: str  # the bearer token the sandbox printed at start
 
     def finish(self, timeout: float = 60) -> tuple[int, str, str]:
         out, err = self.proc.communicate(timeout=timeout)
@@ -46,18 +47,20 @@ def sandbox(cases: list[Path], out: Path, *extra: str) -> Iterator[Sandbox]:
         banner = proc.stderr.readline()  # the first line says where it listens
         m = re.search(r"at (http://127\.0\.0\.1:\d+)/mcp", banner)
         assert m, (banner, proc.poll())
-        yield Sandbox(proc, m.group(1), banner)
+        token = re.search(r"; token (\S+) ", banner)
+        yield Sandbox(proc, m.group(1), banner, token.group(1) if token else "")
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
 
 
-def agent_process(url: str, checkpoints: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    """One run of the scripted MCP client, until it exits (or dies)."""
+def agent_process(box: Sandbox, checkpoints: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """One run of the scripted MCP client, with the token the sandbox printed, until it exits
+    (or dies)."""
     return subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{url}/mcp"]
-        + ["--checkpoints", str(checkpoints), *extra],
+        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{box.url}/mcp"]
+        + ["--token", box.token, "--checkpoints", str(checkpoints), *extra],
         cwd=ROOT,
         env=ENV,
         capture_output=True,
@@ -75,7 +78,7 @@ def supervise(
     deadline = time.time() + 180
     while time.time() < deadline:
         args = (*extra, *first) if not codes else extra
-        done = agent_process(box.url, checkpoints, *args)
+        done = agent_process(box, checkpoints, *args)
         codes.append(done.returncode)
         if done.returncode == 0:
             return codes

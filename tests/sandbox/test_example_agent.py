@@ -77,7 +77,8 @@ def _run_agent(s: Sandbox, api: str, model_name: str, state: Path) -> list[int]:
     codes: list[int] = []
     while not codes or codes[-1] == 3:
         done = subprocess.run(
-            [sys.executable, str(EXAMPLE), "--mcp", f"{s.url}/mcp", "--base-url", api]
+            [sys.executable, str(EXAMPLE), "--mcp", f"{s.url}/mcp", "--token", s.token]
+            + ["--base-url", api]
             + ["--model", model_name, "--state", str(state)],
             env=ENV,
             capture_output=True,

@@ -154,6 +154,18 @@ def test_an_annotator_cannot_write_as_another_rater_or_reach_higher_roles(
     assert admin.get("/api/labels?rater=au-other").json() == []
 
 
+def _alias(service: Service, *ids: str) -> dict[str, str]:
+    """Transcript id -> the opaque alias experts see it by (issue 19), as the admin knows it."""
+    from calibrant.service.labeling import aliases
+    from calibrant.store import make_engine
+
+    engine = make_engine(service.database_url)
+    try:
+        return aliases(engine, ids)
+    finally:
+        engine.dispose()
+
+
 def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service) -> None:
     aaa = service.client(service.user("aaa-rater", "annotator"))
     zzz = service.client(service.user("zzz-rater", "annotator"))
@@ -170,10 +182,11 @@ def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service
     judge_token = service.user("au-judge", "adjudicator")
     judge = service.client(judge_token)
     got = judge.get("/api/disagreements").json()
+    named = {v: k for k, v in _alias(service, "gold-073", "gold-074").items()}
     found = {
-        d["item"]: [x["label"] for x in d["labels"]]
+        named[d["item"]]: [x["label"] for x in d["labels"]]
         for d in got
-        if d["item"] in ("gold-073", "gold-074") and d["criterion"] == "explains_next_step"
+        if d["item"] in named and d["criterion"] == "explains_next_step"
     }
     assert sorted(found) == ["gold-073", "gold-074"]
     # an order that follows the raters (by name, account or time) would put aaa's label first
@@ -239,13 +252,14 @@ def test_an_adjudicator_is_not_offered_its_own_dispute(service: Service) -> None
     for client, value in ((judge, "pass"), (other, "fail")):
         body = {"item": "gold-076", "labels": _labels(no_claim_before_confirmed=value)}
         assert client.post("/api/labels", json=body).is_success
-    mine = [d for d in judge.get("/api/disagreements").json() if d["item"] == "gold-076"]
+    alias = _alias(service, "gold-076")["gold-076"]
+    mine = [d for d in judge.get("/api/disagreements").json() if d["item"] == alias]
     assert mine == []
     decide = {"item": "gold-076", "criterion": "no_claim_before_confirmed", "label": "pass"}
     got = judge.post("/api/adjudications", json={**decide, "reason": "mine is right"})
     assert got.status_code in (403, 409), got.text
     browser = login(service, service.user("au-judge-labels-2", "adjudicator"))
-    assert "gold-076" in browser.get("/adjudicate").text  # someone else is offered it
+    assert alias in browser.get("/adjudicate").text  # someone else is offered it
 
 
 def test_a_note_and_an_item_id_from_one_expert_are_escaped_for_another(
@@ -293,7 +307,7 @@ def test_a_normal_session_ends_in_a_gold_set_that_loads(service: Service, tmp_pa
             assert browser.post(f"/label/{item}", data=form).status_code == 303
     judge = login(service, service.user("au-e2e-judge", "adjudicator"))
     listing = judge.get("/adjudicate").text
-    assert "gold-078" in listing
+    assert _alias(service, "gold-078")["gold-078"] in listing
     page = judge.get("/adjudicate/gold-078").text
     decision = {"csrf": csrf_of(page), "criterion": "explains_next_step", "label": "pass"}
     done = judge.post("/adjudicate/gold-078", data={**decision, "reason": "steps are given"})
@@ -391,7 +405,7 @@ def test_an_adjudicator_who_saw_the_labels_of_an_item_can_no_longer_label_it(
     lena = service.client(service.user("bl-lena", "adjudicator"))
     assert lena.post("/api/labels", json=mine).is_success  # before looking: fine
     shown = {d["item"] for d in lena.get("/api/disagreements").json()}
-    assert {"gold-080", "gold-081"} <= shown
+    assert set(_alias(service, "gold-080", "gold-081").values()) <= shown
     refused = lena.post(
         "/api/labels", json={"item": "gold-080", "labels": _labels(explains_next_step="pass")}
     )
@@ -418,6 +432,7 @@ def test_an_adjudicator_who_saw_the_labels_of_an_item_can_no_longer_label_it(
 
     # the adjudication page of an item, in the browser
     browser = login(service, service.user("bl-page", "adjudicator"))
-    assert "gold-081" in browser.get("/adjudicate/gold-081").text
+    page = browser.get("/adjudicate/gold-081").text  # by id, shown by its alias
+    assert _alias(service, "gold-081")["gold-081"] in page and "gold-081" not in page
     api = service.client(service.user("bl-page-api", "adjudicator"))
     assert api.post("/api/labels", json=mine).is_success  # another account: unaffected

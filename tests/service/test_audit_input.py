@@ -233,8 +233,11 @@ def test_odd_item_ids_upload_cleanly_or_get_a_4xx(service: Service) -> None:
     # an id with a slash is fine: linked from the queue and labeled through the browser
     got = admin.post("/api/transcripts?queue=in-slash", json={**base, "transcript_id": "team/c-1"})
     assert got.status_code == 200, got.text
+    # the expert sees the item's alias (issue 19: ids name the agent); the admin's id works too
+    alias = next(x["alias"] for x in admin.get("/api/items?queue=in-slash").json())
     hrefs = [html.unescape(h) for h in re.findall(r'href="(/label/[^"]+)"', ann.get("/").text)]
-    assert "/label/team/c-1" in hrefs, hrefs
+    assert f"/label/{alias}" in hrefs and "/label/team/c-1" not in hrefs, hrefs
+    assert ann.get(f"/label/{alias}").status_code == 200
     page = ann.get("/label/team/c-1")
     form = {f"label.{k}": str(v) for k, v in CRITERIA.items()} | {"csrf": csrf_of(page.text)}
     assert ann.post("/label/team/c-1", data=form).status_code == 303

@@ -49,6 +49,7 @@ def test_users_add_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path
         "role": "adjudicator",
         "created_at": None,
         "disabled": False,
+        "sessions": 0,  # live workbench sessions (issue 19)
     }
     assert token not in listed.out
     again = run_cli("users", "add", "ana", env=env)

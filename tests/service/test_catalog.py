@@ -16,6 +16,7 @@ import pytest
 from calibrant.files import load_rubric
 from calibrant.judge.config import JudgeOptions, resolve_judge
 from tests.conftest import ROOT
+from tests.support.browser import login
 from tests.support.pg import fresh_schema
 from tests.support.service import Service, running_service
 
@@ -200,11 +201,15 @@ def test_runs_and_report_pages(ctx: Ctx) -> None:
         assert waiting.status_code == 200 and "No report: the run is running" in waiting.text
         index = reader.get("/reports")
         assert index.status_code == 200 and run_id[:12] in index.text
-    # the workbench signs experts in with a session cookie: the pages take it too
+    # the workbench signs experts in with a session cookie: the pages take it too (a session
+    # made by logging in; the token itself is no longer a cookie, issue 19)
+    signed_in = login(ctx.service, ctx.adjudicator)
+    assert signed_in.get(f"/reports/{run_id}").status_code == 200
+    signed_in.close()
     with httpx.Client(
         base_url=ctx.service.url, cookies={"calibrant_session": ctx.adjudicator}
     ) as c:
-        assert c.get(f"/reports/{run_id}").status_code == 200
+        assert c.get(f"/reports/{run_id}").status_code == 303  # the raw token is no session
     with ctx.service.client(ctx.annotator) as annotator:
         assert annotator.get("/reports").status_code == 403
         assert annotator.get(f"/reports/{run_id}").status_code == 403

@@ -184,9 +184,10 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     assert b.post("/api/labels", json={"item": "gold-031", "labels": ALL_PASS}).is_success
     judge = service.client(service.user("adj-judge", "adjudicator"))
     open_ = judge.get("/api/disagreements?item=gold-030")
+    alias = {x["transcript_id"]: x["alias"] for x in admin.get("/api/items?queue=q4").json()}
     assert open_.json() == [
         {
-            "item": "gold-030",
+            "item": alias["gold-030"],  # an expert sees the item's alias (issue 19)
             "criterion": "explains_next_step",
             "labels": [
                 {"label": "fail", "note": "no named person"},
@@ -262,7 +263,8 @@ def test_nobody_adjudicates_a_dispute_over_its_own_label(service: Service) -> No
     assert both.post("/api/labels", json={"item": "gold-035", "labels": mine}).is_success
     assert both.get("/api/disagreements?item=gold-035").json() == []
     seen = other.get("/api/disagreements?item=gold-035").json()
-    assert [(d["item"], d["criterion"]) for d in seen] == [("gold-035", "overall_clarity")]
+    (alias,) = [x["alias"] for x in admin.get("/api/items?queue=q5").json()]
+    assert [(d["item"], d["criterion"]) for d in seen] == [(alias, "overall_clarity")]
     body = {"item": "gold-035", "criterion": "overall_clarity", "label": 1, "reason": "mine"}
     refused = both.post("/api/adjudications", json=body)
     assert refused.status_code == 409 and "yourself" in refused.json()["detail"]

@@ -35,6 +35,9 @@ def test_two_annotators_label_and_an_adjudicator_resolves_their_disagreement(
 
     admin = service.client(service.user("admin", "admin"))
     assert admin.post("/api/transcripts", content=gold_jsonl(1, 33, 91)).is_success
+    # experts see items by their aliases, in the aliases' (random) order (issue 19)
+    alias = {x["transcript_id"]: x["alias"] for x in admin.get("/api/items").json()}
+    in_order = sorted(alias[i] for i in ITEMS)
     maria = service.user("maria", "annotator")
     jonas = service.user("jonas", "annotator")
     lena = service.user("lena", "adjudicator")
@@ -71,7 +74,7 @@ def test_two_annotators_label_and_an_adjudicator_resolves_their_disagreement(
             log_in(page, maria, "workbench-login.png")
             page.screenshot(path=str(SHOTS / "workbench-queues.png"), clip=TOP)
             page.click("a:has-text('Label next')")
-            for n, item in enumerate(ITEMS):
+            for n, item in enumerate(in_order):
                 label(page, item, answers, note="names the bank's 3-5 days" if n == 0 else "")
                 if n == 0:
                     page.locator("summary").first.click()
@@ -83,11 +86,12 @@ def test_two_annotators_label_and_an_adjudicator_resolves_their_disagreement(
             expect(page.locator("h1")).to_have_text("Log in")
 
             log_in(page, jonas)
-            page.goto(f"{service.url}/label/gold-001")
+            page.goto(f"{service.url}/label/{alias['gold-001']}")
             # blind: jonas sees none of maria's choices or notes
             assert page.locator("input[type=radio]:checked").count() == 0
             assert "3-5 days" not in page.content().split("Overall clarity")[-1]
-            label(page, "gold-001", {**answers, "explains_next_step": "fail"}, "no next step")
+            fail = {**answers, "explains_next_step": "fail"}
+            label(page, alias["gold-001"], fail, "no next step")
             page.click("button:has-text('Save labels')")
             page.click("button:has-text('Log out')")
 
@@ -96,7 +100,7 @@ def test_two_annotators_label_and_an_adjudicator_resolves_their_disagreement(
             expect(page.locator("h1")).to_have_text("Disagreements to adjudicate")
             page.screenshot(path=str(SHOTS / "workbench-disagreements.png"), clip=TOP)
             page.click("a:has-text('Decide')")
-            expect(page.locator("h1")).to_have_text("Adjudicate gold-001")
+            expect(page.locator("h1")).to_have_text(f"Adjudicate {alias['gold-001']}")
             body = page.content()
             assert "maria" not in body and "jonas" not in body
             page.check("input[name='label'][value='pass']")

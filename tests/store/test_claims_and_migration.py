@@ -193,7 +193,7 @@ def test_a_schema_1_store_is_upgraded_in_place_without_losing_rows(url: str) -> 
         version = conn.execute(
             text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
         ).scalar()
-    assert version == str(STORE_SCHEMA_VERSION) == "4"
+    assert version == str(STORE_SCHEMA_VERSION) == "5"
     with store.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
     assert store.count() == 3
@@ -274,7 +274,8 @@ def test_an_empty_alembic_version_table_falls_back_to_the_schema_version(tmp_pat
 
 def test_a_schema_3_store_gains_the_service_tables_and_keeps_its_runs(url: str) -> None:
     """A store written by the previous calibrant (revision 0003: runs and scores, no service
-    tables) is upgraded to 0004 by opening it, and every run, score and judgment is still there."""
+    tables) is upgraded to the head by opening it, and every run, score and judgment is still
+    there."""
     from alembic import command
     from alembic.config import Config
 
@@ -302,11 +303,11 @@ def test_a_schema_3_store_gains_the_service_tables_and_keeps_its_runs(url: str) 
     store = Store(make_engine(url))
     with store.engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0004"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"
         version = conn.execute(
             text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
         ).scalar()
-    assert version == "4"
+    assert version == "5"
     assert {"calibrant_users", "calibrant_labels", "calibrant_jobs"} <= tables
     found = Runs(store.engine).latest("calibrate", judge_hash=CFG.hash)
     assert found is not None and found[0].id == run_id and found[1] == {"gate": {"judge": "PASS"}}

@@ -36,12 +36,13 @@ def from_transcript(
     force: Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")] = False,
 ) -> None:
     """Draft a regression case from a transcript: its starting state, the fault points it shows
-    and the customer's messages, with names, emails and numbers redacted by stable placeholders.
+    and the customer's messages, with personal data redacted by stable placeholders.
     `expected` is left null with what was observed as comments: a person fills it, and trials
     refuse the case until then."""
     from ..files import load_transcript
     from ..paths import check_output_path, write_atomic
     from ..regression import draft_case
+    from ..regression.redact import RESIDUAL_WARNING
 
     if tag not in ("regression", "exploratory"):
         raise ConfigError(f"--tag {tag!r}: choose regression or exploratory")
@@ -66,6 +67,6 @@ def from_transcript(
     replaced = ", ".join(f"{n} {kind}(s)" for kind, n in sorted(draft.redacted.items()))
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"wrote {out}: case {name} ({tag}), {len(draft.case.customer_script)} customer "
-        f"message(s), {len(draft.case.faults)} fault(s); redacted {replaced or 'nothing'}. "
-        "Fill `expected` before running it."
+        f"message(s), {len(draft.case.faults)} fault(s); redacted {replaced or 'nothing'}; "
+        f"{RESIDUAL_WARNING}. Fill `expected` before running it."
     )

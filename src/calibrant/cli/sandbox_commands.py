@@ -85,6 +85,7 @@ def sandbox(
     versions, operation ids and fault points as in-process agents; transcripts and the trial
     report exactly as `calibrant trials` writes them."""
     from ..sandbox import serve_trials
+    from ..sandbox.guard import TOKEN_ENV, new_token
     from ..sandbox.run import listen
     from .trials_output import load_trial_cases, print_trial_report, run_with_progress
 
@@ -96,12 +97,14 @@ def sandbox(
     sock = listen(host, port) if transport == "http" else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     total = len(cases) * k
+    token = new_token()
     if sock is not None:
         h, p = sock.getsockname()[:2]
         url = f"http://{h if ':' not in h else f'[{h}]'}:{p}"
         err.print(
             f"calibrant sandbox: {total} trial(s) of {label} at {url}/mcp (MCP) and {url} "
-            f"(HTTP, {url}/openapi.json)"
+            f"(HTTP, {url}/openapi.json); token {token} (send 'Authorization: Bearer <token>', "
+            f"or set {TOKEN_ENV} for the agent)"
         )
     else:
         err.print(f"calibrant sandbox: {total} trial(s) of {label} over MCP on stdio")
@@ -117,6 +120,7 @@ def sandbox(
             sock=sock,
             restart=restart,
             reply_timeout=reply_timeout,
+            token=token,
             on_trial=on_trial,
             on_resume=on_resume,
         )

@@ -39,6 +39,14 @@ def serve(
     worker_concurrency: Annotated[
         int, typer.Option("--worker-concurrency", min=1, help="Jobs the worker runs at once.")
     ] = 1,
+    session_hours: Annotated[
+        float,
+        typer.Option(
+            "--session-hours",
+            min=0.01,
+            help="How long a workbench login lasts (then the expert logs in again).",
+        ),
+    ] = 12.0,
 ) -> None:
     """Run the service: the HTTP API under /api/ (OpenAPI at /openapi.json) and the experts'
     workbench at /, on the store named by CALIBRANT_DATABASE_URL (default ./calibrant.db).
@@ -53,6 +61,7 @@ def serve(
     service = create_app(
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         worker=worker_concurrency if worker else 0,
+        session_hours=session_hours,
     )
     typer.echo(f"calibrant: serving on http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(
@@ -86,7 +95,8 @@ def users_add(
 
 @users_app.command("token")
 def users_token(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
-    """Give an account a new token (the old one stops working) and print it, once."""
+    """Give an account a new token (the old one and its workbench sessions stop working) and
+    print it, once."""
     from ..service.users import Users
     from ..store import make_engine
 
@@ -95,7 +105,8 @@ def users_token(name: Annotated[str, typer.Argument(help="Account name.")]) -> N
 
 @users_app.command("disable")
 def users_disable(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
-    """Stop an account's token from working (`users token` enables it again with a new one)."""
+    """Stop an account's token and workbench sessions from working (`users token` enables it
+    again with a new one)."""
     from ..service.users import Users
     from ..store import make_engine
 
@@ -107,25 +118,31 @@ def users_disable(name: Annotated[str, typer.Argument(help="Account name.")]) ->
 def users_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:
-    """Every account: name, role, created, disabled (never a token)."""
+    """Every account: name, role, created, disabled, live workbench sessions (never a token
+    or a session id)."""
+    from ..service.sessions import Sessions
     from ..service.users import Users
     from ..store import make_engine
 
+    engine = make_engine()
+    live = Sessions(engine).counts()
     rows: list[dict[str, Any]] = [
         {
             "name": r.name,
             "role": r.role,
             "created_at": r.created_at.isoformat(),
             "disabled": r.disabled,
+            "sessions": live.get(r.name, 0),
         }
-        for r in Users(make_engine()).list()
+        for r in Users(engine).list()
     ]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title="Accounts", title_justify="left")
-    for col in ("name", "role", "created", "disabled"):
+    for col in ("name", "role", "created", "disabled", "sessions"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["name"], r["role"], r["created_at"][:16], "yes" if r["disabled"] else "")
+        disabled = "yes" if r["disabled"] else ""
+        table.add_row(r["name"], r["role"], r["created_at"][:16], disabled, str(r["sessions"]))
     Console().print(table)

@@ -2,10 +2,11 @@
 
 Kept: the starting state (the transcript's case fixture, or one read from the evaluator's
 'before' snapshot), the fault points the transcript shows firing (as a fault schedule on the
-same call of the same tool), and what the customer said. Redacted: names, emails, phone numbers
-and long numbers in the customer's messages and in the order's note, with stable placeholders
-(`redact.Redactor`). Left to a person: the expected outcome (`expected: null`, with what was
-observed and the original case's outcomes as comments), which `trials` refuses until filled."""
+same call of the same tool), and what the customer said. Redacted (`redact.Redactor`), with
+stable placeholders: personal data in the customer's messages, the order's note, the safety
+messages quoted as comments and the transcript id (copied into the title). Left to a person:
+the expected outcome (`expected: null`, with what was observed and the original case's
+outcomes as comments), which `trials` refuses until filled."""
 
 from __future__ import annotations
 
@@ -152,14 +153,15 @@ def draft_case(
     starting state does not fit the dataset the service is built from."""
     r = Redactor(_people(t), extra_terms or [])
     fixture = _fixture(t, r, source)
+    origin = r.text(t.transcript_id)  # a production id may hold an email or a name
     script = [r.text(turn.text) for turn in t.conversation if turn.role == "customer"]
     kept: dict[str, Any] = {} if t.case is None else {"invariants": t.case.invariants}
     case = CaseContract(
         **kept,
         case=case_id,
-        title=f"Regression drafted from transcript {t.transcript_id}",
+        title=f"Regression drafted from transcript {origin}",
         description=(
-            f"Drafted by `calibrant case from-transcript` from {t.transcript_id} (agent "
+            f"Drafted by `calibrant case from-transcript` from {origin} (agent "
             f"{t.provenance.agent}, {t.provenance.started_at:%Y-%m-%d}); personal data replaced "
             "by placeholders. The expected outcome must be confirmed by a person."
         ),
@@ -173,10 +175,10 @@ def draft_case(
     if problems:
         loc, message = problems[0]
         raise InputError(source, f"the drafted case does not fit the dataset: {message}")
-    return Draft(case, _yaml(case, t, r), r.replaced())
+    return Draft(case, _yaml(case, t, r, origin), r.replaced())
 
 
-def _yaml(case: CaseContract, t: Transcript, r: Redactor) -> str:
+def _yaml(case: CaseContract, t: Transcript, r: Redactor, origin: str) -> str:
     data: dict[str, Any] = case.model_dump(mode="json", exclude_none=True, exclude={"expected"})
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     notes = ["TO CONFIRM: write the agreed acceptable outcome(s) here; trials refuse `null`."]
@@ -190,5 +192,5 @@ def _yaml(case: CaseContract, t: Transcript, r: Redactor) -> str:
         notes += ["The case the transcript ran expected:"]
         notes += [f"  {line}" for line in original.splitlines()]
     comment = "".join(f"# {line}\n".replace("#   \n", "#\n") for line in notes)
-    head = f"# Regression case drafted from transcript {t.transcript_id}.\n"
+    head = f"# Regression case drafted from transcript {origin}.\n"
     return head + body + comment + "expected: null\n"

@@ -1,27 +1,47 @@
 """Personal data out of free text, with stable placeholders: the same person, email or number
-gets the same placeholder everywhere in one case ("[person 1]", "[email 1]", "[phone 1]"), so a
+gets the same placeholder everywhere in one case ("[person 1]", "[email 1]", "[iban 1]"), so a
 message still reads as it did and two messages about the same person still agree.
 
-What is replaced: every email address; the names of the people the transcript's records know
-(customers of both tenants: full names, then each part of three letters or more); a name the
-customer gives ("I'm Ana", "my name is Ana Ruiz"); phone numbers; long digit runs (cards,
-accounts); and any extra term the caller names. Order ids, amounts and dates stay: the case
-needs them, and they are the service's data, not the person's."""
+What is replaced (`recognizers`): emails (also written out, "ana arroba gmail punto com"),
+IBANs (mod-97), cards (Luhn), Spanish DNI/NIE (check letter) and passport numbers, phones
+(libphonenumber: ES, GB, US and any +international number), dates of birth, street addresses
+and postcodes, long digit runs; the names of the people the transcript's records know (full
+names, then each part of three letters or more, with or without accents, in any case); names
+the text introduces ("me llamo josé", "soy María", "my name is", "I'm", "mi marido Pedro");
+and any extra term the caller names. Order ids, amounts and the conversation's dates stay: the
+case needs them, and they are the service's data, not the person's. What it cannot catch is in
+`recognizers`' docstring and the README; the summary line warns of it."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-__all__ = ["Redactor"]
+from .recognizers import Span, find_all, fold, name_mentions
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
-_PHONE = re.compile(r"(?<!\w)\+?\d[\d \-().]{7,}\d(?!\w)")
-_DIGITS = re.compile(r"(?<![\w_])\d{9,}(?![\w])")
-_SELF_NAMED = re.compile(
-    r"\b(?i:I'm|I am|my name is|this is|name's)\s+([A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)"
+__all__ = ["Redactor", "RESIDUAL_WARNING"]
+
+RESIDUAL_WARNING = (
+    "free text may still hold personal data no recognizer knows (a name with no cue or "
+    "capital, a place without a street type, health or work details): read it before "
+    "committing"
 )
-_PLACEHOLDER = re.compile(r"\[(?:person|email|phone|number|redacted) \d+\]")
+_PLACEHOLDER = re.compile(r"\[[a-z ]+ \d+\]")
+# which span wins where two overlap: the more specific kind first
+_PRIORITY = {
+    "redacted": 0,
+    "email": 1,
+    "iban": 2,
+    "card": 3,
+    "national id": 4,
+    "passport": 5,
+    "phone": 6,
+    "birth date": 7,
+    "address": 8,
+    "postcode": 9,
+    "person": 10,
+    "number": 11,
+}
 
 
 class Redactor:
@@ -31,30 +51,28 @@ class Redactor:
         self._map: dict[tuple[str, str], str] = {}
         self._counts: dict[str, int] = {}
         self._used: set[str] = set()
-        self._terms: list[tuple[str, str]] = []  # (term, kind), longest first
+        self._terms: dict[str, str] = {}  # folded term -> kind
+        self._pattern: re.Pattern[str] | None = None
         for name in known_names:
             self._add_name(name)
         for term in extra:
             if term.strip():
-                self._terms.append((term.strip(), "redacted"))
-        self._sort()
-
-    def _sort(self) -> None:
-        self._terms = sorted(set(self._terms), key=lambda t: (-len(t[0]), t[0]))
+                self._terms[fold(" ".join(term.split()))] = "redacted"
 
     def _add_name(self, name: str) -> None:
         name = " ".join(name.split())
-        if not name:
+        if not name or _PLACEHOLDER.fullmatch(name):
             return
-        self._terms.append((name, "person"))
-        for part in name.split():
-            if len(part) >= 3:
-                self._terms.append((part, "person"))
         self.person(name)
+        self._terms.setdefault(fold(name), "person")
+        for part in name.split():
+            if len(part) >= 3 and part.casefold() not in ("del", "las", "los"):
+                self._terms.setdefault(fold(part), "person")
+        self._pattern = None
 
-    def _slot(self, kind: str, value: str, key: str | None = None) -> str:
+    def _slot(self, kind: str, value: str) -> str:
         """The placeholder of `value` (a person's parts share the full name's placeholder)."""
-        k = (kind, (key or value).casefold())
+        k = (kind, fold(value))
         if k not in self._map:
             self._counts[kind] = self._counts.get(kind, 0) + 1
             self._map[k] = f"[{kind} {self._counts[kind]}]"
@@ -66,45 +84,49 @@ class Redactor:
         slot = self._slot("person", full)
         for part in full.split():
             if len(part) >= 3:
-                self._map.setdefault(("person", part.casefold()), slot)
+                self._map.setdefault(("person", fold(part)), slot)
         return slot
+
+    def _term_spans(self, text: str) -> list[Span]:
+        if not self._terms:
+            return []
+        if self._pattern is None:
+            alternatives = sorted(self._terms, key=lambda t: (-len(t), t))
+            body = "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in alternatives)
+            self._pattern = re.compile(rf"(?<![\w\[])(?:{body})(?![\w\]])")
+        folded = fold(text)
+        spans = []
+        for m in self._pattern.finditer(folded):
+            term = " ".join(m.group(0).split())
+            spans.append(Span(m.start(), m.end(), self._terms[term], term))
+        return spans
 
     def text(self, text: str) -> str:
         """`text` with every piece of personal data it holds replaced."""
-        out = _EMAIL.sub(lambda m: self._use(self._slot("email", m.group(0))), text)
-        for m in list(_SELF_NAMED.finditer(out)):
-            name = m.group(1)
-            if not _PLACEHOLDER.fullmatch(name):
-                self._add_name(name)
-                self.person(name)
-        self._sort()
-        for term, kind in self._terms:
-            pattern = re.compile(rf"(?<![\w\[]){re.escape(term)}(?![\w\]])", re.IGNORECASE)
-            if kind == "person":
-                slot = self._map.get(("person", term.casefold())) or self.person(term)
+        for name in name_mentions(text):
+            self._add_name(name)
+        taken = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
+        chosen: list[Span] = []
+        candidates = find_all(text) + self._term_spans(text)
+        for s in sorted(candidates, key=lambda s: (_PRIORITY[s.kind], s.start - s.end, s.start)):
+            if all(s.end <= a or s.start >= b for a, b in taken):
+                taken.append((s.start, s.end))
+                chosen.append(s)
+        pieces, pos = [], 0
+        for s in sorted(chosen, key=lambda s: s.start):  # numbered in reading order
+            if s.kind == "person":
+                slot = self._map.get(("person", s.key)) or self.person(text[s.start : s.end])
             else:
-                slot = self._slot(kind, term)
-            out = pattern.sub(self._using(slot), out)
-        out = _DIGITS.sub(lambda m: self._use(self._slot("number", m.group(0))), out)
-        return _PHONE.sub(self._phone, out)
-
-    def _phone(self, m: re.Match[str]) -> str:
-        digits = re.sub(r"\D", "", m.group(0))
-        if len(digits) < 9:  # a date, an amount: not a phone number
-            return m.group(0)
-        return self._use(self._slot("phone", digits))
-
-    def _using(self, slot: str) -> Callable[[re.Match[str]], str]:
-        return lambda _m: self._use(slot)
-
-    def _use(self, slot: str) -> str:
-        self._used.add(slot)
-        return slot
+                slot = self._slot(s.kind, s.key)
+            self._used.add(slot)
+            pieces += [text[pos : s.start], slot]
+            pos = s.end
+        return "".join([*pieces, text[pos:]])
 
     def replaced(self) -> dict[str, int]:
         """How many distinct placeholders of each kind the texts received (for the summary)."""
         kinds: dict[str, int] = {}
         for slot in self._used:
-            kind = slot[1:].split(" ")[0]
+            kind = slot[1:].rsplit(" ", 1)[0]
             kinds[kind] = kinds.get(kind, 0) + 1
         return kinds

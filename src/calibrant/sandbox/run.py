@@ -15,6 +15,7 @@ from ..contracts import CaseContract
 from ..errors import ConfigError
 from ..harness import TrialRun, run_trials
 from .channel import Channel, ExternalAgent, Stopped
+from .guard import new_token
 
 __all__ = ["serve_trials", "Transport", "listen"]
 
@@ -50,11 +51,13 @@ def serve_trials(
     sock: socket.socket | None = None,
     restart: bool = False,
     reply_timeout: float = 600.0,
+    token: str | None = None,
     on_trial: Callable[[TrialRun], None] | None = None,
     on_resume: Callable[[int, int], None] | None = None,
 ) -> list[TrialRun]:
     """Run `k` trials per case of the external agent `agent`, serving it over `transport`
-    (`sock`: the listening socket of the HTTP transport). Returns the trials like `run_trials`.
+    (`sock`: the listening socket of the HTTP transport; `token`: the bearer token its callers
+    must send, `guard.new_token()` when None). Returns the trials like `run_trials`.
     Raises `Stopped` (a KeyboardInterrupt) when the server stops before the last trial."""
     channel = Channel(reply_timeout=reply_timeout)
     result: dict[str, Any] = {}
@@ -88,7 +91,7 @@ def serve_trials(
     worker = threading.Thread(target=work, name="calibrant-trials", daemon=True)
     try:
         if transport == "http":
-            _serve_http(channel, worker, stoppers, sock)
+            _serve_http(channel, worker, stoppers, sock, token or new_token())
         else:
             _serve_stdio(channel, worker)
     finally:
@@ -108,6 +111,7 @@ def _serve_http(
     worker: threading.Thread,
     stoppers: list[Callable[[], None]],
     sock: socket.socket | None,
+    token: str,
 ) -> None:
     import uvicorn
 
@@ -117,7 +121,7 @@ def _serve_http(
         raise ConfigError("the HTTP transport needs a listening socket")
     host = sock.getsockname()[0]
     config = uvicorn.Config(
-        http_app(channel, host=host),
+        http_app(channel, host=host, token=token),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=3,

@@ -3,7 +3,9 @@
 setup end to end (a known-good agent must pass, a faulty one must fail) and for the tests.
 
     python -m calibrant.sandbox.scripted_client --url http://127.0.0.1:8765/mcp \\
-        --behaviour correct --checkpoints agent-state.sqlite
+        --token TOKEN --behaviour correct --checkpoints agent-state.sqlite
+
+(TOKEN: the one `calibrant sandbox` printed at start, or $CALIBRANT_SANDBOX_TOKEN.)
 
 Its workflow state lives in a SQLite checkpoint file (`--checkpoints`), keyed by the trial's
 `session`: a process that dies and is started again resumes from it. When a tool answers
@@ -21,12 +23,14 @@ import random
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from ..harness.agents import AgentContext, ScriptedAgent
 from ..harness.agents.scripted import BEHAVIOURS
 from ..harness.checkpoint import CheckpointStore
+from .guard import TOKEN_ENV
 
 __all__ = ["main", "play"]
 
@@ -112,22 +116,35 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument(
         "--stdio", nargs=argparse.REMAINDER, help="Start this server command over stdio."
     )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_ENV, ""),
+        help=f"The token the sandbox printed at start (default: ${TOKEN_ENV}).",
+    )
     parser.add_argument("--behaviour", default="correct", choices=BEHAVIOURS)
     parser.add_argument("--checkpoints", type=Path, required=True)
     parser.add_argument("--kill-after", default="", help="SIGKILL itself after this tool.")
     parser.add_argument("--on-crash", choices=("exit", "restart"), default="exit")
     a = parser.parse_args(argv)
+    import httpx2  # the MCP SDK's HTTP client
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
+    from mcp.client.streamable_http import streamable_http_client
 
-    server: Any = a.url
-    if a.stdio:
-        server = StdioServerParameters(command=a.stdio[0], args=a.stdio[1:], env=dict(os.environ))
-    with (
-        start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(Client(server)) as client,
-    ):
+    with start_blocking_portal() as portal, ExitStack() as stack:
+        server: Any
+        if a.stdio:
+            env = dict(os.environ)
+            server = StdioServerParameters(command=a.stdio[0], args=a.stdio[1:], env=env)
+        else:
+            http = httpx2.AsyncClient(
+                headers={"Authorization": f"Bearer {a.token}"},
+                timeout=httpx2.Timeout(30, read=300),
+            )
+            stack.enter_context(portal.wrap_async_context_manager(http))
+            server = streamable_http_client(a.url, http_client=http)
+        client = stack.enter_context(portal.wrap_async_context_manager(Client(server)))
 
         def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
             return _result(portal.call(client.call_tool, tool, args))

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..harness.toolspec import TOOL_SCHEMA_VERSION
 from .channel import Channel
+from .guard import TokenGate, security_settings
 from .protocol import all_tools, business_tools, dispatch, trial_tools
 
 if TYPE_CHECKING:
     from mcp.server import Server
-    from starlette.applications import Starlette
 
 __all__ = ["INSTRUCTIONS", "mcp_server", "http_app", "openapi_document"]
 
@@ -91,19 +91,26 @@ def openapi_document() -> dict[str, Any]:
     }
 
 
-def http_app(channel: Channel, *, host: str) -> Starlette:
-    """One ASGI app: MCP (streamable HTTP) at /mcp, the HTTP API at /tools/* and /trial/*."""
+def http_app(channel: Channel, *, host: str, token: str) -> Any:
+    """One ASGI app: MCP (streamable HTTP) at /mcp, the HTTP API at /tools/* and /trial/*; all
+    behind the same Host/Origin checks, JSON bodies and the sandbox's bearer token (`guard`)."""
     import anyio
+    from mcp.server.transport_security import TransportSecurityMiddleware
     from starlette.requests import Request
-    from starlette.responses import JSONResponse
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     doc = openapi_document()
+    settings = security_settings(host)
+    checks = TransportSecurityMiddleware(settings)
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(doc)
 
-    async def call(request: Request) -> JSONResponse:
+    async def call(request: Request) -> Response:
+        refused = await checks.validate_request(request, is_post=True)
+        if refused is not None:
+            return refused
         name = request.path_params["name"]
         trial = request.url.path.startswith("/trial/")
         tool = f"trial_{name}" if trial else name
@@ -122,6 +129,11 @@ def http_app(channel: Channel, *, host: str) -> Starlette:
         Route("/tools/{name:str}", call, methods=["POST"]),
         Route("/trial/{name:str}", call, methods=["POST"]),
     ]
-    return mcp_server(channel).streamable_http_app(
-        streamable_http_path="/mcp", host=host, custom_starlette_routes=routes, json_response=True
+    app = mcp_server(channel).streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        transport_security=settings,
+        custom_starlette_routes=routes,
+        json_response=True,
     )
+    return TokenGate(app, token)

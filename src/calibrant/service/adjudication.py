@@ -23,11 +23,13 @@ from .labeling import (
     CONSENSUS,
     MAX_TEXT,
     Conflict,
+    NotFound,
     StoredLabel,
     check_value,
     decode_label,
     get_item,
     labels_of,
+    resolve,
     stored_rubric,
     text_problem,
     utc,
@@ -115,7 +117,12 @@ def disagreements(
     """Items and criteria on which the raters' labels differ and nobody has decided yet (with
     `include_decided`, decided ones too). Labels come sorted by value, not by rater. With
     `for_adjudicator`, the disagreements that account took part in are left out: nobody
-    settles a dispute over its own label."""
+    settles a dispute over its own label. `item`: an alias or an id."""
+    if item is not None:
+        try:
+            item = resolve(engine, item)
+        except NotFound:
+            pass  # no such item: no disagreement
     decided = {(d.item, d.criterion) for d in decisions(engine, item=item)}
     out = []
     for (item_id, criterion), group in sorted(_by_key(labels_of(engine, item=item)).items()):
@@ -140,7 +147,8 @@ def adjudicate(
     if not reason.strip() or text_problem(reason, "a reason"):
         why = f"give the reason for the decision (at most {MAX_TEXT} characters, no NUL)"
         raise InputError(BODY, why, field="reason")
-    found = get_item(engine, item)
+    found = get_item(engine, item)  # by alias or id; messages name it as the caller did
+    key, item = item, found.id
     _, rubric = stored_rubric(engine, found.rubric_hash)
     value = check_value(rubric, criterion, label, "")
     if value == CANT_TELL:
@@ -151,10 +159,10 @@ def adjudicate(
         )
     group = [x for x in labels_of(engine, item=item) if x.criterion == criterion]
     if not _disputed(group):
-        raise Conflict(f"item '{item}' has no disagreement on '{criterion}' to adjudicate")
+        raise Conflict(f"item '{key}' has no disagreement on '{criterion}' to adjudicate")
     if any(x.rater == by for x in group):
         raise Conflict(
-            f"you labeled item '{item}' on '{criterion}' yourself: another adjudicator decides"
+            f"you labeled item '{key}' on '{criterion}' yourself: another adjudicator decides"
         )
     now = datetime.now(UTC)
     insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
@@ -175,7 +183,7 @@ def adjudicate(
     with engine.begin() as conn:
         if conn.execute(statement).rowcount == 0:
             raise Conflict(
-                f"item '{item}' on '{criterion}' was decided by another adjudicator already"
+                f"item '{key}' on '{criterion}' was decided by another adjudicator already"
             )
     return Decision(item, criterion, value, by, reason.strip(), now)
 

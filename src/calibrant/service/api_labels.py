@@ -3,25 +3,39 @@ export to the gold format. Thin: each route parses, calls one function of the co
 
 An annotator reads only its own labels: GET /api/labels answers with them whatever it asks, and
 the routes that show everyone's labels (disagreements, adjudications, export) need the
-adjudicator role."""
+adjudicator role. Experts see items by their opaque alias, and an item as the records and the
+conversation; the transcript id and the transcript itself (agent, case, run) are the admin's."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from ..contracts import Transcript
-from ..contracts.common import Id, LabelValue
+from ..judge.evidence import conversation_items, trusted_evidence
 from . import adjudication as adj
 from . import label_import
 from . import labeling as lab
+from .api_models import (
+    AdjudicationIn,
+    AdjudicationOut,
+    BlindLabel,
+    DisagreementOut,
+    ItemDetail,
+    ItemOut,
+    LabelOut,
+    LabelSubmission,
+    Model,
+    QueueOut,
+    RecordOut,
+    TurnOut,
+    UploadResult,
+)
 from .security import require
 from .uploads import parse_transcripts
 from .users import User
@@ -44,90 +58,6 @@ ID_PATTERN = r"^[A-Za-z0-9_.:\-/@+]+$"
 QueueName = Annotated[str, Query(min_length=1, max_length=200, pattern=ID_PATTERN)]
 IdQuery = Annotated[str | None, Query(max_length=200, pattern=ID_PATTERN)]
 """An item or rater to filter on (as the stored ids are: no NUL a store would refuse)."""
-
-
-class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class UploadResult(Model):
-    queue: str = Field(description="The queue the items belong to.")
-    rubric: str = Field(description="Content hash of the rubric the items are labeled on.")
-    added: list[str] = Field(description="Item ids stored by this upload.")
-    already_present: list[str] = Field(
-        description="Item ids already stored with the same content (left as they were)."
-    )
-
-
-class ItemOut(Model):
-    id: str = Field(description="Item id (the transcript id).")
-    queue: str = Field(description="The labeling queue (sample) the item belongs to.")
-    rubric: str = Field(description="Content hash of the rubric the item is labeled on.")
-    transcript_hash: str = Field(description="Content hash of the transcript.")
-    uploaded_at: datetime = Field(description="When it was uploaded (UTC).")
-
-
-class ItemDetail(ItemOut):
-    transcript: Transcript = Field(description="The transcript itself.")
-
-
-class QueueOut(Model):
-    queue: str = Field(description="Queue name.")
-    items: int = Field(description="Items in the queue.")
-    done: int = Field(description="Items the caller has labeled on every criterion.")
-    next_item: str | None = Field(description="The first item the caller has not finished.")
-
-
-class CriterionLabel(Model):
-    criterion: Id = Field(description="Criterion id of the item's rubric.")
-    label: LabelValue = Field(
-        description="A level of the criterion's scale, 'not_applicable' where the rubric "
-        "allows it, or 'cant_tell'."
-    )
-    note: str | None = Field(default=None, max_length=4000, description="Optional note.")
-
-
-class LabelSubmission(Model):
-    item: Id = Field(description="The item labeled.")
-    labels: list[CriterionLabel] = Field(
-        min_length=1, max_length=100, description="One label per criterion (a subset is fine)."
-    )
-
-
-class LabelOut(Model):
-    item: str = Field(description="Item id.")
-    rater: str = Field(description="Who gave the label (the account name).")
-    criterion: str = Field(description="Criterion id.")
-    label: str | int = Field(description="The label.")
-    note: str | None = Field(description="The rater's note.")
-    updated_at: datetime = Field(description="When the label was last saved (UTC).")
-
-
-class BlindLabel(Model):
-    label: str | int = Field(description="A label one rater gave (the rater is not named).")
-    note: str | None = Field(description="That rater's note.")
-
-
-class DisagreementOut(Model):
-    item: str = Field(description="Item id.")
-    criterion: str = Field(description="Criterion id.")
-    labels: list[BlindLabel] = Field(description="The labels given, sorted by value.")
-
-
-class AdjudicationIn(Model):
-    item: Id = Field(description="Item of the disagreement.")
-    criterion: Id = Field(description="Criterion of the disagreement.")
-    label: LabelValue = Field(description="The consensus label: a level of the scale.")
-    reason: str = Field(min_length=1, max_length=4000, description="Why this label.")
-
-
-class AdjudicationOut(Model):
-    item: str = Field(description="Item id.")
-    criterion: str = Field(description="Criterion id.")
-    label: str | int = Field(description="The consensus label.")
-    decided_by: str = Field(description="Who decided.")
-    reason: str = Field(description="Why.")
-    decided_at: datetime = Field(description="When (UTC).")
 
 
 _UPLOAD_BODY: dict[str, Any] = {
@@ -199,9 +129,13 @@ async def import_labels(request: Request, user: Admin) -> ImportResult:
     return ImportResult(**counts)
 
 
-def _item_out(row: Any) -> dict[str, Any]:
+def _item_out(row: Any, user: User) -> dict[str, Any]:
+    admin = user.can("admin")
+    alias = row.alias or row.id
     return {
-        "id": row.id,
+        "id": row.id if admin else alias,
+        "alias": alias,
+        "transcript_id": row.id if admin else None,
         "queue": row.queue,
         "rubric": row.rubric_hash,
         "transcript_hash": row.transcript_hash,
@@ -212,14 +146,22 @@ def _item_out(row: Any) -> dict[str, Any]:
 @router.get("/items")
 def items(request: Request, user: Annotator, queue: QueueName | None = None) -> list[ItemOut]:
     """The items uploaded for labeling (no labels in them)."""
-    return [ItemOut(**_item_out(r)) for r in lab.list_items(request.app.state.engine, queue=queue)]
+    rows = lab.list_items(request.app.state.engine, queue=queue)
+    return [ItemOut(**_item_out(r, user)) for r in rows]
 
 
 @router.get("/items/{item:path}")
 def item(request: Request, user: Annotator, item: str) -> ItemDetail:
-    """One item with its transcript."""
+    """One item (by alias or id): the records and the conversation; its transcript for an
+    admin."""
     found = lab.get_item(request.app.state.engine, item)
-    return ItemDetail(**_item_out(found), transcript=found.transcript)
+    t = found.transcript
+    return ItemDetail(
+        **_item_out(found, user),
+        records=[RecordOut(id=e.id, t=e.t, text=e.text) for e in trusted_evidence(t)],
+        conversation=[TurnOut(id=i, t=n, header=h, text=x) for i, n, h, x in conversation_items(t)],
+        transcript=t if user.can("admin") else None,
+    )
 
 
 @router.get("/queues")
@@ -228,8 +170,15 @@ def queues(request: Request, user: Annotator) -> list[QueueOut]:
     return [QueueOut(**vars(q)) for q in lab.queues_of(request.app.state.engine, user.name)]
 
 
-def _label_out(x: lab.StoredLabel) -> LabelOut:
-    return LabelOut(**vars(x))
+def _shown(request: Request, user: User, ids: list[str]) -> dict[str, str]:
+    """How `user` names these items: their ids for an admin, their aliases for an expert."""
+    if user.can("admin"):
+        return {i: i for i in ids}
+    return lab.aliases(request.app.state.engine, ids)
+
+
+def _label_out(x: lab.StoredLabel, names: dict[str, str]) -> LabelOut:
+    return LabelOut(**{**vars(x), "item": names.get(x.item, x.item)})
 
 
 @router.post("/labels")
@@ -242,7 +191,8 @@ def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> lis
         body.item,
         [(x.criterion, x.label, x.note) for x in body.labels],
     )
-    return [_label_out(x) for x in saved]
+    names = _shown(request, user, [x.item for x in saved])
+    return [_label_out(x, names) for x in saved]
 
 
 @router.get("/labels")
@@ -262,7 +212,8 @@ def get_labels(
     record_views(
         request.app.state.engine, user.name, (x.item for x in found if x.rater != user.name)
     )
-    return [_label_out(x) for x in found]
+    names = _shown(request, user, [x.item for x in found])
+    return [_label_out(x, names) for x in found]
 
 
 @router.get("/disagreements")
@@ -281,9 +232,10 @@ def get_disagreements(
         for_adjudicator=user.name,
     )
     record_views(request.app.state.engine, user.name, (d.item for d in found))
+    names = _shown(request, user, [d.item for d in found])
     return [
         DisagreementOut(
-            item=d.item,
+            item=names.get(d.item, d.item),
             criterion=d.criterion,
             labels=[BlindLabel(label=b.label, note=b.note) for b in d.labels],
         )
@@ -291,8 +243,8 @@ def get_disagreements(
     ]
 
 
-def _decision_out(d: adj.Decision) -> AdjudicationOut:
-    return AdjudicationOut(**vars(d))
+def _decision_out(d: adj.Decision, names: dict[str, str]) -> AdjudicationOut:
+    return AdjudicationOut(**{**vars(d), "item": names.get(d.item, d.item)})
 
 
 @router.post("/adjudications")
@@ -306,7 +258,7 @@ def post_adjudication(request: Request, user: Adjudicator, body: AdjudicationIn)
         reason=body.reason,
         by=user.name,
     )
-    return _decision_out(decided)
+    return _decision_out(decided, _shown(request, user, [decided.item]))
 
 
 @router.get("/adjudications")
@@ -314,9 +266,18 @@ def get_adjudications(
     request: Request, user: Adjudicator, item: IdQuery = None
 ) -> list[AdjudicationOut]:
     """The decisions made so far, with who decided and why."""
-    found = adj.decisions(request.app.state.engine, item=item)
-    record_views(request.app.state.engine, user.name, (d.item for d in found))
-    return [_decision_out(d) for d in found]
+    engine = request.app.state.engine
+    found = adj.decisions(engine, item=None if item is None else _resolved(engine, item))
+    record_views(engine, user.name, (d.item for d in found))
+    names = _shown(request, user, [d.item for d in found])
+    return [_decision_out(d, names) for d in found]
+
+
+def _resolved(engine: Any, key: str) -> str:
+    try:
+        return lab.resolve(engine, key)
+    except lab.NotFound:
+        return key  # nothing is stored under it: the filter finds nothing
 
 
 @router.get(

@@ -4,6 +4,7 @@ store as the CLI. Routes are thin: parse, call one function of the core, render.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -18,6 +19,7 @@ from ..store import make_engine
 from . import api_labels, workbench
 from .catalog import Conflict, NotFound
 from .security import BodyLimit, current_user
+from .sessions import DEFAULT_TTL, Sessions
 from .users import User, Users
 
 __all__ = ["create_app", "DEFAULT_MAX_BODY_BYTES"]
@@ -51,6 +53,7 @@ def create_app(
     *,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     worker: int = 0,
+    session_hours: float = DEFAULT_TTL.total_seconds() / 3600,
 ) -> FastAPI:
     """The service on the store at `database_url` (default: CALIBRANT_DATABASE_URL, else
     ./calibrant.db). The store is opened (and migrated) here, once. `worker` > 0 runs a queue
@@ -76,6 +79,7 @@ def create_app(
     app.state.engine = engine
     app.state.database_url = url
     app.state.users = Users(engine)
+    app.state.sessions = Sessions(engine, timedelta(hours=session_hours))
     app.state.max_body_bytes = max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 

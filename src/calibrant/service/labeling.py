@@ -7,7 +7,9 @@ its name and return only its own labels."""
 from __future__ import annotations
 
 import json
+import secrets
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +41,8 @@ __all__ = [
     "upload_transcripts",
     "stored_rubric",
     "get_item",
+    "resolve",
+    "aliases",
     "list_items",
     "queues_of",
     "next_item",
@@ -79,7 +83,8 @@ class StoredLabel:
 
 @dataclass(frozen=True)
 class Item:
-    id: str
+    id: str  # the transcript id: admins only
+    alias: str  # what experts see and address it by
     queue: str
     rubric_hash: str
     transcript_hash: str
@@ -185,6 +190,7 @@ def upload_transcripts(
             id=t.transcript_id,
             transcript_hash=hashes[t.transcript_id],
             payload=t.model_dump_json(),
+            alias=new_alias(),
             queue=queue,
             rubric_hash=rubric_hash,
             uploaded_by=by,
@@ -204,13 +210,27 @@ def upload_transcripts(
 # ---- items and queues --------------------------------------------------------------------
 
 
+def new_alias() -> str:
+    """An item's opaque name for experts: random, so it tells nothing of the transcript."""
+    return "item-" + secrets.token_hex(6)
+
+
+def _row(session: Session, key: str) -> ItemRow | None:
+    row = session.get(ItemRow, key)
+    if row is None:
+        row = session.exec(select(ItemRow).where(col(ItemRow.alias) == key)).first()
+    return row
+
+
 def get_item(engine: Engine, item_id: str) -> Item:
+    """The item named by its alias (what experts use) or its id (what admins use)."""
     with Session(engine) as session:
-        row = session.get(ItemRow, item_id)
+        row = _row(session, item_id)
     if row is None:
         raise NotFound(f"no item '{item_id}'")
     return Item(
         row.id,
+        row.alias or row.id,
         row.queue,
         row.rubric_hash,
         row.transcript_hash,
@@ -218,6 +238,27 @@ def get_item(engine: Engine, item_id: str) -> Item:
         utc(row.created_at),
         Transcript.model_validate_json(row.payload),
     )
+
+
+def resolve(engine: Engine, key: str) -> str:
+    """The item id behind an alias (or an id); NotFound when neither names an item."""
+    with Session(engine) as session:
+        row = _row(session, key)
+    if row is None:
+        raise NotFound(f"no item '{key}'")
+    return row.id
+
+
+def aliases(engine: Engine, ids: Iterable[str] | None = None) -> dict[str, str]:
+    """Item id -> alias, for `ids` (default: every item)."""
+    query = select(ItemRow.id, ItemRow.alias)
+    wanted = None if ids is None else list(set(ids))
+    if wanted is not None:
+        if not wanted:
+            return {}
+        query = query.where(col(ItemRow.id).in_(wanted))
+    with Session(engine) as session:
+        return {i: a or i for i, a in session.exec(query).all()}
 
 
 def list_items(engine: Engine, *, queue: str | None = None) -> list[ItemRow]:
@@ -234,9 +275,15 @@ def _criteria_counts(engine: Engine, rubric_hashes: set[str]) -> dict[str, int]:
 
 def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
     """Each queue: how many items, how many `rater` has labeled on every criterion, and the
-    first item it has not finished."""
+    first item it has not finished (by alias: items come in the aliases' random order, not
+    grouped by case or agent)."""
     with Session(engine) as session:
-        items = list(session.exec(select(ItemRow.id, ItemRow.queue, ItemRow.rubric_hash)))
+        rows = session.exec(select(ItemRow.id, ItemRow.alias, ItemRow.queue, ItemRow.rubric_hash))
+        alias = {}
+        items = []
+        for item_id, item_alias, queue, rubric_hash in rows:
+            alias[item_id] = item_alias or item_id
+            items.append((item_id, queue, rubric_hash))
         mine = dict(
             session.exec(
                 select(LabelRow.item, func.count())
@@ -246,9 +293,9 @@ def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
         )
     needed = _criteria_counts(engine, {h for _, _, h in items})
     by_queue: dict[str, list[tuple[str, bool]]] = {}
-    for item_id, queue, rubric_hash in sorted(items):
+    for item_id, queue, rubric_hash in sorted(items, key=lambda x: alias[x[0]]):
         by_queue.setdefault(queue, []).append(
-            (item_id, mine.get(item_id, 0) >= needed[rubric_hash])
+            (alias[item_id], mine.get(item_id, 0) >= needed[rubric_hash])
         )
     return [
         QueueStatus(
@@ -305,11 +352,10 @@ def save_labels(
     if rater == CONSENSUS:
         raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
     with Session(engine) as session:  # the rubric hash only: no need to parse the transcript
-        rubric_hash = session.exec(
-            select(ItemRow.rubric_hash).where(col(ItemRow.id) == item_id)
-        ).first()
-        if rubric_hash is None:
+        row = _row(session, item_id)
+        if row is None:
             raise NotFound(f"no item '{item_id}'")
+        key, item_id, rubric_hash = item_id, row.id, row.rubric_hash  # key: as the caller named it
         decided = session.exec(
             select(AdjudicationRow.criterion).where(
                 col(AdjudicationRow.item) == item_id, col(AdjudicationRow.decided_by) == rater
@@ -319,12 +365,12 @@ def save_labels(
     seen = seen_at(engine, rater, item_id)
     if seen is not None and decided is None:
         raise Conflict(
-            f"you saw other experts' labels of item '{item_id}' on {seen:%Y-%m-%d %H:%M} UTC: "
+            f"you saw other experts' labels of item '{key}' on {seen:%Y-%m-%d %H:%M} UTC: "
             "a label from you would not be blind"
         )
     if decided is not None:
         raise Conflict(
-            f"you adjudicated item '{item_id}' after seeing the experts' labels: a label from "
+            f"you adjudicated item '{key}' after seeing the experts' labels: a label from "
             "you would not be blind"
         )
     checked: dict[str, tuple[str | int, str | None]] = {}
@@ -388,9 +434,10 @@ def labels_of(
     )
     if rater is not None:
         query = query.where(col(LabelRow.rater) == rater)
-    if item is not None:
-        query = query.where(col(LabelRow.item) == item)
     with Session(engine) as session:
+        if item is not None:
+            found = _row(session, item)
+            query = query.where(col(LabelRow.item) == (found.id if found else item))
         rows = list(session.exec(query))
     return [
         StoredLabel(r.item, r.rater, r.criterion, decode_label(r.label), r.note, utc(r.created_at))

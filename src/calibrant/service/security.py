@@ -1,13 +1,14 @@
 """Who is asking, and may they: bearer tokens (API clients) or the workbench's session cookie
-(experts), roles, CSRF tokens for forms, and a cap on request bodies.
+(experts; a server-side session, `sessions`), roles, CSRF tokens for forms, and a cap on
+request bodies.
 
 No token ever appears in a URL, a log line or a page: the API takes it in the Authorization
-header, the workbench in an HttpOnly, SameSite=Strict cookie set by its login form."""
+header; the workbench's login form takes it once and answers with an HttpOnly, SameSite=Strict
+cookie holding a session id, never the token."""
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import hmac
 import json
 import logging
@@ -17,6 +18,7 @@ from typing import Any
 
 from fastapi import Depends, HTTPException, Request
 
+from .sessions import Sessions
 from .users import User, Users
 
 __all__ = [
@@ -32,7 +34,6 @@ __all__ = [
 ]
 
 COOKIE = "calibrant_session"
-_CSRF_CONTEXT = b"calibrant-csrf-v1"
 
 
 def _bearer(request: Request) -> str | None:
@@ -44,15 +45,21 @@ def _bearer(request: Request) -> str | None:
 
 
 def optional_user(request: Request) -> User | None:
-    """The account behind the request's bearer token or session cookie, or None."""
-    users: Users = request.app.state.users
-    token = _bearer(request) or request.cookies.get(COOKIE)
-    if not token:
+    """The account behind the request's bearer token or live session cookie, or None."""
+    token = _bearer(request)
+    if token:
+        users: Users = request.app.state.users
+        return users.authenticate(token)
+    cookie = request.cookies.get(COOKIE)
+    if not cookie:
         return None
-    user = users.authenticate(token)
-    if user is not None:
-        request.state.via_cookie = _bearer(request) is None
-    return user
+    sessions: Sessions = request.app.state.sessions
+    found = sessions.lookup(cookie)
+    if found is None:
+        return None
+    request.state.via_cookie = True
+    request.state.csrf = found.csrf
+    return found.user
 
 
 def current_user(request: Request) -> User:
@@ -77,23 +84,27 @@ def require(role: str) -> Callable[..., User]:
         if not user.can(role):
             raise HTTPException(status_code=403, detail=f"this needs the {role} role")
         if request.method not in ("GET", "HEAD") and getattr(request.state, "via_cookie", False):
-            check_csrf(user, request.headers.get("x-csrf-token"))
+            check_csrf(request, request.headers.get("x-csrf-token"))
         return user
 
     return dependency
 
 
-def csrf_token(user: User) -> str:
-    """The form token of `user`'s session: derived from its token hash, so it changes when the
-    token is rotated and cannot be made without the token."""
-    return hmac.new(user.token_hash.encode(), _CSRF_CONTEXT, hashlib.sha256).hexdigest()
+def csrf_token(request: Request) -> str:
+    """The form token of the request's workbench session (random, made at login, its own for
+    each session), or "" without one."""
+    return str(getattr(request.state, "csrf", ""))
 
 
-def check_csrf(user: User, submitted: str | None) -> None:
+def check_csrf(request: Request, submitted: str | None) -> None:
     """403 unless a form posted with the session cookie carries the session's CSRF token."""
     # bytes: compare_digest refuses (TypeError) a str with a non-ASCII character
-    expected = csrf_token(user).encode()
-    if not submitted or not hmac.compare_digest(expected, submitted.encode("utf-8", "replace")):
+    expected = csrf_token(request).encode()
+    if (
+        not expected
+        or not submitted
+        or not hmac.compare_digest(expected, submitted.encode("utf-8", "replace"))
+    ):
         raise HTTPException(status_code=403, detail="missing or wrong CSRF token: reload the page")
 
 

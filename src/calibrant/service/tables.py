@@ -1,5 +1,6 @@
-"""The service's tables (store schema 4): accounts, transcripts uploaded for labeling, expert
-labels, adjudications, rubrics and judge versions kept in the store, and background jobs.
+"""The service's tables (store schema 5): accounts and their workbench sessions, transcripts
+uploaded for labeling, expert labels, adjudications, rubrics and judge versions kept in the
+store, and background jobs.
 
 They live in the same store as judgments and runs, so the CLI and the service see one history."""
 
@@ -12,6 +13,7 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "UserRow",
+    "SessionRow",
     "ItemRow",
     "LabelRow",
     "LabelViewRow",
@@ -36,12 +38,27 @@ class UserRow(SQLModel, table=True):
     disabled: bool = False
 
 
+class SessionRow(SQLModel, table=True):
+    """A workbench session (schema 5): made at login, ended at logout or expiry. Only the
+    SHA-256 of the cookie's value is kept; the CSRF token is the session's own."""
+
+    __tablename__ = "calibrant_sessions"
+
+    id_hash: str = Field(primary_key=True)
+    user_name: str = Field(index=True)
+    csrf: str
+    created_at: datetime
+    expires_at: datetime
+
+
 class ItemRow(SQLModel, table=True):
-    """A transcript uploaded for labeling (its id is the transcript id)."""
+    """A transcript uploaded for labeling: its id is the transcript id (admins only); experts
+    see its opaque `alias` (schema 5), which names no agent, case or run."""
 
     __tablename__ = "calibrant_items"
 
     id: str = Field(primary_key=True)
+    alias: str | None = Field(default=None, index=True, unique=True)
     transcript_hash: str = Field(index=True)
     payload: str  # the Transcript, as JSON
     queue: str = Field(default="calibration", index=True)  # the labeling sample it belongs to
@@ -134,6 +151,7 @@ class JobRow(SQLModel, table=True):
 
 SERVICE_TABLES = [
     UserRow.__table__,  # type: ignore[attr-defined]
+    SessionRow.__table__,  # type: ignore[attr-defined]
     ItemRow.__table__,  # type: ignore[attr-defined]
     LabelRow.__table__,  # type: ignore[attr-defined]
     LabelViewRow.__table__,  # type: ignore[attr-defined]

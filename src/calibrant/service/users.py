@@ -12,12 +12,12 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from ..errors import ConfigError
-from .tables import UserRow
+from .tables import SessionRow, UserRow
 
 __all__ = ["ROLES", "NAME_RULE", "User", "Users", "hash_token", "valid_name"]
 
@@ -83,7 +83,8 @@ class Users:
         return token
 
     def rotate(self, name: str) -> str:
-        """A new token for `name` (the old one stops working at once); re-enables the account."""
+        """A new token for `name` (the old one, and every workbench session, stop working at
+        once); re-enables the account."""
         token = _new_token()
         with Session(self.engine) as session:
             row = session.get(UserRow, name)
@@ -91,15 +92,18 @@ class Users:
                 raise ConfigError(f"no user {name!r} (`calibrant users list` shows them)")
             row.token_hash = hash_token(token)
             row.disabled = False
+            session.exec(delete(SessionRow).where(col(SessionRow.user_name) == name))
             session.commit()
         return token
 
     def disable(self, name: str) -> None:
+        """The account's token and its workbench sessions stop working."""
         with Session(self.engine) as session:
             row = session.get(UserRow, name)
             if row is None:
                 raise ConfigError(f"no user {name!r} (`calibrant users list` shows them)")
             row.disabled = True
+            session.exec(delete(SessionRow).where(col(SessionRow.user_name) == name))
             session.commit()
 
     def authenticate(self, token: str) -> User | None:

@@ -71,7 +71,7 @@ def _page(
         .get_template(template)
         .render(
             user=user,
-            csrf=csrf_token(user) if user else "",
+            csrf=csrf_token(request) if user else "",
             message=None,
             error=error,
             **context,
@@ -122,7 +122,7 @@ async def _form(request: Request, user: User) -> dict[str, str]:
     _same_site(request)
     form = await request.form()
     values = {k: v for k, v in form.items() if isinstance(v, str)}
-    check_csrf(user, values.get("csrf"))
+    check_csrf(request, values.get("csrf"))
     return values
 
 
@@ -141,11 +141,11 @@ def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
 
 
 def _transcript_context(item: lab.Item) -> dict[str, Any]:
+    """What an expert sees of an item: its alias, the records and the conversation; never the
+    transcript id, the case, its title or expected outcome, the agent or the run."""
     t = item.transcript
     return {
         "item": item,
-        "case_id": t.case_id,
-        "case_title": t.case.title if t.case and t.case.title else "",
         "evidence": trusted_evidence(t),
         "conversation": conversation_items(t),
     }
@@ -168,10 +168,14 @@ async def login(request: Request) -> Response:
     if user is None:
         error = "That token is not valid."
         return _page(request, "login.html", None, 401, error, title="Log in")
+    # a new session at every login; the one this browser had (if any) ends
+    sessions = request.app.state.sessions
+    old = request.cookies.get(COOKIE)
+    session_id = await run_in_threadpool(lambda: sessions.start(user, replacing=old))
     response = _see_other("/")
     response.set_cookie(
         COOKIE,
-        token,
+        session_id,
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
@@ -185,6 +189,7 @@ async def logout(request: Request) -> Response:
     user = optional_user(request)
     if user is not None:
         await _form(request, user)
+        await run_in_threadpool(request.app.state.sessions.end, request.cookies[COOKIE])
     response = _see_other("/login")
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return response
@@ -223,7 +228,7 @@ def _label_page(
     item, rubric = _item_and_rubric(engine, item_id)
     mine = {
         x.criterion: (str(x.label), x.note)
-        for x in lab.labels_of(engine, rater=user.name, item=item_id)
+        for x in lab.labels_of(engine, rater=user.name, item=item.id)
     }
     return _page(
         request,
@@ -231,7 +236,7 @@ def _label_page(
         user,
         status,
         error,
-        title=f"Label {item_id}",
+        title=f"Label {item.alias}",
         rubric=rubric,
         choices={c.id: _choices(c) for c in rubric.criteria},
         mine=mine,
@@ -284,9 +289,12 @@ async def label_submit(request: Request, item_id: str) -> Response:
 @router.get("/adjudicate")
 def adjudicate_list(request: Request) -> HTMLResponse:
     user = _user(request, "adjudicator")
-    rows = adj.disagreements(request.app.state.engine, for_adjudicator=user.name)
-    record_views(request.app.state.engine, user.name, (d.item for d in rows))
-    return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=rows)
+    engine = request.app.state.engine
+    rows = adj.disagreements(engine, for_adjudicator=user.name)
+    record_views(engine, user.name, (d.item for d in rows))
+    alias = lab.aliases(engine, (d.item for d in rows))
+    shown = [(alias[d.item], d) for d in rows]
+    return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=shown)
 
 
 def _adjudicate_page(
@@ -295,18 +303,18 @@ def _adjudicate_page(
     engine = request.app.state.engine
     item, rubric = _item_and_rubric(engine, item_id)
     disputes = []
-    for d in adj.disagreements(engine, item=item_id, for_adjudicator=user.name):
+    for d in adj.disagreements(engine, item=item.id, for_adjudicator=user.name):
         c = rubric.criterion(d.criterion)
         choices = [x for x in _choices(c) if x[0] != CANT_TELL]
         disputes.append((d, c, choices))
-    record_views(engine, user.name, [item_id] if disputes else [])
+    record_views(engine, user.name, [item.id] if disputes else [])
     return _page(
         request,
         "adjudicate_item.html",
         user,
         status,
         error,
-        title=f"Adjudicate {item_id}",
+        title=f"Adjudicate {item.alias}",
         disputes=disputes,
         **_transcript_context(item),
     )
