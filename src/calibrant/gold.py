@@ -3,7 +3,7 @@ consensus, and the checker's stored safety verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -248,6 +248,32 @@ TEXTS: dict[str, Callable[[str], str]] = {
 }
 
 
+def _similar(
+    texts: dict[str, str], keep: Callable[[str, str], bool], near: float
+) -> Iterator[tuple[str, str, float]]:
+    """(a, b, ratio) with a < b, keep(a, b) (asked lazily, pair by pair) and ratio >= near;
+    empty texts are never similar. One matcher per b, so its index is built once."""
+    import difflib
+
+    ids = sorted(texts)
+    sm = difflib.SequenceMatcher(None, autojunk=False)
+    for y, b in enumerate(ids):
+        if not texts[b]:
+            continue
+        sm.set_seq2(texts[b])
+        for a in ids[:y]:
+            if not texts[a] or not keep(a, b):
+                continue
+            if texts[a] == texts[b]:
+                yield a, b, 1.0
+                continue
+            sm.set_seq1(texts[a])
+            if sm.real_quick_ratio() >= near and sm.quick_ratio() >= near:
+                r = sm.ratio()
+                if r >= near:
+                    yield a, b, round(r, 3)
+
+
 def similar_pairs(
     sheets: dict[str, str],
     keep: Callable[[str, str], bool],
@@ -256,25 +282,8 @@ def similar_pairs(
     text: Callable[[str], str] = conversation_text,
 ) -> list[tuple[str, str, float]]:
     """Pairs (a, b, similarity) of sheets with `keep(a, b)` whose `text` (by default the
-    conversation) is at least `near` similar (1.0: identical)."""
-    import difflib
-
-    texts = {i: text(t) for i, t in sheets.items()}
-    ids = sorted(texts)
-    out = []
-    for x, a in enumerate(ids):
-        for b in ids[x + 1 :]:
-            if not keep(a, b):
-                continue
-            if texts[a] == texts[b]:
-                out.append((a, b, 1.0))
-                continue
-            sm = difflib.SequenceMatcher(None, texts[a], texts[b], autojunk=False)
-            if sm.real_quick_ratio() >= near and sm.quick_ratio() >= near:
-                r = sm.ratio()
-                if r >= near:
-                    out.append((a, b, round(r, 3)))
-    return out
+    conversation) is at least `near` similar (1.0: identical), sorted."""
+    return sorted(_similar({i: text(t) for i, t in sheets.items()}, keep, near))
 
 
 def max_similarity(
@@ -286,11 +295,13 @@ def max_similarity(
     texts = {i: text(t) for i, t in sheets.items()}
     ids = sorted(texts)
     best: tuple[str, str, float] | None = None
-    for x, a in enumerate(ids):
-        for b in ids[x + 1 :]:
+    sm = difflib.SequenceMatcher(None, autojunk=False)
+    for y, b in enumerate(ids):
+        sm.set_seq2(texts[b])
+        for a in ids[:y]:
             if not keep(a, b):
                 continue
-            sm = difflib.SequenceMatcher(None, texts[a], texts[b], autojunk=False)
+            sm.set_seq1(texts[a])
             if best is not None and sm.quick_ratio() <= best[2]:
                 continue
             r = sm.ratio()
@@ -300,11 +311,16 @@ def max_similarity(
 
 
 def case_groups(
-    cases: dict[str, str], sheets: dict[str, str], *, near: float = NEAR_DUPLICATE
+    cases: dict[str, str],
+    sheets: dict[str, str],
+    *,
+    near: float = NEAR_DUPLICATE,
+    among: set[str] | None = None,
 ) -> list[list[str]]:
     """Cases that must share a split: two cases join when any of their transcripts
     (item -> case) have near-duplicate conversations or agent texts (the scripted agents reuse
-    their wording from case to case). Connected groups, sorted."""
+    their wording from case to case). Connected groups, sorted. With `among`, only pairs with
+    at least one case in it are compared (the split rule needs no more, and it is faster)."""
     parent = {c: c for c in set(cases.values())}
 
     def root(c: str) -> str:
@@ -313,9 +329,14 @@ def case_groups(
         return c
 
     for text in TEXTS.values():
-        for a, b, _ in similar_pairs(
-            sheets, lambda a, b: cases[a] != cases[b], near=near, text=text
-        ):
+        texts = {i: text(t) for i, t in sheets.items()}
+        # pairs of cases already joined are not compared again
+        def keep(a: str, b: str) -> bool:
+            if among is not None and cases[a] not in among and cases[b] not in among:
+                return False
+            return root(cases[a]) != root(cases[b])
+
+        for a, b, _ in _similar(texts, keep, near):
             parent[root(cases[a])] = root(cases[b])
     groups: dict[str, list[str]] = {}
     for c in parent:
@@ -331,8 +352,9 @@ def choose_case_split(
 ) -> dict[str, Literal["calibration", "heldout"]]:
     """The split rule, by whole case. A case with any transcript in the scripted agents'
     templated wording (`templated`) is in calibration, and so is every case joined to one by
-    a near-duplicate (`groups`, from `case_groups`); every other case (hand-written agent
-    wording only) is held out. Templated wording repeats from case to case, so it can never
+    a near-duplicate (`groups`, from `case_groups`, which may leave templated cases apart:
+    they are in calibration anyway); every other case (hand-written agent wording only) is
+    held out. Templated wording repeats from case to case, so it can never
     be held out without leaking; the hand-written replies are written once per transcript.
     ValueError when fewer than `min_heldout` cases are held out."""
     split: dict[str, Literal["calibration", "heldout"]] = {}
