@@ -8,7 +8,6 @@ import importlib.util
 import json
 import shutil
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -142,7 +141,11 @@ def test_a_planted_cross_split_near_duplicate_agent_text_is_refused_in_one_line(
     manifest = {
         cal: MANIFEST[cal],
         "gold-999": GoldItem(
-            case="planted", agent="handwritten:correct", style="handwritten", seed=1, split="heldout"
+            case="planted",
+            agent="handwritten:correct",
+            style="handwritten",
+            seed=1,
+            split="heldout",
         ),
     }
     problems = split_problems(manifest, {cal: SHEETS[cal], "gold-999": held})
