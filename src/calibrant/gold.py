@@ -330,6 +330,7 @@ def case_groups(
 
     for text in TEXTS.values():
         texts = {i: text(t) for i, t in sheets.items()}
+
         # pairs of cases already joined are not compared again
         def keep(a: str, b: str) -> bool:
             if among is not None and cases[a] not in among and cases[b] not in among:
@@ -359,9 +360,7 @@ def choose_case_split(
     ValueError when fewer than `min_heldout` cases are held out."""
     split: dict[str, Literal["calibration", "heldout"]] = {}
     for g in groups:
-        side: Literal["calibration", "heldout"] = (
-            "calibration" if set(g) & templated else "heldout"
-        )
+        side: Literal["calibration", "heldout"] = "calibration" if set(g) & templated else "heldout"
         for c in g:
             split[c] = side
     held = sorted(c for c, s in split.items() if s == "heldout")
