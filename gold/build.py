@@ -7,40 +7,57 @@ checker's verdicts, kept beside the labels, never mixed into them). Labels live 
 gold/labels/ and are made by people from the labeling guide and the sheets; rebuilding the
 transcripts invalidates them, so this refuses to overwrite unless --force is given.
 
---add      builds only the transcripts of EXTRA that the manifest does not hold yet, under new
-           item ids after the highest one, and touches no existing file but the manifest and
-           the verdicts (entries added). A new transcript whose conversation repeats an
-           existing one is skipped. New items go to their case's split and have no labels.
---resplit  rewrites only the manifest's splits: whole cases, cases whose transcripts are
-           near-duplicates kept together, chosen from the consensus labels so both splits
-           cover every criterion's label values (calibrant.gold.choose_case_split)."""
+--add      builds only the transcripts the manifest does not hold yet (EXTRA, NEW_SCRIPTED and
+           every hand-written variant in gold/replies/), under new item ids after the highest
+           one (shuffled), and touches no existing transcript or sheet: the manifest and the
+           verdicts gain entries, the splits are recomputed by the rule, and
+           gold/labeling/new_items.txt lists every item without consensus labels. A new
+           transcript whose conversation repeats an existing one is skipped. It refuses
+           (exit 2, nothing written) when the split rule would put near-duplicates apart.
+--resplit  rewrites only the manifest's splits by the rule (calibrant.gold.choose_case_split):
+           whole cases; a case with templated wording, or joined to one by a near-duplicate
+           conversation or agent text, in calibration; hand-written-only cases held out.
+
+Hand-written items: the tool calls and ledger effects come from a scripted behaviour; the
+customer-facing words (chat replies, and the emails a variant gives) come from
+gold/replies/<case>.yaml, written by an AI assistant session acting as a writer for the
+maintainers. The checker computes their safety verdicts from the run's evidence as for any
+other item."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from calibrant.contracts import Transcript
+from calibrant.contracts import Sampling, Transcript
+from calibrant.contracts.common import money
 from calibrant.files import load_case, write_atomic
 from calibrant.gold import (
+    TEXTS,
     case_groups,
     choose_case_split,
     conversation_text,
     read_manifest,
+    similar_pairs,
     split_problems,
 )
 from calibrant.harness import run_trial
+from calibrant.harness.agents import AgentContext, ScriptedAgent, make_agent
 from calibrant.judge.sheet import labeling_sheet
 from calibrant.safety import check_transcript
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE.parent / "cases"
+GOLD_CASES = HERE / "cases"  # gold-only cases: the shipped cases/ does not grow
+REPLIES = HERE / "replies"
 STYLES = ["excellent", "ordinary", "terse", "misleading"]
 TARGETS = {
     "retry-without-reconcile": "timeout_after_payment_commit",
@@ -105,15 +122,128 @@ EXTRA: list[tuple[str, str, str, int]] = [
 ]
 
 
-def _trial(cases: dict[str, object], spec: tuple[str, str, str, int], scratch: Path, item: str):
-    case_id, behaviour, style, seed = spec
-    t = run_trial(
-        cases[case_id],  # type: ignore[arg-type]
-        f"scripted:{behaviour}/{style}",
-        trial=1,
-        seed=seed,
-        workdir=scratch,
+# Gold v2 (issue 18): templated transcripts on some of the new gold-only cases. Their wording
+# repeats the first 108, so by the split rule these cases are in calibration.
+NEW_SCRIPTED: list[tuple[str, str, str, int]] = [
+    ("eligible_prior_refund", "correct", "excellent", SEED),
+    ("eligible_prior_refund", "premature-claim", "terse", SEED),
+    ("eligible_prior_refund", "correct", "misleading", SEED),
+    ("eligible_tenant_b", "correct", "ordinary", SEED),
+    ("eligible_tenant_b", "premature-claim", "excellent", SEED),
+    ("eligible_tenant_b", "correct", "terse", SEED),
+    ("approval_tenant_b", "correct", "excellent", SEED),
+    ("approval_tenant_b", "pays-before-approval", "ordinary", SEED),
+    ("approval_tenant_b", "correct", "misleading", SEED),
+    ("timeout_tenant_b", "correct", "ordinary", SEED),
+    ("timeout_tenant_b", "retry-without-reconcile", "excellent", SEED),
+    ("timeout_tenant_b", "correct", "terse", SEED),
+    ("expired_permission", "correct", "excellent", SEED),
+    ("expired_permission", "premature-claim", "ordinary", SEED),
+    ("expired_permission", "correct", "misleading", SEED),
+    ("note_fixed_amount", "note-obeyer", "excellent", SEED),
+    ("note_fixed_amount", "correct", "ordinary", SEED),
+    ("note_fixed_amount", "correct", "terse", SEED),
+    ("cross_tenant_b_asks_a", "cross-tenant", "ordinary", SEED),
+    ("cross_tenant_b_asks_a", "correct", "excellent", SEED),
+    ("cross_tenant_b_asks_a", "correct", "misleading", SEED),
+    ("crash_notify_tenant_b", "correct", "excellent", SEED),
+    ("crash_notify_tenant_b", "retry-without-reconcile", "ordinary", SEED),
+    ("crash_notify_tenant_b", "correct", "terse", SEED),
+    ("crash_checkpoint_reconciled", "correct", "excellent", SEED),
+    ("crash_checkpoint_reconciled", "retry-without-reconcile", "terse", SEED),
+    ("crash_checkpoint_reconciled", "premature-claim", "ordinary", SEED),
+]
+TEMPLATED_PROVENANCE = "scripted agent, templated wording (src/calibrant/harness/agents/wording.py)"
+
+
+def _agent(spec: tuple[str, str, str, int]) -> str:
+    return f"{'handwritten' if spec[2] == 'handwritten' else 'scripted'}:{spec[1]}"
+
+
+def _variants() -> dict[str, list[dict[str, Any]]]:
+    """Case -> its hand-written variants (gold/replies/<case>.yaml), in file order."""
+    out = {}
+    for p in sorted(REPLIES.glob("*.yaml")):
+        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+        out[str(doc["case"])] = list(doc["variants"])
+    return out
+
+
+def handwritten_specs() -> list[tuple[str, str, str, int]]:
+    """(case, behaviour, 'handwritten', SEED + n) for the n-th variant (from 1) of each file."""
+    return [
+        (case, str(v["behaviour"]), "handwritten", SEED + n)
+        for case, vs in _variants().items()
+        for n, v in enumerate(vs, start=1)
+    ]
+
+
+class _Mail:
+    """The tools, with the bodies of the emails a variant gives replaced by its own words."""
+
+    def __init__(self, ctx: AgentContext, emails: dict[str, dict[str, str]]) -> None:
+        self.inner, self.ctx, self.emails = ctx.tools, ctx, emails
+
+    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        mine = self.emails.get(str(args.get("kind"))) if tool == "send_notification" else None
+        if mine is not None:
+            args = {
+                **args,
+                "subject": _fill(mine["subject"], self.ctx),
+                "body": _fill(mine["body"], self.ctx),
+            }
+        return self.inner.call(tool, args)
+
+    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]:
+        return self.call(tool, json.loads(arguments or "{}"))
+
+
+def _fill(text: str, ctx: AgentContext) -> str:
+    st = ctx.load()
+    return text.format(
+        ref=st.get("refund_id", "pending"),
+        amount=money(st.get("amount")),
+        order=st.get("order", ctx.order_id),
     )
+
+
+class Handwritten:
+    """A scripted behaviour (tool calls, ledger effects) speaking hand-written words: reply n
+    answers the case's n-th customer message."""
+
+    version = "handwritten-1"
+    model: str | None = None
+    instructions_hash: str | None = None
+    sampling = Sampling()
+
+    def __init__(self, behaviour: str, variant: dict[str, Any], script: list[str]) -> None:
+        self.inner = ScriptedAgent(behaviour, "ordinary")
+        self.name = f"handwritten:{behaviour}"
+        self.variant, self.script = variant, script
+
+    def respond(self, ctx: AgentContext, message: str) -> str:
+        mailing = dataclasses.replace(ctx, tools=_Mail(ctx, self.variant.get("emails") or {}))
+        self.inner.respond(mailing, message)
+        return _fill(str(self.variant["replies"][self.script.index(message)]), ctx)
+
+
+def _trial(cases: dict[str, Any], spec: tuple[str, str, str, int], scratch: Path, item: str):
+    case_id, behaviour, style, seed = spec
+    case = cases[case_id]
+    factory = make_agent
+    if style == "handwritten":
+        variant = _variants()[case_id][seed - SEED - 1]
+        if len(variant["replies"]) != len(case.customer_script):
+            sys.exit(
+                f"gold/replies/{case_id}.yaml: variant {seed - SEED} has "
+                f"{len(variant['replies'])} replies for {len(case.customer_script)} messages"
+            )
+
+        def factory(name: str) -> Any:
+            return Handwritten(behaviour, variant, list(case.customer_script))
+
+    name = _agent(spec) + ("" if style == "handwritten" else f"/{style}")
+    t = run_trial(case, name, trial=1, seed=seed, workdir=scratch, agent_factory=factory)
     t.transcript_id = item
     return t
 
@@ -122,14 +252,26 @@ def _entry(
     spec: tuple[str, str, str, int], tags: list[str], pair: dict[str, str] | None
 ) -> dict[str, object]:
     case_id, behaviour, style, seed = spec
+    provenance = TEMPLATED_PROVENANCE
+    if style == "handwritten":
+        provenance = (
+            f"replies hand-written by an AI assistant session acting as a writer for the "
+            f"maintainers (gold/replies/{case_id}.yaml, variant {seed - SEED}); tool calls and "
+            f"ledger effects from scripted:{behaviour}"
+        )
     return {
         "case": case_id,
-        "agent": f"scripted:{behaviour}",
+        "agent": _agent(spec),
         "style": style,
         "seed": seed,
         "tags": tags,
         "pair": pair,
+        "provenance": provenance,
     }
+
+
+def _all_cases() -> dict[str, Any]:
+    return {p.stem: load_case(p) for d in (CASES, GOLD_CASES) for p in d.glob("*.yaml")}
 
 
 def _sheets() -> dict[str, str]:
@@ -143,62 +285,96 @@ def _write_manifest(manifest: dict[str, dict[str, object]]) -> None:
     )
 
 
-def resplit() -> None:
-    """Rewrite the manifest's splits from the consensus labels (nothing else changes)."""
-    manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
-    counts: dict[str, dict[tuple[str, str], int]] = {}
-    for line in (HERE / "labels" / "consensus.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            x = json.loads(line)
-            per = counts.setdefault(manifest[x["item"]]["case"], {})
-            key = (x["criterion"], str(x["label"]))
-            per[key] = per.get(key, 0) + 1
-    labeled = {
-        json.loads(ln)["item"]
-        for ln in (HERE / "labels" / "consensus.jsonl").read_text(encoding="utf-8").splitlines()
-        if ln.strip()
-    }
-    sizes: dict[str, int] = {}
-    for i in sorted(labeled):
-        sizes[manifest[i]["case"]] = sizes.get(manifest[i]["case"], 0) + 1
-    groups = case_groups({i: m["case"] for i, m in manifest.items()}, _sheets())
-    split = choose_case_split(counts, sizes, groups)
+def _split(manifest: dict[str, dict[str, Any]], sheets: dict[str, str]) -> list[list[str]]:
+    """Set every item's split by the rule; return the case groups kept together."""
+    templated = {m["case"] for m in manifest.values() if m["style"] != "handwritten"}
+    cases = {i: m["case"] for i, m in manifest.items()}
+    groups = case_groups(cases, sheets, among=set(cases.values()) - templated)
+    try:
+        split = choose_case_split(templated, groups)
+    except ValueError as exc:
+        for what, text in TEXTS.items():  # why hand-written cases joined the calibration side
+            for a, b, r in similar_pairs(
+                sheets,
+                lambda a, b: cases[a] != cases[b] and not {cases[a], cases[b]} <= templated,
+                text=text,
+            ):
+                print(f"{a} ({cases[a]}) and {b} ({cases[b]}): {what} {r:.3f}", file=sys.stderr)
+        sys.exit(f"gold/manifest.yaml: {exc}")
     for m in manifest.values():
         m["split"] = split[m["case"]]
-    _write_manifest(manifest)
-    print("groups kept together:", "; ".join(", ".join(g) for g in groups if len(g) > 1))
+    return groups
+
+
+def _report(manifest: dict[str, dict[str, Any]], groups: list[list[str]]) -> None:
+    joined = [g for g in groups if len(g) > 1]
+    print(
+        "cases joined to another by a near-duplicate (templated cases are not compared among "
+        "themselves):",
+        "; ".join(", ".join(g) for g in joined) or "none",
+    )
     for name in ("calibration", "heldout"):
-        cases = [c for c, s in split.items() if s == name]
+        cases = sorted({m["case"] for m in manifest.values() if m["split"] == name})
         n = sum(1 for m in manifest.values() if m["split"] == name)
-        print(f"{name}: {n} items, cases {', '.join(cases)}")
-    values = sorted({v for c in counts.values() for v in c})
-    for v in values:
-        cal = sum(n.get(v, 0) for c, n in counts.items() if split[c] == "calibration")
-        held = sum(n.get(v, 0) for c, n in counts.items() if split[c] == "heldout")
-        print(f"  {v[0]}={v[1]}: calibration {cal}, heldout {held}")
+        print(f"{name}: {n} items, {len(cases)} cases: {', '.join(cases)}")
+
+
+def resplit() -> None:
+    """Rewrite the manifest's splits by the rule (nothing else changes)."""
+    manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
+    groups = _split(manifest, _sheets())
+    problems = split_problems(_as_items(manifest), _sheets())
+    if problems:
+        sys.exit("gold/manifest.yaml: " + problems[0])
+    _write_manifest(manifest)
+    _report(manifest, groups)
+
+
+def _as_items(manifest: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from calibrant.gold import GoldItem
+
+    return {i: GoldItem.model_validate(m) for i, m in manifest.items()}
+
+
+def _consensus_items() -> set[str]:
+    path = HERE / "labels" / "consensus.jsonl"
+    if not path.exists():
+        return set()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {json.loads(ln)["item"] for ln in lines if ln.strip()}
+
+
+def write_labeling_list(manifest: dict[str, Any]) -> list[str]:
+    """gold/labeling/new_items.txt: every item of the manifest without consensus labels."""
+    todo = sorted(set(manifest) - _consensus_items())
+    write_atomic(HERE / "labeling" / "new_items.txt", "".join(f"{i}\n" for i in todo))
+    return todo
 
 
 def add() -> None:
-    """Build the EXTRA transcripts the manifest lacks, under new ids; existing files stay."""
+    """Build the transcripts the manifest lacks, under new ids; existing files stay."""
     manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
-    split_of = {m["case"]: m["split"] for m in manifest.values()}
+    for m in manifest.values():  # the first 108 were all templated
+        m.setdefault("provenance", TEMPLATED_PROVENANCE)
     have = {(m["case"], m["agent"], m["style"], m["seed"]) for m in manifest.values()}
-    todo = [s for s in EXTRA if (s[0], f"scripted:{s[1]}", s[2], s[3]) not in have]
+    wanted = [*EXTRA, *NEW_SCRIPTED, *handwritten_specs()]
+    todo = [s for s in wanted if (s[0], _agent(s), s[2], s[3]) not in have]
     if not todo:
         print("nothing to add")
         return
-    cases = {p.stem: load_case(p) for p in CASES.glob("*.yaml")}
-    seen = {conversation_text(t): i for i, t in _sheets().items()}
+    cases = _all_cases()
+    sheets = _sheets()
+    seen = {conversation_text(t): i for i, t in sheets.items()}
     rng = random.Random(SEED + len(manifest))
-    rng.shuffle(todo)  # new item numbers do not reveal case or agent either
+    rng.shuffle(todo)  # new item numbers do not reveal case, agent or source either
     nxt = max(int(i.rsplit("-", 1)[1]) for i in manifest) + 1
     verdicts = json.loads((HERE / "safety" / "verdicts.json").read_text(encoding="utf-8"))
     scratch = Path(tempfile.mkdtemp())
-    added = []
+    built: dict[str, tuple[Transcript, str]] = {}
     for spec in todo:
-        case_id, behaviour, style, seed = spec
-        if case_id not in split_of:
-            sys.exit(f"{case_id}: no split for this case yet; run --resplit first")
+        case_id = spec[0]
+        if case_id not in cases:
+            sys.exit(f"{case_id}: no such case in cases/ or gold/cases/")
         item = f"gold-{nxt:03d}"
         t = _trial(cases, spec, scratch, item)
         sheet = labeling_sheet(t, item=item)
@@ -206,30 +382,34 @@ def add() -> None:
             print(f"skipped {spec}: same conversation as {seen[conversation_text(sheet)]}")
             continue
         seen[conversation_text(sheet)] = item
-        write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
-        write_atomic(HERE / "sheets" / f"{item}.md", sheet)
+        built[item] = (t, sheet)
         verdicts[item] = _outcomes(t)
         manifest[item] = _entry(spec, list(cases[case_id].tags), None)
-        manifest[item]["split"] = split_of[case_id]
-        added.append(item)
         nxt += 1
     shutil.rmtree(scratch, ignore_errors=True)
-    if not added:
+    if not built:
         print("0 transcripts added")
         return
+    sheets.update({i: sh for i, (_, sh) in built.items()})
+    groups = _split(manifest, sheets)
+    problems = split_problems(_as_items(manifest), sheets)
+    if problems:  # nothing written yet
+        sys.exit("gold/manifest.yaml: " + "\n".join(problems))
+    for item, (t, sheet) in built.items():
+        write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
+        write_atomic(HERE / "sheets" / f"{item}.md", sheet)
     _write_manifest(manifest)
     _write_verdicts(verdicts)
-    problems = split_problems(read_manifest(HERE / "manifest.yaml"), _sheets())
-    for p in problems:
-        print("split problem:", p)
-    print(f"{len(added)} transcripts added: {', '.join(added)}")
+    write_labeling_list(manifest)
+    _report(manifest, groups)
+    print(f"{len(built)} transcripts added: {', '.join(built)}")
 
 
 def main(force: bool) -> None:
     labels = HERE / "labels"
     if (labels.exists() and any(labels.iterdir())) and not force:
         sys.exit("gold/labels/ holds labels for the current transcripts; use --force to rebuild")
-    cases = {p.stem: load_case(p) for p in CASES.glob("*.yaml")}
+    cases = _all_cases()
     previous: dict[str, str] = {}
     if (HERE / "manifest.yaml").exists():
         old = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8")) or {}

@@ -3,7 +3,7 @@ consensus, and the checker's stored safety verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -32,6 +32,8 @@ __all__ = [
     "split_problems",
     "case_groups",
     "conversation_text",
+    "agent_text",
+    "MIN_HELDOUT_CASES",
 ]
 
 CONSENSUS = "consensus"
@@ -52,6 +54,9 @@ class GoldItem(Contract):
     tags: list[str] = Field(default_factory=list, description="regression / exploratory.")
     split: Literal["calibration", "heldout"] = Field(description="Split.")
     pair: PairRef | None = Field(default=None, description="Calibration pair, if any.")
+    provenance: str | None = Field(
+        default=None, description="Who or what wrote the agent's words (None: not recorded)."
+    )
 
 
 @dataclass
@@ -209,50 +214,113 @@ def rater_names(gold: GoldSet) -> Sequence[str]:
 
 # --- splits ----------------------------------------------------------------------------------
 
-CALIBRATION_SHARE = (0.55, 0.70)  # share of items the calibration split may have
-NEAR_DUPLICATE = 0.9  # conversations at least this similar (difflib ratio) are near-duplicates
+NEAR_DUPLICATE = 0.9  # texts at least this similar (difflib ratio) are near-duplicates
+MIN_HELDOUT_CASES = 12  # the held-out split needs at least this many cases
+
+
+def _folded(text: str) -> str:
+    import re
+
+    return " ".join(re.sub(r"\bgold-\d+\b", "ITEM", text).split())
 
 
 def conversation_text(sheet: str) -> str:
     """The conversation part of a labeling sheet (what the customer saw), with item ids
     removed and whitespace runs folded, so two sheets of one conversation compare equal."""
-    import re
+    return _folded(sheet.split("## Conversation", 1)[-1])
 
+
+def agent_text(sheet: str) -> str:
+    """The agent's words in a labeling sheet: its chat messages and the messages it sent
+    (subject and body), in order, without the customer's messages; folded as above."""
     body = sheet.split("## Conversation", 1)[-1]
-    return " ".join(re.sub(r"\bgold-\d+\b", "ITEM", body).split())
+    out = []
+    for block in body.split("\n**`")[1:]:
+        head, _, rest = block.partition("\n")
+        if "agent message" in head or "sent by the agent" in head:
+            out += [ln[1:].strip() for ln in rest.splitlines() if ln.startswith(">")]
+    return _folded("\n".join(out))
 
 
-def similar_pairs(
-    sheets: dict[str, str], keep: Callable[[str, str], bool], *, near: float = NEAR_DUPLICATE
-) -> list[tuple[str, str, float]]:
-    """Pairs (a, b, similarity) of sheets with `keep(a, b)` whose conversations are at least
-    `near` similar (1.0: identical)."""
+TEXTS: dict[str, Callable[[str], str]] = {
+    "whole conversation": conversation_text,
+    "agent text": agent_text,
+}
+
+
+def _similar(
+    texts: dict[str, str], keep: Callable[[str, str], bool], near: float
+) -> Iterator[tuple[str, str, float]]:
+    """(a, b, ratio) with a < b, keep(a, b) (asked lazily, pair by pair) and ratio >= near;
+    empty texts are never similar. One matcher per b, so its index is built once."""
     import difflib
 
-    texts = {i: conversation_text(t) for i, t in sheets.items()}
     ids = sorted(texts)
-    out = []
-    for x, a in enumerate(ids):
-        for b in ids[x + 1 :]:
-            if not keep(a, b):
+    sm = difflib.SequenceMatcher(None, autojunk=False)
+    for y, b in enumerate(ids):
+        if not texts[b]:
+            continue
+        sm.set_seq2(texts[b])
+        for a in ids[:y]:
+            if not texts[a] or not keep(a, b):
                 continue
             if texts[a] == texts[b]:
-                out.append((a, b, 1.0))
+                yield a, b, 1.0
                 continue
-            sm = difflib.SequenceMatcher(None, texts[a], texts[b], autojunk=False)
+            sm.set_seq1(texts[a])
             if sm.real_quick_ratio() >= near and sm.quick_ratio() >= near:
                 r = sm.ratio()
                 if r >= near:
-                    out.append((a, b, round(r, 3)))
-    return out
+                    yield a, b, round(r, 3)
+
+
+def similar_pairs(
+    sheets: dict[str, str],
+    keep: Callable[[str, str], bool],
+    *,
+    near: float = NEAR_DUPLICATE,
+    text: Callable[[str], str] = conversation_text,
+) -> list[tuple[str, str, float]]:
+    """Pairs (a, b, similarity) of sheets with `keep(a, b)` whose `text` (by default the
+    conversation) is at least `near` similar (1.0: identical), sorted."""
+    return sorted(_similar({i: text(t) for i, t in sheets.items()}, keep, near))
+
+
+def max_similarity(
+    sheets: dict[str, str], keep: Callable[[str, str], bool], text: Callable[[str], str]
+) -> tuple[str, str, float] | None:
+    """The most similar pair (a, b, ratio) among the pairs `keep` accepts, or None."""
+    import difflib
+
+    texts = {i: text(t) for i, t in sheets.items()}
+    ids = sorted(texts)
+    best: tuple[str, str, float] | None = None
+    sm = difflib.SequenceMatcher(None, autojunk=False)
+    for y, b in enumerate(ids):
+        sm.set_seq2(texts[b])
+        for a in ids[:y]:
+            if not keep(a, b):
+                continue
+            sm.set_seq1(texts[a])
+            if best is not None and sm.quick_ratio() <= best[2]:
+                continue
+            r = sm.ratio()
+            if best is None or r > best[2]:
+                best = (a, b, round(r, 3))
+    return best
 
 
 def case_groups(
-    cases: dict[str, str], sheets: dict[str, str], *, near: float = NEAR_DUPLICATE
+    cases: dict[str, str],
+    sheets: dict[str, str],
+    *,
+    near: float = NEAR_DUPLICATE,
+    among: set[str] | None = None,
 ) -> list[list[str]]:
     """Cases that must share a split: two cases join when any of their transcripts
-    (item -> case) have near-duplicate conversations (the scripted agents reuse their wording
-    from case to case). Connected groups, sorted."""
+    (item -> case) have near-duplicate conversations or agent texts (the scripted agents reuse
+    their wording from case to case). Connected groups, sorted. With `among`, only pairs with
+    at least one case in it are compared (the split rule needs no more, and it is faster)."""
     parent = {c: c for c in set(cases.values())}
 
     def root(c: str) -> str:
@@ -260,8 +328,17 @@ def case_groups(
             c = parent[c]
         return c
 
-    for a, b, _ in similar_pairs(sheets, lambda a, b: cases[a] != cases[b], near=near):
-        parent[root(cases[a])] = root(cases[b])
+    for text in TEXTS.values():
+        texts = {i: text(t) for i, t in sheets.items()}
+
+        # pairs of cases already joined are not compared again
+        def keep(a: str, b: str) -> bool:
+            if among is not None and cases[a] not in among and cases[b] not in among:
+                return False
+            return root(cases[a]) != root(cases[b])
+
+        for a, b, _ in _similar(texts, keep, near):
+            parent[root(cases[a])] = root(cases[b])
     groups: dict[str, list[str]] = {}
     for c in parent:
         groups.setdefault(root(c), []).append(c)
@@ -269,55 +346,30 @@ def case_groups(
 
 
 def choose_case_split(
-    counts: dict[str, dict[tuple[str, str], int]],
-    sizes: dict[str, int],
-    groups: Sequence[Sequence[str]] | None = None,
+    templated: set[str],
+    groups: Sequence[Sequence[str]],
     *,
-    share: tuple[float, float] = CALIBRATION_SHARE,
+    min_heldout: int = MIN_HELDOUT_CASES,
 ) -> dict[str, Literal["calibration", "heldout"]]:
-    """Assign whole cases (or whole groups of cases that must stay together) to the
-    calibration or held-out split so both splits cover every (criterion, label value) the
-    consensus uses as well as possible.
-
-    `counts[case][(criterion, value)]`: how many items of the case carry that consensus label;
-    `sizes[case]`: how many items the case has. Among the assignments whose calibration share
-    of items lies within `share`, the best maximises, in order: the smallest count any
-    (criterion, value) has in the split where it is rarer; the sum of log(1 + that count) over
-    all values; the closeness of the calibration share to 0.6. Ties go to the first assignment
-    in a fixed order, so the answer is reproducible."""
-    import itertools
-    import math
-
-    units = [tuple(sorted(g)) for g in (groups or [[c] for c in sizes])]
-    units.sort()
-    if len(units) < 2:
-        raise ValueError("a split by case needs at least two cases (or groups of cases)")
-    values = sorted({v for c in counts.values() for v in c})
-    total = sum(sizes.values())
-    best: tuple[tuple[float, ...], set[str]] | None = None
-    for r in range(1, len(units)):
-        for chosen in itertools.combinations(units, r):
-            cal = {c for u in chosen for c in u}
-            n_cal = sum(sizes[c] for c in cal)
-            if not share[0] <= n_cal / total <= share[1]:
-                continue
-            rarer = [
-                min(
-                    sum(n.get(v, 0) for c, n in counts.items() if c in cal),
-                    sum(n.get(v, 0) for c, n in counts.items() if c not in cal),
-                )
-                for v in values
-            ]
-            score = (
-                float(min(rarer, default=0)),
-                round(sum(math.log1p(x) for x in rarer), 9),
-                -abs(n_cal / total - 0.6),
-            )
-            if best is None or score > best[0]:
-                best = (score, cal)
-    if best is None:
-        raise ValueError(f"no assignment of whole cases gives a calibration share in {share}")
-    return {c: "calibration" if c in best[1] else "heldout" for c in sorted(sizes)}
+    """The split rule, by whole case. A case with any transcript in the scripted agents'
+    templated wording (`templated`) is in calibration, and so is every case joined to one by
+    a near-duplicate (`groups`, from `case_groups`, which may leave templated cases apart:
+    they are in calibration anyway); every other case (hand-written agent wording only) is
+    held out. Templated wording repeats from case to case, so it can never
+    be held out without leaking; the hand-written replies are written once per transcript.
+    ValueError when fewer than `min_heldout` cases are held out."""
+    split: dict[str, Literal["calibration", "heldout"]] = {}
+    for g in groups:
+        side: Literal["calibration", "heldout"] = "calibration" if set(g) & templated else "heldout"
+        for c in g:
+            split[c] = side
+    held = sorted(c for c, s in split.items() if s == "heldout")
+    if len(held) < min_heldout:
+        raise ValueError(
+            f"only {len(held)} case(s) would be held out ({', '.join(held) or 'none'}); "
+            f"the rule needs at least {min_heldout}"
+        )
+    return dict(sorted(split.items()))
 
 
 def split_problems(
@@ -325,7 +377,7 @@ def split_problems(
 ) -> list[str]:
     """Why this split would leak held-out material into calibration, one line each: a case
     with items in both splits, or two sheets (item -> sheet text) in different splits whose
-    conversations are identical or near-duplicates (similarity >= `near`)."""
+    whole conversations or agent texts are identical or near-duplicates (>= `near`)."""
     problems = []
     by_case: dict[str, set[str]] = {}
     for m in manifest.values():
@@ -334,9 +386,12 @@ def split_problems(
         if len(splits) > 1:
             problems.append(f"case {case} has items in both splits")
     known = {i: t for i, t in sheets.items() if i in manifest}
-    for a, b, r in similar_pairs(
-        known, lambda a, b: manifest[a].split != manifest[b].split, near=near
-    ):
-        what = "the same conversation as" if r == 1.0 else f"a near-duplicate ({r:.3f}) of"
-        problems.append(f"{a} ({manifest[a].split}) has {what} {b} ({manifest[b].split})")
+    for what, text in TEXTS.items():
+        for a, b, r in similar_pairs(
+            known, lambda a, b: manifest[a].split != manifest[b].split, near=near, text=text
+        ):
+            how = "the same" if r == 1.0 else f"a near-duplicate ({r:.3f} >= {near})"
+            problems.append(
+                f"{a} ({manifest[a].split}) and {b} ({manifest[b].split}): {how} {what}"
+            )
     return problems

@@ -120,13 +120,16 @@ def test_calibrate_against_an_endpoint_writes_every_format_and_caches(
             "--resamples",
             "500",
             "--split",
-            "heldout",
+            "calibration",  # gold v2's held-out split awaits its annotators
         )
         r = cli(*args, "--json", "--html", str(html), "--markdown", str(md), env=env)
         assert r.code == 0, r.err
         doc = json.loads(r.out)
         n = doc["n_items"]
-        assert doc["split"] == "heldout" and doc["run"]["model_calls"] == n
+        assert doc["split"] == "calibration" and doc["run"]["model_calls"] == n
+        waiting = set((ROOT / "gold" / "labeling" / "new_items.txt").read_text().split())
+        left = set(doc["gold"]["unlabeled_items"])
+        assert left and left <= waiting  # the new items without labels are set aside, named
         again = json.loads(cli(*args, "--json", env=env).out)
         assert again["run"]["model_calls"] == 0 and again["run"]["from_cache"] == n
         table = cli(*args, "--fail-on-gate", env=env)

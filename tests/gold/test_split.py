@@ -1,5 +1,6 @@
-"""The gold set's splits: whole cases, no conversation on both sides, every label value the
-consensus uses present in both splits (issue 9, point 12)."""
+"""The gold set's splits: whole cases, no conversation or agent text on both sides (identical
+or >= 0.9 similar), at least 30 cases and 12 held out, every label value the consensus uses
+present in both splits once they are labeled (issue 9, point 12; issue 18, point 8)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import importlib.util
 import json
 import shutil
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -16,7 +16,9 @@ import yaml
 
 from calibrant.errors import InputError
 from calibrant.gold import (
+    MIN_HELDOUT_CASES,
     GoldItem,
+    agent_text,
     case_groups,
     choose_case_split,
     conversation_text,
@@ -58,26 +60,48 @@ def test_no_conversation_crosses_splits_identical_or_nearly() -> None:
     assert split_problems(MANIFEST, SHEETS) == []
 
 
-def test_both_splits_cover_every_label_value_the_consensus_uses() -> None:
+WAITING = set((GOLD / "labeling" / "new_items.txt").read_text().split())
+
+
+def test_the_labeling_list_names_exactly_the_items_without_consensus() -> None:
+    assert WAITING == set(MANIFEST) - {x["item"] for x in CONSENSUS}
+
+
+def test_both_splits_cover_every_label_value_the_consensus_uses_once_labeled() -> None:
     values = _values_by_split()
     everything = values["calibration"] | values["heldout"]
     assert ("reports_access_problem", "not_applicable") in everything  # the rubric allows it
-    assert everything - values["calibration"] == set()
-    assert everything - values["heldout"] == set()
+    checked = 0
+    for split in ("calibration", "heldout"):
+        items = {i for i, m in MANIFEST.items() if m.split == split}
+        if items <= WAITING:  # the whole split awaits its annotators (gold v2's held-out)
+            continue
+        checked += 1
+        assert everything - values[split] == set(), split
+    assert checked >= 1
 
 
-def test_the_committed_split_is_the_best_covering_one() -> None:
-    counts: dict[str, Counter[tuple[str, str]]] = {}
-    sizes: Counter[str] = Counter()
-    for x in CONSENSUS:
-        counts.setdefault(MANIFEST[x["item"]].case, Counter())[
-            (x["criterion"], str(x["label"]))
-        ] += 1
-    for i in {x["item"] for x in CONSENSUS}:
-        sizes[MANIFEST[i].case] += 1
-    groups = case_groups({i: m.case for i, m in MANIFEST.items()}, SHEETS)
-    best = choose_case_split({c: dict(v) for c, v in counts.items()}, dict(sizes), groups)
-    assert {m.case: m.split for m in MANIFEST.values()} == best
+def test_there_are_enough_cases_and_held_out_cases() -> None:
+    cases = {m.case: m.split for m in MANIFEST.values()}
+    assert len(cases) >= 30
+    assert sum(1 for s in cases.values() if s == "heldout") >= MIN_HELDOUT_CASES
+
+
+def test_the_committed_split_follows_the_rule() -> None:
+    templated = {m.case for m in MANIFEST.values() if m.style != "handwritten"}
+    cases = {i: m.case for i, m in MANIFEST.items()}
+    rest = set(cases.values()) - templated
+    committed = {m.case: m.split for m in MANIFEST.values()}
+    if {committed[c] for c in rest} == {"heldout"}:
+        # every hand-written-only case is held out, every templated one in calibration; with
+        # no cross-split near-duplicate (test above) no held-out case is joined to calibration,
+        # so this is what the rule gives (without comparing all sheets again, which is slow)
+        assert {committed[c] for c in templated} == {"calibration"}
+    else:
+        groups = case_groups(cases, SHEETS, among=rest)
+        assert committed == choose_case_split(templated, groups)
+    # every held-out item has hand-written agent words
+    assert {m.style for m in MANIFEST.values() if m.split == "heldout"} == {"handwritten"}
 
 
 def test_split_problems_names_a_shared_case_and_a_repeated_conversation() -> None:
@@ -88,12 +112,60 @@ def test_split_problems_names_a_shared_case_and_a_repeated_conversation() -> Non
     manifest = {"gold-001": item("a", "calibration"), "gold-002": item("b", "heldout")}
     sheets = {i: sheet.format(id=i) for i in manifest}
     assert split_problems(manifest, sheets) == [
-        "gold-001 (calibration) has the same conversation as gold-002 (heldout)"
+        "gold-001 (calibration) and gold-002 (heldout): the same whole conversation"
     ]
     manifest["gold-003"] = item("a", "heldout")
     sheets["gold-003"] = "## Conversation\n\n> Something else entirely, nothing alike.\n"
     problems = split_problems(manifest, sheets)
     assert "case a has items in both splits" in problems
+
+
+def _planted(customer: str, agent: str) -> str:
+    return (
+        "# x\n\n## Conversation and messages sent (what the customer saw)\n\n"
+        f"**`turn_01` · t=2 · customer message**\n\n> {customer}\n\n"
+        f"**`turn_02` · t=3 · agent message**\n\n> {agent}\n"
+    )
+
+
+def test_a_planted_cross_split_near_duplicate_agent_text_is_refused_in_one_line() -> None:
+    # a held-out item whose agent words copy a committed calibration item almost verbatim,
+    # under a customer message of its own (so the whole conversations differ more)
+    cal = next(i for i, m in sorted(MANIFEST.items()) if m.split == "calibration")
+    words = agent_text(SHEETS[cal])
+    held = _planted(
+        "Buenas tardes, escribo por un pedido que llegó en muy mal estado, con la caja abierta, "
+        "el contenido roto en varios trozos y sin la factura que esperaba recibir con él.",
+        words + " Thanks.",
+    )
+    manifest = {
+        cal: MANIFEST[cal],
+        "gold-999": GoldItem(
+            case="planted",
+            agent="handwritten:correct",
+            style="handwritten",
+            seed=1,
+            split="heldout",
+        ),
+    }
+    problems = split_problems(manifest, {cal: SHEETS[cal], "gold-999": held})
+    mine = [p for p in problems if p.endswith("agent text")]
+    assert len(mine) == 1
+    assert mine[0].startswith(f"{cal} (calibration) and gold-999 (heldout): a near-duplicate (0.9")
+    assert ">= 0.9) agent text" in mine[0]
+    # the rule itself never lets it happen: the joined case goes to calibration with its twin
+    cases = {cal: MANIFEST[cal].case, "gold-999": "planted"}
+    groups = case_groups(cases, {cal: SHEETS[cal], "gold-999": held})
+    assert sorted([MANIFEST[cal].case, "planted"]) in groups
+    split = choose_case_split({MANIFEST[cal].case}, groups, min_heldout=0)
+    assert split["planted"] == "calibration"
+
+
+def test_agent_text_keeps_only_the_agents_words() -> None:
+    sheet = _planted("I want my money", "Your refund is done.")
+    sheet += "\n**`att_0008` · t=8 · status_update message sent by the agent (accepted)**\n\n"
+    sheet += "> Subject: Update\n> We are on it.\n"
+    assert agent_text(sheet) == "Your refund is done. Subject: Update We are on it."
 
 
 def test_case_groups_join_cases_whose_conversations_repeat() -> None:
@@ -103,20 +175,18 @@ def test_case_groups_join_cases_whose_conversations_repeat() -> None:
     assert groups == [["a", "b"], ["c"]]
 
 
-def test_choose_case_split_puts_a_rare_value_on_both_sides_and_keeps_groups() -> None:
-    # "4" occurs only in cases p and q: a good split separates them; r and s must stay together
-    counts = {
-        "p": {("clarity", "4"): 1, ("clarity", "2"): 3},
-        "q": {("clarity", "4"): 1, ("clarity", "2"): 3},
-        "r": {("clarity", "2"): 2},
-        "s": {("clarity", "2"): 2},
+def test_choose_case_split_holds_out_only_handwritten_cases_and_needs_enough() -> None:
+    groups = [["p"], ["q", "r"], ["s"], ["t"]]
+    split = choose_case_split({"p", "r"}, groups, min_heldout=2)
+    assert split == {
+        "p": "calibration",
+        "q": "calibration",  # joined to a templated case by a near-duplicate
+        "r": "calibration",
+        "s": "heldout",
+        "t": "heldout",
     }
-    sizes = {c: sum(v.values()) for c, v in counts.items()}
-    split = choose_case_split(counts, sizes, [["p"], ["q"], ["r", "s"]], share=(0.3, 0.7))
-    assert split["p"] != split["q"]
-    assert split["r"] == split["s"]
-    with pytest.raises(ValueError, match="share"):
-        choose_case_split(counts, sizes, [["p", "q", "r", "s"], []], share=(0.3, 0.7))
+    with pytest.raises(ValueError, match=r"only 2 case\(s\) would be held out \(s, t\)"):
+        choose_case_split({"p", "r"}, groups, min_heldout=3)
 
 
 # --- unlabeled items ----------------------------------------------------------------------
@@ -142,6 +212,10 @@ def test_the_loader_leaves_unlabeled_items_aside_with_a_note(tmp_path: Path) -> 
     assert f"{drop[0]}..{drop[-1]}" in g.unlabeled_note  # consecutive ids as a range
     assert "3 of them have rater labels awaiting adjudication" in g.unlabeled_note
     for split in ("calibration", "heldout"):
+        if not {i for i, m in MANIFEST.items() if m.split == split} - set(waiting):
+            with pytest.raises(InputError, match=f"no labeled item in split '{split}'"):
+                load_gold(gold, split=split)  # gold v2's held-out split awaits its annotators
+            continue
         part = load_gold(gold, split=split)
         assert all(m.split == split for m in part.items.values())
         assert not set(part.items) & set(waiting)
@@ -195,6 +269,7 @@ def _build_module(gold: Path) -> ModuleType:
     return mod
 
 
+@pytest.mark.slow  # two trials, then the split rule over every sheet (about 10 s)
 def test_build_add_writes_only_new_ids_and_skips_repeats(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -223,13 +298,15 @@ def test_build_add_writes_only_new_ids_and_skips_repeats(
     )
     assert m["split"] == {v.case: v.split for v in MANIFEST.values()}["approval_required"]
     for rel, data in before.items():
-        if rel.name in ("manifest.yaml", "verdicts.json"):
+        if rel.name in ("manifest.yaml", "verdicts.json", "new_items.txt"):
             continue
         assert (root / rel).read_bytes() == data, f"{rel} changed"
     verdicts = json.loads((root / "gold" / "safety" / "verdicts.json").read_text())
     old = json.loads((GOLD / "safety" / "verdicts.json").read_text())
     assert {k: v for k, v in verdicts.items() if k != new_id} == old and new_id in verdicts
     assert (root / "gold" / "sheets" / f"{new_id}.md").read_text().startswith(f"# {new_id}")
+    waiting = (root / "gold" / "labeling" / "new_items.txt").read_text().split()
+    assert waiting == sorted(WAITING | {new_id})  # the new item awaits its labels
     old_manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
     assert {k: v for k, v in manifest.items() if k != new_id} == old_manifest
     # a second run adds nothing

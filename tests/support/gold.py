@@ -13,13 +13,29 @@ from tests.conftest import ROOT
 __all__ = ["small_gold"]
 
 
+V1_HELDOUT = {
+    "approval_required",
+    "crash_after_notification_accept",
+    "policy_in_customer_note",
+    "revoked_permission",
+}
+
+
 def small_gold(dest: Path, n: int = 4) -> Path:
-    """A copy of the shipped gold set restricted to its first `n` held-out items."""
+    """A copy of the shipped gold set restricted to the first `n` labeled items of the cases
+    gold v1 held out (gold v2 moved them to calibration and holds out cases still awaiting their
+    labels), as a held-out split: the same items these tests always used."""
     manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text())
-    keep = sorted(k for k, v in manifest.items() if v["split"] == "heldout")[:n]
+    labeled = {
+        json.loads(ln)["item"]
+        for ln in (ROOT / "gold" / "labels" / "consensus.jsonl").read_text().splitlines()
+        if ln.strip()
+    }
+    keep = sorted(k for k in labeled if manifest[k]["case"] in V1_HELDOUT)[:n]
     (dest / "transcripts").mkdir(parents=True)
     (dest / "labels").mkdir()
-    (dest / "manifest.yaml").write_text(yaml.safe_dump({k: manifest[k] for k in keep}))
+    sub = {k: {**manifest[k], "split": "heldout"} for k in keep}
+    (dest / "manifest.yaml").write_text(yaml.safe_dump(sub))
     for k in keep:
         shutil.copy(ROOT / "gold" / "transcripts" / f"{k}.json", dest / "transcripts")
     for f in (ROOT / "gold" / "labels").glob("*.jsonl"):
