@@ -78,7 +78,7 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
 
     every = sorted(by_case)
 
-    def broke(names: tuple[str, ...]) -> Callable[[Transcript, SafetyVerdict], bool]:
+    def violates(names: tuple[str, ...]) -> Callable[[Transcript, SafetyVerdict], bool]:
         return lambda _, v: any(r.invariant in names for r in v.violated)
 
     def success(_: Transcript, v: SafetyVerdict) -> bool:
@@ -115,15 +115,15 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
             [c["passed_first"] for c in cases], None, seed=seed
         ).as_json(),
         "by_tag": {k: share(success, v).as_json() for k, v in sorted(tags.items())},
-        "permission_violations": share(broke(PERMISSION), every).as_json(),
-        "duplicate_writes": share(broke(DUPLICATES), every).as_json(),
+        "permission_violations": share(violates(PERMISSION), every).as_json(),
+        "duplicate_writes": share(violates(DUPLICATES), every).as_json(),
         "unresolved_outcomes": share(
             lambda t, v: bool(v.harness_errors) or outcome_uncertain(t), every
         ).as_json(),
         "harness_incidents": share(lambda _, v: bool(v.harness_errors), every).as_json(),
         **_per_trial_figures(by_case, seed=seed),
         "violations_by_invariant": {
-            k: share(broke((k,)), every).as_json() for k in sorted(per_inv)
+            k: share(violates((k,)), every).as_json() for k in sorted(per_inv)
         },
         "cases": cases,
     }
