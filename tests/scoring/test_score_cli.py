@@ -188,6 +188,22 @@ def test_pass_rates_are_corrected_by_this_judge_versions_calibration(
     assert r.code in (0, 1), r.err
     cal = tmp_path / "calibration.json"
     cal.write_text(r.out)
+    # the judge's pass/fail errors per case, summing to the confusion table's pass/fail cells
+    for crit in json.loads(r.out)["criteria"]:
+        by_case = crit["pass_fail_by_case"]
+        if by_case is None:
+            continue
+        conf = crit["confusion"]
+        rows, cols = conf["rows_consensus"], conf["columns_judge"]
+        for field, (row, col) in {
+            "true_pass": ("pass", "pass"),
+            "false_fail": ("pass", "fail"),
+            "true_fail": ("fail", "fail"),
+            "false_pass": ("fail", "pass"),
+        }.items():
+            cell = conf["counts"][rows.index(row)][cols.index(col)]
+            assert sum(c[field] for c in by_case) == cell
+        assert len({c["case"] for c in by_case}) == len(by_case) >= 2
     r = _score(cli, server, tmp_path, str(batch), "--calibration", str(cal), "--json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
