@@ -61,15 +61,36 @@ def test_correct_agent_over_all_cases_passes_the_checker(
     cli: Callable[..., Result], tmp_path: Path
 ) -> None:
     out = tmp_path / "ok"
+    md = tmp_path / "report.md"
     r = cli(
-        "trials", str(CASES), "--agent", "scripted:correct", "-k", "2", "--out", str(out), "--json"
+        "trials",
+        str(CASES),
+        "--agent",
+        "scripted:correct",
+        "-k",
+        "2",
+        "--out",
+        str(out),
+        "--json",
+        "--markdown",
+        str(md),
     )
     assert r.code == 0, r.err
     report = json.loads(r.out)
     n_cases = len(list(CASES.glob("*.yaml")))
     assert report["trials"] == 2 * n_cases and len(list(out.glob("*.json"))) == 2 * n_cases
     assert report["success_rate"]["value"] == 1.0 and report["pass_all_k"]["value"] == 1.0
-    assert report["success_rate"]["ci95"][0] < 1.0  # an interval, not a bare number
+    # an interval, not a bare number, and it counts cases: every trial succeeding says little
+    # about cases not yet seen, so the floor counts each case once
+    assert report["success_rate"]["n_cases"] == report["n_cases"] == n_cases
+    assert report["success_rate"]["ci95"][0] < 0.85
+    # pass^k for every k, per case and over cases
+    assert [f["k"] for f in report["pass_k"]] == [1, 2]
+    assert all(f["value"] == 1.0 and f["n_cases"] == n_cases for f in report["pass_k"])
+    assert all(c["pass_k"] == [1.0, 1.0] for c in report["cases"])
+    text = md.read_text()
+    assert "| pass^2 (all 2 trial(s) of a case succeed) | 100% [" in text
+    assert f"{2 * n_cases} trials of {n_cases} cases; every interval resamples cases" in text
     assert report["provenance"]["agent"] == "scripted:correct"
     cost = report["cost_usd_per_accepted_outcome"]  # scripted agents cost nothing, with an n
     assert cost["value"] == 0.0 and cost["n"] == 2 * n_cases and cost["ci95"] == [0.0, 0.0]

@@ -188,16 +188,50 @@ def test_pass_rates_are_corrected_by_this_judge_versions_calibration(
     assert r.code in (0, 1), r.err
     cal = tmp_path / "calibration.json"
     cal.write_text(r.out)
+    # the judge's pass/fail errors per case, summing to the confusion table's pass/fail cells
+    for crit in json.loads(r.out)["criteria"]:
+        by_case = crit["pass_fail_by_case"]
+        if by_case is None:
+            continue
+        conf = crit["confusion"]
+        rows, cols = conf["rows_consensus"], conf["columns_judge"]
+        for field, (row, col) in {
+            "true_pass": ("pass", "pass"),
+            "false_fail": ("pass", "fail"),
+            "true_fail": ("fail", "fail"),
+            "false_pass": ("fail", "pass"),
+        }.items():
+            cell = conf["counts"][rows.index(row)][cols.index(col)]
+            assert sum(c[field] for c in by_case) == cell
+        assert len({c["case"] for c in by_case}) == len(by_case) >= 2
     r = _score(cli, server, tmp_path, str(batch), "--calibration", str(cal), "--json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["calibration"]["n_items"] == 12
+    assert doc["calibration"]["source"] == f"file {cal}"
+    assert doc["calibration"]["file"] == str(cal.resolve())
+    assert doc["calibration"]["n_cases"] >= 2
     assert not any("no calibration" in w for w in doc["warnings"])
     sep = next(c for c in doc["criteria"] if c["criterion"] == "separates_done_from_pending")
     corrected = sep["pass_rate_corrected"]
     # a judge that passes everything has no specificity: the correction says so, not a number
     assert corrected["value"] is None and corrected["undefined_reason"]
     assert sep["judge_specificity"]["value"] == 0.0
+    shown = _score(cli, server, tmp_path, str(batch), "--calibration", str(cal))
+    assert f"Calibration: file {cal}, split all, 12 items from" in " ".join(shown.out.split())
+
+    # a calibration written before per-case counts is read, and not used to correct
+    old = json.loads(cal.read_text())
+    for c in old["criteria"]:
+        del c["pass_fail_by_case"]
+    old_cal = tmp_path / "old-calibration.json"
+    old_cal.write_text(json.dumps(old))
+    r = _score(cli, server, tmp_path, str(batch), "--calibration", str(old_cal), "--json")
+    assert r.code == 0, r.err
+    for c in json.loads(r.out)["criteria"]:
+        if "pass_rate_judged" in c:
+            assert c["pass_rate_corrected"] is None
+            assert "does not record the judge's errors per case" in c["correction"]
 
     other = json.loads(cal.read_text())
     other["judge"]["hash"] = "sha256:" + "0" * 64

@@ -126,6 +126,9 @@ def test_a_judge_job_runs_on_the_worker_and_records_its_run(ctx: Ctx) -> None:
         page = reader.get(f"/reports/{scored['run_id']}")
         assert page.status_code == 200 and 'id="safety-panel"' in page.text
         assert "Communication (judge), 95% intervals" in page.text
+        # no calibration_run: nothing corrects, and the page says so
+        assert "Calibration: none given; pass rates are as judged" in page.text
+    assert report["calibration"] is None
 
 
 def test_calibrate_and_compare_jobs_and_their_report_pages(ctx: Ctx) -> None:
@@ -172,7 +175,7 @@ def test_calibrate_and_compare_jobs_and_their_report_pages(ctx: Ctx) -> None:
     # a score job corrected by that calibration; refused for another judge version
     items = str(ctx.work / "gold" / "transcripts")
     with ctx.service.client(ctx.admin) as admin:
-        params = {"judge": "count", "paths": [items], "calibration_run": cal_done["run_id"]}
+        params = {"judge": "count", "paths": [items], "calibration_run": "latest"}
         scored = admin.post("/api/jobs", json={"kind": "score", "params": params})
         assert scored.status_code == 202, scored.text
         done = wait_job(admin, scored.json()["id"], "finished", "failed")
@@ -180,9 +183,9 @@ def test_calibrate_and_compare_jobs_and_their_report_pages(ctx: Ctx) -> None:
         report = admin.get(f"/api/runs/{done['run_id']}").json()["report"]
         assert report["calibration"]["source"] == f"store: calibrate run {cal_done['run_id']}"
         assert report["calibration"]["n_items"] == 4
-        other = admin.post(
-            "/api/jobs", json={"kind": "score", "params": {**params, "judge": "count-warm"}}
-        )
+        assert report["calibration"]["run_id"] == cal_done["run_id"]
+        by_id = {**params, "judge": "count-warm", "calibration_run": cal_done["run_id"]}
+        other = admin.post("/api/jobs", json={"kind": "score", "params": by_id})
         assert other.status_code == 422
         assert "calibrate this judge version first" in other.json()["detail"]
 

@@ -56,14 +56,33 @@ def test_a_calibration_is_recorded_and_used_by_the_next_score(
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(ROOT / "examples" / "transcripts" / "good-eligible.json", inbox)
+    # without --calibration nothing corrects; the warning names the calibration available
     r = cli("score", str(inbox), "--judge", "house", "--json", env=env)
     assert r.code == 0, r.err
+    plain = json.loads(r.out)
+    assert plain["calibration"] is None
+    assert all(c.get("pass_rate_corrected") is None for c in plain["criteria"])
+    warning = next(w for w in plain["warnings"] if "no calibration given" in w)
+    assert cal_run in warning and "--calibration latest" in warning
+    shown = cli("score", str(inbox), "--judge", "house", env=env)
+    assert "Calibration: none given; pass rates are as judged" in shown.out
+
+    r = cli("score", str(inbox), "--judge", "house", "--calibration", "latest", "--json", env=env)
+    assert r.code == 0, r.err
     doc = json.loads(r.out)
-    assert doc["calibration"]["source"].startswith(f"store: calibrate run {cal_run}")
+    assert doc["calibration"]["source"] == f"store: calibrate run {cal_run}"
+    assert doc["calibration"]["run_id"] == cal_run and doc["calibration"]["n_items"] == 10
     assert not any("no calibration" in w for w in doc["warnings"])
+    by_id = cli("score", str(inbox), "--judge", "house", "--calibration", cal_run[:10], env=env)
+    assert by_id.code == 0, by_id.err
+    assert f"Calibration: store: calibrate run {cal_run}, split all, 10 items" in " ".join(
+        by_id.out.split()
+    )
+    nothing = cli("score", str(inbox), "--judge", "house", "--calibration", "nope", env=env)
+    assert nothing.code == 2 and "no such file and no finished calibrate run 'nope'" in nothing.err
 
     runs = json.loads(cli("runs", "list", "--json", env=env).out)
-    assert [x["kind"] for x in runs] == ["score", "calibrate"]
+    assert [x["kind"] for x in runs] == ["score"] * 4 + ["calibrate"]
     assert all(x["status"] == "finished" and "@" in x["who"] for x in runs)
     assert runs[0]["judge_hash"] == listed[0]["hash"]
     shown = json.loads(cli("runs", "show", doc["run_id"][:10], "--json", env=env).out)
@@ -102,7 +121,20 @@ def test_a_calibration_of_another_judge_version_is_not_used(
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     assert doc["calibration"] is None
-    assert any("no calibration" in w for w in doc["warnings"])
+    assert any("no calibration of this judge version is in the store" in w for w in doc["warnings"])
+    # `latest` means this judge version's latest: another version's calibration is not taken
+    r = cli(
+        "score",
+        str(ROOT / "examples" / "transcripts" / "good-eligible.json"),
+        "--model",
+        "openai/other",
+        "--api-base",
+        server.url,
+        "--calibration",
+        "latest",
+        env=env,
+    )
+    assert r.code == 2 and "no finished calibration of this judge version" in r.err
 
 
 def test_judges_list_shows_each_versions_latest_probe_run_or_none(

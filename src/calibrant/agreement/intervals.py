@@ -23,21 +23,42 @@ class Figure:
     ci95: tuple[float, float] | None
     method: str
     undefined_reason: str | None = None
+    n_cases: int | None = None  # when the n items come in cases and the interval counts cases
 
     def as_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "value": self.value,
             "n": self.n,
             "ci95": list(self.ci95) if self.ci95 else None,
             "method": self.method,
             "undefined_reason": self.undefined_reason,
         }
+        if self.n_cases is not None:
+            out["n_cases"] = self.n_cases
+        return out
+
+    @classmethod
+    def of(cls, d: dict[str, object]) -> Figure:
+        """A figure back from `as_json` (an older one without `n_cases` too)."""
+        ci = d.get("ci95")
+        cases = d.get("n_cases")
+        value = d.get("value")
+        return cls(
+            None if value is None else float(value),  # type: ignore[arg-type]
+            int(d.get("n") or 0),  # type: ignore[call-overload]
+            (float(ci[0]), float(ci[1])) if isinstance(ci, list | tuple) and ci else None,
+            str(d.get("method") or ""),
+            None if d.get("undefined_reason") is None else str(d["undefined_reason"]),
+            None if cases is None else int(cases),  # type: ignore[call-overload]
+        )
 
     def text(self, fmt: str = "{:.2f}") -> str:
         if self.value is None:
             return f"undefined ({self.undefined_reason})"
         ci = f" [{fmt.format(self.ci95[0])}, {fmt.format(self.ci95[1])}]" if self.ci95 else ""
-        return f"{fmt.format(self.value)}{ci} (n={self.n})"
+        cases = f", {self.n_cases} case{'s' if self.n_cases != 1 else ''}" if self.n_cases else ""
+        note = f"; {self.undefined_reason}" if self.undefined_reason else ""
+        return f"{fmt.format(self.value)}{ci} (n={self.n}{cases}{note})"
 
 
 def proportion(k: int, n: int) -> Figure:

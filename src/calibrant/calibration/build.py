@@ -14,6 +14,7 @@ from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
+from .case_counts import KEY, pass_fail_by_case
 from .criterion import Settings, criterion_report
 from .experts import expert_comparison
 from .explain import embedded_judge_warning
@@ -99,6 +100,8 @@ def calibration_report(
 ) -> dict[str, Any]:
     """The whole report as plain JSON data (stable keys)."""
     criteria = [criterion_report(c, gold, judgments, settings) for c in rubric.criteria]
+    for c, entry in zip(rubric.criteria, criteria, strict=True):
+        entry[KEY] = pass_fail_by_case(c, gold, judgments)
     safety = _safety(gold)
     outcomes = Counter(j.outcome for j in judgments.values())
     gates = {c["criterion"]: c["gate"]["status"] for c in criteria}

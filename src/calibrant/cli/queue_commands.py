@@ -25,7 +25,7 @@ def enqueue(
     config: Any,
     options: dict[str, Any],
     cal_source: str | None,
-    calibration_file: Path | None,
+    calibration_file: str | None,
     calibration_run: str | None,
     chunk: int,
 ) -> None:
@@ -50,9 +50,7 @@ def enqueue(
             "queue": {
                 "chunk": chunk,
                 "judge_options": options,
-                "calibration_file": None
-                if calibration_file is None
-                else str(calibration_file.resolve()),
+                "calibration_file": calibration_file,
                 "calibration_run": calibration_run,
             },
         },

@@ -14,7 +14,14 @@ from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import app
-from .trials_output import CasePathsArg, JsonOpt, OutFolderOpt, RestartOpt, TrialsKOpt
+from .trials_output import (
+    CasePathsArg,
+    JsonOpt,
+    MarkdownOpt,
+    OutFolderOpt,
+    RestartOpt,
+    TrialsKOpt,
+)
 
 if TYPE_CHECKING:
     from ..harness import TrialRun
@@ -159,6 +166,7 @@ def trials(
     k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
     as_json: JsonOpt = False,
+    markdown: MarkdownOpt = None,
     api_base: Annotated[
         str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
     ] = None,
@@ -169,7 +177,7 @@ def trials(
     from ..harness import run_trials
     from .trials_output import load_trial_cases, print_trial_report, run_with_progress
 
-    cases = load_trial_cases(paths, out)  # every case checked before any trial runs
+    cases = load_trial_cases(paths, out, markdown)  # every case checked before any trial runs
 
     def run(on_trial: Callable[[TrialRun], None], on_resume: Callable[[int, int], None]) -> Any:
         with _sigterm_as_interrupt():
@@ -186,7 +194,14 @@ def trials(
             )
 
     runs = run_with_progress(f"trials of {agent}", len(cases) * k, out, run)
-    print_trial_report(runs, seed=seed, as_json=as_json, out=out, console=Console(stderr=as_json))
+    print_trial_report(
+        runs,
+        seed=seed,
+        as_json=as_json,
+        out=out,
+        console=Console(stderr=as_json),
+        markdown=markdown,
+    )
 
 
 @contextmanager

@@ -14,7 +14,14 @@ from rich.console import Console
 
 from ..errors import ConfigError
 from .app import app
-from .trials_output import CasePathsArg, JsonOpt, OutFolderOpt, RestartOpt, TrialsKOpt
+from .trials_output import (
+    CasePathsArg,
+    JsonOpt,
+    MarkdownOpt,
+    OutFolderOpt,
+    RestartOpt,
+    TrialsKOpt,
+)
 
 if TYPE_CHECKING:
     from ..harness import TrialRun
@@ -79,6 +86,7 @@ def sandbox(
         ),
     ] = 600.0,
     as_json: JsonOpt = False,
+    markdown: MarkdownOpt = None,
     restart: RestartOpt = False,
 ) -> None:
     """Serve k trials per case to your own agent (MCP or HTTP): the same tools, authorization,
@@ -93,7 +101,7 @@ def sandbox(
         raise ConfigError(f"--transport {transport!r}: choose http or stdio")
     label = _agent_label(agent)
     _needs_extra()
-    cases = load_trial_cases(paths, out)  # every case checked before the server starts
+    cases = load_trial_cases(paths, out, markdown)  # every case checked before the server starts
     sock = listen(host, port) if transport == "http" else None
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     total = len(cases) * k
@@ -135,4 +143,5 @@ def sandbox(
         out=out,
         console=Console(stderr=as_json or stdio),
         to_stderr=stdio,
+        markdown=markdown,
     )

@@ -64,6 +64,7 @@ def render_score_summary(console: Console, s: dict[str, Any]) -> None:
         f"({s['judge']['hash'][:19]}); {s['from_cache']} answer(s) from the store; cost "
         + ("unknown" if s["cost_usd"] is None else f"{s['cost_usd']:.4f} USD")
     )
+    console.print(calibration_line(s.get("calibration")), highlight=False, markup=False)
     for w in s["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     safety = s["safety"]
@@ -84,6 +85,8 @@ def render_score_summary(console: Console, s: dict[str, Any]) -> None:
             table.add_row(c["criterion"], dist, c["correction"], _counts(c["counts"]))
             continue
         corrected = _fig(c["pass_rate_corrected"]) if c["pass_rate_corrected"] else c["correction"]
+        if c.get("correction_note"):
+            corrected += f" — {c['correction_note']}"
         table.add_row(c["criterion"], _fig(c["pass_rate_judged"]), corrected, _counts(c["counts"]))
     console.print(table)
     if s["failures"]:
@@ -91,6 +94,19 @@ def render_score_summary(console: Console, s: dict[str, Any]) -> None:
         for kind, f in s["failures"].items():
             sample = f" — e.g. {f['sample']}" if f["sample"] else ""
             console.print(f"  {kind}: {f['count']}{sample}", highlight=False, markup=False)
+
+
+def calibration_line(cal: dict[str, Any] | None) -> str:
+    """Which calibration corrected the pass rates, in one line (None: not corrected)."""
+    if cal is None:
+        return "Calibration: none given; pass rates are as judged, not corrected."
+    size = f"{cal.get('n_items')} items" + (
+        f" from {cal['n_cases']} cases" if cal.get("n_cases") else ""
+    )
+    return (
+        f"Calibration: {cal['source']}, split {cal.get('split')}, {size}, made "
+        f"{cal.get('created_at') or 'at an unknown time'}"
+    )
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -111,11 +127,12 @@ def score(
     timeout: TimeoutOpt = None,
     max_attempts: AttemptsOpt = None,
     calibration: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--calibration",
-            help="A calibration report (`calibrate --json`) of this judge version: pass rates "
-            "are corrected by its measured error rates.",
+            help="Correct pass rates by this judge version's measured errors: a calibration "
+            "report file (`calibrate --json`), a calibrate run id from the store, or `latest` "
+            "(its latest calibration in the store). Without it pass rates are as judged.",
         ),
     ] = None,
     out: Annotated[
@@ -156,13 +173,13 @@ def score(
     side, per transcript, and a summary with pass rates corrected by the judge's calibration.
     Answers are stored as they come: a rerun after a crash asks only for what is missing.
     Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
-    from ..files import load_json_document
     from ..judge.config import resolve_judge
     from ..judge.openai_batch import unanswered
     from ..judge.runner import judge_rounds
     from ..paths import StreamedOutputs, check_output_path
+    from ..scoring.calibration_choice import choose_calibration, latest_hint
     from ..scoring.inputs import find_inputs
-    from ..scoring.summary import ScoreSummary, check_calibration
+    from ..scoring.summary import ScoreSummary
     from ..scoring.units import chunks, iter_units, know_units, parse_unit, validate_units
     from ..store import Store, make_engine
     from ..store.runs import Runs
@@ -196,16 +213,8 @@ def score(
         provider_of(config)  # refused before reading anything
     store = Store(make_engine())
     runs = Runs(store.engine)
-    cal, cal_source, found = None, None, None
-    if calibration is not None:
-        cal = load_json_document(calibration, "calibration report")
-        check_calibration(cal, config, str(calibration))
-        cal_source = str(calibration)
-    else:  # the latest calibration of this judge version in the store, if any
-        found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
-        if found is not None:
-            info, cal = found
-            cal_source = f"store: calibrate run {info.id} ({info.finished_at:%Y-%m-%d %H:%M} UTC)"
+    chosen = choose_calibration(calibration, runs=runs, config=config)
+    cal_source = None if chosen is None else chosen.source
     files = find_inputs([str(p) for p in paths])
     err = Console(stderr=True)
     # First pass: every transcript valid before the first model call, a chunk at a time. A unit
@@ -224,8 +233,8 @@ def score(
             config=config,
             options=options.model_dump(mode="json", exclude_none=True),
             cal_source=cal_source,
-            calibration_file=calibration,
-            calibration_run=None if found is None else found[0].id,
+            calibration_file=None if chosen is None else chosen.file,
+            calibration_run=None if chosen is None else chosen.run_id,
             chunk=chunk,
         )
 
@@ -337,7 +346,9 @@ def score(
         runs.finish(run_id, None, status="failed")
         raise
     outputs.commit()
-    report = summary.report(cal, cal_source)
+    report = summary.report(
+        chosen, available=None if chosen is not None else latest_hint(runs, config)
+    )
     report["run_id"] = run_id
     runs.finish(run_id, report)
     if as_json:

@@ -24,6 +24,7 @@ __all__ = [
     "TrialsKOpt",
     "RestartOpt",
     "JsonOpt",
+    "MarkdownOpt",
     "load_trial_cases",
     "run_with_progress",
     "print_trial_report",
@@ -40,6 +41,9 @@ OutFolderOpt = Annotated[
 ]
 TrialsKOpt = Annotated[int, typer.Option("-k", min=1, help="Trials per case.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+MarkdownOpt = Annotated[
+    Path | None, typer.Option("--markdown", help="Also write the trial report as Markdown here.")
+]
 RestartOpt = Annotated[
     bool,
     typer.Option(
@@ -49,12 +53,18 @@ RestartOpt = Annotated[
 ]
 
 
-def load_trial_cases(paths: list[Path], out: Path) -> list[CaseContract]:
-    """Check `out`, then read every case and check it against the dataset, before any trial."""
+def load_trial_cases(
+    paths: list[Path], out: Path, markdown: Path | None = None
+) -> list[CaseContract]:
+    """Check `out` (and `markdown`), then read every case and check it against the dataset,
+    before any trial."""
     from ..files import expand_paths
     from ..harness import check_out_folder, load_runnable_cases
+    from ..paths import check_output_path
 
     check_out_folder(out)
+    if markdown is not None:
+        check_output_path(markdown, option="--markdown")
     files = expand_paths(paths, suffixes=(".yaml", ".yml"))
     if not files:
         raise CalibrantError("no case (*.yaml) found in the given paths")
@@ -99,12 +109,16 @@ def print_trial_report(
     out: Path,
     console: Console,
     to_stderr: bool = False,
+    markdown: Path | None = None,
 ) -> None:
     """The trial report: JSON on stdout (`to_stderr`: on stderr), or tables and where the
-    transcripts are."""
-    from ..reports.trials import render_trial_report, report_json, trial_report
+    transcripts are; also as Markdown in `markdown`."""
+    from ..paths import write_atomic
+    from ..reports.trials import render_trial_report, report_json, trial_markdown, trial_report
 
     report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    if markdown is not None:
+        write_atomic(markdown, trial_markdown(report))
     if as_json:
         typer.echo(report_json(report), err=to_stderr)
     else:

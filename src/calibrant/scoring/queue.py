@@ -315,10 +315,10 @@ def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any)
 def finish_run(run_id: str) -> dict[str, Any]:
     """Build the run's report from the store (every answer is there: no model call), record it
     and return it. Repeating it gives the same report."""
-    from ..files import load_json_document
     from ..safety import check_transcript
     from ..store import Store, make_engine
     from ..store.runs import Runs
+    from .calibration_choice import choose_calibration, latest_hint
     from .summary import ScoreSummary
 
     engine = make_engine()
@@ -328,12 +328,9 @@ def finish_run(run_id: str) -> dict[str, Any]:
         raise CalibrantError(f"no run '{run_id}' in the store")
     config, rubric, _, _ = _judge_of(detail)
     q = detail["arguments"]["queue"]
-    cal = None
-    if q.get("calibration_file"):
-        cal = load_json_document(Path(q["calibration_file"]), "calibration report")
-    elif q.get("calibration_run"):
-        found = runs.get(q["calibration_run"])
-        cal = None if found is None else found["report"]
+    chosen = choose_calibration(
+        q.get("calibration_file") or q.get("calibration_run"), runs=runs, config=config
+    )
     started = datetime.fromisoformat(detail["started_at"])
     if started.tzinfo is None:  # stored as naive UTC
         started = started.replace(tzinfo=UTC)
@@ -345,7 +342,9 @@ def finish_run(run_id: str) -> dict[str, Any]:
             raise CalibrantError(f"run {run_id}: no stored judgment for {row.source}")
         cached = j.created_at < started  # answered before the run: no cost to this run
         summary.add(source, t, check_transcript(t, source=source), j, cached=cached)
-    report = summary.report(cal, detail["arguments"].get("calibration"))
+    report = summary.report(
+        chosen, available=None if chosen is not None else latest_hint(runs, config)
+    )
     report["run_id"] = run_id
     runs.finish(run_id, report)
     return report

@@ -8,7 +8,7 @@ violations are counted apart, as release blockers; judge failures by kind, with 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agreement.intervals import proportion
 from ..calibration.explain import embedded_judge_warning
@@ -16,7 +16,10 @@ from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
 from ..errors import ConfigError
 from .correction import ErrorCounts, corrected_pass_rate
 
-__all__ = ["ScoreSummary", "error_counts", "check_calibration"]
+if TYPE_CHECKING:
+    from .calibration_choice import ChosenCalibration
+
+__all__ = ["ScoreSummary", "error_counts", "error_counts_by_case", "check_calibration"]
 
 ABSTAIN = frozenset({"insufficient_evidence", "cant_tell"})
 
@@ -40,6 +43,23 @@ def error_counts(criterion_report: dict[str, Any]) -> ErrorCounts | None:
         true_fail=cell("fail", "fail"),
         false_pass=cell("fail", "pass"),
     )
+
+
+def error_counts_by_case(criterion_report: dict[str, Any]) -> list[ErrorCounts] | None:
+    """The judge's errors on a binary criterion in each calibration case (`pass_fail_by_case`,
+    recorded since calibration reports carry it); None when the report does not have them."""
+    rows = criterion_report.get("pass_fail_by_case")
+    if rows is None:
+        return None
+    return [
+        ErrorCounts(
+            true_pass=int(r["true_pass"]),
+            false_fail=int(r["false_fail"]),
+            true_fail=int(r["true_fail"]),
+            false_pass=int(r["false_pass"]),
+        )
+        for r in rows
+    ]
 
 
 def check_calibration(calibration: dict[str, Any], config: JudgeConfig, source: str) -> None:
@@ -162,31 +182,50 @@ class ScoreSummary:
         out["pass_rate_judged"] = proportion(passed, passed + failed).as_json()
         if calibration is None:
             out["pass_rate_corrected"] = None
-            out["correction"] = "not applied: no calibration of this judge version"
+            out["correction"] = "not applied: no calibration given"
             return out
         crit = next((c for c in calibration.get("criteria", []) if c["criterion"] == cid), None)
-        errors = error_counts(crit) if crit else None
-        if errors is None:
+        if crit is None or error_counts(crit) is None:
             out["pass_rate_corrected"] = None
             out["correction"] = "not applied: the calibration has no pass/fail table for it"
             return out
-        r = corrected_pass_rate(passed, passed + failed, errors)
+        by_case = error_counts_by_case(crit)
+        if by_case is None:
+            out["pass_rate_corrected"] = None
+            out["correction"] = (
+                "not applied: this calibration (calibrant "
+                f"{calibration.get('calibrant_version', 'unknown')}) does not record the judge's "
+                "errors per case, and the correction resamples the calibration's cases; "
+                "calibrate this judge version again"
+            )
+            return out
+        r = corrected_pass_rate(passed, passed + failed, by_case)
         out["pass_rate_corrected"] = r.corrected.as_json()
+        out["correction_note"] = r.note
         out["judge_sensitivity"] = r.sensitivity.as_json()
         out["judge_specificity"] = r.specificity.as_json()
-        out["calibration_gate"] = (crit.get("gate") or {}).get("status") if crit else None
-        out["correction"] = "Rogan-Gladen, with the calibration's uncertainty"
+        out["calibration_gate"] = (crit.get("gate") or {}).get("status")
+        out["correction"] = "Rogan-Gladen, the calibration resampled by case"
         return out
 
     def report(
-        self, calibration: dict[str, Any] | None, calibration_source: str | None
+        self, chosen: ChosenCalibration | None, *, available: str | None = None
     ) -> dict[str, Any]:
+        """The summary; `chosen` corrects the pass rates (None: as judged), `available` names
+        the latest calibrate run of this judge version in the store when none was chosen."""
         warnings = list(embedded_judge_warning(self.config.model))
+        calibration = None if chosen is None else chosen.report
         if calibration is None:
             warnings.append(
-                "no calibration of this judge version was given or found in the store: pass "
-                "rates are as judged, not corrected for the judge's errors (run `calibrant "
-                "calibrate` with this judge first)"
+                "no calibration given: pass rates are as judged, not corrected for the judge's "
+                "errors; "
+                + (
+                    f"the store holds calibrate run {available} of this judge version: "
+                    '`--calibration latest` (service: calibration_run "latest") uses it'
+                    if available
+                    else "no calibration of this judge version is in the store (run `calibrant "
+                    "calibrate` with this judge first)"
+                )
             )
         else:
             bad = [
@@ -206,14 +245,7 @@ class ScoreSummary:
             "transcripts": n,
             "judge": {"model": self.config.model, "hash": self.config.hash},
             "rubric": {"id": self.rubric.rubric_id, "hash": self.rubric.content_hash},
-            "calibration": None
-            if calibration is None
-            else {
-                "source": calibration_source,
-                "split": calibration.get("split"),
-                "n_items": calibration.get("n_items"),
-                "created_at": calibration.get("created_at"),
-            },
+            "calibration": None if chosen is None else chosen.describe(),
             "warnings": warnings,
             "safety": {
                 "release_blockers": self.safety_status.get("violated", 0),

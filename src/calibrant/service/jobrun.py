@@ -223,9 +223,10 @@ SCORE_ROUND = 128  # transcripts judged per round: memory bounded by it, not by 
 
 
 def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+    from ..scoring.calibration_choice import choose_calibration, latest_hint
     from ..scoring.inputs import find_inputs, iter_transcripts
     from ..scoring.queue import score_round
-    from ..scoring.summary import ScoreSummary, check_calibration
+    from ..scoring.summary import ScoreSummary
     from ..store.runs import Runs
 
     resolved = resolve_stored_judge(engine, p["judge"])
@@ -235,18 +236,8 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     runs = Runs(engine)
-    cal: dict[str, Any] | None = None
-    cal_source: str | None = None
-    if p.get("calibration_run"):
-        found = runs.get(p["calibration_run"])
-        if found is None or found["report"] is None:
-            raise CalibrantError(f"no finished calibrate run '{p['calibration_run']}'")
-        cal, cal_source = found["report"], f"store: calibrate run {found['id']}"
-        check_calibration(cal, config, cal_source)
-    else:
-        latest = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
-        if latest is not None:
-            cal, cal_source = latest[1], f"store: calibrate run {latest[0].id}"
+    chosen = choose_calibration(p.get("calibration_run"), runs=runs, config=config, files=False)
+    available = None if chosen is not None else latest_hint(runs, config)
 
     def work(run_id: str) -> dict[str, Any]:
         summary = ScoreSummary(rubric, config)
@@ -273,9 +264,13 @@ def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
                 flush()
         if batch:
             flush()
-        return summary.report(cal, cal_source)
+        return summary.report(chosen, available=available)
 
-    args = {"paths": p["paths"], "transcripts": total, "calibration": cal_source}
+    args = {
+        "paths": p["paths"],
+        "transcripts": total,
+        "calibration": None if chosen is None else chosen.source,
+    }
     return _recorded(engine, "score", resolved, args, watch, work)
 
 

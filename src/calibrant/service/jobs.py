@@ -81,8 +81,8 @@ class JudgeParams(Contract):
 
 
 class ScoreParams(Contract):
-    """`calibrant score`: safety and communication verdicts of new transcripts, pass rates
-    corrected by the judge's latest calibration in the store (or `calibration_run`)."""
+    """`calibrant score`: safety and communication verdicts of new transcripts; pass rates
+    corrected by the calibration `calibration_run` names, as judged without it."""
 
     judge: JudgeRef
     paths: list[Annotated[str, Field(min_length=1)]] = Field(
@@ -91,7 +91,11 @@ class ScoreParams(Contract):
         description="Transcript JSON files, folders, JSON Lines files on the server.",
     )
     calibration_run: str | None = Field(
-        default=None, min_length=1, description="A calibrate run of this judge version."
+        default=None,
+        min_length=1,
+        description="A calibrate run of this judge version (id or unambiguous prefix), or "
+        '"latest" for its latest calibration in the store; without it pass rates are as '
+        "judged, not corrected.",
     )
 
 
@@ -155,19 +159,14 @@ def _check(engine: Engine, kind: str, params: Any) -> None:
         if not Path(path).exists():
             raise InputError("params", f"{path}: no such file or folder on the server")
     if kind == "score" and params.calibration_run is not None:
-        from ..scoring.summary import check_calibration
+        from ..scoring.calibration_choice import choose_calibration
         from ..store.runs import Runs
 
-        found = Runs(engine).get(params.calibration_run)
-        if found is None or found["kind"] != "calibrate" or found["report"] is None:
-            raise InputError(
-                "params",
-                f"no finished calibrate run '{params.calibration_run}'",
-                field="calibration_run",
-            )
         config = resolve_stored_judge(engine, params.judge)[0]
         try:
-            check_calibration(found["report"], config, f"calibrate run {found['id']}")
+            choose_calibration(
+                params.calibration_run, runs=Runs(engine), config=config, files=False
+            )
         except CalibrantError as exc:
             raise InputError("params", str(exc), field="calibration_run") from None
 

@@ -3,8 +3,9 @@ store as the judgments — who ran it, when, with which calibrant, judge configu
 prompt template, sampling and seed, with which options, and the report it produced. Scores of a
 batch are rows too, one per transcript.
 
-A calibration report stored here is what `score` uses to correct pass rates (the latest finished
-calibration of the same judge version on the same rubric) and what `judges list` shows."""
+A calibration report stored here is what `score --calibration RUN_ID|latest` uses to correct
+pass rates (`latest`: the latest finished calibration of the same judge version on the same
+rubric) and what `judges list` shows."""
 
 from __future__ import annotations
 
