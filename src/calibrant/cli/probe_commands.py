@@ -85,7 +85,13 @@ def probe(
     min_items: Annotated[
         int, typer.Option("--min-items", min=1, help="Gate: fewer items measured: UNDECIDED.")
     ] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="Seed (item sample, retries).")] = 0,
+    min_cases: Annotated[
+        int,
+        typer.Option("--min-cases", min=2, help="Gate: fewer cases measured: UNDECIDED."),
+    ] = 6,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed (item sample, retries, bootstrap).")
+    ] = 0,
     planted: Annotated[
         str | None,
         typer.Option(
@@ -126,6 +132,7 @@ def probe(
         k=k,
         margin=margin,
         min_items=min_items,
+        min_cases=min_cases,
         max_items=items,
         seed=seed,
     )
