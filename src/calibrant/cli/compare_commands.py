@@ -188,7 +188,10 @@ def compare_trials_command(
         raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
     report["runs"] = {"a": str(run_a), "b": str(run_b)}
     report["run_id"] = record_run(
-        "compare-trials", report, arguments={"a": str(run_a), "b": str(run_b)}, seed=seed
+        "compare-trials",
+        report,
+        arguments={"a": str(run_a), "b": str(run_b), "min_cases": report["min_cases"]},
+        seed=seed,
     )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
