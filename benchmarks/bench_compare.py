@@ -376,8 +376,8 @@ def bench_probe(reps: int, sizes: list[int], seed: int) -> list[list[str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=300)
-    ap.add_argument("--follow-reps", type=int, default=120)
+    ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--follow-reps", type=int, default=100)
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()

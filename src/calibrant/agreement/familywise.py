@@ -265,8 +265,11 @@ def cases_needed(
 
     tail = alpha / family_size / (2 if sides == "both" else 1)
     zp = z_value(2 * power - 1)  # one-sided quantile of `power`
-    n = np.arange(max(min_cases, g, 2), MAX_PLANNED_CASES + 1)
-    ok = (sps.t.ppf(1 - tail, n - 1) + zp) * spread / np.sqrt(n) <= planned
-    if not ok.any():
-        return None, f"more than {MAX_PLANNED_CASES} cases: the difference is too small to settle"
-    return int(n[int(np.argmax(ok))]), None
+    start, width = max(min_cases, g, 2), 64
+    while start <= MAX_PLANNED_CASES:  # in growing blocks: t quantiles are costly
+        n = np.arange(start, min(start + width, MAX_PLANNED_CASES + 1))
+        ok = (sps.t.ppf(1 - tail, n - 1) + zp) * spread / np.sqrt(n) <= planned
+        if ok.any():
+            return int(n[int(np.argmax(ok))]), None
+        start, width = int(n[-1]) + 1, width * 4
+    return None, f"more than {MAX_PLANNED_CASES} cases: the difference is too small to settle"
