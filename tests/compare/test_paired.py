@@ -65,7 +65,7 @@ def test_the_interval_is_paired_so_a_small_consistent_gain_is_detected() -> None
     assert c.mcnemar.b_only == 15 and c.mcnemar.a_only == 0
 
 
-def test_identical_judges_are_undecided_and_say_more_items_would_not_help() -> None:
+def test_identical_judges_are_undecided_and_say_more_cases_would_not_help() -> None:
     ref = np.array([0, 1] * 20)
     a = ref.copy()
     a[:5] = 1 - a[:5]

@@ -174,3 +174,66 @@ def test_the_report_page_of_an_old_and_a_new_judge_comparison() -> None:
     }
     new = page.render(report={**OLD_COMPARE, "criteria": [new_row]}, run=run, user=user)
     assert "47 items, 4 cases" in new and "31 cases" in new and "at 99.0%" in new
+
+
+def test_the_release_gate_reads_a_new_probe_run_again_and_an_old_one_as_undecided(
+    tmp_path: Any,
+) -> None:
+    import copy
+
+    from calibrant.calibration.robustness import robustness_section
+    from calibrant.files import load_rubric
+    from calibrant.probes.planted import planted_config
+    from calibrant.store import make_engine
+    from calibrant.store.runs import Runs
+    from tests.conftest import ROOT
+
+    rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
+    judge = planted_config("clean", rubric)
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    rate = {
+        "value": 0.5,
+        "n": 40,
+        "ci95": [0.35, 0.65],
+        "method": "wilson",
+        "undefined_reason": None,
+    }
+    row = {"attack_success_rate": rate, "gate": {"status": "FAIL", "reason": "old rule"}}
+    new_row = {**row, "by_case": {f"case{i}": [5, 4, 0] for i in range(8)}}
+    report = {
+        "settings": {"margin": 0.1, "min_items": 10, "min_cases": 6, "seed": 0},
+        "probes": {
+            "injection": {
+                "prompts": {
+                    "defended": {
+                        "clean_false_positive_rate": {**rate, "value": 0.0},
+                        "families": {"completion": {"agent": new_row}},
+                    }
+                }
+            }
+        },
+        "flags": [],
+    }
+    old = copy.deepcopy(report)
+    del old["probes"]["injection"]["prompts"]["defended"]["families"]["completion"]["agent"][
+        "by_case"
+    ]
+
+    def section(r: dict[str, Any], margin: float | None) -> dict[str, Any]:
+        runs = Runs(engine)
+        run_id = runs.start("probe", judge=judge)
+        runs.finish(run_id, r)
+        return robustness_section(
+            engine,
+            judge_hash=judge.hash,
+            rubric_hash=rubric.content_hash,
+            required=True,
+            margin=margin,
+        )
+
+    # 32 of 40 moved, none passing clean, in 8 cases: FAIL at 0.10, and not at a margin of 0.9
+    assert section(report, None)["status"] == "FAIL"
+    assert section(report, 0.9)["status"] != "FAIL"
+    stale = section(old, None)
+    assert stale["status"] == "UNDECIDED"
+    assert "earlier version" in stale["families"]["completion"]["agent"]["gate"]["reason"]

@@ -58,3 +58,13 @@ def test_below_the_minimum_of_cases_nothing_is_decided_and_one_case_has_no_inter
     fig = one["figures"]["success_rate"]
     assert fig["ci95"] is None and "1 case(s)" in fig["undefined_reason"]
     assert fig["b_is"] == "undecided"
+
+
+def test_the_commands_state_the_libraries_minimum_of_cases() -> None:
+    """The CLI help says [default: 6]: it must be the number the libraries use."""
+    from calibrant.agreement.robustness import PROBE_MIN_CASES
+    from calibrant.compare.paired import MIN_CASES
+    from calibrant.probes import ProbeSettings
+
+    assert MIN_CASES == PROBE_MIN_CASES == 6
+    assert ProbeSettings(probes=(), families=()).min_cases == 6
