@@ -152,12 +152,13 @@ class Call:
     """The family-wise decision on one question.
 
     ``direction`` says whether the estimate is decided ``above`` or ``below`` its null value;
-    ``confidence`` is the Holm level of the interval that decided it (or the last level tried),
-    ``interval`` that interval; ``reason`` why it stayed undecided, when it did."""
+    ``confidence`` is the Holm level of the interval that decided it (or the last level tried;
+    None when it could not be tested), ``interval`` that interval; ``reason`` why it stayed
+    undecided, when it did."""
 
     direction: Direction
     ci95: Interval | Undefined
-    confidence: float
+    confidence: float | None  # None: never tested (too few cases, or no interval)
     interval: Interval | Undefined
     reason: str | None
 
@@ -190,20 +191,24 @@ def holm(
     ci95 = {k: e.interval(0.95) for k, e in estimates.items()}
     reasons: dict[str, str] = {}
     for k, e in estimates.items():
+        why = []
+        ci = ci95[k]
+        if isinstance(ci, Undefined):
+            why.append(f"no interval: {ci.reason}")
         if e.n_cases < min_cases:
-            reasons[k] = f"{e.n_cases} case(s), below the minimum of {min_cases} cases to decide"
-        elif isinstance(ci95[k], Undefined):
-            reasons[k] = f"no interval: {ci95[k].reason}"  # type: ignore[union-attr]
+            why.append(f"{e.n_cases} case(s), below the minimum of {min_cases} cases to decide")
+        if why:
+            reasons[k] = "; ".join(why)
     open_ = [k for k in estimates]
     decided: dict[str, Call] = {}
-    last: dict[str, tuple[float, Interval | Undefined]] = {}
+    last: dict[str, tuple[float | None, Interval | Undefined]] = {}
     while open_:
         r = len(open_)
         level = 1 - (alpha if sides == "both" else 2 * alpha) / r
         newly = []
         for k in open_:
-            if k in reasons:
-                last[k] = (0.95, ci95[k])
+            if k in reasons:  # never tested: no family-wise level applies
+                last[k] = (None, Undefined(reasons[k]))
                 continue
             ci = estimates[k].interval(level)
             last[k] = (level, ci)
@@ -219,8 +224,8 @@ def holm(
             decided[k] = Call(d, ci95[k], last[k][0], last[k][1], None)  # type: ignore[arg-type]
             open_.remove(k)
     for k in open_:
-        level, ci = last.get(k, (0.95, ci95[k]))
-        decided[k] = Call("undecided", ci95[k], level, ci, reasons.get(k))
+        tried, at_level = last[k]
+        decided[k] = Call("undecided", ci95[k], tried, at_level, reasons.get(k))
     return {k: decided[k] for k in estimates}
 
 

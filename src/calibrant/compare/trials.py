@@ -184,7 +184,8 @@ def _decided(
         "above": "better" if better else "worse",
         "below": "worse" if better else "better",
     }.get(call.direction, "undecided")
-    fig["undefined_reason"] = None if ci else call.reason
+    # the renderers say "no interval: <reason>" themselves
+    fig["undefined_reason"] = None if ci else (call.reason or "").removeprefix("no interval: ")
     fig["cases_needed"], plan = None, None
     if fig["b_is"] == "undecided" and ci is not None:
         fig["cases_needed"], plan = cases_needed(
