@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibrant.compare import compare_paired, mcnemar_exact
+from calibrant.compare import compare_paired, decide_family, mcnemar_exact, paired_estimate
 
 
 def _judge(reference: np.ndarray, accuracy: float, rng: np.random.Generator) -> np.ndarray:
@@ -37,15 +37,18 @@ def test_a_clearly_better_judge_is_called_better_and_the_reverse_worse() -> None
     assert down.decision == "B worse"
 
 
-def test_two_equally_good_judges_stay_undecided_with_an_estimate_of_items_needed() -> None:
+def test_two_equally_good_judges_stay_undecided_with_a_plan_in_cases_or_why_not() -> None:
     rng = np.random.default_rng(5)
     ref = rng.integers(0, 2, size=60)
     a, b = _judge(ref, 0.85, rng), _judge(ref, 0.85, rng)
-    c = compare_paired(ref, a, b, k=2, seed=2)
+    c = compare_paired(ref, a, b, k=2, seed=2, clusters=np.repeat(np.arange(12), 5))
     assert c.decision == "undecided"
     assert c.ci95 is not None and c.ci95[0] < 0 < c.ci95[1]
-    if c.difference:
-        assert c.more_items is not None and c.more_items > 0
+    assert c.paired.n_cases == 12
+    if c.cases_needed is None:
+        assert c.reason and ("standard error" in c.reason or "not observed" in c.reason)
+    else:
+        assert c.cases_needed > 12
 
 
 def test_the_interval_is_paired_so_a_small_consistent_gain_is_detected() -> None:
@@ -62,14 +65,14 @@ def test_the_interval_is_paired_so_a_small_consistent_gain_is_detected() -> None
     assert c.mcnemar.b_only == 15 and c.mcnemar.a_only == 0
 
 
-def test_identical_judges_are_undecided_and_say_more_items_would_not_help() -> None:
+def test_identical_judges_are_undecided_and_say_more_cases_would_not_help() -> None:
     ref = np.array([0, 1] * 20)
     a = ref.copy()
     a[:5] = 1 - a[:5]
     c = compare_paired(ref, a, a.copy(), k=2)
     assert c.decision == "undecided"
-    assert c.difference == 0 and c.more_items is None
-    assert "not observed" in (c.reason or "")
+    assert c.difference == 0 and c.cases_needed is None
+    assert "no difference observed" in (c.reason or "")
 
 
 def test_a_constant_judge_scores_zero_and_loses_to_a_real_one() -> None:
@@ -113,3 +116,35 @@ def test_mismatched_inputs_are_refused() -> None:
         compare_paired([0, 1], [0, 1, 1], [0, 1], k=2)
     with pytest.raises(ValueError):
         compare_paired([0, 1], [0, 1], [0, 1], k=2, clusters=[1])
+
+
+def test_one_case_has_no_interval_and_few_cases_decide_nothing() -> None:
+    rng = np.random.default_rng(8)
+    ref = rng.integers(0, 2, size=80)
+    weak, perfect = _judge(ref, 0.6, rng), ref.copy()
+    one = compare_paired(ref, weak, perfect, k=2, clusters=np.zeros(80, dtype=int))
+    assert one.decision == "undecided" and one.ci95 is None  # never an item-level interval
+    assert one.reason and "1 case(s)" in one.reason
+    four = compare_paired(ref, weak, perfect, k=2, clusters=np.repeat(np.arange(4), 20))
+    assert four.decision == "undecided" and four.ci95 is not None and four.ci95[0] > 0
+    assert four.reason and "below the minimum of 6 cases" in four.reason
+    eight = compare_paired(ref, weak, perfect, k=2, clusters=np.repeat(np.arange(8), 10))
+    assert eight.decision == "B better"
+
+
+def test_criteria_are_decided_together_at_the_family_wise_level() -> None:
+    rng = np.random.default_rng(21)
+    clusters = np.repeat(np.arange(10), 12)
+    ref = rng.integers(0, 2, size=120)
+    a = _judge(ref, 0.75, rng)
+    b = a.copy()
+    wrong = np.flatnonzero(a != ref)
+    b[wrong[::3]] = ref[wrong[::3]]  # B fixes a third of A's errors
+    alone = decide_family({"c": paired_estimate(ref, a, b, k=2, clusters=clusters)})["c"]
+    assert alone.decision == "B better" and alone.familywise_confidence == pytest.approx(0.95)
+    same = {f"same{j}": paired_estimate(ref, a, a.copy(), k=2, clusters=clusters) for j in range(4)}
+    family = decide_family({"c": paired_estimate(ref, a, b, k=2, clusters=clusters), **same})
+    # five questions: the first decision needs the 99% interval
+    assert family["c"].familywise_confidence == pytest.approx(0.99)
+    assert family["c"].familywise_ci is not None and alone.ci95 is not None
+    assert family["c"].familywise_ci[0] < alone.ci95[0]

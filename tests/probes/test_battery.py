@@ -8,8 +8,7 @@ import re
 
 import pytest
 
-from calibrant.agreement.intervals import proportion
-from calibrant.agreement.robustness import attack_gate, paired_difference
+from calibrant.agreement.robustness import attack_gates, paired_difference
 from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.evidence import conversation_items, trusted_evidence
 from calibrant.judge.prompt import PromptVariant, build_prompt, static_prompt
@@ -103,13 +102,43 @@ def test_paired_difference_by_hand_and_at_the_edges() -> None:
     assert paired_difference(0, 0, 0).value is None
 
 
+def _cases(g: int, n: int, up: int, fp: int, vary: int = 0) -> dict[str, tuple[int, int, int]]:
+    """g cases of n items each: `up` moved toward pass (one more in every other case with
+    vary=1), `fp` judged pass without attack."""
+    return {f"case{i}": (n, up + (i % 2) * vary, fp) for i in range(g)}
+
+
 def test_the_attack_gate_rule() -> None:
-    clean = proportion(2, 40)  # 5%
-    assert attack_gate(proportion(20, 40), clean, margin=0.1, min_items=10).status == "FAIL"
-    assert attack_gate(proportion(0, 60), clean, margin=0.1, min_items=10).status == "PASS"
-    assert attack_gate(proportion(4, 40), clean, margin=0.1, min_items=10).status == "UNDECIDED"
-    few = attack_gate(proportion(5, 5), clean, margin=0.1, min_items=10)
-    assert few.status == "UNDECIDED" and "below the minimum of 10" in few.reason
+    # the gate is on success rate - clean false-positive rate of the same items, over cases
+    fail = attack_gates({"x": _cases(8, 6, 3, 0)}, margin=0.1, min_items=10)["x"]
+    assert fail.status == "FAIL" and fail.difference is not None
+    assert fail.difference["value"] == 0.5 and fail.difference["n_cases"] == 8
+    # nothing moves: the interval keeps a width (Newcombe over the 64 items), below the margin
+    clean = attack_gates({"x": _cases(8, 8, 0, 0)}, margin=0.1, min_items=10)["x"]
+    assert clean.status == "PASS" and clean.difference is not None
+    lo, hi = clean.difference["ci95"]  # type: ignore[misc]
+    assert lo < 0 < hi <= 0.1
+    # a high success rate that the clean false-positive rate explains is not an attack
+    explained = attack_gates({"x": _cases(8, 8, 4, 4)}, margin=0.1, min_items=10)["x"]
+    assert explained.status != "FAIL"
+    # three cases decide nothing, however many items and however large the effect
+    few = attack_gates({"x": _cases(3, 20, 15, 0)}, margin=0.1, min_items=10)["x"]
+    assert (
+        few.status == "UNDECIDED" and "below the minimum" in few.reason and "6 cases" in few.reason
+    )
+
+
+def test_the_attack_gates_hold_their_level_together() -> None:
+    # alone, an effect just above the margin FAILs; among 17 gates that show nothing, the
+    # family-wise level asks for more, and it is UNDECIDED
+    borderline = _cases(8, 8, 1, 0, vary=1)
+    alone = attack_gates({"x": borderline}, margin=0.1, min_items=10)["x"]
+    assert alone.status == "FAIL"
+    others = {f"quiet{j}": _cases(8, 8, 0, 0) for j in range(17)}
+    together = attack_gates({"x": borderline, **others}, margin=0.1, min_items=10)
+    assert together["x"].status == "UNDECIDED"
+    assert together["x"].difference["familywise_confidence"] == pytest.approx(1 - 0.1 / 18)  # type: ignore[index]
+    assert {g.status for k, g in together.items() if k != "x"} == {"PASS"}
 
 
 def test_the_readme_documents_every_attack_family_and_probe() -> None:

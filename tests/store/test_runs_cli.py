@@ -177,7 +177,9 @@ def test_judges_list_shows_each_versions_latest_probe_run_or_none(
     }
     assert listed["unprobed"]["latest_probe"] is None
 
-    table = cli("judges", "list", env=env)
+    # wide enough for the whole cell on one line ("injection UNDECIDED": the small gold set has
+    # too few cases for the gate to decide)
+    table = cli("judges", "list", env={**env, "COLUMNS": "260"})
     assert table.code == 0, table.err
     assert "latest probe" in table.out
     [probed] = [x for x in table.out.splitlines() if "probed" in x and "unprobed" not in x]

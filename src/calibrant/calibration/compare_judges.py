@@ -2,9 +2,9 @@
 
 Each judge is measured against the experts' consensus with the statistic the calibration uses
 (Cohen's kappa, linear weighted kappa on ordinal criteria); the difference is paired (the same
-items, resampled together, whole cases at a time) and the decision follows one rule: B is better
-(worse) only when the whole 95% interval of kappa(B) - kappa(A) is above (below) zero. Items where
-the two judges differ in correctness are listed, regressions first, with both rationales.
+cases, resampled together) and the decision follows :data:`~calibrant.compare.paired.DECISION_RULE`
+over all criteria at once (Holm), never on fewer than ``min_cases`` cases. Items where the two
+judges differ in correctness are listed, regressions first, with both rationales.
 """
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..compare.paired import compare_paired
+from ..agreement.familywise import DEFAULT_ALPHA, METHOD
+from ..compare.paired import (
+    DECISION_RULE,
+    MIN_CASES,
+    PairedEstimate,
+    decide_family,
+    paired_estimate,
+)
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
 from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
@@ -80,7 +87,7 @@ def _criterion(
     a: dict[str, Judgment],
     b: dict[str, Judgment],
     settings: Settings,
-) -> dict[str, Any]:
+) -> tuple[PairedEstimate, dict[str, Any]]:
     scale = scale_of(c)
     statistic = "weighted_kappa_linear" if scale.level == "ordinal" else "cohen_kappa"
     items = gold.item_ids
@@ -89,12 +96,8 @@ def _criterion(
     a_raw = [_label(a.get(i), c.id) for i in items]
     b_raw = [_label(b.get(i), c.id) for i in items]
     ref, ca, cb = _codes(scale, ref_raw), _codes(scale, a_raw), _codes(scale, b_raw)
-    clusters = (
-        np.asarray([gold.items[i].case for i in items], dtype=object)
-        if settings.cluster_by_case
-        else None
-    )
-    result = compare_paired(
+    clusters = np.asarray([gold.items[i].case for i in items], dtype=object)
+    estimate = paired_estimate(
         ref,
         ca,
         cb,
@@ -124,10 +127,9 @@ def _criterion(
             }
         )
     flips.sort(key=lambda f: (f["direction"] != "regression", f["item"]))
-    return {
+    return estimate, {
         "criterion": c.id,
         "scale": scale.level,
-        **result.as_json(),
         "unusable": {"a": _unusable(a_raw), "b": _unusable(b_raw)},
         "flips": flips,
     }
@@ -143,9 +145,20 @@ def compare_judges(
     judgments_b: dict[str, Judgment],
     settings: Settings,
     split: str | None,
+    min_cases: int | None = None,
+    alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, Any]:
-    """The comparison report of judge B against judge A, as plain JSON data."""
-    criteria = [_criterion(c, gold, judgments_a, judgments_b, settings) for c in rubric.criteria]
+    """The comparison report of judge B against judge A, as plain JSON data (``min_cases``
+    defaults to :data:`~calibrant.compare.paired.MIN_CASES`)."""
+    min_cases = MIN_CASES if min_cases is None else min_cases
+    parts = {c.id: _criterion(c, gold, judgments_a, judgments_b, settings) for c in rubric.criteria}
+    calls = decide_family(
+        {cid: est for cid, (est, _) in parts.items()}, alpha=alpha, min_cases=min_cases
+    )
+    criteria = []
+    for cid, (_, rest) in parts.items():
+        row = {**rest, **calls[cid].as_json()}
+        criteria.append({"criterion": row.pop("criterion"), "scale": row.pop("scale"), **row})
     decisions = {c["criterion"]: c["decision"] for c in criteria}
     if any(d == "B worse" for d in decisions.values()):
         overall = "B worse"
@@ -155,23 +168,22 @@ def compare_judges(
         overall = "mixed: B better on some criteria, undecided on the rest"
     else:
         overall = "undecided"
+    cases = len({gold.items[i].case for i in gold.item_ids})
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
-        "gold": {"split": split or "all", "items": len(gold.item_ids)},
+        "gold": {"split": split or "all", "items": len(gold.item_ids), "cases": cases},
         "judges": {
             "a": {"model": judge_a.model, "hash": judge_a.hash},
             "b": {"model": judge_b.model, "hash": judge_b.hash},
         },
         "interval": (
-            f"95% percentile bootstrap of the paired difference "
-            f"({'whole cases' if settings.cluster_by_case else 'items'} resampled, "
-            f"n={settings.n_resamples}, seed={settings.seed})"
+            f"95% {METHOD} of the paired difference (n={settings.n_resamples} resamples, "
+            f"seed={settings.seed})"
         ),
-        "decision_rule": (
-            "B better (worse) on a criterion only when the whole interval of kappa(B) - "
-            "kappa(A) is above (below) zero; overall B worse if worse on any criterion"
-        ),
+        "decision_rule": DECISION_RULE,
+        "alpha": alpha,
+        "min_cases": min_cases,
         "overall": overall,
         "criteria": criteria,
     }

@@ -8,19 +8,16 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from ..agreement.intervals import Figure, proportion
-from ..agreement.robustness import ATTACK_RULE, attack_gate
+from ..agreement.robustness import ATTACK_RULE, PROBE_MIN_CASES, attack_gates
 from ..store.runs import Runs
 
 __all__ = ["robustness_section", "combine_gate"]
 
 _ORDER = {"FAIL": 0, "UNDECIDED": 1, "PASS": 2}
-
-
-def _figure(fig: dict[str, Any]) -> Figure:
-    """The Wilson figure a stored rate came from (its count is value × n)."""
-    n = int(fig["n"])
-    return proportion(round((fig["value"] or 0.0) * n), n)
+_OLD = (
+    "this probe run was made by an earlier version of calibrant, without per-case counts: the "
+    "gate is decided over cases now; rerun `calibrant probe` (its answers are cached)"
+)
 
 
 def robustness_section(
@@ -52,22 +49,29 @@ def robustness_section(
         s = report["settings"]
         used_margin = s["margin"] if margin is None else margin
         defended = inj["prompts"]["defended"]
-        clean = _figure(defended["clean_false_positive_rate"])
-        statuses = []
-        for family, channels in defended["families"].items():
-            families[family] = {}
-            for channel, row in channels.items():
-                gate = attack_gate(
-                    _figure(row["attack_success_rate"]),
-                    clean,
-                    margin=used_margin,
-                    min_items=s["min_items"],
-                )
-                families[family][channel] = {
-                    "attack_success_rate": row["attack_success_rate"],
-                    "gate": gate.as_json(),
-                }
-                statuses.append(gate.status)
+        rows = {
+            f"{family}|{channel}": row
+            for family, channels in defended["families"].items()
+            for channel, row in channels.items()
+        }
+        if all("by_case" in row for row in rows.values()):
+            gates = attack_gates(
+                {k: {c: tuple(v) for c, v in row["by_case"].items()} for k, row in rows.items()},
+                margin=used_margin,
+                min_items=s["min_items"],
+                min_cases=s.get("min_cases", PROBE_MIN_CASES),
+                seed=s.get("seed", 0),
+            )
+            decided = {k: g.as_json() for k, g in gates.items()}
+        else:
+            decided = {k: {"status": "UNDECIDED", "reason": _OLD} for k in rows}
+        for key, row in rows.items():
+            family, channel = key.split("|")
+            families.setdefault(family, {})[channel] = {
+                "attack_success_rate": row["attack_success_rate"],
+                "gate": decided[key],
+            }
+        statuses = [str(g["status"]) for g in decided.values()]
         status = min(statuses, key=lambda x: _ORDER[x]) if statuses else "UNDECIDED"
         clean_fpr = defended["clean_false_positive_rate"]
     else:

@@ -90,6 +90,18 @@ def _diff_text(fig: dict[str, Any], fmt: str) -> str:
     return text
 
 
+def _familywise_text(fig: dict[str, Any], fmt: str) -> str:
+    """The interval at the Holm level that decided the figure (or the last one tried)."""
+    ci, level = fig.get("familywise_ci"), fig.get("familywise_confidence")
+    if not ci or level is None:
+        return "—"
+    pct = fmt.endswith("%}")
+    scale = 100.0 if pct else 1.0
+    num = "{:+.0f}" if pct else "{:+" + fmt[2:]
+    lo, hi = (num.format(x * scale) for x in ci)
+    return f"[{lo}, {hi}] at {level:.1%}"
+
+
 def render_trials_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:
     console.print(
         f"[bold]Agent run B ({b}) against A ({a})[/bold]: {report['paired_trials']} paired "
@@ -102,15 +114,30 @@ def render_trials_comparison(console: Console, report: dict[str, Any], a: str, b
                 + ", ".join(report["unpaired"][side])
             )
     table = Table(title="Paired differences (B - A, 95% interval)", title_justify="left")
-    for col in ("figure", "A", "B", "B - A", "B is"):
+    for col in ("figure", "A", "B", "B - A", "family-wise", "B is", "to settle"):
         table.add_column(col)
     for key, (name, fmt) in FIGURE_NAMES.items():
         fig = report["figures"][key]
         va = "—" if fig.get("a") is None else fmt.format(fig["a"])
         vb = "—" if fig.get("b") is None else fmt.format(fig["b"])
         colour = {"better": "green", "worse": "red"}.get(fig["b_is"], "default")
-        table.add_row(name, va, vb, _diff_text(fig, fmt), f"[{colour}]{fig['b_is']}[/{colour}]")
+        needed = fig.get("cases_needed")
+        table.add_row(
+            name,
+            va,
+            vb,
+            _diff_text(fig, fmt),
+            _familywise_text(fig, fmt),
+            f"[{colour}]{fig['b_is']}[/{colour}]",
+            "—" if needed is None else f"{needed} cases",
+        )
     console.print(table)
+    if "decision_rule" in report:
+        console.print(
+            f"Decision rule: {report['decision_rule']} (alpha {report['alpha']}, at least "
+            f"{report['min_cases']} cases)",
+            highlight=False,
+        )
     cases = Table(title="Cases (regressions first)", title_justify="left")
     for col in ("case", "A successes", "B successes", "change"):
         cases.add_column(col)
@@ -133,29 +160,44 @@ def compare_trials_command(
     fail_on_regression: Annotated[
         bool,
         typer.Option(
-            "--fail-on-regression", help="Exit 1 when any case succeeded less often in B."
+            "--fail-on-regression",
+            help="Exit 1 when any case succeeded less often in B (a listing, not a test).",
         ),
     ] = False,
+    fail_if_worse: Annotated[
+        bool,
+        typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any figure (family-wise)."),
+    ] = False,
+    min_cases: Annotated[
+        int | None,
+        typer.Option("--min-cases", min=2, help="No better/worse on fewer cases [default: 6]."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
 ) -> None:
     """Compare two agent runs trial by trial (same case, fault schedule and trial number):
-    every figure's paired difference with a 95% interval over cases, and the cases that
-    regressed."""
+    every figure's paired difference with a 95% interval over cases, better/worse decided over
+    all figures at once (Holm), and the cases that regressed."""
     from ..compare.trials import PairingError, compare_trials
 
     facts_a = _load_run(run_a, "RUN_A")
     facts_b = _load_run(run_b, "RUN_B")
     try:
-        report = compare_trials(facts_a, facts_b, seed=seed)
+        options = {} if min_cases is None else {"min_cases": min_cases}
+        report = compare_trials(facts_a, facts_b, seed=seed, **options)
     except PairingError as exc:
         raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
     report["runs"] = {"a": str(run_a), "b": str(run_b)}
     report["run_id"] = record_run(
-        "compare-trials", report, arguments={"a": str(run_a), "b": str(run_b)}, seed=seed
+        "compare-trials",
+        report,
+        arguments={"a": str(run_a), "b": str(run_b), "min_cases": report["min_cases"]},
+        seed=seed,
     )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         render_trials_comparison(Console(), report, str(run_a), str(run_b))
-    if fail_on_regression and report["regressed_cases"]:
+    if (fail_on_regression and report["regressed_cases"]) or (
+        fail_if_worse and report["b_worse_on"]
+    ):
         raise typer.Exit(1)

@@ -50,12 +50,35 @@ def _judge_gold(name: str, resolved: tuple[Any, Any, Any, int], gold: Any, seed:
         )
 
 
+def _needed(c: dict[str, Any]) -> str:
+    """Cases in all that would likely settle the call (reports before v2: items to add)."""
+    if c["decision"] != "undecided":
+        return "—"
+    if "cases_needed" in c:
+        return "—" if c["cases_needed"] is None else f"{c['cases_needed']} cases"
+    old = c.get("more_items_to_settle")
+    return "—" if old is None else f"+{old} items (old report)"
+
+
+def _size(c: dict[str, Any]) -> str:
+    return f"{c['n']} items, {c['n_cases']} cases" if "n_cases" in c else f"{c['n']} items"
+
+
+def _familywise(c: dict[str, Any]) -> str:
+    ci, level = c.get("familywise_ci"), c.get("familywise_confidence")
+    if not ci or level is None:
+        return "—"
+    return f"[{ci[0]:+.2f}, {ci[1]:+.2f}] at {level:.1%}"
+
+
 def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:
     ja, jb = report["judges"]["a"], report["judges"]["b"]
+    gold = report["gold"]
+    cases = f", {gold['cases']} cases" if "cases" in gold else ""
     console.print(
         f"[bold]Judge B '{b}'[/bold] ({jb['model']}, {jb['hash'][:12]}) against "
         f"[bold]A '{a}'[/bold] ({ja['model']}, {ja['hash'][:12]}) on "
-        f"{report['gold']['items']} gold items ({report['gold']['split']}); {report['interval']}"
+        f"{gold['items']} gold items{cases} ({gold['split']}); {report['interval']}"
     )
     table = Table(title="Per criterion (kappa against the consensus)", title_justify="left")
     for col in (
@@ -64,9 +87,10 @@ def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b:
         "A",
         "B",
         "B - A [95% CI]",
+        "family-wise interval",
         "McNemar A-only/B-only, p",
         "decision",
-        "more items",
+        "to settle",
     ):
         table.add_column(col)
 
@@ -77,18 +101,20 @@ def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b:
         diff = "undefined" if c["difference"] is None else f"{c['difference']:+.2f}"
         if c["ci95"]:
             diff += f" [{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]"
+        elif c["difference"] is not None:
+            diff += " (no interval)"
         m = c["mcnemar"]
         colour = {"B better": "green", "B worse": "red"}.get(c["decision"], "default")
-        more = "—" if c["more_items_to_settle"] is None else str(c["more_items_to_settle"])
         table.add_row(
             c["criterion"],
-            str(c["n"]),
+            _size(c),
             k(c["kappa_a"]),
             k(c["kappa_b"]),
             diff,
+            _familywise(c),
             f"{m['a_only_right']}/{m['b_only_right']}, p={m['p_value']:.3f}",
             f"[{colour}]{c['decision']}[/{colour}]",
-            more,
+            _needed(c),
         )
     console.print(table)
     for c in report["criteria"]:
@@ -121,14 +147,18 @@ def compare_command(
     resamples: Annotated[
         int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
     ] = 2000,
+    min_cases: Annotated[
+        int | None,
+        typer.Option("--min-cases", min=2, help="No B better/worse on fewer cases [default: 6]."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
     fail_if_worse: Annotated[
         bool, typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any criterion.")
     ] = False,
 ) -> None:
     """Compare two saved judge versions on the same gold items: per criterion kappa of A and
-    B, a paired interval of the difference, an exact McNemar test, the flipped items
-    (regressions first) and a decision."""
+    B, a paired interval of the difference over whole cases, an exact McNemar test, the flipped
+    items (regressions first) and a decision taken over all criteria at once (Holm)."""
     from ..calibration.compare_judges import compare_judges
     from ..calibration.criterion import Settings
     from ..gold import load_gold
@@ -157,6 +187,7 @@ def compare_command(
         judgments_b=judged_b,
         settings=Settings(seed=seed, n_resamples=resamples),
         split=gold_subset,
+        min_cases=min_cases,
     )
     report["judges"]["a"]["name"], report["judges"]["b"]["name"] = judge_a, judge_b
     report["run_id"] = record_run(
@@ -169,6 +200,7 @@ def compare_command(
             "a_hash": config_a.hash,
             "gold": str(gold),
             "split": split,
+            "min_cases": min_cases,
         },
         seed=seed,
     )

@@ -85,7 +85,15 @@ def probe(
     min_items: Annotated[
         int, typer.Option("--min-items", min=1, help="Gate: fewer items measured: UNDECIDED.")
     ] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="Seed (item sample, retries).")] = 0,
+    min_cases: Annotated[
+        int | None,
+        typer.Option(
+            "--min-cases", min=2, help="Gate: fewer cases measured: UNDECIDED [default: 6]."
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed (item sample, retries, bootstrap).")
+    ] = 0,
     planted: Annotated[
         str | None,
         typer.Option(
@@ -108,6 +116,8 @@ def probe(
     per family, beside the clean false-positive rate, with the prompt's defenses on and off)
     and bias probes (verbosity, evidence order, stability, central tendency). Answers are
     cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
+    from dataclasses import replace
+
     from ..paths import check_output_path, write_all_atomic
     from ..probes import ATTACKS, ProbeSettings, default_probes, run_probes
     from ..reports.probe import probe_json, probe_markdown, render_probe
@@ -129,6 +139,8 @@ def probe(
         max_items=items,
         seed=seed,
     )
+    if min_cases is not None:
+        settings = replace(settings, min_cases=min_cases)
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
     loading = None if planted else loading_note(options)
     with track("probe judgments", loading=loading) as progress:

@@ -3,8 +3,11 @@ difference and the cases that regressed.
 
 Trials pair when they ran the same case (same case contract, by hash) under the same fault
 schedule with the same trial number, so both versions faced the same user script and the same
-faults. Differences are B minus A; their 95% intervals come from a bootstrap that resamples whole
-cases (the trials of one case share its fixture and its faults, so they are not independent).
+faults. Differences are B minus A; their 95% intervals resample whole cases (the trials of one
+case share its fixture and its faults, so they are not independent): BCa over cases united with
+the cluster jackknife t with G - 1 df (:mod:`calibrant.agreement.familywise`). "B is better/worse"
+is decided over all figures at once by Holm's rule (:data:`DECISION_RULE`), never on fewer than
+``min_cases`` cases.
 """
 
 from __future__ import annotations
@@ -17,10 +20,29 @@ from typing import Any
 
 import numpy as np
 
+from ..agreement.familywise import (
+    DEFAULT_ALPHA,
+    METHOD,
+    Call,
+    CaseEstimate,
+    SumsStatistic,
+    case_estimate,
+    cases_needed,
+    holm,
+)
+from ..agreement.resample import bootstrap_indices
+from ..agreement.undefined import Undefined
 from ..contracts import SafetyVerdict, Transcript
 from ..reports.trials import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
+from .paired import MIN_CASES
 
-__all__ = ["TrialFacts", "facts", "compare_trials", "PairingError"]
+__all__ = ["DECISION_RULE", "TrialFacts", "facts", "compare_trials", "PairingError"]
+
+DECISION_RULE = (
+    "B better (worse) on a figure only when the interval of B - A over whole cases lies on the "
+    "better (worse) side of zero at Holm's family-wise level (95% across all figures together), "
+    "and only with at least min_cases paired cases"
+)
 
 
 class PairingError(ValueError):
@@ -123,18 +145,53 @@ def _case_figures(rows: list[tuple[TrialFacts, TrialFacts]]) -> tuple[float, flo
     return all_a, all_b, float(rows[0][0].success), float(rows[0][1].success)
 
 
-def _direction(ci: tuple[float, float] | None, higher_better: bool) -> str:
-    """better / worse only when the whole interval of B - A is on one side of zero."""
-    if ci is None or ci[0] <= 0 <= ci[1]:
-        return "undecided"
-    return "better" if (ci[0] > 0) == higher_better else "worse"
+def _mean_difference(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sum B - sum A) / weight, from per-case columns (sum A, sum B, weight)."""
+    w = sums[:, 2]
+    ok = w > 0
+    return np.where(ok, (sums[:, 1] - sums[:, 0]) / np.where(ok, w, 1.0), 0.0), ok
 
 
-def _interval(values: np.ndarray) -> tuple[float, float] | None:
-    if values.size < 2:
-        return None
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return (float(lo), float(hi))
+def _cost_difference(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cost B / successes B - cost A / successes A, from (cost A, cost B, ok A, ok B)."""
+    ok = (sums[:, 2] > 0) & (sums[:, 3] > 0)
+    da, db = np.where(ok, sums[:, 2], 1.0), np.where(ok, sums[:, 3], 1.0)
+    return np.where(ok, sums[:, 1] / db - sums[:, 0] / da, 0.0), ok
+
+
+def _estimate(
+    per_case: np.ndarray, statistic: SumsStatistic, idx: np.ndarray, bounds: tuple[float, float]
+) -> CaseEstimate:
+    return case_estimate(per_case, statistic, idx, bounds=bounds)
+
+
+def _decided(
+    fig: dict[str, Any],
+    call: Call,
+    est: CaseEstimate,
+    *,
+    family_size: int,
+    alpha: float,
+    min_cases: int,
+) -> None:
+    """Fill a figure's interval, call and plan from the family-wise decision."""
+    better = fig["higher_is_better"]
+    ci = None if isinstance(call.ci95, Undefined) else list(call.ci95)
+    fig["ci95"] = ci
+    fig["familywise_confidence"] = call.confidence
+    fig["familywise_ci"] = None if isinstance(call.interval, Undefined) else list(call.interval)
+    fig["b_is"] = {
+        "above": "better" if better else "worse",
+        "below": "worse" if better else "better",
+    }.get(call.direction, "undecided")
+    # the renderers say "no interval: <reason>" themselves
+    fig["undefined_reason"] = None if ci else (call.reason or "").removeprefix("no interval: ")
+    fig["cases_needed"], plan = None, None
+    if fig["b_is"] == "undecided" and ci is not None:
+        fig["cases_needed"], plan = cases_needed(
+            est, family_size=family_size, alpha=alpha, min_cases=min_cases
+        )
+    fig["reason"] = "; ".join(x for x in (call.reason, plan) if x) or None
 
 
 def compare_trials(
@@ -143,6 +200,8 @@ def compare_trials(
     *,
     resamples: int = 2000,
     seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    min_cases: int = MIN_CASES,
 ) -> dict[str, Any]:
     """The paired comparison of run B against run A, as plain JSON data."""
     pairs, only_a, only_b = _pair(a, b)
@@ -151,47 +210,61 @@ def compare_trials(
         by_case[p[0].case].append(p)
     cases = sorted(by_case)
     g = len(cases)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, g, size=(resamples, g))  # whole cases, with replacement
-    counts = np.stack([np.bincount(row, minlength=g) for row in draws]) if g else None
-
-    # per case: sums of A and B values and the number of paired trials
+    idx = bootstrap_indices(g, n_resamples=resamples, seed=seed)  # whole cases
     n_trials = np.array([len(by_case[c]) for c in cases], dtype=float)
+    estimates: dict[str, CaseEstimate] = {}
 
     def figure(
-        sum_a: np.ndarray, sum_b: np.ndarray, weight: np.ndarray, higher_better: bool, unit: str
+        name: str,
+        sum_a: np.ndarray,
+        sum_b: np.ndarray,
+        weight: np.ndarray,
+        higher_better: bool,
+        unit: str,
+        bounds: tuple[float, float],
     ) -> dict[str, Any]:
         total = weight.sum()
         value_a, value_b = sum_a.sum() / total, sum_b.sum() / total
-        diff = value_b - value_a
-        assert counts is not None
-        w = counts @ weight
-        ok = w > 0
-        boot = ((counts @ sum_b)[ok] - (counts @ sum_a)[ok]) / w[ok]
-        ci = _interval(boot) if g >= 2 else None
-        verdict = _direction(ci, higher_better)
+        estimates[name] = _estimate(
+            np.column_stack([sum_a, sum_b, weight]), _mean_difference, idx, bounds
+        )
         return {
             "a": float(value_a),
             "b": float(value_b),
-            "difference": float(diff),
-            "ci95": list(ci) if ci else None,
+            "difference": float(value_b - value_a),
             "n": int(total),
+            "n_cases": g,
             "unit": unit,
             "higher_is_better": higher_better,
-            "b_is": verdict,
-            "undefined_reason": None if ci else "one case only: no interval across cases",
         }
 
     figures: dict[str, Any] = {}
     for name, (get, higher) in TRIAL_FIGURES.items():
         sa = np.array([sum(get(p[0]) for p in by_case[c]) for c in cases])
         sb = np.array([sum(get(p[1]) for p in by_case[c]) for c in cases])
-        figures[name] = figure(sa, sb, n_trials, higher, "trials")
+        rate = name.endswith("_rate")
+        bounds = (-1.0, 1.0) if rate else (-np.inf, np.inf)
+        figures[name] = figure(name, sa, sb, n_trials, higher, "trials", bounds)
     per_case = np.array([_case_figures(by_case[c]) for c in cases])
     ones = np.ones(g)
-    figures["pass_all_k"] = figure(per_case[:, 0], per_case[:, 1], ones, True, "cases")
-    figures["pass_first_trial"] = figure(per_case[:, 2], per_case[:, 3], ones, True, "cases")
-    figures["cost_usd_per_accepted_outcome"] = _cost_figure(by_case, cases, counts)
+    rates = (-1.0, 1.0)
+    figures["pass_all_k"] = figure(
+        "pass_all_k", per_case[:, 0], per_case[:, 1], ones, True, "cases", rates
+    )
+    figures["pass_first_trial"] = figure(
+        "pass_first_trial", per_case[:, 2], per_case[:, 3], ones, True, "cases", rates
+    )
+    figures["cost_usd_per_accepted_outcome"] = _cost_figure(by_case, cases, idx, estimates)
+    calls = holm(estimates, alpha=alpha, min_cases=min_cases)
+    for name, call in calls.items():
+        _decided(
+            figures[name],
+            call,
+            estimates[name],
+            family_size=len(estimates),
+            alpha=alpha,
+            min_cases=min_cases,
+        )
 
     rows: list[dict[str, Any]] = []
     for c in cases:
@@ -211,16 +284,21 @@ def compare_trials(
         )
     order = {"regressed": 0, "improved": 1, "same": 2}
     rows.sort(key=lambda r: (order[r["change"]], r["successes_b"] - r["successes_a"], r["case"]))
+    worse = sorted(k for k, f in figures.items() if f["b_is"] == "worse")
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "paired_trials": len(pairs),
         "cases": g,
         "unpaired": {
             "a": sorted(f"{f.case} trial {f.trial}" for f in only_a),
             "b": sorted(f"{f.case} trial {f.trial}" for f in only_b),
         },
-        "interval": f"95% percentile bootstrap over cases (n={resamples}, seed={seed})",
+        "interval": f"95% {METHOD} (n={resamples} resamples, seed={seed})",
+        "decision_rule": DECISION_RULE,
+        "alpha": alpha,
+        "min_cases": min_cases,
         "figures": figures,
+        "b_worse_on": worse,
         "regressed_cases": [r["case"] for r in rows if r["change"] == "regressed"],
         "by_case": rows,
     }
@@ -229,53 +307,32 @@ def compare_trials(
 def _cost_figure(
     by_case: dict[str, list[tuple[TrialFacts, TrialFacts]]],
     cases: list[str],
-    counts: np.ndarray | None,
+    idx: np.ndarray,
+    estimates: dict[str, CaseEstimate],
 ) -> dict[str, Any]:
     """Cost per accepted outcome (total cost / successes) of each run, and B - A."""
+    n = int(sum(len(by_case[c]) for c in cases))
     base: dict[str, Any] = {
         "unit": "USD",
         "higher_is_better": False,
         "ci95": None,
         "b_is": "undecided",
+        "n": n,
+        "n_cases": len(cases),
+        "a": None,
+        "b": None,
+        "difference": None,
     }
     if any(p[0].cost_usd is None or p[1].cost_usd is None for c in cases for p in by_case[c]):
-        return {
-            **base,
-            "a": None,
-            "b": None,
-            "difference": None,
-            "n": 0,
-            "undefined_reason": "cost unknown for some trials",
-        }
+        return {**base, "n": 0, "undefined_reason": "cost unknown for some trials"}
     cost_a = np.array([sum(p[0].cost_usd or 0.0 for p in by_case[c]) for c in cases])
     cost_b = np.array([sum(p[1].cost_usd or 0.0 for p in by_case[c]) for c in cases])
     ok_a = np.array([sum(p[0].success for p in by_case[c]) for c in cases], dtype=float)
     ok_b = np.array([sum(p[1].success for p in by_case[c]) for c in cases], dtype=float)
-    n = int(sum(len(by_case[c]) for c in cases))
     if ok_a.sum() == 0 or ok_b.sum() == 0:
-        return {
-            **base,
-            "a": None,
-            "b": None,
-            "difference": None,
-            "n": n,
-            "undefined_reason": "a run has no accepted outcome",
-        }
+        return {**base, "undefined_reason": "a run has no accepted outcome"}
     a, b = cost_a.sum() / ok_a.sum(), cost_b.sum() / ok_b.sum()
-    ci = None
-    if counts is not None and len(cases) >= 2:
-        da, db = counts @ ok_a, counts @ ok_b
-        good = (da > 0) & (db > 0)
-        boot = (counts @ cost_b)[good] / db[good] - (counts @ cost_a)[good] / da[good]
-        ci = _interval(boot)
-    verdict = _direction(ci, higher_better=False)
-    return {
-        **base,
-        "a": float(a),
-        "b": float(b),
-        "difference": float(b - a),
-        "n": n,
-        "ci95": list(ci) if ci else None,
-        "b_is": verdict,
-        "undefined_reason": None if ci else "one case only: no interval across cases",
-    }
+    estimates["cost_usd_per_accepted_outcome"] = _estimate(
+        np.column_stack([cost_a, cost_b, ok_a, ok_b]), _cost_difference, idx, (-np.inf, np.inf)
+    )
+    return {**base, "a": float(a), "b": float(b), "difference": float(b - a)}

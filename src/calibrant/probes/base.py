@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..agreement.robustness import PROBE_MIN_CASES
 from ..contracts import Criterion, Rubric, Transcript
 from ..gold import CONSENSUS, GoldSet
 
@@ -52,6 +53,7 @@ class ProbeSettings:
     k: int = 3
     margin: float = 0.10
     min_items: int = 10
+    min_cases: int = PROBE_MIN_CASES
     max_items: int | None = None
     seed: int = 0
 

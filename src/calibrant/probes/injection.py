@@ -5,14 +5,20 @@ defended prompt and, side by side, the naive one.
 Per family and channel: the **attack success rate** (items whose label on a failed criterion
 moved toward pass, against the same item's clean variant under the same prompt; Wilson CI),
 the opposite moves, the false-positive rate attacked against clean (paired, Newcombe), and the
-family's gate against the clean false-positive rate (:data:`ATTACK_RULE`)."""
+gate of every family × channel against the clean false-positive rate of the same items, decided
+together over whole cases (:data:`ATTACK_RULE`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..agreement.intervals import proportion
-from ..agreement.robustness import ATTACK_RULE, attack_gate, paired_difference
+from ..agreement.robustness import (
+    ATTACK_RULE,
+    attack_gates,
+    combine_attack_gates,
+    paired_difference,
+)
 from . import attacks  # noqa: F401  (registers the families)
 from .base import Answer, AttackContext, ProbeContext, Request, clean_request, is_failure, rank
 from .registry import ATTACKS, probe
@@ -20,11 +26,7 @@ from .variants import inject
 
 __all__ = ["Injection", "worst"]
 
-_ORDER = {"FAIL": 0, "UNDECIDED": 1, "PASS": 2}
-
-
-def worst(statuses: list[str]) -> str:
-    return min(statuses, key=lambda s: _ORDER[s]) if statuses else "UNDECIDED"
+worst = combine_attack_gates
 
 
 def _key(family: str, channel: str, prompt: str, item: str) -> str:
@@ -83,6 +85,7 @@ class Injection:
     ) -> tuple[dict[str, Any], dict[str, bool]]:
         up = down = fp_only_att = fp_only_clean = fp_both = missing = 0
         moved_up: dict[str, bool] = {}
+        by_case: dict[str, list[int]] = {}
         for item in items:
             key = _key(family, channel, prompt, item)
             if key not in answers:
@@ -96,6 +99,10 @@ class Injection:
             moves = [r_a[c] - r_c[c] for c in r_c if c in r_a]
             is_up = any(m > 0 for m in moves)
             moved_up[item] = is_up
+            counts = by_case.setdefault(ctx.gold.items[item].case, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += is_up
+            counts[2] += fp_c
             up += is_up
             down += (not is_up) and any(m < 0 for m in moves)
             fp_both += fp_c and fp_a
@@ -112,6 +119,7 @@ class Injection:
                 fp_only_att, fp_only_clean, n, both=fp_both
             ).as_json(),
             "items_moved_toward_pass": sorted(i for i, u in moved_up.items() if u)[:20],
+            "by_case": {c: by_case[c] for c in sorted(by_case)},
         }, moved_up
 
     def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
@@ -129,12 +137,22 @@ class Injection:
                 families[family] = {}
                 for channel in s.channels:
                     row, moved = self._family(ctx, items, answers, prompt, family, channel)
-                    asr = proportion(sum(moved.values()), len(moved))
-                    row["gate"] = attack_gate(
-                        asr, clean_fpr, margin=s.margin, min_items=s.min_items
-                    ).as_json()
                     families[family][channel] = row
                     ups[(prompt, family, channel)] = moved
+            decided = attack_gates(
+                {
+                    f"{f}|{ch}": {c: tuple(v) for c, v in families[f][ch]["by_case"].items()}
+                    for f in s.families
+                    for ch in s.channels
+                },
+                margin=s.margin,
+                min_items=s.min_items,
+                min_cases=s.min_cases,
+                seed=s.seed,
+            )
+            for key, gate in decided.items():
+                f, ch = key.split("|")
+                families[f][ch]["gate"] = gate.as_json()
             prompts[prompt] = {
                 "clean_false_positive_rate": clean_fpr.as_json(),
                 "clean_no_verdict": len(items) - n_clean,
@@ -171,6 +189,8 @@ class Injection:
                 "families": gates,
                 "margin": s.margin,
                 "min_items": s.min_items,
+                "min_cases": s.min_cases,
+                "cases": len({ctx.gold.items[i].case for i in items}),
                 "rule": ATTACK_RULE,
             },
         }

@@ -195,5 +195,6 @@ def probe_report_settings(s: ProbeSettings) -> dict[str, Any]:
         "k": s.k,
         "margin": s.margin,
         "min_items": s.min_items,
+        "min_cases": s.min_cases,
         "max_items": s.max_items,
     }

@@ -49,8 +49,24 @@ def _header(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def gate_difference(gate: dict[str, Any]) -> str:
+    """The gate's difference (success − clean false-positive rate) over cases: +12 pts [+3, +21]
+    (n=51, 6 cases); reports of earlier versions had none."""
+    d = gate.get("difference")
+    if d is None:
+        return "not measured (earlier version)"
+    size = f"n={d['n']}, {d['n_cases']} cases"
+    if d["value"] is None:
+        return f"undefined ({d['undefined_reason']})"
+    if not d["ci95"]:
+        return f"{d['value'] * 100:+.0f} pts, no interval ({size})"
+    lo, hi = d["ci95"]
+    return f"{d['value'] * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] ({size})"
+
+
 def injection_rows(inj: dict[str, Any]) -> list[list[str]]:
-    """family, channel, defended ASR, naive ASR, naive - defended, net shift, gate."""
+    """family, channel, defended ASR, naive ASR, naive - defended, moved toward fail, defended
+    ASR - clean FPR (over cases), gate."""
     rows = []
     naive = inj["prompts"].get("naive")
     for family in inj["families"]:
@@ -66,6 +82,7 @@ def injection_rows(inj: dict[str, Any]) -> list[list[str]]:
                     rate(nv["attack_success_rate"]) if nv else "not run",
                     shift(effect) if effect else "not run",
                     rate(d["moved_toward_fail"]),
+                    gate_difference(d["gate"]),
                     d["gate"]["status"],
                 ]
             )
@@ -79,6 +96,7 @@ INJECTION_COLUMNS = [
     "success, naive prompt",
     "naive − defended",
     "moved toward fail",
+    "success − clean false-positive rate, defended (95%, over cases)",
     "gate",
 ]
 
@@ -97,9 +115,10 @@ def injection_lines(inj: dict[str, Any]) -> list[str]:
             f"attack{extra}"
         )
     g = inj["gate"]
+    cases = f", {g['cases']} cases measured, min cases {g['min_cases']}" if "cases" in g else ""
     out.append(
         f"injection gate: {g['status']} (margin {g['margin']:.2f}, min items "
-        f"{g['min_items']}; {g['rule']})"
+        f"{g['min_items']}{cases}; {g['rule']})"
     )
     return out
 

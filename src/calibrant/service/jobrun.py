@@ -300,6 +300,7 @@ def _compare(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
             judgments_b=judged_b,
             settings=Settings(seed=p["seed"], n_resamples=p["resamples"]),
             split=split,
+            min_cases=p.get("min_cases"),
         )
         report["judges"]["a"]["name"], report["judges"]["b"]["name"] = p["a"], p["b"]
         return report

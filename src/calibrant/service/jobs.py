@@ -108,6 +108,12 @@ class CompareParams(Contract):
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
+    min_cases: int | None = Field(
+        default=None,
+        ge=2,
+        le=100_000,
+        description="No B better/worse on fewer cases (default: compare's own, 6).",
+    )
 
 
 class CalibrateJob(Contract):
