@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from ..contracts import Transcript
 from ..errors import InputError
-from ..files import lone_surrogate, transcript_from_line, validation_error
+from ..files import transcript_from_line, validation_error
+from ..surrogates import lone_surrogate
 
 __all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
 
