@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from .contracts import CaseContract, Label, Rubric, Transcript
 from .errors import InputError
 from .paths import expand_paths, write_atomic
+from .surrogates import lone_surrogate
 
 __all__ = [
     "expand_paths",
@@ -195,6 +196,8 @@ def load_transcript(path: str | Path) -> Transcript:
     """Read and validate one transcript JSON file."""
     p = Path(path)
     text = _read_text(p)
+    if (lone := lone_surrogate(p, text)) is not None:
+        raise lone
     try:
         return Transcript.model_validate_json(text)
     except ValidationError as exc:
@@ -343,6 +346,8 @@ def _labels_from_csv(p: Path, text: str) -> list[LocatedLabel]:
 def transcript_from_line(path: str | Path, line: int, text: str) -> Transcript:
     """One transcript from one line of a JSON Lines file; errors name the file and that line."""
     p = Path(path)
+    if (lone := lone_surrogate(p, text, base_line=line)) is not None:
+        raise lone
     try:
         return Transcript.model_validate_json(text)
     except ValidationError as exc:

@@ -144,3 +144,23 @@ def test_unknown_agent_writes_nothing(tmp_path: Path, cli: Callable[..., Result]
 def test_missing_path_and_unknown_schema(cli: Callable[..., Result]) -> None:
     assert "no such file or folder" in _one_line(cli("check", "does/not/exist.json"))
     assert "unknown schema" in _one_line(cli("schema", "nope"))
+
+
+def test_a_lone_surrogate_escape_names_the_line_and_field(
+    tmp_path: Path, cli: Callable[..., Result]
+) -> None:
+    """JSON allows "\\ud83d" alone; it is no character, and no output or store can hold it."""
+    data = json.loads(GOOD.read_text())
+    data["conversation"][1]["text"] = "PLACEHOLDER"
+    bad = tmp_path / "t.json"
+    text = json.dumps(data, indent=1)
+    bad.write_text(text.replace("PLACEHOLDER", "refund \\ud83d sent"))
+    want = text.split("PLACEHOLDER")[0].count("\n") + 1
+    with pytest.raises(InputError) as err:
+        load_transcript(bad)
+    assert err.value.line == want and err.value.field == "conversation.1.text"
+    line = _one_line(cli("check", str(bad)))
+    assert f"{bad}:{want}: field 'conversation.1.text'" in line and "surrogate" in line
+    # a surrogate pair written as two escapes is one character, and fine
+    bad.write_text(text.replace("PLACEHOLDER", "refund \\ud83d\\ude00 sent"))
+    assert "\U0001f600" in load_transcript(bad).conversation[1].text

@@ -53,6 +53,9 @@ def test_failures_are_counted_not_dropped(cli: Callable[..., Result], tmp_path: 
         )
         doc = json.loads(r.out)
         assert doc["outcomes"] == {"provider_error": 1} and doc["model_calls"] == 2
+        # no item got a verdict: the report is printed, and the exit code says so
+        assert r.code == 3 and "no transcript got a verdict" in r.err
+        assert "provider_error 1" in r.err and "boom" in r.err  # each kind, a sample message
         # the next run retries a failure (the model never answered)
         r2 = cli(
             "judge",
@@ -66,7 +69,7 @@ def test_failures_are_counted_not_dropped(cli: Callable[..., Result], tmp_path: 
             "--json",
             env=env,
         )
-        assert json.loads(r2.out)["model_calls"] == 2
+        assert json.loads(r2.out)["model_calls"] == 2 and r2.code == 3
         table = cli(
             "judge",
             str(EX / "good-eligible.json"),
@@ -78,7 +81,39 @@ def test_failures_are_counted_not_dropped(cli: Callable[..., Result], tmp_path: 
             "1",
             env=env,
         )
-        assert "provider_error" in table.out
+        assert "provider_error" in table.out and table.code == 3
+        lines = cli(*args_jsonl(server.url), env=env)
+        assert lines.code == 3 and '"provider_error": 1' in lines.out.splitlines()[-1]
+
+
+def args_jsonl(url: str) -> tuple[str, ...]:
+    return (
+        "judge",
+        str(EX / "good-eligible.json"),
+        "--model",
+        "openai/always-500",
+        "--api-base",
+        url,
+        "--max-attempts",
+        "1",
+        "--jsonl",
+    )
+
+
+def test_some_verdicts_and_some_failures_exit_zero(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    """`flaky` fails its first two calls (429, 503), then answers: with one attempt per item
+    and one call at a time, two items fail and the third gets a verdict."""
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    names = ["good-eligible", "broken-false-completion", "broken-duplicate-after-timeout"]
+    files = [str(EX / f"{n}.json") for n in names]
+    with fake_openai(answer_from_schema(lambda c, labels: labels[0])) as server:
+        args = ("--model", "openai/flaky", "--api-base", server.url, "--max-attempts", "1")
+        r = cli("judge", *files, *args, "--concurrency", "1", "--json", env=env)
+    doc = json.loads(r.out)
+    assert doc["outcomes"]["verdict"] == 1 and sum(doc["outcomes"].values()) == 3
+    assert r.code == 0, r.err
 
 
 def test_saved_judge_configuration(cli: Callable[..., Result], tmp_path: Path) -> None:

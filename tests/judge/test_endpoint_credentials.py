@@ -87,11 +87,17 @@ def test_credentials_reach_the_endpoint_but_no_output(
         assert secret.encode() not in (tmp_path / "t.db").read_bytes()
 
 
-def test_credentials_stay_out_of_errors(cli: Callable[..., Result], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("credentials", "query"), [(f"{USER}:{PASSWORD}@", ""), ("", f"?api_key={TOKEN}")]
+)
+def test_credentials_stay_out_of_errors(
+    cli: Callable[..., Result], tmp_path: Path, credentials: str, query: str
+) -> None:
     with socket.socket() as s:  # a port nothing listens on: every call fails to connect
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    url = f"http://{USER}:{PASSWORD}@127.0.0.1:{port}/v1?api_key={TOKEN}"
+    # (one credential per URL: both at once are refused, see below)
+    url = f"http://{credentials}127.0.0.1:{port}/v1{query}"
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}"}
     r = cli(
         "judge",
@@ -110,6 +116,39 @@ def test_credentials_stay_out_of_errors(cli: Callable[..., Result], tmp_path: Pa
     text = (r.out + r.err).encode() + _store_bytes(tmp_path)
     for secret in (USER, PASSWORD, TOKEN):
         assert secret.encode() not in text, secret
-    if r.out:
-        doc = json.loads(r.out)
-        assert "provider_error" in doc["outcomes"] and "api_key=***" in doc["judge"]["api_base"]
+    doc = json.loads(r.out)
+    assert "provider_error" in doc["outcomes"]
+    assert doc["judge"]["api_base"] == mask_url(url) and "***" in doc["judge"]["api_base"]
+
+
+@pytest.mark.parametrize("param", ["api_key", "key", "token", "access_token"])
+def test_a_key_in_the_query_is_sent_as_a_header_never_in_the_path(
+    cli: Callable[..., Result], tmp_path: Path, param: str
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}", "OPENAI_API_KEY": ""}
+    with fake_openai(answer_from_schema(lambda c, labels: labels[0])) as server:
+        url = f"{server.url}?{param}={TOKEN}"
+        path = str(EX / "good-eligible.json")
+        r = cli("judge", path, "--model", "openai/good", "--api-base", url, "--json", env=env)
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["outcomes"] == {"verdict": 1}
+    assert server.paths == ["/v1/chat/completions"]  # the key is not in the URL
+    assert server.headers[0].get("authorization") == f"Bearer {TOKEN}"
+    assert TOKEN.encode() not in (r.out + r.err).encode() + _store_bytes(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "query", ["api-version=2024-06-01", f"api_key={TOKEN}&sig={PASSWORD}", "x=1", f"sig={TOKEN}"]
+)
+def test_a_query_that_cannot_travel_as_a_header_is_refused_in_one_line(
+    cli: Callable[..., Result], tmp_path: Path, query: str
+) -> None:
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}"}
+    with fake_openai(answer_from_schema(lambda c, labels: labels[0])) as server:
+        url = f"{server.url}?{query}"
+        path = str(EX / "good-eligible.json")
+        r = cli("judge", path, "--model", "openai/good", "--api-base", url, env=env)
+        assert server.paths == []  # refused before any call
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+    assert "--api-base" in r.err and "query" in r.err
+    assert TOKEN not in r.err and PASSWORD not in r.err

@@ -223,7 +223,7 @@ def test_folding_ascii_text_quickly_gives_what_the_full_fold_gives() -> None:
     full path (NFKC, every invisible character dropped, line breaks made plain) does."""
     import random
 
-    from calibrant.judge import prompt
+    from calibrant.judge import fence as prompt  # fold() lives in the fence module
 
     def full(text: str) -> str:
         text = prompt._LINE_BREAKS.sub("\n", text)

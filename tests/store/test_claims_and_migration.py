@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import (
     Column,
     DateTime,
+    Engine,
     Integer,
     MetaData,
     String,
@@ -29,7 +30,7 @@ from sqlalchemy import (
 
 from calibrant.contracts import CriterionJudgment, JudgeConfig, Judgment, content_hash
 from calibrant.errors import ConfigError
-from calibrant.store import STORE_SCHEMA_VERSION, Store, make_engine
+from calibrant.store import STORE_SCHEMA_VERSION, Store, make_engine, upgrade_store
 from calibrant.store.migrate import HEAD
 from calibrant.store.runs import Runs
 
@@ -161,6 +162,16 @@ def _schema_1(url: str) -> None:
     engine.dispose()
 
 
+def _opened_upgrading(url: str) -> Engine:
+    """The store opened as a user would upgrade it: by opening it on SQLite; on PostgreSQL,
+    refused (one line naming the command), then `calibrant db upgrade`'s upgrade_store."""
+    if url.startswith("postgresql"):
+        with pytest.raises(ConfigError, match="calibrant db upgrade"):
+            make_engine(url)
+        upgrade_store(url)
+    return make_engine(url)
+
+
 def test_a_schema_1_store_is_upgraded_in_place_without_losing_rows(url: str) -> None:
     _schema_1(url)
     at_url = CFG.model_copy(update={"api_base": "http://127.0.0.1:8000/v1"})
@@ -188,7 +199,7 @@ def test_a_schema_1_store_is_upgraded_in_place_without_losing_rows(url: str) -> 
                 },
             )
     engine.dispose()
-    store = Store(make_engine(url))
+    store = Store(_opened_upgrading(url))
     with store.engine.connect() as conn:
         version = conn.execute(
             text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
@@ -300,7 +311,7 @@ def test_a_schema_3_store_gains_the_service_tables_and_keeps_its_runs(url: str) 
         assert "calibrant_users" not in set(inspect(conn).get_table_names())
     old.dispose()
 
-    store = Store(make_engine(url))
+    store = Store(_opened_upgrading(url))
     with store.engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"

@@ -31,6 +31,8 @@ class FakeServer:
     requests: Counter[str] = field(default_factory=Counter)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # path and query of each request, as sent
+    raw: list[bytes] = field(default_factory=list)  # each request body, as sent
     url: str = ""
 
 
@@ -56,12 +58,18 @@ def _completion(model: str, content: str, *, refusal: str | None = None) -> dict
     }
 
 
+def _path(request: Request) -> str:
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+
 def make_app(state: FakeServer) -> FastAPI:
     app = FastAPI()
 
     @app.post("/v1/chat/completions")
     @app.post("/chat/completions")
     async def chat(request: Request) -> JSONResponse:
+        state.raw.append(await request.body())
+        state.paths.append(_path(request))
         body = await request.json()
         model = str(body.get("model", ""))
         state.requests[model] += 1
@@ -128,6 +136,14 @@ def make_app(state: FakeServer) -> FastAPI:
                 out["choices"][0]["finish_reason"] = "tool_calls"
             return JSONResponse(out)
         return JSONResponse(_completion(model, answer))
+
+    @app.post("/{rest:path}")
+    async def elsewhere(request: Request) -> JSONResponse:
+        """A request to any other path (e.g. a URL mangled by a query string): recorded, 404."""
+        state.raw.append(await request.body())
+        state.paths.append(_path(request))
+        state.headers.append(dict(request.headers))
+        return JSONResponse({"error": {"message": "no such route"}}, status_code=404)
 
     return app
 

@@ -19,6 +19,7 @@ __all__ = [
     "batch_app",
     "judges_app",
     "runs_app",
+    "db_app",
     "ModelOpt",
     "ApiBaseOpt",
     "RubricOpt",
@@ -55,6 +56,8 @@ judges_app = typer.Typer(help="Saved judge versions (judges/*.yaml).", no_args_i
 app.add_typer(judges_app, name="judges")
 runs_app = typer.Typer(help="Runs recorded in the store, with their reports.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
+db_app = typer.Typer(help="The store's schema (CALIBRANT_DATABASE_URL).", no_args_is_help=True)
+app.add_typer(db_app, name="db")
 
 
 ModelOpt = Annotated[

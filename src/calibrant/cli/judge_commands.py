@@ -27,6 +27,7 @@ from .app import (
 )
 
 if TYPE_CHECKING:
+    from ..contracts import Judgment
     from ..judge.config import JudgeOptions
 
 
@@ -102,8 +103,10 @@ def judge(
         raise CalibrantError("--json and --jsonl are alternatives: give one")
     store = Store(make_engine())
     if as_jsonl:
-        _judge_streaming(files, store, opts, samples)
+        none = _judge_streaming(files, store, opts, samples)
         err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
+        if none:
+            raise typer.Exit(NO_VERDICT_EXIT)
         return
     sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
     console = Console(stderr=as_json)
@@ -126,16 +129,44 @@ def judge(
         typer.echo(report_json(report))
     else:
         render_judge_report(console, report, rub)
+    none = _no_verdict([j for _, _, js in rows for j in js], err)
     err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
+    if none:
+        raise typer.Exit(NO_VERDICT_EXIT)
+
+
+NO_VERDICT_EXIT = 3
+"""`judge` exits 3 when no item got a verdict (every judgment failed): nothing was judged."""
+
+
+def _no_verdict(judgments: Sequence[Judgment], err: Console) -> bool:
+    """True when judgments were asked for and none is a verdict, after saying so on stderr
+    with each failure kind, its count and a sample message."""
+    if not judgments or any(j.outcome == "verdict" for j in judgments):
+        return False
+    kinds: dict[str, list[Judgment]] = {}
+    for j in judgments:
+        kinds.setdefault(j.outcome, []).append(j)
+    counted = ", ".join(f"{k} {len(js)}" for k, js in sorted(kinds.items()))
+    sample = next((j.error for j in judgments if j.error), None)
+    tail = f" (e.g. {' '.join(sample.split())[:200]})" if sample else ""
+    err.print(
+        f"calibrant: no transcript got a verdict from the judge: {counted}{tail}; "
+        "a rerun retries the failures",
+        highlight=False,
+        markup=False,
+    )
+    return True
 
 
 STREAM_CHUNK = 256  # files judged per round in --jsonl mode: memory is bounded by this
 
 
-def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samples: int) -> None:
+def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samples: int) -> bool:
     """`judge --jsonl`: every file read and checked first, a round at a time (bad input stops
     the run before any model call, and each file's keys are remembered in the store), then judged
-    a round at a time, each transcript printed as one JSON line when its round ends."""
+    a round at a time, each transcript printed as one JSON line when its round ends. True when
+    no item got a verdict (said on stderr)."""
     from ..judge.batch import judge_files, read_sources
     from ..judge.config import resolve_judge
     from ..reports.judgments import transcript_entry
@@ -147,6 +178,7 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
     for chunk in chunks:
         read_sources(chunk, store)
     outcomes: dict[str, int] = {}
+    failures: list[Judgment] = []  # kept only while no verdict has come
     from_cache = model_calls = judgments = 0
     with track(
         f"judgments by {config.model}", total=len(paths) * samples, loading=loading_note(opts)
@@ -168,6 +200,8 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
                 for j in js:
                     outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
                     judgments += 1
+                    if not outcomes.get("verdict") and len(failures) < 100:
+                        failures.append(j)
                 typer.echo(json.dumps(transcript_entry(src, v, js), sort_keys=True))
     summary = {
         "schema_version": 1,
@@ -180,3 +214,4 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
         "outcomes": dict(sorted(outcomes.items())),
     }
     typer.echo(json.dumps({"summary": summary}, sort_keys=True))
+    return _no_verdict(failures if not outcomes.get("verdict") else [], Console(stderr=True))

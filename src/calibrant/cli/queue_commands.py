@@ -54,6 +54,7 @@ def enqueue(
                 "calibration_run": calibration_run,
             },
         },
+        process=False,  # the queue's workers carry it on after this command exits
     )
     try:
         jobs = enqueue_batch(url, run_id, (s for s, _ in iter_transcripts(files)), chunk)

@@ -31,6 +31,12 @@ def _head(d: dict[str, Any]) -> list[str]:
         out.append("sampling: " + ", ".join(f"{k} {v}" for k, v in sorted(d["sampling"].items())))
     if d.get("error"):
         out.append(f"error: {d['error']}")
+    if d["status"] == "interrupted":
+        owner = (d.get("process") or {}).get("owner") or "?"
+        out.append(
+            f"interrupted: its process ({owner.rsplit(':', 1)[0]}) ended before the run finished; "
+            "run the command again (answers already in the store are not asked again)"
+        )
     return out
 
 

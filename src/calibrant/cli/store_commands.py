@@ -1,5 +1,5 @@
-"""Commands that read the store: saved judge versions with their latest calibration, and the
-runs recorded with their provenance and reports."""
+"""Commands about the store: saved judge versions with their latest calibration, the runs
+recorded with their provenance and reports, and upgrading the store's schema."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CalibrantError
-from .app import judge_options, judges_app, runs_app
+from .app import db_app, judge_options, judges_app, runs_app
 
 
 @judges_app.command("list")
@@ -125,3 +125,22 @@ def runs_show(
         typer.echo(json.dumps(detail, indent=2, sort_keys=True))
         return
     typer.echo("\n".join(run_lines(detail)))
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Upgrade the store (CALIBRANT_DATABASE_URL) to this calibrant's schema. A PostgreSQL store
+    is upgraded only by this command, once for everyone who shares it; a local SQLite store
+    upgrades itself when opened."""
+    from ..store import database_url, upgrade_store
+    from ..store.db import redact_url
+
+    url = database_url()
+    before, now = upgrade_store(url)
+    where = redact_url(url)
+    if before == now:
+        typer.echo(f"the store at {where} is at schema revision {now}: nothing to do")
+    elif before is None:
+        typer.echo(f"the store at {where} was created at schema revision {now}")
+    else:
+        typer.echo(f"the store at {where} was upgraded from schema revision {before} to {now}")

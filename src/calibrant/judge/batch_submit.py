@@ -268,6 +268,7 @@ class BatchSubmitter:
                     "input_file_id": None,
                     "batch_id": None,
                 },
+                process=False,  # the provider's batch outlives this process: never interrupted
             )
             first = await asyncio.to_thread(self._started_first, run_id, items)
             if first is not None:  # another process is submitting the same requests: follow it

@@ -13,6 +13,7 @@ from ..contracts.common import Contract
 from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
 from .embedded import EMBEDDED_MODEL
+from .llm_setup import split_endpoint
 from .prompt import PROMPT_TEMPLATE_VERSION
 from .reliability import RetryPolicy
 
@@ -123,6 +124,8 @@ def build_judge(
         # the embedded model only picks labels (scored by llama.cpp, nothing generated)
         answer_format=saved.answer_format or ("labels" if embedded else "full"),
     )
+    if config.endpoint:
+        split_endpoint(config.endpoint)  # a URL that cannot be called is refused before any call
     policy = RetryPolicy(
         max_attempts=opts.max_attempts or saved.max_attempts,
         timeout_s=opts.timeout_s or (max(saved.timeout_s, 600.0) if embedded else saved.timeout_s),

@@ -13,9 +13,12 @@ import os
 import threading
 from types import ModuleType
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-__all__ = ["get_litellm", "endpoint_kwargs", "drain_litellm"]
+from ..contracts.judgment import mask_url
+from ..errors import ConfigError
+
+__all__ = ["get_litellm", "endpoint_kwargs", "split_endpoint", "drain_litellm"]
 
 _lock = threading.RLock()
 _module: ModuleType | None = None  # imported and configured (set before registration)
@@ -59,25 +62,64 @@ def get_litellm() -> ModuleType:
         return _module
 
 
+# query parameters that carry the one API key an endpoint wants: sent as the provider's own
+# key header instead (Authorization: Bearer for OpenAI-compatible servers)
+_KEY_PARAMS = frozenset(
+    {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth_token", "bearer"}
+)
+
+
+def split_endpoint(api_base: str) -> tuple[str, str | None, str | None]:
+    """(the URL to give litellm, user:password for HTTP Basic or None, API key or None).
+
+    Credentials never stay in the URL: `user:password@` becomes Basic auth, a key in the query
+    (`?api_key=`, `?key=`, `?token=`, `?access_token=`) the provider's key header. A query
+    litellm cannot send as a header is refused (ConfigError): the OpenAI client appends its
+    path after the base URL, so `/v1?x=1` would be called as `/v1?x=1chat/completions`, with the
+    query in every server and proxy log. The message never quotes a credential."""
+    parts = urlsplit(api_base)
+    basic = None
+    if "@" in parts.netloc:
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        user, _, password = userinfo.partition(":")
+        basic = f"{unquote(user)}:{unquote(password)}"
+        parts = parts._replace(netloc=hostport)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    keys = [v for k, v in query if k.lower() in _KEY_PARAMS]
+    others = sorted({k for k, _ in query if k.lower() not in _KEY_PARAMS})
+    why = None
+    if others:
+        why = f"its query parameter {', '.join(repr(k) for k in others)} cannot be sent"
+    elif len(keys) > 1 or (keys and basic is not None):
+        why = "it carries more than one credential"
+    if why is not None:
+        raise ConfigError(
+            f"--api-base {mask_url(api_base)}: {why} (a query in the base URL lands in front "
+            "of the request path and in every log); give the base URL alone, with at most one "
+            "key as ?api_key=... (sent as a header) or in the provider's variable"
+        )
+    return urlunsplit(parts._replace(query="", fragment="")), basic, (keys[0] if keys else None)
+
+
 def endpoint_kwargs(model: str, api_base: str | None) -> dict[str, Any]:
     """litellm arguments for an explicit endpoint. Local OpenAI-compatible servers (vLLM,
     llama.cpp, Ollama) need no key, but the OpenAI client insists on one: a placeholder is
     passed only when the provider's own variable is unset. Real keys come from the provider's
     usual environment variable and are never passed, logged or stored by calibrant.
 
-    Credentials written into the URL (``https://user:password@host/v1``) become an HTTP Basic
-    ``Authorization`` header: the HTTP clients under litellm refuse them inside the URL."""
+    Credentials written into the URL never travel in it (see split_endpoint): the HTTP clients
+    under litellm refuse `user:password@` inside the URL (it becomes an HTTP Basic
+    ``Authorization`` header) and a key in the query would end up in the path."""
     if not api_base:
         return {}
-    out: dict[str, Any] = {"api_base": api_base}
-    parts = urlsplit(api_base)
-    if "@" in parts.netloc:
-        userinfo, _, hostport = parts.netloc.rpartition("@")
-        out["api_base"] = urlunsplit(parts._replace(netloc=hostport))
-        user, _, password = userinfo.partition(":")
-        pair = f"{unquote(user)}:{unquote(password)}".encode()
-        out["extra_headers"] = {"Authorization": "Basic " + base64.b64encode(pair).decode()}
-    if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+    url, basic, key = split_endpoint(api_base)
+    out: dict[str, Any] = {"api_base": url}
+    if basic is not None:
+        pair = base64.b64encode(basic.encode()).decode()
+        out["extra_headers"] = {"Authorization": f"Basic {pair}"}
+    if key is not None:
+        out["api_key"] = key
+    elif model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
         out["api_key"] = "no-key-needed"
     return out
 

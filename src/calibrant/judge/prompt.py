@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import secrets
-import unicodedata
 from dataclasses import dataclass
 
 from ..contracts import INSUFFICIENT_EVIDENCE, Rubric, Transcript
 from .evidence import EvidenceItem, conversation_items, trusted_evidence
+from .fence import control_free, fold, neutralize, rewrite
 
 __all__ = [
     "PROMPT_TEMPLATE_VERSION",
@@ -32,11 +32,11 @@ __all__ = [
     "UNTRUSTED_MAX_CHARS",
 ]
 
-PROMPT_TEMPLATE_VERSION = "judge-prompt-v2"
+PROMPT_TEMPLATE_VERSION = "judge-prompt-v3"
 NAIVE_PROMPT_TEMPLATE_VERSION = "judge-prompt-v2-naive"
 """The same prompt with its defenses off (no fence, no neutralizing, no rule about untrusted
 text): only for measuring what the defenses buy (`calibrant probe`), never for judging."""
-EVIDENCE_REVERSED_TEMPLATE_VERSION = "judge-prompt-v2-evidence-reversed"
+EVIDENCE_REVERSED_TEMPLATE_VERSION = "judge-prompt-v3-evidence-reversed"
 """The defended prompt with the trusted evidence lines in reverse time order (an order-bias
 probe)."""
 DATAMARK = "\u02c6"  # ˆ : replaces whitespace inside untrusted text when datamarking is on
@@ -118,61 +118,11 @@ def static_prompt(
     return rules + "\n" + _render_rubric(rubric)
 
 
-# What untrusted text may not contain once neutralized (see neutralize()).
-_LINE_BREAKS = re.compile(r"\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # the ASCII that _visible() drops
-_INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u3164\uffa0\u2800")  # CGJ, fillers, blank
-_DASHES = "\\-\u2010-\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d\u2500\u2501\u23af"
-_OPENERS = "<\u2039\u00ab\u2329\u3008\u300a\u27e8\u27ea\u276e\u276c\u29fc"
-_CLOSERS = ">\u203a\u00bb\u232a\u3009\u300b\u27e9\u27eb\u276f\u276d\u29fd"
-_SQUARE_OPEN = "\\[\u3010\u3014\u3016\u3018\u301a\u27e6\u2045\u298b\u298d\u298f"
-_SQUARE_CLOSE = "\\]\u3011\u3015\u3017\u3019\u301b\u27e7\u2046\u298c\u298e\u2990"
-_LOOKALIKES = [
-    # fence markers: <<< >>> and every run of two or more angle-bracket lookalikes
-    (re.compile(f"[{_OPENERS}](?:\\s*[{_OPENERS}])+"), "\u2039"),
-    (re.compile(f"[{_CLOSERS}](?:\\s*[{_CLOSERS}])+"), "\u203a"),
-    # the words of the fence and block headings, whatever separates them
-    (re.compile(r"(?i)untrusted"), "quoted"),
-    (re.compile(r"(?i)trusted[\W_]*evidence"), "quoted evidence"),
-    # evidence lines are "[id] t=..": no square bracket (or lookalike) survives in untrusted text
-    (re.compile(f"[{_SQUARE_OPEN}]"), "("),
-    (re.compile(f"[{_SQUARE_CLOSE}]"), ")"),
-    # message headers are "--- id · t=.. ---": no run of dashes survives, on any line
-    (re.compile(f"[{_DASHES}](?:[ \\t]*[{_DASHES}])+"), "\u2014"),
-]
-
 TRUNCATION_MARK = "[cut: {omitted} more characters not shown]"
 """Appended by calibrant to an untrusted text longer than the limit. Square brackets never come
 from untrusted text (neutralize() turns them into parentheses), so the mark cannot be forged."""
 UNTRUSTED_MAX_CHARS = 2000
 """Default longest untrusted text (one message, note or notification), after neutralization."""
-
-
-def _visible(ch: str) -> bool:
-    if ch in "\n\t":
-        return True
-    if ch in _INVISIBLE_EXTRA or "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
-        return False
-    return unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co", "Cn")
-
-
-def fold(text: str) -> str:
-    """NFKC-fold `text`, make every line break a plain newline and drop invisible characters
-    (zero-width, bidi controls, other format and control characters, variation selectors)."""
-    text = _LINE_BREAKS.sub("\n", text)
-    if text.isascii():  # the usual case, the same result faster: NFKC keeps ASCII as it is
-        return _ASCII_HIDDEN.sub("", text)
-    text = unicodedata.normalize("NFKC", "".join(ch for ch in text if _visible(ch)))
-    return "".join(ch for ch in _LINE_BREAKS.sub("\n", text) if _visible(ch))
-
-
-def neutralize(text: str, *, nonce: str) -> str:
-    """Make untrusted text unable to close or forge the fence, an evidence line or a message
-    header: fold it (see fold()), remove the nonce, then rewrite every lookalike."""
-    out = re.sub(re.escape(nonce), "\x00", fold(text), flags=re.IGNORECASE)  # fold drops \x00
-    for pattern, repl in _LOOKALIKES:
-        out = pattern.sub(repl, out)
-    return out.replace("\x00", "[nonce removed]")
 
 
 def _datamark(text: str) -> str:
@@ -235,18 +185,22 @@ def build_prompt(
     evidence = trusted_evidence(transcript)
     if variant.evidence_reversed:
         evidence = evidence[::-1]
-    ev_block = "\n".join(e.render() for e in evidence) or "(no records)"
     if not variant.defenses:
+        ev_block = "\n".join(e.render() for e in evidence) or "(no records)"
         return _naive_prompt(transcript, rubric, evidence, ev_block, nonce, labels_only, limit)
+    # records are the service's, but an uploaded transcript carries them: no control token there
+    ev_block = "\n".join(control_free(e.render()) for e in evidence) or "(no records)"
     parts = []
     for item_id, t, header, text in conversation_items(transcript):
-        body = neutralize(text, nonce=nonce)
+        body, rewrote = rewrite(text, nonce)
         omitted = len(body) - limit
         body = body[:limit]
         if datamark:
             body = _datamark(body)
         if omitted > 0:
             body += "\n" + TRUNCATION_MARK.format(omitted=omitted)
+        if rewrote:  # at the end of the last line: no line inside the fence opens with "["
+            body = body.rstrip() + " " + rewrote
         parts.append(f"--- {item_id} · t={t} · {header} ---\n{body}")
     mark_note = f" Inside the fence every space is replaced by '{DATAMARK}'." if datamark else ""
     user = (

@@ -14,7 +14,6 @@ already received are kept, claims are released."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import signal
 import warnings
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..errors import Terminated
 from ..store import Store, new_owner
+from ..store.claims import claim_lease_seconds
 from .client import ask, prepare_call
 from .groupcommit import StoreWriter
 from .llm_setup import get_litellm
@@ -39,8 +39,6 @@ __all__ = [
     "claim_lease_seconds",
 ]
 
-LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
-DEFAULT_LEASE_S = 120.0
 POLL_S = 0.2  # how often an item held by another process is looked at again
 P = TypeVar("P")
 Loader = Callable[[], Transcript]
@@ -65,16 +63,6 @@ class JudgeRun:
             f"JudgeRun(judgments={len(self.judgments)}, from_cache={self.from_cache}, "
             f"model_calls={self.model_calls})"
         )
-
-
-def claim_lease_seconds() -> float:
-    """How long a claim lasts without renewal: $CALIBRANT_CLAIM_LEASE_S, default 120 s."""
-    raw = os.environ.get(LEASE_ENV)
-    try:
-        value = float(raw) if raw else DEFAULT_LEASE_S
-    except ValueError:
-        value = DEFAULT_LEASE_S
-    return value if value > 0 else DEFAULT_LEASE_S
 
 
 def judge_transcripts(

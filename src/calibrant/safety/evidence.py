@@ -13,6 +13,7 @@ from functools import cached_property
 
 from ..contracts import (
     CaseContract,
+    Customer,
     LedgerSnapshot,
     NotificationAttempt,
     Order,
@@ -22,6 +23,7 @@ from ..contracts import (
     ToolCall,
     Transcript,
 )
+from .text import address_key
 
 __all__ = ["Evidence"]
 
@@ -200,6 +202,19 @@ class Evidence:
             for turn in self.transcript.conversation
             if turn.role == "customer" and turn.seq < before_seq
         )
+
+    @cached_property
+    def customers_by_address(self) -> dict[str, list[Customer]]:
+        """Every customer of every tenant (before the trial), by mailbox (see address_key)."""
+        out: dict[str, list[Customer]] = {}
+        for snap in self.before.tenants:
+            for c in snap.customers:
+                out.setdefault(address_key(c.email), []).append(c)
+        return out
+
+    def delivered(self) -> list[NotificationAttempt]:
+        """Messages the agent sent that the receiver did not reject (accepted or deduplicated)."""
+        return [a for a in self.transcript.notifications.attempts if a.result != "rejected"]
 
     def confirmations(self) -> list[NotificationAttempt]:
         """Refund confirmations the agent sent (accepted or deduplicated by the receiver)."""

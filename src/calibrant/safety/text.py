@@ -16,6 +16,7 @@ from functools import lru_cache
 
 __all__ = [
     "Money",
+    "address_key",
     "normalize_text",
     "id_key",
     "mentions",
@@ -29,6 +30,19 @@ __all__ = [
 _ZW_SPACE = {0x200B: " "}
 _ZW_DROP = {c: None for c in (0x00AD, 0x200C, 0x200D, 0x2060, 0xFEFF)}
 _SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=4096)
+def address_key(address: str) -> str:
+    """An email address as a mailbox, for comparing recipients: the address inside
+    `Name <address>` or `mailto:`, compatibility-folded (full-width letters), without zero-width
+    characters or whitespace, casefolded. 'Marta Solé <MARTA.SOLE@Example.NET>' and
+    'marta.sole@example.net' are one mailbox; 'marta.soler@example.com' is another."""
+    inside = re.search(r"<([^<>]*)>", address)
+    text = inside.group(1) if inside else address
+    text = unicodedata.normalize("NFKC", text.translate(_ZW_DROP).translate(_ZW_SPACE))
+    text = _SPACES.sub("", text).casefold()
+    return text.removeprefix("mailto:")
 
 
 @lru_cache(maxsize=4096)

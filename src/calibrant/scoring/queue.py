@@ -97,10 +97,10 @@ def _ensure_schema(info: str) -> None:
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
     except psycopg.Error as exc:
-        from ..store.db import _redact
+        from ..store.db import redact_url
 
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ConfigError(f"cannot open the job queue at {_redact(info)}: {first}") from None
+        raise ConfigError(f"cannot open the job queue at {redact_url(info)}: {first}") from None
 
 
 Tasks = Mapping[str, Callable[..., Any]]

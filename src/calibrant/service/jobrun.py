@@ -84,7 +84,7 @@ def run_service_job(job_id: str) -> None:
         log.warning("job %s: its worker stopped; starting it again", job_id)
         if row.run_id:  # the first attempt's run will never finish
             found = Runs(engine).get(row.run_id)
-            if found is not None and found["status"] == "running":
+            if found is not None and found["status"] in ("running", "interrupted"):
                 Runs(engine).finish(row.run_id, None, status="failed")
     watch = _Watch(engine, job_id)
     params = json.loads(row.params)

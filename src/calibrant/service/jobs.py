@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
@@ -43,8 +43,18 @@ SQLITE_REFUSAL = (
     "`calibrant serve` with CALIBRANT_DATABASE_URL set to a postgresql:// URL"
 )
 Split = Literal["calibration", "heldout", "all"]
+
+
+def _no_nul(value: str) -> str:
+    """PostgreSQL text cannot hold a NUL, nor can a file name: refused as bad input (422)."""
+    if "\x00" in value:
+        raise ValueError("holds a NUL character")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
 JudgeRef = Annotated[
-    str,
+    Text,
     Field(min_length=1, max_length=200, description="A stored judge: its hash or its name."),
 ]
 
@@ -53,7 +63,7 @@ class CalibrateParams(Contract):
     """`calibrant calibrate`: judge the gold set and measure the judge against the experts."""
 
     judge: JudgeRef
-    gold: str = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
@@ -74,7 +84,7 @@ class JudgeParams(Contract):
     """`calibrant judge`: judge transcripts (files or folders on the server)."""
 
     judge: JudgeRef
-    paths: list[Annotated[str, Field(min_length=1)]] = Field(
+    paths: list[Annotated[Text, Field(min_length=1)]] = Field(
         min_length=1, max_length=1000, description="Transcript JSON files or folders."
     )
     samples: int = Field(default=1, ge=1, le=100, description="Judgments per transcript.")
@@ -85,12 +95,12 @@ class ScoreParams(Contract):
     corrected by the calibration `calibration_run` names, as judged without it."""
 
     judge: JudgeRef
-    paths: list[Annotated[str, Field(min_length=1)]] = Field(
+    paths: list[Annotated[Text, Field(min_length=1)]] = Field(
         min_length=1,
         max_length=1000,
         description="Transcript JSON files, folders, JSON Lines files on the server.",
     )
-    calibration_run: str | None = Field(
+    calibration_run: Text | None = Field(
         default=None,
         min_length=1,
         description="A calibrate run of this judge version (id or unambiguous prefix), or "
@@ -104,7 +114,7 @@ class CompareParams(Contract):
 
     a: JudgeRef
     b: JudgeRef
-    gold: str = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")

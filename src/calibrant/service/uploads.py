@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from ..contracts import Transcript
 from ..errors import InputError
 from ..files import transcript_from_line, validation_error
+from ..surrogates import lone_surrogate
 
 __all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
 
@@ -51,6 +52,8 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
         ndjson = _each_line_is_an_object(lines)
     if ndjson:
         return _reachable([(n, transcript_from_line(BODY, n, raw)) for n, raw in lines])
+    if (lone := lone_surrogate(BODY, text)) is not None:
+        raise lone
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

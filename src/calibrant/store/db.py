@@ -19,7 +19,7 @@ from sqlmodel import Session, col, create_engine, select
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
 from .claims import ClaimsMixin, new_owner, owner_ended
-from .migrate import STORE_SCHEMA_VERSION, is_current, migrate
+from .migrate import HEAD, STORE_SCHEMA_VERSION, current_revision, is_current, migrate
 from .tables import JudgmentRow, SourceRow
 
 _judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
@@ -31,6 +31,8 @@ __all__ = [
     "STORE_SCHEMA_VERSION",
     "database_url",
     "make_engine",
+    "redact_url",
+    "upgrade_store",
     "new_owner",
     "owner_ended",
     "Store",
@@ -47,39 +49,76 @@ def database_url() -> str:
     return os.environ.get(ENV) or f"sqlite:///{Path.cwd() / 'calibrant.db'}"
 
 
-def _redact(url: str) -> str:
+def redact_url(url: str) -> str:
+    """`url` without its user and password, for messages."""
     if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)
         return f"{scheme}://***@{rest.split('@', 1)[1]}"
     return url
 
 
-def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
-    """An engine with the store's tables created and migrated. Several processes may open the
-    same store at once: creation and migration are serialized (an advisory lock on PostgreSQL,
-    a retry on SQLite, whose CREATE TABLE races are harmless to repeat)."""
+def make_engine(url: str | None = None, *, upgrade: bool = False, **kwargs: Any) -> Engine:
+    """An engine on the store, its tables created (an empty database) or, on SQLite, migrated.
+    A PostgreSQL store, usually shared by a team, is upgraded only when asked (`upgrade=True`:
+    `calibrant db upgrade`); at an older revision it is refused in one line saying so, and one
+    written by a newer calibrant is refused on both. Several processes may open the same store
+    at once: creation and migration are serialized (an advisory lock on PostgreSQL, a retry on
+    SQLite, whose CREATE TABLE races are harmless to repeat)."""
     url = url or database_url()
     try:
-        if url.startswith("sqlite"):
-            # a writer waits for another process's transaction instead of failing at once
-            connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, **kwargs.pop("connect_args", {})}
-            kwargs["connect_args"] = connect_args
-        engine = create_engine(url, **kwargs)
-        if engine.dialect.name == "sqlite":
-            event.listen(engine, "connect", _sqlite_pragmas)
-        _create_and_migrate(engine)
+        engine = _engine(url, **kwargs)
+        _create_and_migrate(engine, url, upgrade=upgrade)
     except (SQLAlchemyError, ImportError) as exc:
         raise ConfigError(
-            f"cannot open the store at {_redact(url)}: {str(exc).splitlines()[0]}"
+            f"cannot open the store at {redact_url(url)}: {str(exc).splitlines()[0]}"
         ) from None
     return engine
 
 
-def _create_and_migrate(engine: Engine) -> None:
+def upgrade_store(url: str | None = None) -> tuple[str | None, str]:
+    """Bring the store to this calibrant's schema (`calibrant db upgrade`): (its revision
+    before, None for an empty database; its revision now)."""
+    url = url or database_url()
+    try:
+        probe = _engine(url)
+        with probe.connect() as conn:
+            before = current_revision(conn)
+        probe.dispose()
+    except (SQLAlchemyError, ImportError) as exc:
+        raise ConfigError(
+            f"cannot open the store at {redact_url(url)}: {str(exc).splitlines()[0]}"
+        ) from None
+    make_engine(url, upgrade=True).dispose()
+    return before, HEAD
+
+
+def _engine(url: str, **kwargs: Any) -> Engine:
+    if url.startswith("sqlite"):
+        # a writer waits for another process's transaction instead of failing at once
+        connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_S, **kwargs.pop("connect_args", {})}
+        kwargs["connect_args"] = connect_args
+    engine = create_engine(url, **kwargs)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _older(url: str, revision: str) -> ConfigError:
+    return ConfigError(
+        f"the store at {redact_url(url)} is at schema revision {revision}, this calibrant needs "
+        f"{HEAD}: run `calibrant db upgrade` once (it upgrades the store for everyone who "
+        "shares it; older calibrants will then refuse it)"
+    )
+
+
+def _create_and_migrate(engine: Engine, url: str, *, upgrade: bool) -> None:
     if engine.dialect.name == "postgresql":
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK_KEY})
-            migrate(conn)
+            revision = current_revision(conn)  # a newer store is refused here
+            if not upgrade and revision not in (None, HEAD):
+                raise _older(url, revision)
+            migrate(conn)  # an empty database gets every revision; a current one, nothing
         return
     with engine.connect() as conn:
         if is_current(conn):  # the usual case: no lock, no write

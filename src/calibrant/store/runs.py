@@ -25,6 +25,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from .. import __version__
 from ..contracts import JudgeConfig
+from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 
 __all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES", "RUN_KINDS"]
 
@@ -47,7 +48,7 @@ class RunRow(SQLModel, table=True):
 
     id: str = Field(primary_key=True)
     kind: str = Field(index=True)  # one of RUN_KINDS
-    status: str  # running, finished, failed
+    status: str  # running, finished, failed (shown as interrupted: see liveness)
     who: str
     started_at: datetime
     finished_at: datetime | None = None
@@ -77,6 +78,13 @@ class ScoreRow(SQLModel, table=True):
 
 
 RUN_TABLES = [RunRow.__table__, ScoreRow.__table__]  # type: ignore[attr-defined]
+
+
+def _status(r: RunRow) -> str:
+    """The status to show (interrupted: running, but its process has ended)."""
+    if r.status != "running":
+        return r.status
+    return shown_status(r.status, json.loads(r.arguments).get(PROCESS_KEY))
 
 
 def _who() -> str:
@@ -126,7 +134,7 @@ class RunInfo:
         return cls(
             r.id,
             r.kind,
-            r.status,
+            _status(r),
             r.who,
             r.started_at,
             r.finished_at,
@@ -150,8 +158,12 @@ class Runs:
         seed: int | None = None,
         samples: int | None = None,
         arguments: dict[str, Any] | None = None,
+        process: bool = True,
     ) -> str:
-        """Record a run as started; returns its id."""
+        """Record a run as started; returns its id. `process`: the run lives and dies with this
+        process (recorded with it, its lease renewed while it lives, so a run whose process
+        died is shown as interrupted); False for a run other processes carry on (a provider
+        batch, a queued scoring run)."""
         if kind not in RUN_KINDS:
             raise ValueError(f"unknown run kind {kind!r} (one of {', '.join(RUN_KINDS)})")
         run_id = uuid.uuid4().hex
@@ -180,16 +192,23 @@ class Runs:
             prompt_template_version=None if judge is None else judge.prompt_template_version,
             sampling=sampling,
             seed=seed,
-            arguments=json.dumps(arguments or {}, sort_keys=True, default=str),
+            arguments=json.dumps(
+                {**(arguments or {}), **({PROCESS_KEY: process_record()} if process else {})},
+                sort_keys=True,
+                default=str,
+            ),
         )
         with Session(self.engine) as s:
             s.add(row)
             s.commit()
+        if process:
+            HEARTBEAT.add(run_id, self.engine)
         return run_id
 
     def finish(
         self, run_id: str, summary: dict[str, Any] | None, *, status: str = "finished"
     ) -> None:
+        HEARTBEAT.remove(run_id)
         with Session(self.engine) as s:
             row = s.get(RunRow, run_id)
             if row is None:
@@ -291,10 +310,13 @@ class Runs:
             r = rows[0]
             report = json.loads(r.summary) if r.summary else None
             error = report.get("error") if isinstance(report, dict) else None
+            arguments = json.loads(r.arguments)
+            process = arguments.pop(PROCESS_KEY, None)
             return {
                 "id": r.id,
                 "kind": r.kind,
-                "status": r.status,
+                "status": shown_status(r.status, process),
+                "process": process,  # who ran it (host:pid:random) and its lease, or None
                 "who": r.who,
                 "started_at": r.started_at.isoformat(),
                 "finished_at": r.finished_at.isoformat() if r.finished_at else None,
@@ -305,7 +327,7 @@ class Runs:
                 "prompt_template_version": r.prompt_template_version,
                 "sampling": json.loads(r.sampling) if r.sampling else None,
                 "seed": r.seed,
-                "arguments": json.loads(r.arguments),
+                "arguments": arguments,
                 "report": report,
                 "error": error if r.status == "failed" else None,  # why it failed, if known
             }
