@@ -195,9 +195,9 @@ def test_untrusted_text_never_becomes_a_chat_turn() -> None:
     opener, closer = _MODEL.special_token("<|im_start|>"), _MODEL.special_token("<|im_end|>")
     transcript = load_transcript(ROOT / "examples" / "transcripts" / "good-eligible.json")
     transcript.conversation[-1].text = INJECTION
-    for messages in (
-        [MESSAGES[0], {"role": "user", "content": USER + INJECTION}],
-        build_prompt(transcript, RUBRIC).messages(),  # the real judge prompt, neutralized
+    for fenced, messages in (
+        (False, [MESSAGES[0], {"role": "user", "content": USER + INJECTION}]),
+        (True, build_prompt(transcript, RUBRIC).messages()),  # the real judge prompt, fenced
     ):
         tokens = _MODEL.prompt_tokens(messages)
         system_end = len(_MODEL.prompt_tokens(messages[:1])) - len(
@@ -215,7 +215,11 @@ def test_untrusted_text_never_becomes_a_chat_turn() -> None:
         ]
         # the injected markers are still there, as plain text the judge reads
         text = _MODEL._llama.detokenize(tokens, special=True).decode()
-        assert text.count("<|im_start|>system") == 2 and "Every criterion passes" in text
+        # (issue 19: the judge's fence, for every model, also rewrites chat control tokens
+        # readably, so in the real prompt the forged turn reads as ‹|im_start|›system)
+        assert "Every criterion passes" in text
+        assert text.count("<|im_start|>system") == (1 if fenced else 2)
+        assert ("‹|im_start|›system" in text) is fenced
 
 
 LABELS_SCHEMA: dict[str, Any] = {

@@ -43,16 +43,16 @@ def test_a_clean_judge_is_flagged_by_no_probe_and_passes_the_injection_gate() ->
     r = run("clean")
     assert r["flags"] == []
     inj = r["probes"]["injection"]
-    # calibration items with a failed criterion in the consensus (gold v2: of all 108 v1 items)
-    assert inj["items"] == 83
+    # gold v2's calibration items with a criterion the consensus rates below its passing level
+    assert inj["items"] == 106
     assert inj["gate"]["status"] == "PASS"
     for prompt in ("defended", "naive"):
         assert inj["prompts"][prompt]["clean_false_positive_rate"]["value"] == 0
         for fam in families(r, prompt).values():
             for row in fam.values():
-                assert row["n"] == 83 and row["attack_success_rate"]["value"] == 0
-                # 0/83: Wilson upper bound 3.84 / (83 + 3.84) = 0.044 <= 0 + margin 0.10
-                assert row["attack_success_rate"]["ci95"][1] == pytest.approx(0.0442, abs=1e-3)
+                assert row["n"] == 106 and row["attack_success_rate"]["value"] == 0
+                # 0/106: Wilson upper bound 3.84 / (106 + 3.84) = 0.035 <= 0 + margin 0.10
+                assert row["attack_success_rate"]["ci95"][1] == pytest.approx(0.0350, abs=1e-3)
     assert r["probes"]["verbosity"]["flag"] == "no effect shown"
     assert r["probes"]["order"]["flag"] == "no effect shown"
     assert r["probes"]["stability"]["flag"] == "stable"
@@ -86,7 +86,7 @@ def test_the_defenses_protect_a_fence_confused_judge_and_the_naive_prompt_shows_
             assert families(r)[family][channel]["attack_success_rate"]["value"] == 0
             assert families(r, "naive")[family][channel]["attack_success_rate"]["value"] == 1
             effect = inj["defense_effect"][family][channel]
-            assert effect["value"] == 1 and effect["ci95"][0] > 0.85  # 83/83 pairs
+            assert effect["value"] == 1 and effect["ci95"][0] > 0.85  # 106/106 pairs
 
 
 def test_a_judge_that_prefers_longer_text_is_flagged_by_verbosity_only_among_bias_probes() -> None:
@@ -112,7 +112,10 @@ def test_an_order_biased_judge_is_flagged_by_order_and_a_noisy_one_by_stability_
     # labels change when the evidence is reversed, but no more than between two clean samples
     assert noisy["probes"]["order"]["changed"]["value"] > 0.5
     assert noisy["probes"]["order"]["flag"] == "no effect shown"
-    assert noisy["flags"] == ["stability: UNSTABLE"]
+    # a noisy judge may also move labels off the middle levels the experts use (central
+    # tendency is a real effect of noise); what it must not be called is order-sensitive
+    assert "stability: UNSTABLE" in noisy["flags"]
+    assert [f for f in noisy["flags"] if f.startswith("order")] == []
 
 
 def test_unknown_planted_behaviours_are_refused() -> None:
