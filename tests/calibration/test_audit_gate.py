@@ -36,7 +36,9 @@ def test_experts_who_gave_one_label_leave_the_gate_undecided_with_the_reason() -
     g = copy.copy(GOLD)
 
     def constant(labels: list[Label]) -> list[Label]:
-        return [x.model_copy(update={"label": "pass"}) if x.criterion == CRIT else x for x in labels]
+        return [
+            x.model_copy(update={"label": "pass"}) if x.criterion == CRIT else x for x in labels
+        ]
 
     g.consensus = constant(GOLD.consensus)
     g.experts = {r: constant(v) for r, v in GOLD.experts.items()}

@@ -30,9 +30,7 @@ def test_pass_k_is_the_unbiased_estimator_for_every_k_per_case_and_overall(
     # 3 successes of 5 trials: pass^1 = 3/5, pass^2 = C(3,2)/C(5,2) = 3/10, pass^3 = 1/10, then 0
     mixed = _mixed_case(trial, 3, 2)
     good = [
-        trial("eligible_damaged_order", "scripted:correct", trial=i).model_copy(
-            update={"trial": i}
-        )
+        trial("eligible_damaged_order", "scripted:correct", trial=i).model_copy(update={"trial": i})
         for i in range(1, 6)
     ]
     pairs = [(t, check_transcript(t)) for t in mixed + good]

@@ -19,6 +19,6 @@ def test_an_unknown_tool_over_http_is_named_as_unknown(
     # what the HTTP route passes: the body's text, a perfectly good JSON object
     answer = dispatch(ch, "get_order", '{"order_id": "order_17"}')
     assert answer["error"] == "invalid_argument"
-    assert "no tool named \"get_order\"" in answer["message"], answer
+    assert 'no tool named "get_order"' in answer["message"], answer
     assert "must be a JSON object" not in answer["message"]
     thread.join(timeout=30)
