@@ -5,12 +5,16 @@ reason, odd case ids count as cases, and a judge that always says 'pass' never p
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
+
+import pytest
 
 from calibrant.agreement.gate import GateSettings
 from calibrant.calibration import Settings, calibration_report, simulated_judgments
 from calibrant.contracts import Label
-from calibrant.gold import GoldSet
+from calibrant.gold import CONSENSUS, GoldSet
+from tests.calibration.test_gate_issue18 import _na_gold, _rubric_with_na
 from tests.reports.support import GOLD, RUBRIC, build
 
 CRIT = "no_claim_before_confirmed"
@@ -62,3 +66,42 @@ def test_case_ids_with_spaces_slashes_and_accents_still_count_as_cases() -> None
 def test_a_judge_that_always_says_pass_never_passes() -> None:
     r = build("always-pass", n_resamples=400)
     assert "PASS" not in {c["gate"]["status"] for c in r["criteria"]}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "bug: a judge that answers not_applicable on 70% of the items the experts found "
+        "applicable (dodging them) PASSes the release gate: pass/fail kappa is computed only "
+        "on items both sides found applicable, coverage counts not_applicable as covered "
+        "(1.0), and applicability agreement (judge side 0.23 against the experts' 1.0, D = "
+        "-0.77) is reported but never gated. Needs a rule on applicability (or counting a "
+        "judge's not_applicable on consensus-applicable items against coverage), with its "
+        "error rates measured in benchmarks/bench_gate.py"
+    ),
+)
+def test_a_judge_that_hides_in_not_applicable_does_not_pass() -> None:
+    crit = "explains_next_step"
+    rubric, gold = _rubric_with_na(crit), _na_gold(crit)
+    cfg, js = simulated_judgments(gold, rubric, "consensus")
+    cons = gold.labels_by(CONSENSUS, crit)
+    rng = random.Random(3)
+    dodged = {}
+    for i, j in js.items():
+        if cons[i] != "not_applicable" and rng.random() < 0.7:
+            j = j.model_copy(
+                update={
+                    "criteria": [
+                        c.model_copy(update={"label": "not_applicable"})
+                        if c.criterion == crit
+                        else c
+                        for c in j.criteria
+                    ]
+                }
+            )
+        dodged[i] = j
+    r = calibration_report(
+        gold, rubric, dodged, settings=Settings(n_resamples=400), judge=cfg, split=None
+    )
+    c = next(c for c in r["criteria"] if c["criterion"] == crit)
+    assert c["gate"]["status"] != "PASS"
