@@ -4,7 +4,7 @@ experts from the rubric it reads (`rubric guide`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -139,6 +139,21 @@ NO_VERDICT_EXIT = 3
 """`judge` exits 3 when no item got a verdict (every judgment failed): nothing was judged."""
 
 
+def rerun_note(outcomes: Iterable[str]) -> str:
+    """What a rerun does with these failed outcomes: it asks again for the calls that failed
+    (provider errors, timeouts, rate limits), not for answers the model gave (unparseable,
+    refusal: stored like verdicts)."""
+    from ..contracts import FINAL_OUTCOMES
+
+    kinds = set(outcomes) - {"verdict"}
+    retried = sorted(kinds - FINAL_OUTCOMES)
+    final = sorted(kinds & FINAL_OUTCOMES)
+    said = [f"a rerun retries the {' and '.join(retried)} items"] if retried else []
+    if final:
+        said.append(f"{' and '.join(final)} answers are stored and not asked again")
+    return "; ".join(said)
+
+
 def _no_verdict(judgments: Sequence[Judgment], err: Console) -> bool:
     """True when judgments were asked for and none is a verdict, after saying so on stderr
     with each failure kind, its count and a sample message."""
@@ -152,7 +167,7 @@ def _no_verdict(judgments: Sequence[Judgment], err: Console) -> bool:
     tail = f" (e.g. {' '.join(sample.split())[:200]})" if sample else ""
     err.print(
         f"calibrant: no transcript got a verdict from the judge: {counted}{tail}; "
-        "a rerun retries the failures",
+        + rerun_note(kinds),
         highlight=False,
         markup=False,
     )

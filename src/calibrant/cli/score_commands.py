@@ -28,6 +28,7 @@ from .app import (
     judge_options,
 )
 from .batch_commands import PollOpt
+from .judge_commands import rerun_note
 
 BATCH = 128  # transcripts per round (two rounds in memory at most): bounded, not by the input
 
@@ -359,7 +360,8 @@ def score(
         err.print(f"wrote {path}", highlight=False)
     if not report["judge_outcomes"].get("verdict"):
         err.print(
-            f"calibrant: no transcript got a verdict from the judge ({total}); rerun to retry",
+            f"calibrant: no transcript got a verdict from the judge ({total}); "
+            + rerun_note(report["judge_outcomes"]),
             highlight=False,
         )
         raise typer.Exit(3)

@@ -69,6 +69,21 @@ _LOOKS_LIKE = {
 }
 
 
+def _accented(table: dict[str, str]) -> dict[str, str]:
+    """`table` with every precomposed Latin letter added to its base letter's look-alikes
+    (Ú, ü, é...: what NFKC makes of a letter and a combining accent, read as the plain letter)."""
+    extra: dict[str, list[str]] = {k: [] for k in table}
+    for cp in [*range(0xC0, 0x250), *range(0x1E00, 0x1F00)]:
+        ch = chr(cp)
+        base = unicodedata.normalize("NFD", ch)[0].lower()
+        if base != ch.lower() and base in extra:
+            extra[base].append(ch)
+    return {k: v + "".join(extra[k]) for k, v in table.items()}
+
+
+_LOOKS_LIKE = _accented(_LOOKS_LIKE)
+
+
 def _word(word: str, *, spaced: bool) -> str:
     """A pattern for `word` written with look-alike letters; `spaced`: with any run of
     up to 16 non-letters between its letters (`U N T R U S T E D`, `UN-TRUSTED`,

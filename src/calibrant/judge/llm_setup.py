@@ -92,6 +92,8 @@ def split_endpoint(api_base: str) -> tuple[str, str | None, str | None]:
         why = f"its query parameter {', '.join(repr(k) for k in others)} cannot be sent"
     elif len(keys) > 1 or (keys and basic is not None):
         why = "it carries more than one credential"
+    elif keys and not keys[0]:
+        why = "its key parameter is empty (an unset variable?)"
     if why is not None:
         raise ConfigError(
             f"--api-base {mask_url(api_base)}: {why} (a query in the base URL lands in front "

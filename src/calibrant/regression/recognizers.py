@@ -53,9 +53,12 @@ _OBFUSCATED = re.compile(
     rf"[\w\-]+(?:{_DOT}[\w\-]+)*{_DOT}{_TLD}\b",
     re.IGNORECASE,
 )
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){10,30}\b", re.IGNORECASE)
+# a separator between digit groups: a dash, or one or two spaces of any kind (a value pasted
+# from a bank's page keeps its no-break or narrow spaces)
+_SEP = r"(?:-|[^\S\r\n]{1,2})"
+_IBAN = re.compile(rf"\b[A-Z]{{2}}\d{{2}}(?:{_SEP}?[A-Z0-9]){{10,30}}\b", re.IGNORECASE)
 _IBAN_CUE = re.compile(r"\b(?:iban|cuenta|account)\b", re.IGNORECASE)
-_CARD = re.compile(r"(?<![\w\-])\d(?:[ \-]?\d){12,18}(?![\w\-])")
+_CARD = re.compile(rf"(?<![\w\-])\d(?:{_SEP}?\d){{12,18}}(?![\w\-])")
 _DNI = re.compile(r"\b\d{2}\.?\d{3}\.?\d{3}\s?-?\s?[A-Za-z]\b")
 _NIE = re.compile(r"\b[XYZxyz]\s?-?\s?\d{7}\s?-?\s?[A-Za-z]\b")
 _ID_CUE = re.compile(r"\b(?:dni|nie|nif|documento|id card|national id)\b", re.IGNORECASE)
@@ -122,7 +125,7 @@ _US_STATES = (
     "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC"
 ).split()
 _US_ZIP = re.compile(rf"\b(?:{'|'.join(_US_STATES)})\s+(\d{{5}}(?:-\d{{4}})?)\b")
-_DIGIT_GROUPS = re.compile(r"(?<![\w\-])\d{3,}(?:[ \-]\d{3,})+(?![\w\-])")
+_DIGIT_GROUPS = re.compile(rf"(?<![\w\-])\d{{3,}}(?:{_SEP}\d{{3,}})+(?![\w\-])")
 _DATE_LIKE = re.compile(r"\b(?:19|20)\d{2}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _PHONE_LIKE = re.compile(r"(?<![\w\-])\+\d{1,3}[ \-.]?\(?\d[\d \-().]{6,}\d(?![\w\-])")
 _LONG_DIGITS = re.compile(r"(?<![\w])\d{9,}(?![\w])")
@@ -325,7 +328,7 @@ def name_mentions(text: str) -> list[str]:
             if not words and not (capital or known or strong):
                 break
             words.append(word)
-            gap = re.match(r"[ \t]+", text[w.end() :])
+            gap = re.match(r"[^\S\r\n]+", text[w.end() :])
             if gap is None:
                 break
             pos = w.end() + gap.end()

@@ -78,7 +78,9 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
 
     `args` is the decoded JSON object, or the JSON text itself (then a business tool answers
     malformed JSON with `invalid_argument`, exactly like the in-process adapter)."""
-    if name in tool_names():
+    if name in tool_names() or name not in ("trial_start", "trial_reply"):
+        # a business tool, or no tool at all: the tool box answers (an unknown name as an
+        # unknown tool, whatever its arguments) and logs invalid_argument
         return channel.call(name, args)
     if isinstance(args, str):
         return _invalid(name, "arguments must be a JSON object")
@@ -87,13 +89,11 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
         if isinstance(info, str):
             return _invalid(name, info)
         return {**channel.start(info), "tool_schema_version": TOOL_SCHEMA_VERSION}
-    if name == "trial_reply":
-        reply = _parsed(Reply, args)
-        if isinstance(reply, str):
-            return _invalid(name, reply)
-        usage = reply.usage.model_dump(exclude_none=True) if reply.usage else {}
-        return channel.reply(reply.text, usage)
-    return channel.call(name, args)  # unknown: the tool box answers and logs invalid_argument
+    reply = _parsed(Reply, args)  # trial_reply
+    if isinstance(reply, str):
+        return _invalid(name, reply)
+    usage = reply.usage.model_dump(exclude_none=True) if reply.usage else {}
+    return channel.reply(reply.text, usage)
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -303,8 +303,12 @@ class Runs:
 
     def get(self, prefix: str) -> dict[str, Any] | None:
         """A run (by id or an unambiguous prefix of it), provenance and report, as JSON data."""
+        if not prefix:
+            return None
         with Session(self.engine) as s:
-            rows = s.exec(select(RunRow).where(col(RunRow.id).startswith(prefix)).limit(2)).all()
+            # a prefix is text: `%` and `_` are not SQL wildcards here
+            match = col(RunRow.id).startswith(prefix, autoescape=True)
+            rows = s.exec(select(RunRow).where(match).limit(2)).all()
             if len(rows) != 1:
                 return None
             r = rows[0]
