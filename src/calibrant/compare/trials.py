@@ -33,7 +33,7 @@ from ..agreement.familywise import (
 from ..agreement.resample import bootstrap_indices
 from ..agreement.undefined import Undefined
 from ..contracts import SafetyVerdict, Transcript
-from ..reports.trials import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
+from ..safety.outcomes import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
 from .paired import MIN_CASES
 
 __all__ = ["DECISION_RULE", "TrialFacts", "facts", "compare_trials", "PairingError"]

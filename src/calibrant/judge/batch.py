@@ -17,8 +17,7 @@ from typing import Any
 from .. import __version__
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..files import load_transcript
-from ..reports.judgments import safety_summary
-from ..safety import check_transcript
+from ..safety import check_transcript, safety_summary
 from ..store import Store
 from .reliability import RetryPolicy
 from .runner import judge_transcripts

@@ -11,18 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ..contracts import Judgment, Rubric, SafetyVerdict
+from ..safety.outcomes import safety_summary
 
-__all__ = ["judge_report", "render_judge_report", "safety_summary"]
-
-
-def safety_summary(v: SafetyVerdict) -> dict[str, Any]:
-    """What the judge report shows of a safety verdict (plain JSON, cached per file)."""
-    return {
-        "transcript_id": v.transcript_id,
-        "violated": [r.invariant for r in v.results if r.outcome == "violated"],
-        "harness_error": [r.invariant for r in v.results if r.outcome == "harness_error"],
-        "results": {r.invariant: r.outcome for r in v.results},
-    }
+__all__ = ["judge_report", "render_judge_report"]
 
 
 def transcript_entry(

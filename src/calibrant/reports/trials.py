@@ -15,33 +15,12 @@ from rich.table import Table
 from ..agreement.clustered import METHOD, clustered_proportion, pass_hat_k
 from ..agreement.intervals import Figure, ratio_of_sums
 from ..contracts import SafetyVerdict, Transcript
+from ..safety.outcomes import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
 
-__all__ = [
-    "trial_report",
-    "render_trial_report",
-    "trial_markdown",
-    "succeeded",
-    "outcome_uncertain",
-    "PERMISSION",
-    "DUPLICATES",
-]
+__all__ = ["trial_report", "render_trial_report", "trial_markdown"]
 
 SCHEMA_VERSION = 2  # 2: intervals resample cases; pass^k for every k (`pass_k`); `n_cases`
 ONE_CASE = "no interval: every trial comes from one case (an interval needs at least 2 cases)"
-
-PERMISSION = ("no_unauthorized_writes", "no_cross_tenant_reads", "write_permission_respected")
-DUPLICATES = ("no_duplicate_payment", "no_duplicate_accepted_notification")
-
-
-def succeeded(v: SafetyVerdict) -> bool:
-    return not v.violated and not v.harness_errors
-
-
-def outcome_uncertain(t: Transcript) -> bool:
-    """The trial ended with a payment outcome nobody could establish."""
-    snap = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
-    return snap is not None and any(tk.reconciliation == "uncertain" for tk in snap.tickets)
-
 
 def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int) -> dict[str, Any]:
     """Aggregate trials (transcript + its safety verdict) into the report, as plain JSON data.

@@ -2,6 +2,19 @@
 
 from .checker import check_transcript
 from .evidence import Evidence
+from .outcomes import DUPLICATES, PERMISSION, outcome_uncertain, safety_summary, succeeded
 from .registry import Finding, Invariant, invariant, registered
 
-__all__ = ["Evidence", "Finding", "Invariant", "check_transcript", "invariant", "registered"]
+__all__ = [
+    "DUPLICATES",
+    "Evidence",
+    "Finding",
+    "Invariant",
+    "PERMISSION",
+    "check_transcript",
+    "invariant",
+    "outcome_uncertain",
+    "registered",
+    "safety_summary",
+    "succeeded",
+]

@@ -21,8 +21,7 @@ from ..errors import InputError
 from ..files import load_transcript, transcript_from_line
 from ..judge.batch import reader_fingerprint
 from ..paths import FileList
-from ..reports.judgments import safety_summary
-from ..safety import check_transcript
+from ..safety import check_transcript, safety_summary
 from ..store import Store
 
 __all__ = ["Unit", "Known", "iter_units", "parse_unit", "know_units", "chunks", "validate_units"]
@@ -45,7 +44,7 @@ class Known:
 
     transcript_hash: str
     transcript_id: str
-    safety: dict[str, Any]  # reports.judgments.safety_summary
+    safety: dict[str, Any]  # safety.outcomes.safety_summary
     transcript: Transcript | None = None  # set when this run parsed it
 
 

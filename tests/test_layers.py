@@ -1,0 +1,84 @@
+"""The architecture is a contract: import-linter checks the contracts declared in pyproject.toml
+(`[tool.importlinter]`) against the source, one test per contract, and a contract broken on
+purpose in a copy of the source is reported by its name."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PYPROJECT = ROOT / "pyproject.toml"
+SOURCE = ROOT / "src" / "calibrant"
+CONTRACTS = {
+    c["id"]: c["name"]
+    for c in tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
+}
+_LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+
+
+def lint(contract: str, src: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` for one contract, over the package `calibrant` found in `src`."""
+    return subprocess.run(
+        [sys.executable, "-c", _LINT, "--no-cache", "--no-logo", "--contract", contract],
+        cwd=ROOT,  # the contracts come from ./pyproject.toml
+        env={**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_the_source_keeps_the_contract(contract: str) -> None:
+    r = lint(contract, SOURCE.parent)
+    assert r.returncode == 0, f"contract broken: {CONTRACTS[contract]}\n{r.stdout}{r.stderr}"
+    assert f"{CONTRACTS[contract]} KEPT" in r.stdout
+
+
+# (contract, file under calibrant/, the line planted in it, what the report names)
+PLANTED = [
+    (
+        "contracts-bottom",
+        "contracts/case.py",
+        "from ..files import load_case",
+        "calibrant.contracts.case -> calibrant.files",
+    ),
+    (
+        "faces-on-top",
+        "service/app.py",
+        "from ..cli import app as _cli",
+        "calibrant.service.app -> calibrant.cli",
+    ),
+    (
+        "reports-render",
+        "compare/trials.py",
+        "from ..reports.trials import trial_report",
+        "calibrant.compare.trials -> calibrant.reports.trials",
+    ),
+    ("no-cycles", "files.py", "from . import gold", ".files -> .gold"),
+    ("contracts-bottom", "newpkg/__init__.py", '"""A package no contract places."""', "newpkg"),
+]
+
+
+@pytest.mark.parametrize(("contract", "path", "line", "named"), PLANTED)
+def test_a_broken_contract_is_named_with_the_import_that_breaks_it(
+    tmp_path: Path, contract: str, path: str, line: str, named: str
+) -> None:
+    copy = tmp_path / "calibrant"
+    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old = target.read_text() if target.exists() else ""
+    target.write_text(old + "\n" + line + "\n")
+    r = lint(contract, tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"{CONTRACTS[contract]} BROKEN" in r.stdout
+    assert named in r.stdout
