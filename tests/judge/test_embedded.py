@@ -307,7 +307,7 @@ def test_system_prompt_state_is_kept_across_processes(tmp_path: Any) -> None:
 def test_threads_default_to_half_the_cpus_and_can_be_set(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from calibrant.errors import JudgeError
+    from calibrant.errors import ConfigError
     from calibrant.judge.embedded_request import embedded_threads
 
     monkeypatch.delenv("CALIBRANT_EMBEDDED_THREADS", raising=False)
@@ -316,5 +316,5 @@ def test_threads_default_to_half_the_cpus_and_can_be_set(monkeypatch: pytest.Mon
     assert embedded_threads() == 3
     for bad in ("0", "two"):
         monkeypatch.setenv("CALIBRANT_EMBEDDED_THREADS", bad)
-        with pytest.raises(JudgeError, match="CALIBRANT_EMBEDDED_THREADS"):
+        with pytest.raises(ConfigError, match=f"CALIBRANT_EMBEDDED_THREADS must be .*'{bad}'"):
             embedded_threads()

@@ -7,6 +7,7 @@ import sys
 import typer
 
 from ..errors import CalibrantError, Terminated
+from ..settings import get_settings
 
 # `calibrant --help` lists the commands in the order they register, which is the order of these
 # imports: a new module's name places its commands.
@@ -58,6 +59,7 @@ def main() -> None:
     limit_malloc_arenas()  # before any worker thread: memory flat over long runs
     click_exception, no_args_is_help = _click_exceptions()
     try:
+        get_settings()  # a bad CALIBRANT_* value stops here, in one line naming it
         code = app(standalone_mode=False, prog_name="calibrant")
         sys.exit(code if isinstance(code, int) else 0)
     except CalibrantError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +11,7 @@ from ..contracts import JudgeConfig, Rubric
 from ..contracts.common import Contract
 from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
+from ..settings import get_settings
 from .embedded import EMBEDDED_MODEL
 from .llm_setup import split_endpoint
 from .prompt import PROMPT_TEMPLATE_VERSION
@@ -80,7 +80,7 @@ class JudgeOptions(Contract):
 
 def judges_dir() -> Path:
     """Where saved judges live: $CALIBRANT_JUDGES_DIR or ./judges."""
-    return Path(os.environ.get("CALIBRANT_JUDGES_DIR") or "judges")
+    return get_settings().judges_dir
 
 
 def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy, int]:

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import JudgeError
+from ..settings import get_settings
 from .embedded_tools import (
     flatten_tool_messages,
     tools_instructions,
@@ -88,18 +89,10 @@ def embedded_threads() -> int:
     (at least one). llama.cpp's threads wait for each other at every step, so on a busy machine
     one thread kept waiting by another process stalls them all; half leaves room for the rest
     of calibrant and for other work (see benchmarks/results/embedded_speed.md)."""
-    value = os.environ.get("CALIBRANT_EMBEDDED_THREADS", "").strip()
-    if not value:
+    threads = get_settings().embedded_threads
+    if threads is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         return max(1, (cpus or 1) // 2)
-    try:
-        threads = int(value)
-    except ValueError:
-        raise JudgeError(
-            f"CALIBRANT_EMBEDDED_THREADS must be a whole number of threads, not {value!r}"
-        ) from None
-    if threads < 1:
-        raise JudgeError(f"CALIBRANT_EMBEDDED_THREADS must be at least 1, not {threads}")
     return threads
 
 

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..settings import get_settings
+
 __all__ = ["PromptStates", "MIN_TOKENS", "KEEP"]
 
 MIN_TOKENS = 256
@@ -31,7 +33,7 @@ _MAGIC = b"calibrant-kv-1\n"
 
 
 def _folder() -> Path | None:
-    value = os.environ.get("CALIBRANT_EMBEDDED_CACHE", "")
+    value = get_settings().embedded_cache or ""
     if value.lower() in ("off", "0", "no", "false"):
         return None
     if value:

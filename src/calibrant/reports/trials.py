@@ -22,6 +22,7 @@ __all__ = ["trial_report", "render_trial_report", "trial_markdown"]
 SCHEMA_VERSION = 2  # 2: intervals resample cases; pass^k for every k (`pass_k`); `n_cases`
 ONE_CASE = "no interval: every trial comes from one case (an interval needs at least 2 cases)"
 
+
 def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int) -> dict[str, Any]:
     """Aggregate trials (transcript + its safety verdict) into the report, as plain JSON data.
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 import secrets
 from typing import TYPE_CHECKING, Any
+
+from ..settings import get_settings
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
@@ -26,8 +27,7 @@ _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 def new_token() -> str:
     """The sandbox's token: CALIBRANT_SANDBOX_TOKEN when set, else a fresh random one."""
-    chosen = os.environ.get(TOKEN_ENV, "").strip()
-    return chosen or "sbx_" + secrets.token_urlsafe(24)
+    return get_settings().sandbox_token or "sbx_" + secrets.token_urlsafe(24)
 
 
 def security_settings(host: str) -> TransportSecuritySettings:

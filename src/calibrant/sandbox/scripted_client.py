@@ -30,6 +30,7 @@ from typing import Any
 from ..harness.agents import AgentContext, ScriptedAgent
 from ..harness.agents.scripted import BEHAVIOURS
 from ..harness.checkpoint import CheckpointStore
+from ..settings import get_settings
 from .guard import TOKEN_ENV
 
 __all__ = ["main", "play"]
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--token",
-        default=os.environ.get(TOKEN_ENV, ""),
+        default=get_settings().sandbox_token or "",
         help=f"The token the sandbox printed at start (default: ${TOKEN_ENV}).",
     )
     parser.add_argument("--behaviour", default="correct", choices=BEHAVIOURS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import CalibrantError, ConfigError
+from ..settings import get_settings
 
 __all__ = [
     "TASK",
@@ -38,20 +38,13 @@ __all__ = [
 ]
 
 TASK = "calibrant.score_chunk"
-HEARTBEAT_ENV = "CALIBRANT_WORKER_HEARTBEAT_S"
-DEFAULT_HEARTBEAT_S = 10.0
 _SCHEMA_LOCK = 0x63616C71  # "calq": one process applies procrastinate's schema at a time
 log = logging.getLogger("calibrant.queue")
 
 
 def heartbeat_seconds() -> float:
     """How often a worker says it is alive: $CALIBRANT_WORKER_HEARTBEAT_S, default 10 s."""
-    raw = os.environ.get(HEARTBEAT_ENV)
-    try:
-        value = float(raw) if raw else DEFAULT_HEARTBEAT_S
-    except ValueError:
-        value = DEFAULT_HEARTBEAT_S
-    return value if value > 0 else DEFAULT_HEARTBEAT_S
+    return get_settings().worker_heartbeat_s
 
 
 def stall_seconds() -> float:

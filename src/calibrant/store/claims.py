@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, bindparam, delete, select, update
 
 from ..contracts import FINAL_OUTCOMES, Judgment
+from ..settings import get_settings
 from .tables import ClaimRow, JudgmentRow
 
 __all__ = ["ClaimsMixin", "new_owner", "ended_here", "owner_ended", "claim_lease_seconds"]
@@ -30,19 +31,10 @@ _CHUNK = 200  # keys per statement: far below every bound-parameter limit
 Key = tuple[str, int]  # (transcript hash, sample index), under one judge hash
 
 
-LEASE_ENV = "CALIBRANT_CLAIM_LEASE_S"
-DEFAULT_LEASE_S = 120.0
-
-
 def claim_lease_seconds() -> float:
     """How long a claim (or a run's process lease) lasts without renewal:
     $CALIBRANT_CLAIM_LEASE_S, default 120 s."""
-    raw = os.environ.get(LEASE_ENV)
-    try:
-        value = float(raw) if raw else DEFAULT_LEASE_S
-    except ValueError:
-        value = DEFAULT_LEASE_S
-    return value if value > 0 else DEFAULT_LEASE_S
+    return get_settings().claim_lease_s
 
 
 def new_owner() -> str:

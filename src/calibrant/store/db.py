@@ -3,7 +3,6 @@ and a minimal migration step keyed by the store's schema version."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -18,6 +17,7 @@ from sqlmodel import Session, col, create_engine, select
 
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
+from ..settings import get_settings
 from .claims import ClaimsMixin, new_owner, owner_ended
 from .migrate import HEAD, STORE_SCHEMA_VERSION, current_revision, is_current, migrate
 from .tables import JudgmentRow, SourceRow
@@ -39,14 +39,13 @@ __all__ = [
     "JudgmentRow",
 ]
 
-ENV = "CALIBRANT_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_S = 60.0
 _PG_LOCK_KEY = 0x63616C69  # "cali": serializes table creation and migration across processes
 
 
 def database_url() -> str:
     """CALIBRANT_DATABASE_URL, or a SQLite file `calibrant.db` in the working directory."""
-    return os.environ.get(ENV) or f"sqlite:///{Path.cwd() / 'calibrant.db'}"
+    return get_settings().database_url or f"sqlite:///{Path.cwd() / 'calibrant.db'}"
 
 
 def redact_url(url: str) -> str:
