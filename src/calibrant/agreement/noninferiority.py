@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from calibrant.agreement.bootstrap import table_floor
 from calibrant.agreement.encode import MISSING, check_codes
+from calibrant.agreement.meanpair import mean_floor, mean_of_defined, pair_onehots, pair_tables
 from calibrant.agreement.pairwise import PairwiseStatistic, statistic_from_tables
 from calibrant.agreement.resample import (
     BootstrapResult,
@@ -78,13 +79,6 @@ def applicability_codes(codes: ArrayLike, *, na_code: int) -> IntArray:
     return np.where(c == MISSING, MISSING, np.where(c == na_code, 1, 0)).astype(np.int64)
 
 
-def _mean_of_defined(values: Float64Array, defined: BoolArray) -> tuple[Float64Array, BoolArray]:
-    count = defined.sum(axis=-1)
-    total = np.where(defined, values, 0.0).sum(axis=-1)
-    ok = count > 0
-    return np.where(ok, total / np.where(ok, count, 1), 0.0), ok
-
-
 def _cases(rated: BoolArray, ids: IntArray | None) -> int | None:
     return None if ids is None else int(np.unique(ids[rated]).size)
 
@@ -122,10 +116,7 @@ def paired_comparison(
         (e[a], e[b]) for a in range(r) for b in range(a + 1, r)
     ]
     kk = k * k
-    stats = np.zeros((y.size, len(pairs) * kk), dtype=np.float64)
-    for p, (a, b) in enumerate(pairs):
-        both = np.flatnonzero((a != MISSING) & (b != MISSING))
-        stats[both, p * kk + a[both] * k + b[both]] = 1.0
+    stats = pair_onehots(pairs, n_items=y.size, k=k)
     ids: IntArray | None = None
     n_clusters: int | None = None
     if clusters is not None:
@@ -172,10 +163,10 @@ def paired_comparison(
     n_pairs = len(pairs)
 
     def sides(sums: Float64Array) -> tuple[Float64Array, BoolArray, Float64Array, BoolArray]:
-        tables = np.rint(sums).astype(np.int64).reshape(*sums.shape[:-1], n_pairs, k, k)
+        tables = pair_tables(sums, n_pairs=n_pairs, k=k)
         values, defined = statistic_from_tables(tables, statistic=statistic)
-        jv, jd = _mean_of_defined(values[..., :r], defined[..., :r])
-        ev, ed = _mean_of_defined(values[..., r:], defined[..., r:])
+        jv, jd = mean_of_defined(values[..., :r], defined[..., :r])
+        ev, ed = mean_of_defined(values[..., r:], defined[..., r:])
         return jv, jd, ev, ed
 
     total = units.sum(axis=0)
@@ -183,17 +174,15 @@ def paired_comparison(
     blocks = index_blocks(units.shape[0], n_resamples=n_resamples, seed=seed)
     boot = sides(unit_weights_sum(blocks, units))
     jack = sides(total[None, :] - units)
-    point_tables = np.rint(total).astype(np.int64).reshape(n_pairs, k, k)
+    point_tables = pair_tables(total, n_pairs=n_pairs, k=k)
 
     def floor(which: range) -> tuple[float, float] | None:
-        got = [
-            table_floor(point_tables[p], statistic=statistic, confidence=confidence) for p in which
-        ]
-        lows = [f[0] for f in got if f is not None]
-        highs = [f[1] for f in got if f is not None]
-        if not got or len(lows) < len(got):
-            return None
-        return float(np.mean(lows)), float(np.mean(highs))
+        return mean_floor(
+            [
+                table_floor(point_tables[p], statistic=statistic, confidence=confidence)
+                for p in which
+            ]
+        )
 
     j_est: float | Undefined = (
         float(pj)

@@ -100,7 +100,11 @@ def kappa_from_tables(
     ``tables`` has shape ``(..., K, K)``. Returns ``(values, defined)`` with the leading shape;
     ``values`` is 0.0 wherever ``defined`` is False (fewer than 2 items, or zero expected
     disagreement). Uses kappa = 1 - n * sum(w * O) / sum(w * r c^T) with integer weights, so
-    the definedness test is exact.
+    the definedness test is exact and one rational kappa is always one double: a resample with
+    the sample's table ties the point estimate exactly, which the BCa interval counts on.
+    ``sklearn.metrics.cohen_kappa_score`` sums floats instead and differs in the last bit on
+    about one table in five; ``tests/agreement/test_agreement_sklearn.py`` checks every
+    resample against it.
     """
     t = _as_stack(tables)
     w = _disagreement_weights(t.shape[-1], weights)
