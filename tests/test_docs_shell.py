@@ -125,7 +125,9 @@ def _workdir(tmp: Path, fake_url: str) -> Path:
     # the embedded judge, standing in at the fake (see the module's docstring)
     embedded = work / "judges" / "embedded.yaml"
     text = embedded.read_text()
-    text = re.sub(r"(?m)^model: .*$", f"model: openai/embedded-stand-in\napi_base: {fake_url}", text)
+    text = re.sub(
+        r"(?m)^model: .*$", f"model: openai/embedded-stand-in\napi_base: {fake_url}", text
+    )
     embedded.write_text(text)
     for path in (work / "judges").glob("*.yaml"):
         path.write_text(path.read_text().replace(EXAMPLE_URL, fake_url))
@@ -158,7 +160,8 @@ set -a
 cd "$(cat "$DOCS_STATE/cwd")"
 if [ -f "$DOCS_STATE/env" ]; then . "$DOCS_STATE/env"; fi
 trap 'printf "%s\\n%s\\n%s\\n" "$?" "$((LINENO - 1))" "$BASH_COMMAND" > "$DOCS_STATE/failed"' ERR
-trap 'export -p | grep -v -E "^declare -x (DOCS_STATE|OLDPWD|PWD|SHLVL|_)=" > "$DOCS_STATE/env"; pwd > "$DOCS_STATE/cwd"' EXIT
+keep() { export -p | grep -v -E '^declare -x (DOCS_STATE|OLDPWD|PWD|SHLVL|_)='; }
+trap 'keep > "$DOCS_STATE/env"; pwd > "$DOCS_STATE/cwd"' EXIT
 """
 
 
@@ -263,7 +266,9 @@ def test_a_skipped_block_says_why() -> None:
         markers = len(MARKER.findall(text))
         marked = sum(b.skip is not None for b in shell_blocks(page))
         if markers != marked:
-            problems.append(f"{_rel(page)}: {markers - marked} not-run marker(s) with no block under")
+            problems.append(
+                f"{_rel(page)}: {markers - marked} not-run marker(s) with no block under"
+            )
     assert not problems, "skipped without a reason: " + "; ".join(problems)
 
 
@@ -279,7 +284,9 @@ def test_the_block_reader_sees_what_a_reader_sees() -> None:
     page = ROOT / "docs" / "install.md"
     first = shell_blocks(page)[0]
     assert first.skip and "pip" in first.skip and first.lang == "bash"
-    console = Block("x", 1, 1, "console", "$ calibrant runs list\nrun  kind\n$ ls \\\n> reports\n", None)
+    console = Block(
+        "x", 1, 1, "console", "$ calibrant runs list\nrun  kind\n$ ls \\\n> reports\n", None
+    )
     assert script_of(console) == "calibrant runs list\nls \\\nreports\n"
     assert _uses_embedded_for_real("calibrant calibrate --split heldout") is not None
     assert _uses_embedded_for_real("calibrant calibrate --judge embedded  # no model") is None
