@@ -18,8 +18,12 @@ address. Here a local fake OpenAI-compatible endpoint (tests/support/fake_openai
 for all of them: the copied judges/embedded.yaml names a model at the fake instead of the
 embedded llama.cpp model, and the address http://127.0.0.1:8000/v1 in the copied judge files and
 in the blocks is the fake's. The embedded model is not run for real: a cold calibration of the
-calibration split takes 24 min 54 s on two cores (docs/judge.md), far over a test's budget;
-a judging command that would fall back to it (no --judge, --model or --planted) fails the test.
+calibration split takes 24 min 54 s on two cores (docs/judge.md), and measured here while
+writing this test, `calibrant judge` on 2 gold transcripts with a cold prompt cache took 130 s
+(two cores shared with other test runs) — far over a test's budget. The README's first run
+(`calibrant calibrate`, in an install block) is the same judge as its tour's `--judge embedded`
+(same configuration hash), which runs here against the fake. A judging command that would fall
+back to the embedded model (no --judge, --model or --planted) fails the test.
 """
 
 from __future__ import annotations
