@@ -1,6 +1,6 @@
-"""The release gate follows one rule, written once in the code and once in the README: the judge
-against the experts by the same statistic on both sides, non-inferiority with a margin, and
-minimums counted in cases."""
+"""The release gate follows one rule, written once in the code and once in docs/calibration.md:
+the judge against the experts by the same statistic on both sides, non-inferiority with a margin,
+and minimums counted in cases."""
 
 from __future__ import annotations
 
@@ -106,9 +106,9 @@ def test_decision_json_names_the_rule_and_the_minimums() -> None:
     assert d["min_items"] == 20 and d["min_expert_cases"] == 8
 
 
-def test_the_readme_states_the_same_rule() -> None:
-    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text())
-    assert GATE_RULE in readme
+def test_the_calibration_page_states_the_same_rule() -> None:
+    page = re.sub(r"\s+", " ", (ROOT / "docs" / "calibration.md").read_text())
+    assert GATE_RULE in page
 
 
 def test_paired_comparison_uses_one_statistic_on_both_sides() -> None:

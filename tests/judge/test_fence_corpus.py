@@ -1,6 +1,6 @@
 """The fence against the adversarial corpus (tests/judge/fence_corpus.json): every chat-template
 control-token family, fence words with separators and look-alike letters, look-alike brackets.
-Recall is the share of attacks of which nothing forbidden reaches the judge; the README quotes
+Recall is the share of attacks of which nothing forbidden reaches the judge; docs/judge.md quotes
 it. Ordinary support texts must reach the judge as they were, unmarked."""
 
 from __future__ import annotations

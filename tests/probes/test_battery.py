@@ -141,10 +141,10 @@ def test_the_attack_gates_hold_their_level_together() -> None:
     assert {g.status for k, g in together.items() if k != "x"} == {"PASS"}
 
 
-def test_the_readme_documents_every_attack_family_and_probe() -> None:
+def test_the_probe_page_documents_every_attack_family_and_probe() -> None:
     from calibrant.probes import PROBES
 
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("— judge robustness")[1].split("\n### ")[0]
+    page = (ROOT / "docs" / "probe.md").read_text()
+    section = page.split("— judge robustness")[1].split("\n## ")[0]
     for name in [*ATTACKS, *PROBES]:
         assert f"`{name}`" in section or f"**{name}**" in section, name

@@ -19,7 +19,7 @@ FORMATS = ("terminal", "json", "markdown", "html")
 
 
 def test_the_embedded_judge_is_called_weak_in_every_format() -> None:
-    # the README: "The embedded judge is weak, and the report says so."
+    # README and docs/judge.md: "The embedded judge is weak, and the report says so."
     texts = every_format(build("flip:explains_next_step:0.3", judge_model=EMBEDDED_MODEL))
     for fmt in FORMATS:
         assert "The embedded judge is weak" in texts[fmt], fmt

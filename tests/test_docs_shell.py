@@ -1,0 +1,312 @@
+"""Every shell block of README.md and docs/*.md runs as written.
+
+Each page's ```bash / ```sh / ```console blocks run in order in one temporary folder holding a
+fresh copy of the repository's data (gold, cases, rubrics, judges, examples), as a reader who
+follows the page from the root of a clone would: what a block writes, the next one reads; a
+variable a block sets (`TOKEN=$(...)`), the next one sees. `calibrant` is the shared
+virtualenv's (its bin first on PATH, this tree's src on PYTHONPATH), as after
+`source .venv/bin/activate`. A block runs under `set -euo pipefail`; the first command that fails
+fails the test, naming the page, the block, its line and the command.
+
+A block is skipped only when an HTML comment `<!-- not-run: reason -->` stands just above it
+(installs, a second terminal, a remote server); a marker without a reason, or a marker with no
+block under it, fails.
+
+Models: the pages name the saved judges `embedded` (judges/embedded.yaml) and `vllm-local`
+(judges/vllm-local.yaml, a server at http://127.0.0.1:8000/v1), and an `llm:` agent at that same
+address. Here a local fake OpenAI-compatible endpoint (tests/support/fake_openai.py) stands in
+for all of them: the copied judges/embedded.yaml names a model at the fake instead of the
+embedded llama.cpp model, and the address http://127.0.0.1:8000/v1 in the copied judge files and
+in the blocks is the fake's. The embedded model is not run for real: a cold calibration of the
+calibration split takes 24 min 54 s on two cores (docs/judge.md), and measured here while
+writing this test, `calibrant judge` on 2 gold transcripts with a cold prompt cache took 130 s
+(two cores shared with other test runs) — far over a test's budget. The README's first run
+(`calibrant calibrate`, in an install block) is the same judge as its tour's `--judge embedded`
+(same configuration hash), which runs here against the fake. A judging command that would fall
+back to the embedded model (no --judge, --model or --planted) fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fake_openai import answer_from_schema, fake_openai
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELLS = ("bash", "sh", "console")
+COPIED = ("gold", "cases", "rubrics", "judges", "examples")
+EXAMPLE_URL = "http://127.0.0.1:8000/v1"  # judges/vllm-local.yaml's, and the pages' llm: agent
+BLOCK_TIMEOUT_S = 900
+
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+MARKER = re.compile(r"<!--\s*not-run\b(.*?)-->", re.S)
+JUDGING = re.compile(r"\bcalibrant\s+(calibrate|judge|score|probe|stability)\b(.*)")
+
+
+@dataclass
+class Block:
+    page: str
+    number: int  # 1-based, among the page's shell blocks
+    line: int  # line of the opening fence
+    lang: str
+    text: str
+    skip: str | None  # the not-run reason ("" when the marker gives none)
+
+
+def _rel(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def shell_blocks(page: Path) -> list[Block]:
+    text = page.read_text()
+    out: list[Block] = []
+    for m in FENCE.finditer(text):
+        lang = m.group(1)
+        if lang not in SHELLS:
+            continue
+        before = text[: m.start()].rstrip().splitlines()
+        last = before[-1].strip() if before else ""
+        marker = MARKER.fullmatch(last)
+        skip = None
+        if marker:
+            reason = marker.group(1).strip()
+            skip = reason[1:].strip() if reason.startswith(":") else ""
+        out.append(
+            Block(
+                page=_rel(page),
+                number=len(out) + 1,
+                line=text.count("\n", 0, m.start()) + 1,
+                lang=lang,
+                text=m.group(2),
+                skip=skip,
+            )
+        )
+    return out
+
+
+def script_of(block: Block) -> str:
+    """The block as a bash script: a console block's `$ ` lines (and their `> ` continuations)."""
+    if block.lang != "console":
+        return block.text
+    lines = []
+    for ln in block.text.splitlines():
+        if ln.startswith("$ "):
+            lines.append(ln[2:])
+        elif ln.startswith("> ") and lines:
+            lines.append(ln[2:])
+    return "\n".join(lines) + "\n"
+
+
+def _fake_answer(body: dict[str, Any]) -> str:
+    """A judge's answer built from the schema it was sent (labels vary with the item, so the
+    reports have something to show), or an agent's plain reply."""
+    if body.get("response_format"):
+        seed = zlib.crc32(json.dumps(body.get("messages"), sort_keys=True).encode())
+        pick = answer_from_schema(lambda crit, labels: labels[(seed + len(crit)) % len(labels)])
+        return pick(body)
+    return "Thank you, I am checking your order and will confirm the refund once it is done."
+
+
+def _workdir(tmp: Path, fake_url: str) -> Path:
+    work = tmp / "clone"
+    work.mkdir()
+    for name in COPIED:
+        shutil.copytree(ROOT / name, work / name, symlinks=True)
+    # the embedded judge, standing in at the fake (see the module's docstring)
+    embedded = work / "judges" / "embedded.yaml"
+    text = embedded.read_text()
+    text = re.sub(
+        r"(?m)^model: .*$", f"model: openai/embedded-stand-in\napi_base: {fake_url}", text
+    )
+    embedded.write_text(text)
+    for path in (work / "judges").glob("*.yaml"):
+        path.write_text(path.read_text().replace(EXAMPLE_URL, fake_url))
+    return work
+
+
+def _environment(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CALIBRANT_")}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    venv_bin = str(Path(sys.executable).parent)
+    env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = str(ROOT / "src")
+    env["CALIBRANT_EMBEDDED_CACHE"] = "off"
+    env["COLUMNS"] = "80"
+    env["HOME"] = str(tmp / "home")
+    (tmp / "home").mkdir()
+    return env
+
+
+def _uses_embedded_for_real(script: str) -> str | None:
+    for ln in script.splitlines():
+        m = JUDGING.search(ln.split("#", 1)[0])
+        if m and not re.search(r"--(judge|model|planted)\b|--wait\b", m.group(2)):
+            return ln.strip()
+    return None
+
+
+HEADER = """set -euo pipefail
+set -a
+cd "$(cat "$DOCS_STATE/cwd")"
+if [ -f "$DOCS_STATE/env" ]; then . "$DOCS_STATE/env"; fi
+trap 'printf "%s\\n%s\\n%s\\n" "$?" "$((LINENO - 1))" "$BASH_COMMAND" > "$DOCS_STATE/failed"' ERR
+keep() { export -p | grep -v -E '^declare -x (DOCS_STATE|OLDPWD|PWD|SHLVL|_)='; }
+trap 'keep > "$DOCS_STATE/env"; pwd > "$DOCS_STATE/cwd"' EXIT
+"""
+
+
+@dataclass
+class Reader:
+    """One page's reader: a folder, a shell state carried from block to block, and the process
+    groups its blocks started (a `calibrant serve &` outlives its block until the page ends)."""
+
+    work: Path
+    state: Path
+    env: dict[str, str]
+    fake_url: str
+    groups: list[int]
+
+    def run(self, block: Block) -> None:
+        script = script_of(block).replace(EXAMPLE_URL, self.fake_url)
+        real = _uses_embedded_for_real(script)
+        assert real is None, (
+            f"{block.page}, block {block.number} (line {block.line}): `{real}` would run the "
+            "embedded model for real (minutes per split): name a saved judge (--judge)"
+        )
+        failed = self.state / "failed"
+        failed.unlink(missing_ok=True)
+        path = self.state / f"block{block.number}.sh"
+        path.write_text(f'. "$DOCS_STATE/header"\n{script}')
+        out, err = self.state / "stdout", self.state / "stderr"
+        with out.open("wb") as o, err.open("wb") as e:
+            proc = subprocess.Popen(
+                ["bash", str(path)],
+                cwd=self.work,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=o,
+                stderr=e,
+                start_new_session=True,
+            )
+            self.groups.append(proc.pid)
+            try:
+                rc = proc.wait(timeout=BLOCK_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                rc = None
+        if rc == 0:
+            return
+        if rc is None:
+            why = f"did not finish in {BLOCK_TIMEOUT_S} s"
+        elif failed.exists():
+            code, line, command = failed.read_text().split("\n", 2)
+            why = f"line {line} of the block: `{command.strip()}` exited {code}"
+        else:
+            why = f"the block exited {rc}"
+        tail = "\n".join(err.read_text(errors="replace").splitlines()[-25:])
+        stdout = "\n".join(out.read_text(errors="replace").splitlines()[-15:])
+        pytest.fail(
+            f"{block.page}, block {block.number} (line {block.line}) does not run as written: "
+            f"{why}\n--- stdout (tail) ---\n{stdout}\n--- stderr (tail) ---\n{tail}",
+            pytrace=False,
+        )
+
+    def close(self) -> None:
+        for pgid in self.groups:
+            try:
+                os.killpg(pgid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture
+def reader(tmp_path: Path) -> Iterator[Reader]:
+    with fake_openai(_fake_answer) as fake:
+        work = _workdir(tmp_path, fake.url)
+        state = tmp_path / "state"
+        state.mkdir()
+        (state / "header").write_text(HEADER)
+        (state / "cwd").write_text(str(work))
+        env = _environment(tmp_path)
+        env["DOCS_STATE"] = str(state)
+        r = Reader(work=work, state=state, env=env, fake_url=fake.url, groups=[])
+        try:
+            yield r
+        finally:
+            r.close()
+
+
+def _runnable_pages() -> list[Path]:
+    return [p for p in PAGES if any(b.skip is None for b in shell_blocks(p))]
+
+
+@pytest.mark.parametrize("page", _runnable_pages(), ids=_rel)
+def test_every_shell_block_of_the_page_runs_as_written(page: Path, reader: Reader) -> None:
+    for block in shell_blocks(page):
+        if block.skip is None:
+            reader.run(block)
+
+
+def test_a_skipped_block_says_why() -> None:
+    problems = []
+    for page in PAGES:
+        text = page.read_text()
+        for block in shell_blocks(page):
+            if block.skip == "":
+                problems.append(f"{block.page}, block {block.number} (line {block.line})")
+        markers = len(MARKER.findall(text))
+        marked = sum(b.skip is not None for b in shell_blocks(page))
+        if markers != marked:
+            problems.append(
+                f"{_rel(page)}: {markers - marked} not-run marker(s) with no block under"
+            )
+    assert not problems, "skipped without a reason: " + "; ".join(problems)
+
+
+def test_the_pages_have_shell_blocks_and_most_run() -> None:
+    blocks = [b for p in PAGES for b in shell_blocks(p)]
+    readme = [b for b in blocks if b.page == "README.md"]
+    assert sum(b.skip is None for b in readme) >= 5  # the five-step tour
+    assert sum(b.skip is None for b in blocks) > sum(b.skip is not None for b in blocks)
+
+
+def test_the_block_reader_sees_what_a_reader_sees() -> None:
+    """The parser itself: markers, console prompts and fences as a reader reads them."""
+    page = ROOT / "docs" / "install.md"
+    first = shell_blocks(page)[0]
+    assert first.skip and "pip" in first.skip and first.lang == "bash"
+    console = Block(
+        "x", 1, 1, "console", "$ calibrant runs list\nrun  kind\n$ ls \\\n> reports\n", None
+    )
+    assert script_of(console) == "calibrant runs list\nls \\\nreports\n"
+    assert _uses_embedded_for_real("calibrant calibrate --split heldout") is not None
+    assert _uses_embedded_for_real("calibrant calibrate --judge embedded  # no model") is None
+    assert _uses_embedded_for_real("calibrant compare-trials runs/ok runs/retry") is None
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_links_between_pages_point_at_files_that_exist() -> None:
+    missing = []
+    for page in PAGES:
+        for target in LINK.findall(page.read_text()):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#", 1)[0]
+            if not (page.parent / path).exists():
+                missing.append(f"{_rel(page)} -> {target}")
+    assert not missing, missing
