@@ -260,7 +260,7 @@ def calibrate(
         render_calibration(Console(), report, folder=str(folder))
     err = Console(stderr=True)
     for path in [*outputs, folder]:
-        err.print(f"wrote {path}", highlight=False)
+        err.print(f"wrote {path}", highlight=False, soft_wrap=True)
     failures = report["run"].get("failures", {})
     if failures:
         for kind, f in failures.items():

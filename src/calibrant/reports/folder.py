@@ -115,8 +115,13 @@ def calibration_next_lines(report: dict[str, Any], folder: Path) -> list[str]:
 def print_next(report: dict[str, Any], folder: Path, *, as_json: bool = False) -> None:
     """The "Next:" lines after `calibrate`'s report (on stderr under --json: stdout stays
     JSON)."""
+    import textwrap
+
     from rich.console import Console
 
-    console = Console(stderr=as_json)
-    for line in calibration_next_lines(report, folder):
-        console.print(line, highlight=False, markup=False)
+    console = Console(stderr=as_json, soft_wrap=True, highlight=False, markup=False)
+    for line in calibration_next_lines(report, folder):  # wrapped between words, paths whole
+        for piece in textwrap.wrap(
+            line, console.width, break_long_words=False, break_on_hyphens=False
+        ):
+            console.print(piece)
