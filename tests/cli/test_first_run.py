@@ -144,7 +144,8 @@ def test_calibrate_out_chooses_the_folder_and_json_stays_json(
     assert not (tmp_path / "reports").exists()
     err = " ".join(r.err.split())
     assert f"wrote {out}" in err
-    assert f"Next: python -m webbrowser {out}/report.html" in err  # the next steps go to stderr under --json
+    # the next steps go to stderr under --json
+    assert f"Next: python -m webbrowser {out}/report.html" in err
 
 
 def test_calibrate_out_at_a_file_fails_before_any_model_call(

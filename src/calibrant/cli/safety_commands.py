@@ -264,6 +264,7 @@ def selftest(
 
     from ..files import write_atomic
     from ..harness import transcript_filename
+    from ..reports.fit import fit
     from ..selftest import build_corpus, check_entry
 
     if write is not None and write.exists() and not write.is_dir():
@@ -298,7 +299,7 @@ def selftest(
 
         write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
     console = Console()
-    console.print(table)
+    console.print(fit(console, table))
     console.print(
         f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
     )

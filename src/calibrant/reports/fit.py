@@ -69,8 +69,12 @@ def _rows(console: Console, table: Table) -> Group:
             cell = column_cells[n]
             header = column.header if isinstance(column.header, str) else ""
             value = console.render_str(cell) if isinstance(cell, str) else Text(str(cell))
-            line = Text.assemble(Text(f"{header}: " if header else "", style="bold"), value)
-            parts.append(line)
+            name = Text(f"{header}:" if header else "", style="bold")
+            if "\n" in value.plain:  # several lines: each on its own, indented under the name
+                parts.append(name)
+                parts += [Text.assemble("  ", line) for line in value.split("\n")]
+            else:
+                parts.append(Text.assemble(name, " " if header else "", value))
     return Group(*parts)
 
 
