@@ -98,7 +98,7 @@ def calibration_next_lines(report: dict[str, Any], folder: Path) -> list[str]:
     lines = [f"Next: python -m webbrowser {html}  (open the report in a browser)"]
     if report.get("gate", {}).get("judge") != "PASS":
         lines.append(
-            "Next: read each criterion's reasons at the top of the report, then revise the "
+            "Next: read each criterion's reasons in the report, then revise the "
             "rubric or try another judge (--model, --judge)  (the gate did not pass)"
         )
     calibration = run or str(folder / "report.json")
