@@ -4,7 +4,7 @@ options those commands build from them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -34,6 +34,26 @@ __all__ = [
     "loading_note",
 ]
 
+
+def _flags_shown_as_flags() -> None:
+    """typer 0.29 shows every flag with a value type in --help (`--json <bool>`, even
+    `--help <bool>`), as if it took a value: show a flag as a flag. Older typer releases, which
+    have no such hook, already do."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "flags_as_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag and self.metavar is None else shown(self, ctx)
+
+    display_type_rich.flags_as_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_shown_as_flags()
+
 app = typer.Typer(
     name="calibrant",
     help="Calibrate an LLM judge of agent communication against expert labels, with "
@@ -58,6 +78,26 @@ runs_app = typer.Typer(help="Runs recorded in the store, with their reports.", n
 app.add_typer(runs_app, name="runs")
 db_app = typer.Typer(help="The store's schema (CALIBRANT_DATABASE_URL).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"calibrant {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Options of `calibrant` itself, before any command."""
 
 
 ModelOpt = Annotated[

@@ -195,6 +195,14 @@ def calibrate(
             "--attack-margin", help="Margin for --require-robustness (default: the probe run's)."
         ),
     ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for report.html, report.json and report.md (default: "
+            "reports/RUN_ID/ in the current folder).",
+        ),
+    ] = None,
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
     with the experts, the experts' own agreement, and the release gate; safety apart.
@@ -203,6 +211,7 @@ def calibrate(
     from ..calibration import Settings, run_calibration
     from ..paths import check_output_path, write_all_atomic
     from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
+    from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
     from .progress import track
 
@@ -212,6 +221,7 @@ def calibrate(
     for option, path in (("--markdown", markdown), ("--html", html)):
         if path is not None:
             check_output_path(path, option=option)
+    check_report_folder(out)  # report folder (reports/<run-id>/ or --out), checked before work
     settings = Settings(
         seed=seed,
         n_resamples=resamples,
@@ -243,18 +253,20 @@ def calibrate(
     if html is not None:
         outputs[html] = calibration_html(report)
     write_all_atomic(outputs)  # all reports or none
+    folder = write_calibration_folder(report, out)  # the report folder: html, json, md
     if as_json:
         typer.echo(calibration_json(report))
     else:
-        render_calibration(Console(), report)
+        render_calibration(Console(), report, folder=str(folder))
     err = Console(stderr=True)
-    for path in outputs:
-        err.print(f"wrote {path}", highlight=False)
+    for path in [*outputs, folder]:
+        err.print(f"wrote {path}", highlight=False, soft_wrap=True)
     failures = report["run"].get("failures", {})
     if failures:
         for kind, f in failures.items():
             sample = f" — e.g. {f['sample']}" if f.get("sample") else ""
             err.print(f"judge {kind}: {f['count']} item(s){sample}", highlight=False, markup=False)
+    print_next(report, folder, as_json=as_json)  # the "Next:" lines, last
     if not report["judge_outcomes"].get("verdict"):
         err.print(
             f"calibrant: no gold item got a verdict from the judge ({report['n_items']} items); "

@@ -4,7 +4,6 @@ version as one cell of `judges list`. `runs show --json` keeps the whole record.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..reports.probe import rate
@@ -90,11 +89,64 @@ def _batch(d: dict[str, Any]) -> list[str]:
     return out
 
 
+def _value(v: Any) -> str:
+    """A value in one short phrase: scalars as they are, a list or mapping by its size."""
+    if isinstance(v, dict):
+        return f"{len(v)} entr{'y' if len(v) == 1 else 'ies'} (see --json)"
+    if isinstance(v, list):
+        if v and all(isinstance(x, str | int | float) for x in v) and len(v) <= 8:
+            return ", ".join(str(x) for x in v)
+        return f"{len(v)} item(s) (see --json)"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "—" if v is None else str(v)
+
+
+def _fields(d: dict[str, Any], indent: str = "  ") -> list[str]:
+    """A mapping's fields one per line; nested mappings of plain values one level deep."""
+    out = []
+    for k, v in sorted(d.items()):
+        flat = isinstance(v, dict) and v and not any(isinstance(x, dict | list) for x in v.values())
+        if flat and len(v) <= 12:
+            out.append(
+                f"{indent}{k}: " + ", ".join(f"{a} {_value(b)}" for a, b in sorted(v.items()))
+            )
+        elif isinstance(v, dict) and v and len(v) <= 40 and indent == "  ":
+            out += [f"{indent}{k}:", *_fields(v, indent + "  ")]
+        else:
+            out.append(f"{indent}{k}: {_value(v)}")
+    return out
+
+
+def _calibration(r: dict[str, Any]) -> list[str]:
+    """A calibration report in brief: its gate and warnings first, then what it measured."""
+    from ..reports.calibration_text import headline_lines
+
+    lines = headline_lines(r)
+    gold = r.get("gold") or {}
+    lines.append(
+        f"{r.get('n_items')} gold items (split {r.get('split')}), raters "
+        f"{', '.join(gold.get('raters') or []) or '—'}"
+    )
+    for c in r.get("criteria") or []:
+        reasons = "; ".join(c["gate"].get("reasons") or [])
+        lines.append(
+            f"  {c['criterion']}: {c['gate']['status']}" + (f" — {reasons}" if reasons else "")
+        )
+    return lines
+
+
 def _other(d: dict[str, Any]) -> list[str]:
-    out = ["options: " + json.dumps(d["arguments"], sort_keys=True, ensure_ascii=False)]
-    if d["report"] is None:
+    args = {k: v for k, v in d["arguments"].items() if v not in (None, False, [], {})}
+    out = ["options:", *(_fields(args) or ["  none"])]
+    report = d["report"]
+    if report is None:
         return out + [f"no report: the run is {d['status']}"]
-    return out + ["report:", json.dumps(d["report"], indent=2, sort_keys=True, ensure_ascii=False)]
+    if d["kind"] == "calibrate" and isinstance(report, dict) and "criteria" in report:
+        return out + ["report:", *(f"  {line}" for line in _calibration(report))]
+    if not isinstance(report, dict):
+        return out + [f"report: {_value(report)}"]
+    return out + ["report:", *_fields(report)]
 
 
 def run_lines(d: dict[str, Any]) -> list[str]:

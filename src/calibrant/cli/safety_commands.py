@@ -144,6 +144,8 @@ def check(
         err.print(f"skipped {s}", style="yellow", highlight=False, markup=False, soft_wrap=True)
     if files.skipped or not (as_json or as_jsonl):
         err.print(files.summary("transcript file"), highlight=False, soft_wrap=True)
+    summary = {**totals.doc(), "files": {"read": len(files), "skipped": len(files.skipped)}}
+    _record("check", summary, {"paths": paths, "case": case}, err)
     if fail_on_violation:
         if totals.violated:
             raise typer.Exit(1)
@@ -194,7 +196,7 @@ def trials(
             )
 
     runs = run_with_progress(f"trials of {agent}", len(cases) * k, out, run)
-    print_trial_report(
+    report = print_trial_report(
         runs,
         seed=seed,
         as_json=as_json,
@@ -202,6 +204,29 @@ def trials(
         console=Console(stderr=as_json),
         markdown=markdown,
     )
+    arguments = {"paths": paths, "agent": agent, "k": k, "seed": seed, "out": out}
+    _record("trials", report, arguments, Console(stderr=True))
+
+
+def _record(
+    kind: str,
+    report: dict[str, Any],
+    arguments: dict[str, Any],
+    err: Console,
+) -> None:
+    """Record a finished check or trials run in the store (`runs list`); a store that cannot
+    be opened is a warning, never a failed check."""
+    from .compare_commands import record_run
+
+    try:
+        record_run(kind, report, arguments=arguments)
+    except CalibrantError as exc:
+        err.print(
+            f"warning: this {kind} run is not recorded in the store: {exc}",
+            style="yellow",
+            highlight=False,
+            markup=False,
+        )
 
 
 @contextmanager
@@ -239,6 +264,7 @@ def selftest(
 
     from ..files import write_atomic
     from ..harness import transcript_filename
+    from ..reports.fit import fit
     from ..selftest import build_corpus, check_entry
 
     if write is not None and write.exists() and not write.is_dir():
@@ -273,7 +299,7 @@ def selftest(
 
         write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
     console = Console()
-    console.print(table)
+    console.print(fit(console, table))
     console.print(
         f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
     )

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import CalibrantError
+from ..reports.fit import fit
 from .app import db_app, judge_options, judges_app, runs_app
 
 
@@ -57,7 +58,8 @@ def judges_list(
             else f"{cal['finished_at'][:16]} {cal['split']} n={cal['n_items']} gate {cal['gate']}",
             escape(probe_cell(r["latest_probe"])),
         )
-    Console().print(table)
+    console = Console()
+    console.print(fit(console, table))
 
 
 @runs_app.command("list")
@@ -67,7 +69,7 @@ def runs_list(
         typer.Option(
             "--kind",
             help="calibrate, judge (a service job), score, batch (a provider batch), compare, "
-            "compare-trials, stability or probe.",
+            "compare-trials, stability, probe, check or trials.",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,
@@ -101,7 +103,8 @@ def runs_list(
             f"{r.started_at:%Y-%m-%d %H:%M}",
             (r.judge_hash or "—")[:19],
         )
-    Console().print(table)
+    console = Console()
+    console.print(fit(console, table))
 
 
 @runs_app.command("show")
@@ -124,7 +127,9 @@ def runs_show(
     if as_json:
         typer.echo(json.dumps(detail, indent=2, sort_keys=True))
         return
-    typer.echo("\n".join(run_lines(detail)))
+    console = Console(highlight=False)  # long lines wrap between words
+    for line in run_lines(detail):
+        console.print(line, markup=False)
 
 
 @db_app.command("upgrade")

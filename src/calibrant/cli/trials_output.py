@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -110,9 +110,9 @@ def print_trial_report(
     console: Console,
     to_stderr: bool = False,
     markdown: Path | None = None,
-) -> None:
+) -> dict[str, Any]:
     """The trial report: JSON on stdout (`to_stderr`: on stderr), or tables and where the
-    transcripts are; also as Markdown in `markdown`."""
+    transcripts are; also as Markdown in `markdown`. Returns the report."""
     from ..paths import write_atomic
     from ..reports.trials import render_trial_report, report_json, trial_markdown, trial_report
 
@@ -124,3 +124,4 @@ def print_trial_report(
     else:
         render_trial_report(console, report)
         console.print(f"{len(runs)} transcript(s) in {out}")
+    return report

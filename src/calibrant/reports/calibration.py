@@ -18,9 +18,11 @@ from .calibration_text import (
     fmt_stat,
     gate_detail_lines,
     gate_lines,
+    headline_lines,
     noise_note,
     rate_text,
 )
+from .fit import fit
 from .probe import robustness_lines
 
 __all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
@@ -37,9 +39,14 @@ def _cell(s: dict[str, Any] | None, *, n: bool = True) -> str:
     return fmt_stat(s, n=n)
 
 
-def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> None:
-    """Terminal rendering."""
+def render_calibration(
+    console: Console, r: dict[str, Any], *, top: int = 5, folder: str | None = None
+) -> None:
+    """Terminal rendering: the gate, the warnings and where the report files are (`folder`)
+    first, then the detail."""
     j = r["judge"] or {}
+    for n, line in enumerate(headline_lines(r, folder=folder)):
+        console.print(line, style="bold" if n == 0 else None, highlight=False, markup=False)
     console.print(
         f"[bold]Calibration report[/bold] — {r['n_items']} gold items (split "
         f"{r['split']}), raters {', '.join(r['gold']['raters'])}"
@@ -66,11 +73,11 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
         "for binary criteria, linear-weighted for ordinal ones; 95% CI, bootstrap by case)",
         title_justify="left",
     )
-    t.add_column("criterion", no_wrap=True)
+    t.add_column("criterion")
     t.add_column("judge κ [95% CI] (n)")
     t.add_column("experts' κ")
     t.add_column("coverage")
-    t.add_column("gate", no_wrap=True)
+    t.add_column("gate")
     for c in r["criteria"]:
         gate = c["gate"]["status"]
         name = c["criterion"] + ("\n[yellow]revise rubric[/yellow]" if c["revise_rubric"] else "")
@@ -81,7 +88,7 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
             coverage_text(c),
             f"[{GATE_STYLE[gate]}]{gate}[/{GATE_STYLE[gate]}]",
         )
-    console.print(t)
+    console.print(fit(console, t))
     for line in experts_lines(r):  # the judge against each expert; consensus echoing one
         console.print(escape(line), highlight=False)
     for c in r["criteria"]:
@@ -117,9 +124,7 @@ def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> 
     _pairs(console, r)
     for line in robustness_lines(r.get("robustness")):
         console.print(escape(line), highlight=False)
-    overall = r["gate"]["judge"]
-    for w in r.get("warnings", []):
-        console.print(f"[bold yellow]Warning:[/bold yellow] {escape(w)}", highlight=False)
+    overall = r["gate"]["judge"]  # the warnings are on top
     console.print(
         f"[bold]Judge release gate: [{GATE_STYLE[overall]}]{overall}"
         f"[/{GATE_STYLE[overall]}][/bold] (per criterion above; safety is reported "
@@ -141,7 +146,7 @@ def _confusion(console: Console, c: dict[str, Any]) -> None:
     for name, row in zip(m["rows_consensus"], m["counts"], strict=True):
         if any(row):
             t.add_row(name, *(str(x) if x else "·" for x in row))
-    console.print(t)
+    console.print(fit(console, t))
 
 
 def _safety(console: Console, s: dict[str, Any]) -> None:
@@ -161,7 +166,7 @@ def _safety(console: Console, s: dict[str, Any]) -> None:
             str(c["not_applicable"]),
             str(c["harness_error"]),
         )
-    console.print(t)
+    console.print(fit(console, t))
 
 
 def _pairs(console: Console, r: dict[str, Any]) -> None:
@@ -185,7 +190,7 @@ def _pairs(console: Console, r: dict[str, Any]) -> None:
             )
             safety = ", ".join(s["safety_violations"]) or "no violation"
             t.add_row(p["case"], s["item"], f"{s['agent']} / {s['style']}", safety, cons, judge)
-    console.print(t)
+    console.print(fit(console, t))
     console.print(f"[dim]label order: {', '.join(crits)}[/dim]")
 
 

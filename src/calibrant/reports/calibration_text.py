@@ -10,6 +10,7 @@ __all__ = [
     "comparison_line",
     "comparisons",
     "gate_detail_lines",
+    "headline_lines",
     "gate_settings_text",
     "noise_note",
     "coverage_text",
@@ -211,3 +212,16 @@ def gate_settings_text(s: dict[str, Any]) -> str:
         f"coverage ≥ {s['min_coverage']:.0%}, margin {s['margin']:.2f}, bar {s['min_lower']}"
         + ("" if s.get("use_ceiling", True) else ", no comparison with the experts")
     )
+
+
+def headline_lines(r: dict[str, Any], *, folder: str | None = None) -> list[str]:
+    """What a reader needs first, before the detail: the release gate with each criterion's
+    status, every warning (the weak embedded judge's among them), and where the report files
+    are. Plain text (no markup)."""
+    overall = r["gate"]["judge"]
+    statuses = ", ".join(f"{c['criterion']} {c['gate']['status']}" for c in r["criteria"])
+    lines = [f"Judge release gate: {overall}" + (f" ({statuses})" if statuses else "")]
+    lines += [f"Warning: {w}" for w in r.get("warnings", [])]
+    if folder is not None:
+        lines.append(f"Report: {folder}/report.html (also report.json, report.md)")
+    return lines

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..contracts import SafetyVerdict
+from .fit import fit
 
 __all__ = [
     "render_safety",
@@ -25,6 +26,7 @@ __all__ = [
     "VerdictSpool",
     "SafetyTotals",
     "OUTCOME_STYLE",
+    "invariant_counts",
 ]
 
 OUTCOME_STYLE = {
@@ -135,11 +137,35 @@ def write_safety_json(
     out.write("}\n")
 
 
+def invariant_counts(summary: dict[str, Counter[str]]) -> Table:
+    """One row per invariant: transcripts that passed it, violated it, could not be checked
+    (harness error) and to which it did not apply."""
+    table = Table(title="Per invariant (transcripts)", title_justify="left")
+    table.add_column("invariant")
+    for col in ("passed", "failed", "harness error", "not applicable"):
+        table.add_column(col, justify="right")
+    for name in sorted(summary):
+        c = summary[name]
+        failed, herr = c["violated"], c["harness_error"]
+        table.add_row(
+            name,
+            str(c["pass"]),
+            f"[red]{failed}[/red]" if failed else "0",
+            f"[yellow]{herr}[/yellow]" if herr else "0",
+            str(c["not_applicable"]),
+        )
+    return table
+
+
 def render_safety(console: Console, verdicts: Iterable[SafetyVerdict], *, verbose: bool) -> None:
-    """A table per transcript (violations and harness errors first), then one summary line."""
+    """A table per transcript (violations and harness errors first), then the counts per
+    invariant and one summary line."""
     total = bad = herr = 0
+    per_invariant: dict[str, Counter[str]] = {}
     for v in verdicts:
         total += 1
+        for r in v.results:
+            per_invariant.setdefault(r.invariant, Counter())[r.outcome] += 1
         bad += bool(v.violated)
         herr += bool(v.harness_errors and not v.violated)
         rows = sorted(
@@ -159,19 +185,22 @@ def render_safety(console: Console, verdicts: Iterable[SafetyVerdict], *, verbos
         if v.source:
             title += f"\n[dim]{v.source}[/dim]"
         table = Table(title=title, title_justify="left", show_lines=False, expand=False)
-        table.add_column("invariant", no_wrap=True)
-        table.add_column("outcome", no_wrap=True)
+        table.add_column("invariant")
+        table.add_column("outcome")
         table.add_column("why")
-        table.add_column("evidence", overflow="fold")
+        table.add_column("evidence")
         for r in rows:
             style = OUTCOME_STYLE[r.outcome]
             table.add_row(
                 r.invariant,
                 f"[{style}]{r.outcome}[/{style}]",
                 r.message,
-                ", ".join(r.evidence[:6]) + (" …" if len(r.evidence) > 6 else ""),
+                ", ".join(r.evidence[:6])
+                + (f" and {len(r.evidence) - 6} more" if len(r.evidence) > 6 else ""),
             )
-        console.print(table)
+        console.print(fit(console, table))
+    if per_invariant:
+        console.print(fit(console, invariant_counts(per_invariant)))
     console.print(
         f"[bold]{total}[/bold] transcript(s): "
         f"[red]{bad} with violations[/red], [yellow]{herr} with harness errors only[/yellow], "

@@ -16,6 +16,7 @@ from ..agreement.clustered import METHOD, clustered_proportion, pass_hat_k
 from ..agreement.intervals import Figure, ratio_of_sums
 from ..contracts import SafetyVerdict, Transcript
 from ..safety.outcomes import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
+from .fit import fit
 
 __all__ = ["trial_report", "render_trial_report", "trial_markdown"]
 
@@ -254,13 +255,13 @@ def render_trial_report(console: Console, report: dict[str, Any]) -> None:
     """Terminal rendering of `trial_report` (of any version)."""
     console.print(f"[bold]Trial report[/bold] — {_provenance(report)}")
     cases = Table(title="Cases", title_justify="left")
-    cases.add_column("case", no_wrap=True)
+    cases.add_column("case")
     for col in ("tags", "successes", "pass^1..n", "all k", "first", "violated invariants"):
         cases.add_column(col)
     for c in report["cases"]:
         cases.add_row(
             c["case"],
-            ",".join(c["tags"]),
+            ", ".join(c["tags"]),
             f"{c['successes']}/{c['trials']}",
             _case_pass_k(c),
             "yes" if c["passed_all"] else "[red]no[/red]",
@@ -268,13 +269,13 @@ def render_trial_report(console: Console, report: dict[str, Any]) -> None:
             ", ".join(f"{k}×{v}" for k, v in c["violated"].items())
             + (f" harness_error×{c['harness_errors']}" if c["harness_errors"] else ""),
         )
-    console.print(cases)
+    console.print(fit(console, cases))
     summary = Table(title="Summary (95% intervals)", title_justify="left")
     summary.add_column("figure")
     summary.add_column("value [95% CI] (n trials, cases)")
     for name, value in summary_rows(report):
         summary.add_row(name, value)
-    console.print(summary)
+    console.print(fit(console, summary))
     console.print(_interval_note(report), highlight=False)
 
 

@@ -24,7 +24,16 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/reports", include_in_schema=False)
 Kind = Literal[
-    "calibrate", "judge", "score", "batch", "compare", "compare-trials", "stability", "probe"
+    "calibrate",
+    "judge",
+    "score",
+    "batch",
+    "compare",
+    "compare-trials",
+    "stability",
+    "probe",
+    "check",
+    "trials",
 ]
 _TEMPLATES = Path(__file__).parent / "templates"
 HEADINGS = {

@@ -16,7 +16,16 @@ __all__ = ["router", "run_detail"]
 
 router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
 Kind = Literal[
-    "calibrate", "judge", "score", "batch", "compare", "compare-trials", "stability", "probe"
+    "calibrate",
+    "judge",
+    "score",
+    "batch",
+    "compare",
+    "compare-trials",
+    "stability",
+    "probe",
+    "check",
+    "trials",
 ]
 assert set(get_args(Kind)) == set(RUN_KINDS)  # one list of kinds: the store's
 

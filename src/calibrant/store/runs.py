@@ -30,7 +30,8 @@ from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 __all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES", "RUN_KINDS"]
 
 # Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
-# service job; "batch" a provider batch (`batch submit`, `score --submit`).
+# service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
+# the safety checker's and the harness's runs.
 RUN_KINDS = (
     "calibrate",
     "judge",
@@ -40,6 +41,8 @@ RUN_KINDS = (
     "compare-trials",
     "stability",
     "probe",
+    "check",
+    "trials",
 )
 
 
