@@ -10,6 +10,7 @@ from rich.console import Console
 
 from calibrant.cli.compare_commands import render_trials_comparison
 from calibrant.cli.compare_judges_commands import render_judge_comparison
+from calibrant.contracts.reports import ComparisonReport
 from calibrant.reports.probe import probe_markdown
 
 OLD_CRITERION = {
@@ -165,7 +166,8 @@ def test_the_report_page_of_an_old_and_a_new_judge_comparison() -> None:
         "judge": None,
     }
     user = {"name": "ann", "role": "adjudicator"}
-    old = page.render(report=OLD_COMPARE, run=run, user=user)
+    # the page reads the report's model, as the route gives it (a stored report, upgraded)
+    old = page.render(report=ComparisonReport.model_validate(OLD_COMPARE), run=run, user=user)
     assert "+52 items (old report)" in old and "47 items" in old
     new_row = {
         **{k: v for k, v in OLD_CRITERION.items() if k != "more_items_to_settle"},
@@ -174,7 +176,8 @@ def test_the_report_page_of_an_old_and_a_new_judge_comparison() -> None:
         "familywise_ci": [-0.2, 0.4],
         "cases_needed": 31,
     }
-    new = page.render(report={**OLD_COMPARE, "criteria": [new_row]}, run=run, user=user)
+    new_report = ComparisonReport.model_validate({**OLD_COMPARE, "criteria": [new_row]})
+    new = page.render(report=new_report, run=run, user=user)
     assert "47 items, 4 cases" in new and "31 cases" in new and "at 99.0%" in new
 
 

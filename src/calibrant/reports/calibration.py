@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..calibration.experts import experts_lines
-from .calibration_md import calibration_markdown
+from ..contracts.reports import CalibrationReport
+from .calibration_md import calibration_markdown, data
 from .calibration_text import (
     coverage_text,
     fmt_stat,
@@ -37,8 +38,12 @@ def _cell(s: dict[str, Any] | None, *, n: bool = True) -> str:
     return fmt_stat(s, n=n)
 
 
-def render_calibration(console: Console, r: dict[str, Any], *, top: int = 5) -> None:
-    """Terminal rendering."""
+def render_calibration(
+    console: Console, report: CalibrationReport | dict[str, Any], *, top: int = 5
+) -> None:
+    """Terminal rendering (of the report's JSON data: the terminal's wording, shared with
+    calibration_text.py, reads JSON data)."""
+    r = data(report) if isinstance(report, CalibrationReport) else report
     j = r["judge"] or {}
     console.print(
         f"[bold]Calibration report[/bold] — {r['n_items']} gold items (split "
@@ -189,5 +194,7 @@ def _pairs(console: Console, r: dict[str, Any]) -> None:
     console.print(f"[dim]label order: {', '.join(crits)}[/dim]")
 
 
-def calibration_json(r: dict[str, Any]) -> str:
+def calibration_json(report: CalibrationReport | dict[str, Any]) -> str:
+    """The report as JSON (a model: the fields it recorded)."""
+    r = data(report) if isinstance(report, CalibrationReport) else report
     return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False, default=str)
