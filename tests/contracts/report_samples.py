@@ -4,31 +4,64 @@ transcripts. The report models must describe each of them."""
 
 from __future__ import annotations
 
+import copy
+import json
+import tempfile
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from calibrant.calibration import Settings, calibration_report, simulated_judgments
+from calibrant.calibration.noise import apply_run_to_run, run_to_run_section
+from calibrant.calibration.robustness import combine_gate, robustness_section
 from calibrant.calibration.stability import judge_stability
 from calibrant.compare.trials import TrialFacts, compare_trials
 from calibrant.probes import ATTACKS, ProbeContext, ProbeSettings, collect_requests
 from calibrant.probes.planted import planted_asker, planted_config
 from calibrant.probes.run import probe_report
 from calibrant.reports.judgments import judge_report
-from calibrant.reports.safety import summary_doc
 from calibrant.safety import check_transcript
 from calibrant.scoring.calibration_choice import ChosenCalibration
 from calibrant.scoring.summary import ScoreSummary
+from calibrant.store import make_engine
 from tests.compare.test_audit_compare_judges import _compare
+from tests.conftest import run_cli
 from tests.reports.support import GOLD, RUBRIC
 
 FAST = Settings(n_resamples=200)
 
 
 @cache
-def calibration(behaviour: str = "flip:no_claim_before_confirmed:0.2") -> dict[str, Any]:
+def built_calibration(behaviour: str = "flip:no_claim_before_confirmed:0.2") -> dict[str, Any]:
+    """The report as calibration_report builds it."""
     cfg, js = simulated_judgments(GOLD, RUBRIC, behaviour)
     return calibration_report(GOLD, RUBRIC, js, settings=FAST, judge=cfg, split=None)
+
+
+@cache
+def calibration() -> dict[str, Any]:
+    """The report as `calibrate` records it (calibration.run): with its robustness and
+    run-to-run sections folded into the gate (the robustness gate required), and its run id."""
+    report = copy.deepcopy(built_calibration())
+    cfg, _ = simulated_judgments(GOLD, RUBRIC, "flip:no_claim_before_confirmed:0.2")
+    with tempfile.TemporaryDirectory() as folder:
+        engine = make_engine(f"sqlite:///{Path(folder) / 'store.db'}")
+        try:
+            report["robustness"] = robustness_section(
+                engine,
+                judge_hash=cfg.hash,
+                rubric_hash=RUBRIC.content_hash,
+                required=True,
+                margin=None,
+            )
+            report["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
+        finally:
+            engine.dispose()
+    apply_run_to_run(report)
+    combine_gate(report["gate"], report["robustness"])
+    report["run_id"] = "0" * 32
+    return report
 
 
 def score(calibrated: bool = True) -> dict[str, Any]:
@@ -86,8 +119,11 @@ def probe() -> dict[str, Any]:
 
 
 def check() -> dict[str, Any]:
-    verdicts = [check_transcript(t) for _, t in sorted(GOLD.transcripts.items())]
-    return {**summary_doc(verdicts), "verdicts": [v.model_dump(mode="json") for v in verdicts]}
+    """`check --json` on the gold transcripts, as the command writes it."""
+    result = run_cli("check", "--json", "gold/transcripts")
+    assert result.code in (0, 1), result.err  # 1: a transcript violates an invariant
+    produced: dict[str, Any] = json.loads(result.out)
+    return produced
 
 
 def stability() -> dict[str, Any]:
@@ -111,13 +147,15 @@ def judge() -> dict[str, Any]:
     return judge_report(rows, rubric=RUBRIC, from_cache=1, model_calls=len(rows) - 1)
 
 
-PRODUCERS: dict[str, Callable[[], dict[str, Any]]] = {
-    "calibration": calibration,
-    "score": score,
-    "comparison": comparison,
-    "trials": trials,
-    "probe": probe,
-    "check": check,
-    "stability": stability,
-    "judge": judge,
+PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+    # name: (report kind, producer)
+    "calibration": ("calibration", calibration),
+    "calibration as built": ("calibration", built_calibration),
+    "score": ("score", score),
+    "comparison": ("comparison", comparison),
+    "trials": ("trials", trials),
+    "probe": ("probe", probe),
+    "check": ("check", check),
+    "stability": ("stability", stability),
+    "judge": ("judge", judge),
 }

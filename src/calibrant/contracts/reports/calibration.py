@@ -51,6 +51,7 @@ class CalibrationSettings(Strict):
 class Gate(Strict):
     criteria: dict[str, GateStatus]
     judge: GateStatus
+    robustness: GateStatus | None = None  # the probe run's gate, when it is required
 
 
 class CriterionGate(Strict):
@@ -66,6 +67,7 @@ class CriterionGate(Strict):
     difference_lower_bound: float | None = None
     difference_upper_bound: float | None = None
     rule: str | None = None
+    run_to_run: str | None = None  # the judge's run-to-run noise on this criterion, in words
 
 
 class Coverage(Strict):
@@ -190,21 +192,21 @@ class CalibrationReport(Report):
     VERSION = CALIBRATION_SCHEMA_VERSION
 
     schema_version: int = version_field(CALIBRATION_SCHEMA_VERSION)
-    calibrant_version: str
-    created_at: str
-    split: str
-    n_items: int
-    judge: CalibratedJudge | None
-    rubric: RubricRef
-    gold: GoldInfo
-    settings: CalibrationSettings
+    calibrant_version: str = Field(description="The calibrant version that made it.")
+    created_at: str = Field(description="When it was made (UTC, ISO 8601).")
+    split: str = Field(description="The gold split measured: calibration, heldout or all.")
+    n_items: int = Field(description="Gold items measured.")
+    judge: CalibratedJudge | None = Field(description="The judge configuration measured.")
+    rubric: RubricRef = Field(description="The rubric judged on.")
+    gold: GoldInfo = Field(description="The gold set: where, its hashes, its raters.")
+    settings: CalibrationSettings = Field(description="Bootstrap and gate settings.")
     warnings: list[str] = Field(default_factory=list)
-    judge_outcomes: dict[str, int]
+    judge_outcomes: dict[str, int] = Field(description="Judgments by outcome.")
     run: Json = Field(default_factory=dict)
-    gate: Gate
-    criteria: list[CalibrationCriterion]
+    gate: Gate = Field(description="The release gate, per criterion and for the judge.")
+    criteria: list[CalibrationCriterion] = Field(description="Each criterion in detail.")
     experts: Json | None = None
-    safety: CalibrationSafety
+    safety: CalibrationSafety = Field(description="Safety invariants, apart from quality.")
     calibration_pairs: list[CalibrationPair] = Field(default_factory=list)
     robustness: Json | None = None
     run_to_run: Json | None = None

@@ -13,6 +13,17 @@ CHECK_SCHEMA_VERSION = 1
 JUDGE_SCHEMA_VERSION = 1
 
 
+class SkippedFile(Strict):
+    path: str
+    reason: str
+    detail: str = ""
+
+
+class FilesRead(Strict):
+    read: int = Field(description="Transcript files read.")
+    skipped: list[SkippedFile] = Field(description="Files found but not read, and why.")
+
+
 class CheckReport(Report):
     """`check`'s --json document: the deterministic safety invariants of each transcript
     (its verdict, as calibrant.contracts.SafetyVerdict) and their totals."""
@@ -26,6 +37,7 @@ class CheckReport(Report):
     harness_error_transcripts: int
     summary: dict[str, dict[str, int]]
     verdicts: list[SafetyVerdict] = Field(default_factory=list)
+    files: FilesRead | None = None  # the command's: what it read and skipped
 
 
 class TranscriptSafety(Strict):

@@ -65,16 +65,16 @@ class ComparisonReport(Report):
     VERSION = COMPARISON_SCHEMA_VERSION
 
     schema_version: int = version_field(COMPARISON_SCHEMA_VERSION)
-    rubric: RubricRef
-    gold: ComparisonGold
-    judges: dict[Literal["a", "b"], ModelRef]
-    interval: str
-    decision_rule: str
-    alpha: float | None = None
-    min_cases: int | None = None
-    overall: str
-    criteria: list[ComparisonCriterion]
-    run_id: str | None = None
+    rubric: RubricRef = Field(description="The rubric both judges judged on.")
+    gold: ComparisonGold = Field(description="The gold items compared on.")
+    judges: dict[Literal["a", "b"], ModelRef] = Field(description="Judge A and judge B.")
+    interval: str = Field(description="How the intervals were computed.")
+    decision_rule: str = Field(description="When B is called better or worse.")
+    alpha: float | None = Field(default=None, description="Family-wise error (schema 2).")
+    min_cases: int | None = Field(default=None, description="Cases needed to decide (schema 2).")
+    overall: str = Field(description="The overall call: B better, B worse, mixed or undecided.")
+    criteria: list[ComparisonCriterion] = Field(description="Per criterion: figures, decision.")
+    run_id: str | None = Field(default=None, description="The run in the store (when recorded).")
 
 
 class TrialFigure(Strict):
@@ -115,16 +115,16 @@ class TrialsReport(Report):
     VERSION = TRIALS_SCHEMA_VERSION
 
     schema_version: int = version_field(TRIALS_SCHEMA_VERSION)
-    paired_trials: int
-    cases: int
-    unpaired: Sides
-    interval: str
+    paired_trials: int = Field(description="Trials of A and B paired by case and trial.")
+    cases: int = Field(description="Cases with paired trials.")
+    unpaired: Sides = Field(description="Trials of one run without a partner in the other.")
+    interval: str = Field(description="How the intervals were computed.")
     decision_rule: str | None = None
     alpha: float | None = None
     min_cases: int | None = None
-    figures: dict[str, TrialFigure]
+    figures: dict[str, TrialFigure] = Field(description="Each figure for A, B and B - A.")
     b_worse_on: list[str] | None = None
-    regressed_cases: list[str]
-    by_case: list[CaseChange]
+    regressed_cases: list[str] = Field(description="Cases where B succeeded less often.")
+    by_case: list[CaseChange] = Field(description="Per case, regressions first.")
     runs: dict[Literal["a", "b"], str] | None = None
     run_id: str | None = None

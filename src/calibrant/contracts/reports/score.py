@@ -3,6 +3,8 @@ judged and, with a calibration of the same judge version, corrected."""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from .base import Figure, GateStatus, ModelRef, Report, RubricRef, Strict, version_field
 
 SCORE_SCHEMA_VERSION = 1
@@ -52,15 +54,17 @@ class ScoreReport(Report):
     VERSION = SCORE_SCHEMA_VERSION
 
     schema_version: int = version_field(SCORE_SCHEMA_VERSION)
-    transcripts: int
-    judge: ModelRef
-    rubric: RubricRef
-    calibration: CalibrationUsed | None
-    warnings: list[str]
-    safety: ScoreSafety
-    judge_outcomes: dict[str, int]
-    failures: dict[str, FailureKind]
-    from_cache: int
-    cost_usd: float | None
-    criteria: list[ScoreCriterion]
-    run_id: str | None = None
+    transcripts: int = Field(description="Transcripts scored.")
+    judge: ModelRef = Field(description="The judge version that scored them.")
+    rubric: RubricRef = Field(description="The rubric judged on.")
+    calibration: CalibrationUsed | None = Field(
+        description="The calibration correcting the pass rates (null: as judged)."
+    )
+    warnings: list[str] = Field(description="What to read with care.")
+    safety: ScoreSafety = Field(description="Release blockers, counted apart from quality.")
+    judge_outcomes: dict[str, int] = Field(description="Judgments by outcome.")
+    failures: dict[str, FailureKind] = Field(description="Judge failures by kind, with a sample.")
+    from_cache: int = Field(description="Judgments read from the store, not asked again.")
+    cost_usd: float | None = Field(description="What the model calls cost (null: unknown).")
+    criteria: list[ScoreCriterion] = Field(description="Per criterion: pass rates, counts.")
+    run_id: str | None = Field(default=None, description="The run in the store (when recorded).")
