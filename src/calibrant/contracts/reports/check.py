@@ -67,3 +67,4 @@ class JudgeReport(Report):
     model_calls: int
     outcomes: dict[str, int]
     transcripts: list[JudgedTranscript]
+    run_id: str | None = None  # the run in the store (a service job records one)
