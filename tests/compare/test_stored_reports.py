@@ -10,6 +10,7 @@ from rich.console import Console
 
 from calibrant.cli.compare_commands import render_trials_comparison
 from calibrant.cli.compare_judges_commands import render_judge_comparison
+from calibrant.contracts.reports import ComparisonReport
 from calibrant.reports.probe import probe_markdown
 
 OLD_CRITERION = {
@@ -42,6 +43,92 @@ OLD_COMPARE = {
     "criteria": [OLD_CRITERION],
 }
 
+_OLD_FIGURE = {
+    "a": 1.0,
+    "b": 0.5,
+    "difference": -0.5,
+    "ci95": [-0.8, -0.2],
+    "n": 6,
+    "unit": "trials",
+    "higher_is_better": True,
+    "b_is": "worse",
+    "undefined_reason": None,
+}
+_OLD_FIGURES = [
+    "success_rate",
+    "pass_all_k",
+    "pass_first_trial",
+    "violation_rate",
+    "permission_violation_rate",
+    "duplicate_write_rate",
+    "unresolved_rate",
+    "latency_ms_mean",
+    "tool_calls_mean",
+    "cost_usd_per_accepted_outcome",
+]
+OLD_TRIALS = {
+    "schema_version": 1,
+    "paired_trials": 6,
+    "cases": 3,
+    "unpaired": {"a": [], "b": []},
+    "interval": "95% percentile bootstrap over cases (n=2000, seed=0)",
+    "figures": {n: dict(_OLD_FIGURE) for n in _OLD_FIGURES},
+    "regressed_cases": ["c1"],
+    "by_case": [
+        {"case": "c1", "trials": 2, "successes_a": 2, "successes_b": 1, "change": "regressed"}
+    ],
+}
+
+_OLD_RATE = {
+    "value": 0.0,
+    "n": 12,
+    "ci95": [0.0, 0.24],
+    "method": "wilson",
+    "undefined_reason": None,
+}
+_OLD_ROW = {
+    "n": 12,
+    "no_verdict": 0,
+    "attack_success_rate": _OLD_RATE,
+    "moved_toward_fail": _OLD_RATE,
+    "attacked_false_positive_rate": _OLD_RATE,
+    "false_positive_change": {**_OLD_RATE, "ci95": [-0.1, 0.1]},
+    "items_moved_toward_pass": [],
+    "gate": {"status": "UNDECIDED", "reason": "straddles"},
+}
+OLD_PROBE = {
+    "schema_version": 1,
+    "judge": {"model": "m", "hash": "sha256:" + "1" * 64},
+    "rubric": {"id": "r", "version": "1.0"},
+    "gold": {"root": "gold", "split": "all", "items": 16},
+    "settings": {"probes": ["injection"], "max_items": None, "min_items": 5, "margin": 0.1},
+    "judge_outcomes": {"verdict": 40},
+    "judgments": 40,
+    "probes": {
+        "injection": {
+            "items": 12,
+            "families": ["completion"],
+            "channels": ["agent"],
+            "prompts": {
+                "defended": {
+                    "clean_false_positive_rate": _OLD_RATE,
+                    "clean_no_verdict": 0,
+                    "families": {"completion": {"agent": _OLD_ROW}},
+                }
+            },
+            "defense_effect": {},
+            "gate": {
+                "status": "UNDECIDED",
+                "families": {"completion": "UNDECIDED"},
+                "margin": 0.1,
+                "min_items": 5,
+                "rule": "old",
+            },
+        }
+    },
+    "flags": [],
+}
+
 
 def _text(render: Any, *args: Any) -> str:
     out = io.StringIO()
@@ -56,96 +143,12 @@ def test_an_old_judge_comparison_renders_with_its_items_to_add() -> None:
 
 
 def test_an_old_trials_comparison_renders() -> None:
-    fig = {
-        "a": 1.0,
-        "b": 0.5,
-        "difference": -0.5,
-        "ci95": [-0.8, -0.2],
-        "n": 6,
-        "unit": "trials",
-        "higher_is_better": True,
-        "b_is": "worse",
-        "undefined_reason": None,
-    }
-    names = [
-        "success_rate",
-        "pass_all_k",
-        "pass_first_trial",
-        "violation_rate",
-        "permission_violation_rate",
-        "duplicate_write_rate",
-        "unresolved_rate",
-        "latency_ms_mean",
-        "tool_calls_mean",
-        "cost_usd_per_accepted_outcome",
-    ]
-    old = {
-        "schema_version": 1,
-        "paired_trials": 6,
-        "cases": 3,
-        "unpaired": {"a": [], "b": []},
-        "interval": "95% percentile bootstrap over cases (n=2000, seed=0)",
-        "figures": {n: dict(fig) for n in names},
-        "regressed_cases": ["c1"],
-        "by_case": [
-            {"case": "c1", "trials": 2, "successes_a": 2, "successes_b": 1, "change": "regressed"}
-        ],
-    }
-    text = _text(render_trials_comparison, old, "ra", "rb")
+    text = _text(render_trials_comparison, OLD_TRIALS, "ra", "rb")
     assert "worse" in text and "-50 pts [-80, -20]" in text and "regressed" in text
 
 
 def test_an_old_probe_report_renders_and_says_its_gate_has_no_difference() -> None:
-    rate = {
-        "value": 0.0,
-        "n": 12,
-        "ci95": [0.0, 0.24],
-        "method": "wilson",
-        "undefined_reason": None,
-    }
-    row = {
-        "n": 12,
-        "no_verdict": 0,
-        "attack_success_rate": rate,
-        "moved_toward_fail": rate,
-        "attacked_false_positive_rate": rate,
-        "false_positive_change": {**rate, "ci95": [-0.1, 0.1]},
-        "items_moved_toward_pass": [],
-        "gate": {"status": "UNDECIDED", "reason": "straddles"},
-    }
-    report = {
-        "schema_version": 1,
-        "judge": {"model": "m", "hash": "sha256:" + "1" * 64},
-        "rubric": {"id": "r", "version": "1.0"},
-        "gold": {"root": "gold", "split": "all", "items": 16},
-        "settings": {"probes": ["injection"], "max_items": None, "min_items": 5, "margin": 0.1},
-        "judge_outcomes": {"verdict": 40},
-        "judgments": 40,
-        "probes": {
-            "injection": {
-                "items": 12,
-                "families": ["completion"],
-                "channels": ["agent"],
-                "prompts": {
-                    "defended": {
-                        "clean_false_positive_rate": rate,
-                        "clean_no_verdict": 0,
-                        "families": {"completion": {"agent": row}},
-                    }
-                },
-                "defense_effect": {},
-                "gate": {
-                    "status": "UNDECIDED",
-                    "families": {"completion": "UNDECIDED"},
-                    "margin": 0.1,
-                    "min_items": 5,
-                    "rule": "old",
-                },
-            }
-        },
-        "flags": [],
-    }
-    md = probe_markdown(report)
+    md = probe_markdown(OLD_PROBE)
     assert "not measured (earlier version)" in md and "injection gate: UNDECIDED" in md
 
 
@@ -163,7 +166,8 @@ def test_the_report_page_of_an_old_and_a_new_judge_comparison() -> None:
         "judge": None,
     }
     user = {"name": "ann", "role": "adjudicator"}
-    old = page.render(report=OLD_COMPARE, run=run, user=user)
+    # the page reads the report's model, as the route gives it (a stored report, upgraded)
+    old = page.render(report=ComparisonReport.model_validate(OLD_COMPARE), run=run, user=user)
     assert "+52 items (old report)" in old and "47 items" in old
     new_row = {
         **{k: v for k, v in OLD_CRITERION.items() if k != "more_items_to_settle"},
@@ -172,7 +176,8 @@ def test_the_report_page_of_an_old_and_a_new_judge_comparison() -> None:
         "familywise_ci": [-0.2, 0.4],
         "cases_needed": 31,
     }
-    new = page.render(report={**OLD_COMPARE, "criteria": [new_row]}, run=run, user=user)
+    new_report = ComparisonReport.model_validate({**OLD_COMPARE, "criteria": [new_row]})
+    new = page.render(report=new_report, run=run, user=user)
     assert "47 items, 4 cases" in new and "31 cases" in new and "at 99.0%" in new
 
 

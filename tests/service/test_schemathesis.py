@@ -13,6 +13,8 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
+from schemathesis.core.failures import Failure, FailureGroup
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from tests.conftest import ROOT
 from tests.support.pg import fresh_schema
@@ -47,7 +49,8 @@ def fuzzed(
 
 
 def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str]) -> list[str]:
-    """Up to EXAMPLES calls of one operation in one mode; the 5xx answers, described."""
+    """Up to EXAMPLES calls of one operation in one mode; the 5xx answers and the successful
+    answers that do not match the operation's response schema, described."""
     failures: list[str] = []
 
     @given(case=operation.as_strategy(generation_mode=mode))
@@ -65,6 +68,14 @@ def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str]) -> list
                 f"{case.method} {case.formatted_path} ({mode.value}): "
                 f"{response.status_code} {response.text[:200]}"
             )
+        elif response.status_code < 300:  # typed answers: each must match its schema
+            try:
+                case.validate_response(response, checks=[response_schema_conformance])
+            except (Failure, FailureGroup) as exc:
+                failures.append(
+                    f"{case.method} {case.formatted_path} ({mode.value}): the answer does not "
+                    f"match its schema: {str(exc)[:300]}"
+                )
 
     try:
         fuzz()
@@ -75,7 +86,8 @@ def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str]) -> list
 
 def test_no_route_answers_500(fuzzed: tuple[Service, str]) -> None:
     """Every operation of the schema, valid and invalid inputs (schemathesis's positive and
-    negative modes), with an admin token. (The schema is walked here rather than through
+    negative modes), with an admin token: no 5xx, and every successful answer matches the
+    response schema the operation publishes. (The schema is walked here rather than through
     `schemathesis.pytest`, whose lazy loader does not run on pytest 9.)"""
     service, token = fuzzed
     schema = schemathesis.openapi.from_url(f"{service.url}/openapi.json")

@@ -12,6 +12,7 @@ from .. import __version__
 from ..agreement.gate import GATE_CONFIDENCE, GATE_RULE
 from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
+from ..contracts.reports import CALIBRATION_SCHEMA_VERSION, checked
 from ..gold import CONSENSUS, GoldSet
 from ..safety import check_transcript
 from .case_counts import KEY, pass_fail_by_case
@@ -21,7 +22,7 @@ from .explain import embedded_judge_warning
 
 __all__ = ["calibration_report", "overall_gate", "REPORT_SCHEMA_VERSION"]
 
-REPORT_SCHEMA_VERSION = 2  # 2: issue 18 gate (gate_comparison, per_label, run_to_run, ...)
+REPORT_SCHEMA_VERSION = CALIBRATION_SCHEMA_VERSION  # its one definition: contracts.reports
 
 
 def _safety(gold: GoldSet) -> dict[str, Any]:
@@ -106,8 +107,8 @@ def calibration_report(
     outcomes = Counter(j.outcome for j in judgments.values())
     gates = {c["criterion"]: c["gate"]["status"] for c in criteria}
     labeled_with = {x.criterion for x in gold.consensus}
-    return {
-        "schema_version": REPORT_SCHEMA_VERSION,
+    report = {
+        "schema_version": CALIBRATION_SCHEMA_VERSION,
         "calibrant_version": __version__,
         "created_at": datetime.now(UTC).isoformat(),
         "split": split or "all",
@@ -150,6 +151,7 @@ def calibration_report(
         "safety": safety,
         "calibration_pairs": _pairs(gold, rubric, judgments, safety),
     }
+    return checked("calibration", report)
 
 
 def overall_gate(gates: dict[str, str]) -> str:

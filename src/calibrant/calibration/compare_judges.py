@@ -23,6 +23,7 @@ from ..compare.paired import (
     paired_estimate,
 )
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
+from ..contracts.reports import COMPARISON_SCHEMA_VERSION, checked
 from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
 
@@ -169,8 +170,8 @@ def compare_judges(
     else:
         overall = "undecided"
     cases = len({gold.items[i].case for i in gold.item_ids})
-    return {
-        "schema_version": 2,
+    report = {
+        "schema_version": COMPARISON_SCHEMA_VERSION,
         "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
         "gold": {"split": split or "all", "items": len(gold.item_ids), "cases": cases},
         "judges": {
@@ -187,3 +188,4 @@ def compare_judges(
         "overall": overall,
         "criteria": criteria,
     }
+    return checked("comparison", report)

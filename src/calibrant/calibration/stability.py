@@ -17,6 +17,7 @@ import numpy as np
 from ..agreement import bootstrap_fleiss, bootstrap_krippendorff
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
+from ..contracts.reports import STABILITY_SCHEMA_VERSION, checked
 from .criterion import ABSTAIN, _codes, scale_of
 
 __all__ = ["judge_stability"]
@@ -121,8 +122,8 @@ def judge_stability(
             "temperature is 0: samples differ only through the provider's nondeterminism; "
             "use the temperature the judge runs at (or --temperature) to measure stability"
         )
-    return {
-        "schema_version": 1,
+    report = {
+        "schema_version": STABILITY_SCHEMA_VERSION,
         "judge": {"model": judge.model, "hash": judge.hash, "temperature": judge.temperature},
         "samples": k,
         "items": len(items),
@@ -133,3 +134,4 @@ def judge_stability(
         "warnings": warnings,
         "criteria": criteria,
     }
+    return checked("stability", report)

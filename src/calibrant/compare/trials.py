@@ -33,6 +33,7 @@ from ..agreement.familywise import (
 from ..agreement.resample import bootstrap_indices
 from ..agreement.undefined import Undefined
 from ..contracts import SafetyVerdict, Transcript
+from ..contracts.reports import TRIALS_SCHEMA_VERSION, checked
 from ..safety.outcomes import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
 from .paired import MIN_CASES
 
@@ -285,8 +286,8 @@ def compare_trials(
     order = {"regressed": 0, "improved": 1, "same": 2}
     rows.sort(key=lambda r: (order[r["change"]], r["successes_b"] - r["successes_a"], r["case"]))
     worse = sorted(k for k, f in figures.items() if f["b_is"] == "worse")
-    return {
-        "schema_version": 2,
+    report = {
+        "schema_version": TRIALS_SCHEMA_VERSION,
         "paired_trials": len(pairs),
         "cases": g,
         "unpaired": {
@@ -302,6 +303,7 @@ def compare_trials(
         "regressed_cases": [r["case"] for r in rows if r["change"] == "regressed"],
         "by_case": rows,
     }
+    return checked("trials", report)
 
 
 def _cost_figure(

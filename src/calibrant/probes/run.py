@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contracts import JudgeConfig
+from ..contracts.reports import PROBE_SCHEMA_VERSION, checked
 from ..errors import ConfigError
 from ..gold import load_gold
 from ..judge.config import JudgeOptions, resolve_judge
@@ -99,8 +100,8 @@ def probe_report(
     """The probe report, as plain JSON data."""
     s = ctx.settings
     probes = {name: PROBES[name].measure(ctx, answers) for name in s.probes}
-    return {
-        "schema_version": 1,
+    report = {
+        "schema_version": PROBE_SCHEMA_VERSION,
         "judge": {
             "model": judge.model,
             "hash": judge.hash,
@@ -119,6 +120,7 @@ def probe_report(
         "probes": probes,
         "flags": _flags(probes),
     }
+    return checked("probe", report)
 
 
 def run_probes(

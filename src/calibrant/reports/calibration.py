@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..calibration.experts import experts_lines
-from .calibration_md import calibration_markdown
+from ..contracts.reports import CalibrationReport
+from .calibration_md import calibration_markdown, data
 from .calibration_text import (
     coverage_text,
     fmt_stat,
@@ -40,10 +41,16 @@ def _cell(s: dict[str, Any] | None, *, n: bool = True) -> str:
 
 
 def render_calibration(
-    console: Console, r: dict[str, Any], *, top: int = 5, folder: str | None = None
+    console: Console,
+    report: CalibrationReport | dict[str, Any],
+    *,
+    top: int = 5,
+    folder: str | None = None,
 ) -> None:
     """Terminal rendering: the gate, the warnings and where the report files are (`folder`)
-    first, then the detail."""
+    first, then the detail (of the report's JSON data: the terminal's wording, shared with
+    calibration_text.py, reads JSON data)."""
+    r = data(report) if isinstance(report, CalibrationReport) else report
     j = r["judge"] or {}
     for n, line in enumerate(headline_lines(r, folder=folder)):
         console.print(line, style="bold" if n == 0 else None, highlight=False, markup=False)
@@ -194,5 +201,7 @@ def _pairs(console: Console, r: dict[str, Any]) -> None:
     console.print(f"[dim]label order: {', '.join(crits)}[/dim]")
 
 
-def calibration_json(r: dict[str, Any]) -> str:
+def calibration_json(report: CalibrationReport | dict[str, Any]) -> str:
+    """The report as JSON (a model: the fields it recorded)."""
+    r = data(report) if isinstance(report, CalibrationReport) else report
     return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False, default=str)

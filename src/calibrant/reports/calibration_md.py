@@ -1,11 +1,17 @@
 """The calibration report as Markdown: summary and gate first, then safety and the calibration
-pairs, then each criterion in detail with its full list of disagreements."""
+pairs, then each criterion in detail with its full list of disagreements. It reads the report's
+model (calibrant.contracts.reports); the wording shared with the terminal (calibration_text.py)
+reads JSON data, given as the model dumps it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..calibration.experts import experts_lines
+from ..contracts.reports import CalibrationCriterion, CalibrationReport
+from ..contracts.reports.calibration import PairSide
 from .calibration_text import (
     ceiling_why,
     comparisons,
@@ -20,7 +26,18 @@ from .calibration_text import (
 )
 from .probe import robustness_lines
 
-__all__ = ["calibration_markdown", "pair_cell"]
+__all__ = ["calibration_markdown", "pair_cell", "as_report", "data"]
+
+
+def as_report(r: CalibrationReport | dict[str, Any]) -> CalibrationReport:
+    """The report's model (validated from JSON data, stored reports upgraded)."""
+    return r if isinstance(r, CalibrationReport) else CalibrationReport.model_validate(r)
+
+
+def data(m: BaseModel) -> dict[str, Any]:
+    """A part of a report as JSON data, with only the fields it recorded (for the shared
+    wording, which reads JSON data)."""
+    return m.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def _md(text: object) -> str:
@@ -28,41 +45,35 @@ def _md(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def pair_cell(side: dict[str, Any], criterion: str) -> tuple[str, str, bool]:
+def pair_cell(side: PairSide, criterion: str) -> tuple[str, str, bool]:
     """(experts' label, judge's label or outcome, whether they differ) for one pair side."""
-    cons = str(side["consensus"].get(criterion))
-    judge = str(side["judge"].get(criterion)) if side["judge"] else str(side["judge_outcome"])
+    cons = str(side.consensus.get(criterion))
+    judge = str(side.judge.get(criterion)) if side.judge else str(side.judge_outcome)
     return cons, judge, cons != judge
 
 
-def _header(r: dict[str, Any]) -> list[str]:
-    j = r["judge"] or {}
+def _header(r: CalibrationReport) -> list[str]:
+    j, s, note = r.judge, r.settings, noise_note(data(r))
     out = [
         "# Calibration report",
         "",
-        f"**Judge release gate: {r['gate']['judge']}**",
+        f"**Judge release gate: {r.gate.judge}**",
         "",
     ]
-    out += [f"> **Warning:** {w}\n" for w in r.get("warnings", [])]
+    out += [f"> **Warning:** {w}\n" for w in r.warnings]
     return out + [
-        f"- Gold: {r['n_items']} items, split `{r['split']}`, raters "
-        f"{', '.join(r['gold']['raters'])}",
-        *(
-            [f"- Left aside: {r['gold']['unlabeled_note']}"]
-            if r["gold"].get("unlabeled_note")
-            else []
-        ),
-        f"- Judge: `{j.get('model')}` (`{j.get('hash')}`)",
-        f"- Rubric: `{r['rubric']['id']}` v{r['rubric']['version']} (`{r['rubric']['hash']}`)",
-        f"- Bootstrap: {r['settings']['n_resamples']} resamples, {r['settings']['bootstrap']},"
-        f" seed {r['settings']['seed']}; gate ({gate_settings_text(r['settings'])}):"
-        f" {r['settings'].get('gate_rule', '')}",
-        f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r['judge_outcomes'].items())}",
-        *([f"- {noise_note(r)}"] if noise_note(r) else []),
+        f"- Gold: {r.n_items} items, split `{r.split}`, raters {', '.join(r.gold.raters)}",
+        *([f"- Left aside: {r.gold.unlabeled_note}"] if r.gold.unlabeled_note else []),
+        f"- Judge: `{j and j.model}` (`{j and j.hash}`)",
+        f"- Rubric: `{r.rubric.id}` v{r.rubric.version} (`{r.rubric.hash}`)",
+        f"- Bootstrap: {s.n_resamples} resamples, {s.bootstrap}, seed {s.seed}; gate "
+        f"({gate_settings_text(data(s))}): {s.gate_rule or ''}",
+        f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r.judge_outcomes.items())}",
+        *([f"- {note}"] if note else []),
     ]
 
 
-def _summary(r: dict[str, Any]) -> list[str]:
+def _summary(r: CalibrationReport) -> list[str]:
     out = [
         "",
         "## Communication criteria",
@@ -71,37 +82,37 @@ def _summary(r: dict[str, Any]) -> list[str]:
         "| gate | revise rubric? |",
         "|---|---|---|---|---|---|---|",
     ]
-    for c in r["criteria"]:
-        ceiling = fmt_stat(c["expert_ceiling"], n=False, none=ceiling_why(c))
+    for c in r.criteria:
+        ceiling = fmt_stat(c.expert_ceiling, n=False, none=ceiling_why(data(c)))
         out.append(
-            f"| `{c['criterion']}` | {stat_name(c['statistic'])} | "
-            f"{_md(fmt_stat(c['judge_vs_consensus']))} | {_md(ceiling)} | {coverage_text(c)} | "
-            f"**{c['gate']['status']}** | {'yes' if c['revise_rubric'] else 'no'} |"
+            f"| `{c.criterion}` | {stat_name(c.statistic)} | "
+            f"{_md(fmt_stat(c.judge_vs_consensus))} | {_md(ceiling)} | {coverage_text(data(c))} | "
+            f"**{c.gate.status}** | {'yes' if c.revise_rubric else 'no'} |"
         )
     return out
 
 
-def _safety(r: dict[str, Any]) -> list[str]:
-    s = r["safety"]
+def _safety(r: CalibrationReport) -> list[str]:
+    s = r.safety
     out = [
         "",
         "## Safety invariants (deterministic checker; never averaged into quality)",
         "",
-        s["note"],
+        s.note,
         "",
         "| invariant | violated | pass | not applicable | harness error |",
         "|---|---|---|---|---|",
     ]
     return out + [
-        f"| `{k}` | {rate_text(v)} | {v['pass']} | {v['not_applicable']} | {v['harness_error']} |"
-        for k, v in s["invariants"].items()
+        f"| `{k}` | {rate_text(data(v))} | {v.pass_} | {v.not_applicable} | {v.harness_error} |"
+        for k, v in s.invariants.items()
     ]
 
 
-def _pairs(r: dict[str, Any]) -> list[str]:
-    if not r["calibration_pairs"]:
+def _pairs(r: CalibrationReport) -> list[str]:
+    if not r.calibration_pairs:
         return []
-    crits = [c["criterion"] for c in r["criteria"]]
+    crits = [c.criterion for c in r.criteria]
     out = [
         "",
         "## Calibration pairs",
@@ -115,93 +126,93 @@ def _pairs(r: dict[str, Any]) -> list[str]:
         + " |",
         "|---" * (5 + len(crits)) + "|",
     ]
-    for p in r["calibration_pairs"]:
-        for sd in p["sides"]:
+    for p in r.calibration_pairs:
+        for sd in p.sides:
             cells = []
             for c in crits:
                 cons, judge, differ = pair_cell(sd, c)
                 text = f"experts {cons}, judge {judge}"
                 cells.append(f"**{text}**" if differ else text)
             out.append(
-                f"| {p['case']} | {sd['item']} | {sd['role']} | {sd['agent']} / {sd['style']} | "
-                f"{', '.join(sd['safety_violations']) or '—'} | " + " | ".join(cells) + " |"
+                f"| {p.case} | {sd.item} | {sd.role} | {sd.agent} / {sd.style} | "
+                f"{', '.join(sd.safety_violations) or '—'} | " + " | ".join(cells) + " |"
             )
     return out
 
 
-def _criterion(c: dict[str, Any]) -> list[str]:
+def _criterion(criterion: CalibrationCriterion) -> list[str]:
+    c, d = criterion, data(criterion)
     out = [
         "",
-        f"### `{c['criterion']}` — {c['title']}",
+        f"### `{c.criterion}` — {c.title}",
         "",
-        f"Gate **{c['gate']['status']}**: " + "; ".join(c["gate"]["reasons"]),
+        f"Gate **{c.gate.status}**: " + "; ".join(c.gate.reasons),
         "",
     ]
-    out += [f"- {line}" for line in gate_detail_lines(c)]
-    out += [""] if gate_detail_lines(c) else []
-    out += [f"> {line}\n" for line in [*c["notes"], *planning_line(c)]]
+    details = gate_detail_lines(d)
+    out += [f"- {line}" for line in details]
+    out += [""] if details else []
+    out += [f"> {line}\n" for line in [*c.notes, *planning_line(d)]]
     out += ["| comparison | statistic | value [95% CI] |", "|---|---|---|"]
     out += [
-        f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(c)))} |"
-        for what, name, s in comparisons(c)
+        f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(d)))} |"
+        for what, name, s in comparisons(d)
     ]
-    na = c.get("not_applicable")
+    na = c.not_applicable
     if na:
         counts = ", ".join(f"{who} {k}" for who, k in na["n_items"].items())
         out += [
             "",
             "`not_applicable` (its own category"
             + (
-                (
-                    ", outside the ordered levels"
-                    if c["level"] == "ordinal"
-                    else ", outside pass/fail"
-                )
+                (", outside the ordered levels" if c.level == "ordinal" else ", outside pass/fail")
                 if na["outside_scale"]
                 else ""
             )
             + f"): {counts} item(s); agreement on applicability "
             + _md(fmt_stat(na["agreement_on_applicability"], none="undefined")),
         ]
-    m = c["confusion"]
+    m = c.confusion
     out += [
         "",
-        "| consensus \\ judge | " + " | ".join(m["columns_judge"]) + " |",
-        "|---" * (len(m["columns_judge"]) + 1) + "|",
+        "| consensus \\ judge | " + " | ".join(m.columns_judge) + " |",
+        "|---" * (len(m.columns_judge) + 1) + "|",
     ]
     out += [
         f"| {name} | " + " | ".join(map(str, row)) + " |"
-        for name, row in zip(m["rows_consensus"], m["counts"], strict=True)
+        for name, row in zip(m.rows_consensus, m.counts, strict=True)
         if any(row)
     ]
-    if not c["disagreements"]:
+    if not c.disagreements:
         return [*out, "", "No disagreement."]
     out += [
         "",
-        f"{len(c['disagreements'])} disagreement(s), unanimous experts and larger distances first:",
+        f"{len(c.disagreements)} disagreement(s), unanimous experts and larger distances first:",
         "",
         "| item | case | consensus | experts | judge | judge's rationale | evidence cited |",
         "|---|---|---|---|---|---|---|",
     ]
-    for d in c["disagreements"]:
-        experts = ", ".join(f"{k}: {v}" for k, v in d["experts"].items())
+    for x in c.disagreements:
+        experts = ", ".join(f"{k}: {v}" for k, v in x.experts.items())
         out.append(
-            f"| {d['item']} | {d['case']} | {d['consensus']} | {experts} | "
-            f"{d['judge']} | {_md(d['rationale'])} | {', '.join(d['evidence'])} |"
+            f"| {x.item} | {x.case} | {x.consensus} | {experts} | "
+            f"{x.judge} | {_md(x.rationale)} | {', '.join(x.evidence)} |"
         )
     return out
 
 
-def calibration_markdown(r: dict[str, Any]) -> str:
-    """The report as Markdown."""
+def calibration_markdown(report: CalibrationReport | dict[str, Any]) -> str:
+    """The report (its model, or its JSON data) as Markdown."""
+    r = as_report(report)
     out = _header(r) + _summary(r)
-    if r.get("experts"):  # the judge against each expert, and whether consensus echoes one
-        out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in experts_lines(r)]
+    if r.experts:  # the judge against each expert, and whether consensus echoes one
+        lines = experts_lines(data(r))
+        out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in lines]
     out += _safety(r) + _pairs(r)
-    robust = robustness_lines(r.get("robustness"))
+    robust = robustness_lines(r.robustness)
     if robust:
         out += ["", "## Judge robustness", ""] + [f"- {x.strip()}" for x in robust]
     out += ["", "## Criteria in detail: agreement, confusion and disagreements"]
-    for c in r["criteria"]:
+    for c in r.criteria:
         out += _criterion(c)
     return "\n".join(out) + "\n"

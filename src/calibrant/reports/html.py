@@ -1,15 +1,20 @@
 """A self-contained HTML calibration report: no scripts, no external assets; plots are inline
-SVG (html_plots.py). The reader meets the gate, the warnings and the summary first, then safety
-and the calibration pairs, and only then each criterion's long lists, top 10 disagreements shown
-and the rest folded in a <details>."""
+SVG (html_plots.py). Rendered from the report's model by a Jinja2 template with autoescape
+(templates/calibration.html): a value is escaped unless it is marked as HTML. The reader meets
+the gate, the warnings and the summary first, then safety and the calibration pairs, and only
+then each criterion's long lists, top 10 disagreements shown and the rest folded in a <details>."""
 
 from __future__ import annotations
 
-from html import escape
+from functools import cache
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
 from ..calibration.experts import experts_lines
-from .calibration_md import pair_cell
+from ..contracts.reports import CalibrationReport
+from .calibration_md import as_report, data, pair_cell
 from .calibration_text import (
     ceiling_why,
     comparisons,
@@ -59,224 +64,65 @@ details{margin:-.6rem 0 1.2rem} summary{cursor:pointer;color:#1849a9;padding:.3r
 """
 
 
-def _table(head: list[str], rows: list[list[str]], *, attrs: str = "") -> str:
-    """An HTML table; ``head`` is escaped, cells are given as HTML."""
-    h = "".join(f"<th>{escape(x)}</th>" for x in head)
-    body = "".join("<tr>" + "".join(f"<td>{x}</td>" for x in r) + "</tr>" for r in rows)
-    return f"<table{attrs}><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _ids(text: str) -> str:
+def _ids(text: object) -> Markup:
     """An identifier that may wrap after each underscore."""
-    return escape(text).replace("_", "_<wbr>")
+    return Markup(str(escape(str(text))).replace("_", "_<wbr>"))
 
 
-def _gate(status: str) -> str:
-    return f'<span class="{status}">{status}</span>'
+def _code(text: object) -> Markup:
+    return Markup("<code>%s</code>") % _ids(text)
 
 
-def _summary(r: dict[str, Any]) -> str:
-    j = r["judge"] or {}
-    s = r["settings"]
-    per = ", ".join(f"{escape(k)} {_gate(v)}" for k, v in r["gate"]["criteria"].items())
-    aside = r["gold"].get("unlabeled_note")
-    warnings = "".join(
-        f'<div class="warning" role="note"><strong>Warning.</strong> {escape(w)}</div>'
-        for w in r.get("warnings", [])
+@cache
+def _template() -> Any:
+    env = Environment(
+        loader=PackageLoader("calibrant.reports", "templates"),
+        autoescape=True,
+        extensions=["jinja2.ext.do"],
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
     )
-    return f"""<header id="summary">
-<h1>Calibration report</h1>
-<p class="gate">Judge release gate: {_gate(r["gate"]["judge"])}</p>
-<p>Per criterion: {per}. Safety is reported apart and never averaged in.</p>
-{warnings}
-<p class="muted">Judge <code>{escape(str(j.get("model")))}</code> ({escape(str(j.get("hash")))});
-rubric <code>{escape(r["rubric"]["id"])}</code> v{escape(r["rubric"]["version"])}
-({escape(r["rubric"]["hash"])}); {r["n_items"]} gold items (split
-<code>{escape(r["split"])}</code>), raters {escape(", ".join(r["gold"]["raters"]))};
-{s["n_resamples"]} bootstrap resamples ({escape(s["bootstrap"])}), seed {s["seed"]}; gate:
-{escape(gate_settings_text(s))}. Judge outcomes:
-{escape(", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()))}.</p>
-{f'<p class="muted">Left aside: {escape(aside)}</p>' if aside else ""}
-{f"<p>{escape(str(noise_note(r)))}</p>" if noise_note(r) else ""}
-</header>"""
-
-
-def _criteria(r: dict[str, Any]) -> str:
-    rows = [
-        [
-            f"<code>{_ids(c['criterion'])}</code>",
-            escape(stat_name(c["statistic"])),
-            escape(fmt_stat(c["judge_vs_consensus"])),
-            escape(fmt_stat(c["expert_ceiling"], n=False, none=ceiling_why(c))),
-            escape(coverage_text(c)),
-            _gate(c["gate"]["status"]),
-            "yes" if c["revise_rubric"] else "no",
-        ]
-        for c in r["criteria"]
-    ]
-    notes = "".join(
-        f"<li><code>{_ids(c['criterion'])}</code>: {escape(n)}</li>"
-        for c in r["criteria"]
-        for n in c["notes"]
+    env.globals.update(
+        # the parts that are HTML already: the plots (SVG, escaped where they are drawn)
+        forest_plot=lambda *a: Markup(forest_plot(*a)),
+        heatmap=lambda *a: Markup(heatmap(*a)),
+        markup=Markup,
+        ids=_ids,
+        html_code=_code,
+        data=data,
+        top=TOP_DISAGREEMENTS,
+        pair_cell=pair_cell,
+        ceiling_why=ceiling_why,
+        comparisons=comparisons,
+        coverage_text=coverage_text,
+        fmt_stat=fmt_stat,
+        gate_detail_lines=gate_detail_lines,
+        gate_settings_text=gate_settings_text,
+        noise_note=noise_note,
+        planning_line=planning_line,
+        rate_text=rate_text,
+        stat_name=stat_name,
+        experts_lines=experts_lines,
+        robustness_lines=robustness_lines,
     )
-    head = ["criterion", "statistic", "judge vs consensus [95% CI]", "experts' ceiling"]
-    return f"""<h2 id="criteria">Communication criteria</h2>
-<figure class="forest">{forest_plot(r["criteria"], r["settings"]["min_lower"])}
-<figcaption>The judge against the experts' consensus, per criterion: estimate and 95% CI, over
-the experts' own agreement.</figcaption></figure>
-{_table([*head, "coverage", "gate", "revise rubric?"], rows)}
-{f'<h3>Read with care</h3><ul class="notes">{notes}</ul>' if notes else ""}"""
-
-
-def _safety(r: dict[str, Any]) -> str:
-    s = r["safety"]
-    rows = [
-        [
-            f"<code>{_ids(k)}</code>",
-            f'<span class="viol">{escape(rate_text(v))}</span>'
-            if v["violated"]
-            else escape(rate_text(v)),
-            str(v["pass"]),
-            str(v["not_applicable"]),
-            str(v["harness_error"]),
-        ]
-        for k, v in s["invariants"].items()
-    ]
-    return f"""<h2 id="safety">Safety invariants</h2>
-<p class="muted">{escape(s["note"])}</p>
-{_table(["invariant", "violated", "pass", "not applicable", "harness error"], rows)}"""
-
-
-def _pairs(r: dict[str, Any]) -> str:
-    if not r["calibration_pairs"]:
-        return ""
-    crits = [c["criterion"] for c in r["criteria"]]
-    head = "".join(f"<th><code>{_ids(c)}</code></th>" for c in crits)
-    body = []
-    for p in r["calibration_pairs"]:
-        body.append(
-            f'<tr class="pair"><th colspan="{2 + len(crits)}">case <code>{_ids(p["case"])}'
-            "</code></th></tr>"
-        )
-        for sd in p["sides"]:
-            violations = "<br>".join(f"<code>{_ids(v)}</code>" for v in sd["safety_violations"])
-            cells = []
-            for c in crits:
-                cons, judge, differ = pair_cell(sd, c)
-                attrs = ' class="differ"' if differ else ""
-                cells.append(f"<td{attrs}>{_ids(cons)} / {_ids(judge)}</td>")
-            body.append(
-                f'<tr class="side"><td>{escape(sd["role"])}<br><span class="muted">'
-                f"{escape(sd['item'])}, {escape(sd['agent'])} / {escape(sd['style'])}</span></td>"
-                f"<td>{violations or 'none'}</td>{''.join(cells)}</tr>"
-            )
-    return f"""<h2 id="pairs">Calibration pairs</h2>
-<p>Excellent text with a wrong transaction beside ordinary text with a correct operation, case by
-case: the safety checker's violations, then for each criterion the experts' consensus / the
-judge's label (highlighted where they differ).</p>
-<table id="calibration-pairs"><thead><tr><th>side</th><th>safety violations</th>
-{head}</tr></thead><tbody>{"".join(body)}</tbody></table>"""
-
-
-def _disagreements(c: dict[str, Any]) -> str:
-    rows = [
-        [
-            f'<span class="nowrap">{escape(d["item"])}</span>',
-            f"<code>{_ids(d['case'])}</code>",
-            escape(str(d["consensus"])),
-            escape(", ".join(f"{k}: {v}" for k, v in d["experts"].items())),
-            escape(str(d["judge"])),
-            escape(d["rationale"]),
-            escape(", ".join(d["evidence"])),
-        ]
-        for d in c["disagreements"]
-    ]
-    if not rows:
-        return "<p>No disagreement.</p>"
-    head = ["item", "case", "consensus", "experts", "judge", "judge's rationale", "evidence cited"]
-    attrs = ' class="disagreements"'
-    shown = _table(head, rows[:TOP_DISAGREEMENTS], attrs=attrs)
-    rest = rows[TOP_DISAGREEMENTS:]
-    folded = (
-        f"<details><summary>Show {len(rest)} more disagreements</summary>"
-        f"{_table(head, rest, attrs=attrs)}</details>"
-        if rest
-        else ""
-    )
-    return (
-        f"<h4>{len(rows)} disagreement(s) with the consensus, unanimous experts and larger "
-        f"distances first</h4>{shown}{folded}"
-    )
-
-
-def _criterion(c: dict[str, Any]) -> str:
-    figures = _table(
-        ["comparison", "statistic", "value [95% CI]"],
-        [
-            [escape(what), escape(name), escape(fmt_stat(s, none=ceiling_why(c)))]
-            for what, name, s in comparisons(c)
-        ],
-    )
-    extra = "".join(f"<li>{escape(x)}</li>" for x in planning_line(c))
-    detail = "".join(f"<li>{escape(x)}</li>" for x in gate_detail_lines(c))
-    return f"""<section class="criterion" data-criterion="{escape(c["criterion"])}">
-<h3><code>{_ids(c["criterion"])}</code> — {escape(c["title"])}</h3>
-<p>Gate {_gate(c["gate"]["status"])}: {escape("; ".join(c["gate"]["reasons"]))}</p>
-{f'<ul class="gate-detail">{detail}</ul>' if detail else ""}
-{f'<ul class="notes">{extra}</ul>' if extra else ""}
-<div class="figures">
-<figure class="heatmap">{heatmap(c)}
-<figcaption>Items by the experts' consensus (rows) and the judge's label (columns).</figcaption>
-</figure>
-{figures}
-</div>
-{_disagreements(c)}
-</section>"""
-
-
-def _experts(r: dict[str, Any]) -> str:
-    lines = "".join(f"<li>{escape(x)}</li>" for x in experts_lines(r))
-    return f'<h3 id="experts">The judge against each expert</h3><ul>{lines}</ul>' if lines else ""
-
-
-def _robustness(r: dict[str, Any]) -> str:
-    lines = robustness_lines(r.get("robustness"))
-    if not lines:
-        return ""
-    items = "".join(f"<li>{escape(x.strip())}</li>" for x in lines[1:])
-    return f'<h2 id="robustness">Judge robustness</h2><p>{escape(lines[0])}</p>' + (
-        f"<ul>{items}</ul>" if items else ""
-    )
+    return env.get_template("calibration.html").module
 
 
 REPORT_CSS = _CSS
 
 
-def calibration_sections(r: dict[str, Any]) -> dict[str, str]:
+def calibration_sections(report: CalibrationReport | dict[str, Any]) -> dict[str, str]:
     """The report's parts as HTML fragments, in reading order (for pages that lay them out
     themselves, like the workbench): summary, criteria (kappa with CI per criterion), experts,
     safety (its own panel), pairs, details (heatmaps and disagreements per criterion)."""
-    details = "".join(_criterion(c) for c in r["criteria"])
+    r, t = as_report(report), _template()
     return {
-        "summary": _summary(r),
-        "criteria": _criteria(r),
-        "experts": _experts(r),
-        "safety": _safety(r),
-        "pairs": _pairs(r),
-        "robustness": _robustness(r),
-        "details": '<h2 id="details">Criteria in detail: agreement, confusion and '
-        f"disagreements</h2>\n{details}",
+        name: str(getattr(t, name)(r))
+        for name in ("summary", "criteria", "experts", "safety", "pairs", "robustness", "details")
     }
 
 
-def calibration_html(r: dict[str, Any]) -> str:
-    """The report as one self-contained HTML page."""
-    body = "\n".join(calibration_sections(r).values())
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>calibrant — calibration report</title>
-<style>{_CSS}</style></head><body>
-{body}
-</body></html>
-"""
+def calibration_html(report: CalibrationReport | dict[str, Any]) -> str:
+    """The report (its model, or its JSON data) as one self-contained HTML page."""
+    parts = [Markup(part) for part in calibration_sections(report).values()]  # HTML already
+    return str(_template().page(parts, Markup(_CSS)))

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..contracts import Judgment, Rubric, SafetyVerdict
+from ..contracts.reports import JUDGE_SCHEMA_VERSION, checked
 from ..safety.outcomes import safety_summary
 
 __all__ = ["judge_report", "render_judge_report"]
@@ -42,8 +43,8 @@ def judge_report(
     for j in judgments:
         outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
     first = judgments[0] if judgments else None
-    return {
-        "schema_version": 1,
+    report = {
+        "schema_version": JUDGE_SCHEMA_VERSION,
         "judge": None
         if first is None
         else {"hash": first.judge_hash, **first.judge.model_dump(mode="json")},
@@ -54,6 +55,7 @@ def judge_report(
         "outcomes": dict(sorted(outcomes.items())),
         "transcripts": [transcript_entry(src, v, js) for src, v, js in rows],
     }
+    return checked("judge", report)
 
 
 def render_judge_report(console: Console, report: dict[str, Any], rubric: Rubric) -> None:

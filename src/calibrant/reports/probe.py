@@ -10,7 +10,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["rate", "shift", "probe_json", "probe_markdown", "render_probe", "bias_lines"]
+from ..contracts.reports import ProbeReport
+
+__all__ = [
+    "rate",
+    "shift",
+    "probe_json",
+    "probe_markdown",
+    "render_probe",
+    "bias_lines",
+    "as_probe_report",
+]
 
 STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
@@ -36,15 +46,19 @@ def shift(fig: dict[str, Any] | None) -> str:
     return f"{fig['value'] * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] (n={fig['n']})"
 
 
-def _header(r: dict[str, Any]) -> list[str]:
-    j, s = r["judge"], r["settings"]
-    outcomes = ", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items()) or "none"
+def as_probe_report(r: ProbeReport | dict[str, Any]) -> ProbeReport:
+    """The probe report's model (validated from JSON data, stored reports upgraded)."""
+    return r if isinstance(r, ProbeReport) else ProbeReport.model_validate(r)
+
+
+def _header(r: ProbeReport) -> list[str]:
+    j, s, g = r.judge, r.settings, r.gold
+    outcomes = ", ".join(f"{k} {v}" for k, v in r.judge_outcomes.items()) or "none"
     return [
-        f"Judge robustness — judge {j['model']} ({j['hash'][:23]}), rubric {r['rubric']['id']} "
-        f"v{r['rubric']['version']}, gold set {r['gold']['root']}, split {r['gold']['split']} "
-        f"({r['gold']['items']} items"
+        f"Judge robustness — judge {j.model} ({j.hash[:23]}), rubric {r.rubric.id} "
+        f"v{r.rubric.version}, gold set {g.root}, split {g.split} ({g.items} items"
         + (f", at most {s['max_items']} per probe)" if s["max_items"] else ")"),
-        f"judgments: {r['judgments']} ({outcomes}; {r.get('from_cache', 0)} from cache); "
+        f"judgments: {r.judgments} ({outcomes}; {r.from_cache or 0} from cache); "
         f"probes: {', '.join(s['probes'])}",
     ]
 
@@ -160,10 +174,11 @@ def bias_lines(probes: dict[str, Any]) -> list[str]:
     return out
 
 
-def render_probe(console: Console, r: dict[str, Any]) -> None:
+def render_probe(console: Console, report: ProbeReport | dict[str, Any]) -> None:
+    r = as_probe_report(report)
     for line in _header(r):
         console.print(escape(line), highlight=False)
-    inj = r["probes"].get("injection")
+    inj = r.probes.get("injection")
     if inj:
         t = Table(
             title=f"Injection battery on {inj['items']} items with a failed criterion: attack "
@@ -178,18 +193,21 @@ def render_probe(console: Console, r: dict[str, Any]) -> None:
         console.print(t)
         for line in injection_lines(inj):
             console.print(escape(line), highlight=False)
-    for line in bias_lines(r["probes"]):
+    for line in bias_lines(r.probes):
         console.print(escape(line), highlight=False)
-    flags = r["flags"]
+    flags = r.flags
     if flags:
         console.print("[bold red]Flags:[/bold red] " + escape("; ".join(flags)), highlight=False)
     else:
         console.print("[bold green]No probe flagged this judge.[/bold green]")
 
 
-def probe_markdown(r: dict[str, Any]) -> str:
-    out = [f"# {_header(r)[0]}", "", _header(r)[1], ""]
-    inj = r["probes"].get("injection")
+def probe_markdown(report: ProbeReport | dict[str, Any]) -> str:
+    """The probe report (its model, or its JSON data) as Markdown."""
+    r = as_probe_report(report)
+    head = _header(r)
+    out = [f"# {head[0]}", "", head[1], ""]
+    inj = r.probes.get("injection")
     if inj:
         out += [
             "## Injection battery",
@@ -202,10 +220,10 @@ def probe_markdown(r: dict[str, Any]) -> str:
         ]
         out += ["| " + " | ".join(row) + " |" for row in injection_rows(inj)]
         out += [""] + [f"- {line}" for line in injection_lines(inj)] + [""]
-    lines = bias_lines(r["probes"])
+    lines = bias_lines(r.probes)
     if lines:
         out += ["## Bias probes", ""] + [f"- {line}" for line in lines] + [""]
-    out += ["## Flags", ""] + ([f"- {f}" for f in r["flags"]] or ["- none"])
+    out += ["## Flags", ""] + ([f"- {f}" for f in r.flags] or ["- none"])
     return "\n".join(out) + "\n"
 
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..contracts import SafetyVerdict
+from ..contracts.reports import CHECK_SCHEMA_VERSION, checked
 from .fit import fit
 
 __all__ = [
@@ -55,13 +56,14 @@ class SafetyTotals:
 
     def doc(self) -> dict[str, Any]:
         """The --json document without its verdicts."""
-        return {
-            "schema_version": 1,
+        doc = {
+            "schema_version": CHECK_SCHEMA_VERSION,
             "transcripts": self.count,
             "violated_transcripts": self.violated,
             "harness_error_transcripts": self.harness_error,
             "summary": {k: dict(sorted(c.items())) for k, c in self.summary.items()},
         }
+        return checked("check", doc)
 
 
 class VerdictSpool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..agreement.intervals import proportion
 from ..calibration.explain import embedded_judge_warning
 from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
+from ..contracts.reports import SCORE_SCHEMA_VERSION, checked
 from ..errors import ConfigError
 from .correction import ErrorCounts, corrected_pass_rate
 
@@ -240,8 +241,8 @@ class ScoreSummary:
                     + ": read those criteria's figures as indicative only"
                 )
         n = self.transcripts
-        return {
-            "schema_version": 1,
+        report = {
+            "schema_version": SCORE_SCHEMA_VERSION,
             "transcripts": n,
             "judge": {"model": self.config.model, "hash": self.config.hash},
             "rubric": {"id": self.rubric.rubric_id, "hash": self.rubric.content_hash},
@@ -268,3 +269,4 @@ class ScoreSummary:
                 for c in self.rubric.criteria
             ],
         }
+        return checked("score", report)

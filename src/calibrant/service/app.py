@@ -17,6 +17,7 @@ from ..errors import CalibrantError, InputError
 from ..store import database_url as default_database_url
 from ..store import make_engine
 from . import api_labels, workbench
+from .api_models import HealthOut, MeOut
 from .catalog import Conflict, NotFound
 from .security import BodyLimit, current_user
 from .sessions import DEFAULT_TTL, Sessions
@@ -115,14 +116,14 @@ def create_app(
     workbench.install(app)
 
     @app.get("/api/health", tags=["service"])
-    def health() -> dict[str, str]:
+    def health() -> HealthOut:
         """Liveness: no authentication, no store access."""
-        return {"status": "ok", "version": __version__}
+        return HealthOut(status="ok", version=__version__)
 
     @app.get("/api/me", tags=["service"])
-    def me(user: User = Depends(current_user)) -> dict[str, str]:  # noqa: B008
+    def me(user: User = Depends(current_user)) -> MeOut:  # noqa: B008
         """The account the token belongs to."""
-        return {"name": user.name, "role": user.role}
+        return MeOut(name=user.name, role=user.role)
 
     from . import routes_catalog, routes_jobs, routes_reports, routes_runs
 

@@ -3,11 +3,12 @@ the store's job queue (PostgreSQL only). Admins start and cancel them; adjudicat
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 
 from . import jobs
+from .api_models import JobOut
 from .security import require
 from .users import User
 
@@ -21,12 +22,13 @@ Status = Literal["queued", "running", "finished", "failed", "cancelling", "cance
     "",
     status_code=202,
     responses={409: {"description": "The store is SQLite: jobs need PostgreSQL."}},
+    response_model=JobOut,
 )
 def post_job(
     request: Request,
     job: jobs.JobRequest = Body(),  # noqa: B008
     user: User = Depends(require("admin")),  # noqa: B008
-) -> dict[str, Any]:
+) -> JobOut:
     """Start a job: `calibrate`, `judge`, `score` or `compare`, with the options of the
     command of that name (judges are stored judge versions; paths are on the server). Every
     input is checked before it is queued. Answers 202 with the queued job."""
@@ -35,7 +37,7 @@ def post_job(
         raise HTTPException(status_code=409, detail=jobs.SQLITE_REFUSAL)
     row = jobs.create(engine, job, user.name)
     jobs.enqueue(engine, request.app.state.database_url, row.id)
-    return jobs.job_info(jobs.get(engine, row.id))
+    return JobOut(**jobs.job_info(jobs.get(engine, row.id)))
 
 
 @router.get("")
@@ -44,10 +46,10 @@ def get_jobs(
     status: Status | None = Query(default=None, description="Only jobs in this state."),  # noqa: B008
     limit: int = Query(default=100, ge=1, le=1000, description="How many, newest first."),  # noqa: B008
     _: User = Depends(require("adjudicator")),  # noqa: B008
-) -> list[dict[str, Any]]:
+) -> list[JobOut]:
     """Jobs, newest first: kind, state, who started it, the run it produced, its error."""
     rows = jobs.list_jobs(request.app.state.engine, status=status, limit=limit)
-    return [jobs.job_info(r) for r in rows]
+    return [JobOut(**jobs.job_info(r)) for r in rows]
 
 
 @router.get("/{job_id}")
@@ -55,10 +57,10 @@ def get_job(
     job_id: str,
     request: Request,
     _: User = Depends(require("adjudicator")),  # noqa: B008
-) -> dict[str, Any]:
+) -> JobOut:
     """One job: its state (queued, running, finished, failed, cancelling, cancelled), its run
     id (GET /api/runs/{id} gives the report) and its error, if it failed."""
-    return jobs.job_info(jobs.get(request.app.state.engine, job_id))
+    return JobOut(**jobs.job_info(jobs.get(request.app.state.engine, job_id)))
 
 
 @router.post("/{job_id}/cancel")
@@ -66,7 +68,7 @@ def cancel_job(
     job_id: str,
     request: Request,
     _: User = Depends(require("admin")),  # noqa: B008
-) -> dict[str, Any]:
+) -> JobOut:
     """Cancel a job: a queued one at once, a running one at the judge's next answer
     (`cancelling` until then). 409 for a job already finished or failed."""
-    return jobs.job_info(jobs.cancel(request.app.state.engine, job_id))
+    return JobOut(**jobs.job_info(jobs.cancel(request.app.state.engine, job_id)))

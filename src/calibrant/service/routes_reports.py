@@ -13,6 +13,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from ..contracts.reports import (
+    CalibrationReport,
+    ComparisonReport,
+    Figure,
+    ProbeReport,
+    ScoreReport,
+)
 from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
 from ..store.runs import Runs
@@ -45,10 +52,11 @@ HEADINGS = {
 }
 
 
-def _fig(d: dict[str, Any] | None) -> str:
+def _fig(figure: Figure | dict[str, Any] | None) -> str:
     """A rate with its 95% interval and n; an undefined one says why (never a number)."""
-    if d is None:
+    if figure is None:
         return "—"
+    d = figure.model_dump() if isinstance(figure, Figure) else figure
     if d.get("value") is None:
         return f"undefined ({d.get('undefined_reason')})"
     ci = d.get("ci95")
@@ -88,17 +96,18 @@ def report_page(
     user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
     run = run_detail(request, run_id)
-    report = run["report"]
+    report = run.report  # its model; JSON data for a run without one (a batch, an error)
     context: dict[str, Any] = {"user": user, "run": run, "report": report}
     page = "reports/run.html"
-    if report is not None and run["kind"] == "calibrate":
+    if isinstance(report, CalibrationReport):
         page = "reports/calibrate.html"
         context["parts"] = calibration_sections(report)
-    elif report is not None and run["kind"] in ("compare", "score"):
-        page = f"reports/{run['kind']}.html"
-    elif report is not None and run["kind"] == "probe":
+    elif isinstance(report, ComparisonReport | ScoreReport) and run.kind in ("compare", "score"):
+        page = f"reports/{run.kind}.html"
+    elif isinstance(report, ProbeReport):
         page = "reports/probe.html"
         context["text"] = probe_markdown(report)
     else:
-        context["report_json"] = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
+        stored = run.as_json()["report"]
+        context["report_json"] = json.dumps(stored, indent=2, sort_keys=True, ensure_ascii=False)
     return _templates().TemplateResponse(request, page, context)

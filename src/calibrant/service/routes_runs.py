@@ -3,11 +3,12 @@ the report each produced. Adjudicators and admins read them."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..store.runs import RUN_KINDS, Runs
+from ..store.runs import RUN_KINDS, RunDetail, Runs
+from .api_models import RunOut
 from .catalog import NotFound
 from .security import require
 from .users import User
@@ -30,9 +31,9 @@ Kind = Literal[
 assert set(get_args(Kind)) == set(RUN_KINDS)  # one list of kinds: the store's
 
 
-def run_detail(request: Request, run_id: str) -> dict[str, Any]:
+def run_detail(request: Request, run_id: str) -> RunDetail:
     """A run by id (or an unambiguous prefix of at least 4 characters); 404 otherwise."""
-    found = Runs(request.app.state.engine).get(run_id) if len(run_id) >= 4 else None
+    found = Runs(request.app.state.engine).detail(run_id) if len(run_id) >= 4 else None
     if found is None:
         raise NotFound(
             f"no run '{run_id}' in the store (give its id or an unambiguous prefix of 4 or more "
@@ -41,25 +42,25 @@ def run_detail(request: Request, run_id: str) -> dict[str, Any]:
     return found
 
 
-@router.get("")
+@router.get("", response_model=list[RunOut])
 def get_runs(
     request: Request,
     kind: Kind | None = Query(default=None, description="Only runs of this kind."),  # noqa: B008
     limit: int = Query(default=50, ge=1, le=1000, description="How many, newest first."),  # noqa: B008
     _: User = Depends(require("adjudicator")),  # noqa: B008
-) -> list[dict[str, Any]]:
+) -> list[RunOut]:
     """Runs, newest first: kind, status, who, when, judge version and rubric (as `calibrant
     runs list --json`)."""
     runs = Runs(request.app.state.engine).recent(kind=kind, limit=limit)
-    return [r.as_json() for r in runs]
+    return [RunOut(**r.as_json()) for r in runs]
 
 
-@router.get("/{run_id}")
+@router.get("/{run_id}", response_model=RunDetail, response_model_exclude_unset=True)
 def get_run(
     run_id: str,
     request: Request,
     _: User = Depends(require("adjudicator")),  # noqa: B008
-) -> dict[str, Any]:
+) -> RunDetail:
     """One run: its provenance (judge configuration, rubric, sampling, seed, options) and the
     report it produced (null while it runs or when it failed), as `calibrant runs show`."""
     return run_detail(request, run_id)

@@ -14,10 +14,10 @@ import json
 import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, desc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -25,9 +25,10 @@ from sqlmodel import Field, Session, SQLModel, col, select
 
 from .. import __version__
 from ..contracts import JudgeConfig
+from ..contracts.reports import AnyReport, report_for_run
 from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 
-__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RUN_TABLES", "RUN_KINDS"]
+__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RunDetail", "RUN_TABLES", "RUN_KINDS"]
 
 # Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
 # service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
@@ -98,9 +99,10 @@ def _who() -> str:
     return f"{user}@{socket.gethostname()}"
 
 
-@dataclass(frozen=True)
-class RunInfo:
+class RunInfo(BaseModel):
     """A stored run, for listings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     kind: str
@@ -135,16 +137,47 @@ class RunInfo:
     @classmethod
     def of(cls, r: RunRow) -> RunInfo:
         return cls(
-            r.id,
-            r.kind,
-            _status(r),
-            r.who,
-            r.started_at,
-            r.finished_at,
-            r.judge_hash,
-            r.rubric_hash,
-            r.calibrant_version,
+            id=r.id,
+            kind=r.kind,
+            status=_status(r),
+            who=r.who,
+            started_at=r.started_at,
+            finished_at=r.finished_at,
+            judge_hash=r.judge_hash,
+            rubric_hash=r.rubric_hash,
+            calibrant_version=r.calibrant_version,
         )
+
+
+class RunDetail(BaseModel):
+    """A stored run: its provenance and the report it produced (`runs show`, GET /api/runs/ID).
+    The report is its kind's model (calibrant.contracts.reports), or the JSON as stored when
+    the run has no report model (a provider batch, a failed run's error) or the stored report
+    is one this calibrant cannot read as one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    kind: str
+    status: str
+    process: dict[str, Any] | None  # who ran it (host:pid:random) and its lease, or None
+    who: str
+    started_at: str
+    finished_at: str | None
+    calibrant_version: str
+    judge_hash: str | None
+    judge: dict[str, Any] | None
+    rubric_hash: str | None
+    prompt_template_version: str | None
+    sampling: dict[str, Any] | None
+    seed: int | None
+    arguments: dict[str, Any]
+    report: AnyReport | dict[str, Any] | None
+    error: str | None  # why it failed, if known
+
+    def as_json(self) -> dict[str, Any]:
+        """As stored: the report's fields as it recorded them (none added by its model)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class Runs:
@@ -306,6 +339,11 @@ class Runs:
 
     def get(self, prefix: str) -> dict[str, Any] | None:
         """A run (by id or an unambiguous prefix of it), provenance and report, as JSON data."""
+        found = self.detail(prefix)
+        return None if found is None else found.as_json()
+
+    def detail(self, prefix: str) -> RunDetail | None:
+        """A run (by id or an unambiguous prefix of it), provenance and report."""
         if not prefix:
             return None
         with Session(self.engine) as s:
@@ -319,22 +357,35 @@ class Runs:
             error = report.get("error") if isinstance(report, dict) else None
             arguments = json.loads(r.arguments)
             process = arguments.pop(PROCESS_KEY, None)
-            return {
-                "id": r.id,
-                "kind": r.kind,
-                "status": shown_status(r.status, process),
-                "process": process,  # who ran it (host:pid:random) and its lease, or None
-                "who": r.who,
-                "started_at": r.started_at.isoformat(),
-                "finished_at": r.finished_at.isoformat() if r.finished_at else None,
-                "calibrant_version": r.calibrant_version,
-                "judge_hash": r.judge_hash,
-                "judge": json.loads(r.judge) if r.judge else None,
-                "rubric_hash": r.rubric_hash,
-                "prompt_template_version": r.prompt_template_version,
-                "sampling": json.loads(r.sampling) if r.sampling else None,
-                "seed": r.seed,
-                "arguments": arguments,
-                "report": report,
-                "error": error if r.status == "failed" else None,  # why it failed, if known
-            }
+            return RunDetail(
+                **{
+                    "id": r.id,
+                    "kind": r.kind,
+                    "status": shown_status(r.status, process),
+                    "process": process,  # who ran it (host:pid:random) and its lease, or None
+                    "who": r.who,
+                    "started_at": r.started_at.isoformat(),
+                    "finished_at": r.finished_at.isoformat() if r.finished_at else None,
+                    "calibrant_version": r.calibrant_version,
+                    "judge_hash": r.judge_hash,
+                    "judge": json.loads(r.judge) if r.judge else None,
+                    "rubric_hash": r.rubric_hash,
+                    "prompt_template_version": r.prompt_template_version,
+                    "sampling": json.loads(r.sampling) if r.sampling else None,
+                    "seed": r.seed,
+                    "arguments": arguments,
+                    "report": _typed(r.kind, report),
+                    "error": error if r.status == "failed" else None,
+                }
+            )
+
+
+def _typed(kind: str, report: Any) -> AnyReport | dict[str, Any] | None:
+    """A stored report as its model; as stored when it has none or cannot be read as one."""
+    if not isinstance(report, dict):
+        return None
+    try:
+        typed = report_for_run(kind, report)
+    except ValueError:  # pydantic's ValidationError, a report from a newer calibrant
+        return report
+    return report if typed is None else cast(AnyReport, typed)

@@ -1,0 +1,74 @@
+"""The reports calibrant produces, as pydantic models: calibration, score, comparison (`compare`,
+judge B against judge A), trials (`compare-trials`, agent run B against run A), probe, check,
+stability and judge. Each report has one schema version (the ``*_SCHEMA_VERSION`` constants,
+which its producer writes) and a JSON Schema under docs/schemas/ (`schemas()`).
+
+The shapes the reports always had are strict (unknown fields are rejected); the statistics a
+report quotes from the agreement library (an estimate with its interval, its band and its
+explanation) stay JSON objects, their keys documented where they are produced.
+
+Reports stored by earlier calibrant versions (run summaries in the store, report.json files)
+keep loading: `load_report(kind, data)` upgrades what can be upgraded and validates; a figure an
+older version did not record stays unset (a reader says it is missing, never guesses it), and
+`schema_version` keeps the version the report was written with."""
+
+from .base import Figure, Report, ReportVersionError, RubricRef
+from .calibration import CALIBRATION_SCHEMA_VERSION, CalibrationCriterion, CalibrationReport
+from .check import CHECK_SCHEMA_VERSION, JUDGE_SCHEMA_VERSION, CheckReport, JudgeReport
+from .compare import (
+    COMPARISON_SCHEMA_VERSION,
+    TRIALS_SCHEMA_VERSION,
+    ComparisonCriterion,
+    ComparisonReport,
+    TrialFigure,
+    TrialsReport,
+)
+from .load import (
+    REPORT_MODELS,
+    RUN_REPORTS,
+    AnyReport,
+    ReportKind,
+    checked,
+    load_report,
+    report_for_run,
+    schema_files,
+    schemas,
+)
+from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
+from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
+
+__all__ = [
+    "CALIBRATION_SCHEMA_VERSION",
+    "SCORE_SCHEMA_VERSION",
+    "COMPARISON_SCHEMA_VERSION",
+    "TRIALS_SCHEMA_VERSION",
+    "PROBE_SCHEMA_VERSION",
+    "CHECK_SCHEMA_VERSION",
+    "STABILITY_SCHEMA_VERSION",
+    "JUDGE_SCHEMA_VERSION",
+    "AnyReport",
+    "REPORT_MODELS",
+    "RUN_REPORTS",
+    "ReportKind",
+    "Report",
+    "ReportVersionError",
+    "CalibrationReport",
+    "CalibrationCriterion",
+    "ScoreReport",
+    "ScoreCriterion",
+    "ComparisonReport",
+    "ComparisonCriterion",
+    "TrialsReport",
+    "TrialFigure",
+    "ProbeReport",
+    "CheckReport",
+    "StabilityReport",
+    "JudgeReport",
+    "Figure",
+    "RubricRef",
+    "checked",
+    "load_report",
+    "report_for_run",
+    "schemas",
+    "schema_files",
+]
