@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import os
 import threading
 from types import ModuleType
@@ -18,7 +19,15 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 from ..contracts.judgment import mask_url
 from ..errors import ConfigError
 
-__all__ = ["get_litellm", "endpoint_kwargs", "split_endpoint", "drain_litellm"]
+__all__ = [
+    "get_litellm",
+    "endpoint_kwargs",
+    "split_endpoint",
+    "drain_litellm",
+    "set_price",
+    "configure_model",
+    "is_unpriced",
+]
 
 _lock = threading.RLock()
 _module: ModuleType | None = None  # imported and configured (set before registration)
@@ -59,7 +68,69 @@ def get_litellm() -> ModuleType:
                 _module = None
                 raise
             _ready = _module
+            # what the import built (modules, the price map: ~10^5 objects) lives as long as
+            # the process: out of the collector's sight, not walked again by each collection
+            gc.freeze()
         return _module
+
+
+_prices: dict[str, tuple[float, float]] = {}  # model -> USD per (input, output) token
+_configured: dict[str, bool] = {}  # model -> litellm has no price for it (configured once)
+
+
+def set_price(model: str, input_usd_per_mtok: float, output_usd_per_mtok: float) -> None:
+    """The price a judge's configuration gives its model (USD per million tokens): registered
+    with litellm when the model is first configured (see `configure_model`), so the cost of
+    each call is litellm's computation with this price."""
+    with _lock:
+        _prices[model] = (input_usd_per_mtok / 1e6, output_usd_per_mtok / 1e6)
+        _configured.pop(model, None)  # registered (again) before its next call
+
+
+def configure_model(model: str) -> ModuleType:
+    """litellm, configured for calls of `model` (once per process and model; later calls are a
+    dictionary lookup).
+
+    A price set with `set_price` is registered as the model's price. A model litellm has no price
+    for (the name a local vLLM / llama.cpp / Ollama server gives its model) is registered with
+    its provider and mode and no price: left alone, litellm would look its price up after every
+    call (about ten model-info lookups, each failing through an exception, ~2.4 ms of CPU per
+    call) only to find none. Its calls then carry no cost from calibrant's point of view
+    (`is_unpriced`): the price is unknown, never guessed as 0."""
+    litellm = get_litellm()
+    if model in _configured:
+        return litellm
+    with _lock:
+        if model in _configured:
+            return litellm
+        price = _prices.get(model)
+        unpriced = False
+        if price is None:
+            try:
+                info = litellm.get_model_info(model=model)
+                unpriced = info.get("input_cost_per_token") is None
+            except Exception:  # not in litellm's price map
+                unpriced = True
+        if price is not None or unpriced:
+            try:
+                name, provider, _, _ = litellm.get_llm_provider(model=model)
+            except Exception:  # litellm cannot route it: its first call says why
+                _configured[model] = False
+                return litellm
+            entry: dict[str, Any] = {"litellm_provider": provider, "mode": "chat"}
+            if price is not None:
+                entry["input_cost_per_token"], entry["output_cost_per_token"] = price
+            else:  # looked up, found, no price computed: recorded as unknown (is_unpriced)
+                entry["input_cost_per_token"] = entry["output_cost_per_token"] = 0.0
+            keys = {model, f"{provider}/{name}"}
+            litellm.register_model({k: dict(entry) for k in keys})
+        _configured[model] = unpriced
+    return litellm
+
+
+def is_unpriced(model: str) -> bool:
+    """True when `configure_model` found no price for `model` (its calls' cost is unknown)."""
+    return _configured.get(model, False)
 
 
 # query parameters that carry the one API key an endpoint wants: sent as the provider's own
