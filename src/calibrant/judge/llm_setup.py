@@ -57,6 +57,7 @@ def get_litellm() -> ModuleType:
 
             litellm.num_retries = 0
             litellm.suppress_debug_info = True
+            _install_cost_gate(litellm)
             _module = litellm
             from .embedded import register_embedded_provider
 
@@ -91,12 +92,12 @@ def configure_model(model: str) -> ModuleType:
     """litellm, configured for calls of `model` (once per process and model; later calls are a
     dictionary lookup).
 
-    A price set with `set_price` is registered as the model's price. A model litellm has no price
-    for (the name a local vLLM / llama.cpp / Ollama server gives its model) is registered with
-    its provider and mode and no price: left alone, litellm would look its price up after every
-    call (about ten model-info lookups, each failing through an exception, ~2.4 ms of CPU per
-    call) only to find none. Its calls then carry no cost from calibrant's point of view
-    (`is_unpriced`): the price is unknown, never guessed as 0."""
+    A price set with `set_price` is registered as the model's price (litellm computes each
+    call's cost with it). A model litellm has no price for (the name a local vLLM / llama.cpp /
+    Ollama server gives its model) is marked unpriced: left alone, litellm would try to price
+    every call of it after the call (`response_cost_calculator`: a dozen failing price and
+    model-info lookups, ~2.4 ms of CPU per call) only to find no price. Its calls now skip that
+    work, and their cost is unknown (`is_unpriced`: recorded as None, never guessed as 0)."""
     litellm = get_litellm()
     if model in _configured:
         return litellm
@@ -104,28 +105,49 @@ def configure_model(model: str) -> ModuleType:
         if model in _configured:
             return litellm
         price = _prices.get(model)
+        try:
+            name, provider, _, _ = litellm.get_llm_provider(model=model)
+        except Exception:  # litellm cannot route it: its first call says why
+            _configured[model] = False
+            return litellm
         unpriced = False
-        if price is None:
+        if price is not None:
+            entry = {
+                "litellm_provider": provider,
+                "mode": "chat",
+                "input_cost_per_token": price[0],
+                "output_cost_per_token": price[1],
+                "cache_read_input_token_cost": price[0],
+                "cache_creation_input_token_cost": price[0],
+            }
+            litellm.register_model({model: entry, f"{provider}/{name}": dict(entry)})
+        else:
             try:
                 info = litellm.get_model_info(model=model)
                 unpriced = info.get("input_cost_per_token") is None
             except Exception:  # not in litellm's price map
                 unpriced = True
-        if price is not None or unpriced:
-            try:
-                name, provider, _, _ = litellm.get_llm_provider(model=model)
-            except Exception:  # litellm cannot route it: its first call says why
-                _configured[model] = False
-                return litellm
-            entry: dict[str, Any] = {"litellm_provider": provider, "mode": "chat"}
-            if price is not None:
-                entry["input_cost_per_token"], entry["output_cost_per_token"] = price
-            else:  # looked up, found, no price computed: recorded as unknown (is_unpriced)
-                entry["input_cost_per_token"] = entry["output_cost_per_token"] = 0.0
-            keys = {model, f"{provider}/{name}"}
-            litellm.register_model({k: dict(entry) for k in keys})
+        if unpriced:
+            _unpriced_names.update({model, f"{provider}/{name}"})
         _configured[model] = unpriced
     return litellm
+
+
+_unpriced_names: set[str] = set()  # models configure_model found unpriced, as litellm names them
+
+
+def _install_cost_gate(litellm: ModuleType) -> None:
+    """litellm prices a call, after it, through `litellm.response_cost_calculator` (looked up
+    on the module at each call): calls of a model marked unpriced return None there at once."""
+    priced = litellm.response_cost_calculator
+
+    def response_cost_calculator(*args: Any, **kwargs: Any) -> Any:
+        model, provider = kwargs.get("model"), kwargs.get("custom_llm_provider")
+        if model in _unpriced_names or f"{provider}/{model}" in _unpriced_names:
+            return None
+        return priced(*args, **kwargs)
+
+    litellm.response_cost_calculator = response_cost_calculator  # type: ignore[attr-defined]
 
 
 def is_unpriced(model: str) -> bool:
