@@ -50,8 +50,8 @@ Loader = Callable[[], Transcript]
 
 
 # a run allocates many short-lived containers per call (litellm's response and logging objects):
-# the youngest generation is collected every 20,000 net allocations instead of 700
-RUN_GC_THRESHOLD = (20_000, 20, 100)
+# the youngest generation is collected every 10,000 net allocations instead of 700
+RUN_GC_THRESHOLD = (10_000, 10, 10)
 _gc_depth = 0
 
 
