@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -119,8 +119,12 @@ def test_api_key_never_appears_in_outputs(
     assert any(h.get("authorization") == f"Bearer {secret}" for h in server.headers)
 
 
-def test_unreachable_server_is_a_provider_error() -> None:
+def test_a_refused_connection_stops_the_run_naming_the_url_without_retrying() -> None:
+    """Nothing listens at port 9: no retry can help and every other call would fail the same
+    way, so the call raises the run-stopping error (exit 2 in the CLI) at the first refusal."""
     import asyncio
+
+    from calibrant.errors import JudgeError
 
     config = JudgeConfig(
         model="openai/x",
@@ -128,19 +132,33 @@ def test_unreachable_server_is_a_provider_error() -> None:
         prompt_template_version=PROMPT_TEMPLATE_VERSION,
         rubric_hash=RUBRIC.content_hash,
     )
-    j = asyncio.run(
-        judge_once(
-            T,
-            rubric=RUBRIC,
-            config=config,
-            sample_index=0,
-            policy=RetryPolicy(max_attempts=2, timeout_s=2, base_wait_s=0.01),
-            litellm=get_litellm(),
-            rng=random.Random(0),
+    calls = 0
+    litellm = get_litellm()
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(litellm, name)
+
+        async def acompletion(self, **kwargs: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return await litellm.acompletion(**kwargs)
+
+    with pytest.raises(JudgeError) as err:
+        asyncio.run(
+            judge_once(
+                T,
+                rubric=RUBRIC,
+                config=config,
+                sample_index=0,
+                policy=RetryPolicy(max_attempts=4, timeout_s=2, base_wait_s=0.01),
+                litellm=Counting(),  # type: ignore[arg-type]
+                rng=random.Random(0),
+            )
         )
-    )
-    assert j.outcome == "provider_error" and j.attempts == 2
-    assert json.loads(j.model_dump_json())["outcome"] == "provider_error"
+    assert calls == 1
+    assert "http://127.0.0.1:9/v1" in str(err.value) and "connection refused" in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("model", ["always-401", "always-403"])

@@ -15,14 +15,22 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
-from ..contracts.judgment import url_secrets
-from ..errors import JudgeAuthError
+from ..contracts.judgment import mask_url, url_secrets
+from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
-from .llm_setup import endpoint_kwargs
+from .llm_setup import endpoint_kwargs, is_unpriced
 from .prompt import build_prompt, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
-__all__ = ["judge_once", "prepare_call", "ask", "PreparedCall", "call_kwargs", "redact_secrets"]
+__all__ = [
+    "judge_once",
+    "prepare_call",
+    "ask",
+    "PreparedCall",
+    "call_kwargs",
+    "redact_secrets",
+    "connection_refused",
+]
 
 _SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET")
 
@@ -64,6 +72,34 @@ def call_kwargs(
     return kwargs
 
 
+def connection_refused(exc: BaseException) -> bool:
+    """True when the call failed because nothing listens at the endpoint (the connection was
+    refused): retrying cannot help, and every other call of the run would fail the same way."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, ConnectionRefusedError):
+            return True
+        text = str(e)
+        if "Connection refused" in text or "Connect call failed" in text:
+            return True
+        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
+        todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
+    return False
+
+
+def _refused_message(config: JudgeConfig) -> str:
+    where = mask_url(config.endpoint) or f"the default endpoint of {config.model}"
+    return (
+        f"nothing answers at {where} (connection refused): start the judge's server there, or "
+        "give the address it listens on (--api-base, or api_base in the saved judge)"
+    )
+
+
 def _usage(response: Any) -> tuple[int, int, int]:
     usage = getattr(response, "usage", None)
     if usage is None:
@@ -76,8 +112,10 @@ def _usage(response: Any) -> tuple[int, int, int]:
     )
 
 
-def _cost(litellm: ModuleType, response: Any) -> float | None:
+def _cost(litellm: ModuleType, response: Any, model: str | None = None) -> float | None:
     """litellm's own cost of the call (computed during the call; None when unpriced)."""
+    if model is not None and is_unpriced(model):
+        return None  # litellm was told the model so as not to look it up: the price is unknown
     hidden = getattr(response, "_hidden_params", None) or {}
     if "response_cost" in hidden:
         value = hidden["response_cost"]
@@ -189,7 +227,7 @@ async def ask(
         async for attempt in AsyncRetrying(
             stop=stop_after_attempt(policy.max_attempts),
             wait=wait_for(policy, rng),
-            retry=retry_if_exception(lambda e: classify(e).transient),
+            retry=retry_if_exception(lambda e: classify(e).transient and not connection_refused(e)),
             reraise=True,
         ):
             with attempt:
@@ -198,6 +236,8 @@ async def ask(
                     litellm.acompletion(**kwargs), timeout=policy.timeout_s + 1
                 )
     except Exception as exc:  # every failure becomes an outcome, with the reason
+        if connection_refused(exc):  # every other call would be refused too: stop the run
+            raise JudgeError(redact_secrets(_refused_message(config), secrets)) from None
         c = classify(exc)
         if c.auth:  # every other call would be refused too: stop the run
             raise JudgeAuthError(
@@ -208,7 +248,7 @@ async def ask(
             ) from None
         return done(outcome=c.outcome, error=redact_secrets(c.message, secrets))
     tokens_in, tokens_out, cached = _usage(response)
-    cost = _cost(litellm, response)
+    cost = _cost(litellm, response, config.model)
     accounting = {
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,

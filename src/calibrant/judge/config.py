@@ -13,12 +13,13 @@ from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
 from ..settings import get_settings
 from .embedded import EMBEDDED_MODEL
-from .llm_setup import split_endpoint
+from .llm_setup import set_price, split_endpoint
 from .prompt import PROMPT_TEMPLATE_VERSION
 from .reliability import RetryPolicy
 
 __all__ = [
     "SavedJudge",
+    "JudgePrice",
     "JudgeOptions",
     "resolve_judge",
     "build_judge",
@@ -27,6 +28,13 @@ __all__ = [
 ]
 
 DEFAULT_RUBRIC = Path("rubrics/refund_communication.yaml")
+
+
+class JudgePrice(Contract):
+    """What the judge's model costs, in USD per million tokens (the unit providers publish)."""
+
+    input_usd_per_mtok: float = Field(ge=0, description="USD per million input tokens.")
+    output_usd_per_mtok: float = Field(ge=0, description="USD per million output tokens.")
 
 
 class SavedJudge(Contract):
@@ -61,6 +69,11 @@ class SavedJudge(Contract):
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
     max_attempts: int = Field(default=4, ge=1, description="Calls per item, retries included.")
+    price: JudgePrice | None = Field(
+        default=None,
+        description="The model's price (USD per million input and output tokens), for a model "
+        "litellm has no price for; without one, such a model's cost is recorded as unknown.",
+    )
 
 
 class JudgeOptions(Contract):
@@ -124,6 +137,8 @@ def build_judge(
         # the embedded model only picks labels (scored by llama.cpp, nothing generated)
         answer_format=saved.answer_format or ("labels" if embedded else "full"),
     )
+    if saved.price is not None and model == saved.model:  # the price is the saved model's
+        set_price(model, saved.price.input_usd_per_mtok, saved.price.output_usd_per_mtok)
     if config.endpoint:
         split_endpoint(config.endpoint)  # a URL that cannot be called is refused before any call
     policy = RetryPolicy(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import os
 import threading
 from types import ModuleType
@@ -18,7 +19,15 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 from ..contracts.judgment import mask_url
 from ..errors import ConfigError
 
-__all__ = ["get_litellm", "endpoint_kwargs", "split_endpoint", "drain_litellm"]
+__all__ = [
+    "get_litellm",
+    "endpoint_kwargs",
+    "split_endpoint",
+    "drain_litellm",
+    "set_price",
+    "configure_model",
+    "is_unpriced",
+]
 
 _lock = threading.RLock()
 _module: ModuleType | None = None  # imported and configured (set before registration)
@@ -48,6 +57,7 @@ def get_litellm() -> ModuleType:
 
             litellm.num_retries = 0
             litellm.suppress_debug_info = True
+            _install_cost_gate(litellm)
             _module = litellm
             from .embedded import register_embedded_provider
 
@@ -59,7 +69,90 @@ def get_litellm() -> ModuleType:
                 _module = None
                 raise
             _ready = _module
+            # what the import built (modules, the price map: ~10^5 objects) lives as long as
+            # the process: out of the collector's sight, not walked again by each collection
+            gc.freeze()
         return _module
+
+
+_prices: dict[str, tuple[float, float]] = {}  # model -> USD per (input, output) token
+_configured: dict[str, bool] = {}  # model -> litellm has no price for it (configured once)
+
+
+def set_price(model: str, input_usd_per_mtok: float, output_usd_per_mtok: float) -> None:
+    """The price a judge's configuration gives its model (USD per million tokens): registered
+    with litellm when the model is first configured (see `configure_model`), so the cost of
+    each call is litellm's computation with this price."""
+    with _lock:
+        _prices[model] = (input_usd_per_mtok / 1e6, output_usd_per_mtok / 1e6)
+        _configured.pop(model, None)  # registered (again) before its next call
+
+
+def configure_model(model: str) -> ModuleType:
+    """litellm, configured for calls of `model` (once per process and model; later calls are a
+    dictionary lookup).
+
+    A price set with `set_price` is registered as the model's price (litellm computes each
+    call's cost with it). A model litellm has no price for (the name a local vLLM / llama.cpp /
+    Ollama server gives its model) is marked unpriced: left alone, litellm would try to price
+    every call of it after the call (`response_cost_calculator`: a dozen failing price and
+    model-info lookups, ~2.4 ms of CPU per call) only to find no price. Its calls now skip that
+    work, and their cost is unknown (`is_unpriced`: recorded as None, never guessed as 0)."""
+    litellm = get_litellm()
+    if model in _configured:
+        return litellm
+    with _lock:
+        if model in _configured:
+            return litellm
+        price = _prices.get(model)
+        try:
+            name, provider, _, _ = litellm.get_llm_provider(model=model)
+        except Exception:  # litellm cannot route it: its first call says why
+            _configured[model] = False
+            return litellm
+        unpriced = False
+        if price is not None:
+            entry = {
+                "litellm_provider": provider,
+                "mode": "chat",
+                "input_cost_per_token": price[0],
+                "output_cost_per_token": price[1],
+                "cache_read_input_token_cost": price[0],
+                "cache_creation_input_token_cost": price[0],
+            }
+            litellm.register_model({model: entry, f"{provider}/{name}": dict(entry)})
+        else:
+            try:
+                info = litellm.get_model_info(model=model)
+                unpriced = info.get("input_cost_per_token") is None
+            except Exception:  # not in litellm's price map
+                unpriced = True
+        if unpriced:
+            _unpriced_names.update({model, f"{provider}/{name}"})
+        _configured[model] = unpriced
+    return litellm
+
+
+_unpriced_names: set[str] = set()  # models configure_model found unpriced, as litellm names them
+
+
+def _install_cost_gate(litellm: ModuleType) -> None:
+    """litellm prices a call, after it, through `litellm.response_cost_calculator` (looked up
+    on the module at each call): calls of a model marked unpriced return None there at once."""
+    priced = litellm.response_cost_calculator
+
+    def response_cost_calculator(*args: Any, **kwargs: Any) -> Any:
+        model, provider = kwargs.get("model"), kwargs.get("custom_llm_provider")
+        if model in _unpriced_names or f"{provider}/{model}" in _unpriced_names:
+            return None
+        return priced(*args, **kwargs)
+
+    litellm.response_cost_calculator = response_cost_calculator  # type: ignore[attr-defined]
+
+
+def is_unpriced(model: str) -> bool:
+    """True when `configure_model` found no price for `model` (its calls' cost is unknown)."""
+    return _configured.get(model, False)
 
 
 # query parameters that carry the one API key an endpoint wants: sent as the provider's own
