@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import CalibrantError
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -31,23 +30,6 @@ def _resolve(name: str) -> tuple[Any, Any, Any, int]:
     from ..judge.config import resolve_judge
 
     return resolve_judge(judge_options(judge_name=name))
-
-
-def _judge_gold(name: str, resolved: tuple[Any, Any, Any, int], gold: Any, seed: int) -> Any:
-    """Judge every gold item with a resolved judge (answers come from the store when this
-    judge version already gave them)."""
-    from ..calibration.compare_judges import judge_gold
-    from ..store import Store, make_engine
-    from .progress import track
-
-    with track(f"gold items judged by '{name}'", total=len(gold.item_ids)) as progress:
-        return judge_gold(
-            resolved,
-            gold,
-            seed=seed,
-            store=Store(make_engine()),
-            on_done=lambda j, cached: progress.advance(cached=cached),
-        )
 
 
 def _needed(c: dict[str, Any]) -> str:
@@ -159,51 +141,26 @@ def compare_command(
     """Compare two saved judge versions on the same gold items: per criterion kappa of A and
     B, a paired interval of the difference over whole cases, an exact McNemar test, the flipped
     items (regressions first) and a decision taken over all criteria at once (Holm)."""
-    from ..calibration.compare_judges import compare_judges
-    from ..calibration.criterion import Settings
-    from ..gold import load_gold
+    from ..ops.common import Hooks
+    from ..ops.compare import CompareOptions, compare
+    from ..store import Store
+    from .progress import track
 
-    gold_subset = gold_split(split)
-    gold_set = load_gold(gold, split=gold_subset)
-    # every check before the first model call: both judges, one rubric, labels it can read
-    resolved_a, resolved_b = _resolve(judge_a), _resolve(judge_b)
-    config_a, rubric = resolved_a[0], resolved_a[1]
-    config_b = resolved_b[0]
-    if resolved_b[1].content_hash != rubric.content_hash:
-        raise CalibrantError(
-            f"judges '{judge_a}' and '{judge_b}' read different rubrics "
-            f"({rubric.content_hash[:15]} vs {resolved_b[1].content_hash[:15]}): compare judge "
-            "versions on the same rubric"
-        )
-    gold_set.validate(rubric)
-    judged_a = _judge_gold(judge_a, resolved_a, gold_set, seed)
-    judged_b = _judge_gold(judge_b, resolved_b, gold_set, seed)
-    report = compare_judges(
-        gold_set,
-        rubric,
-        judge_a=config_a,
-        judge_b=config_b,
-        judgments_a=judged_a,
-        judgments_b=judged_b,
-        settings=Settings(seed=seed, n_resamples=resamples),
-        split=gold_subset,
+    gold_split(split)  # a bad --split is refused before anything is read
+    options = CompareOptions(
+        name_a=judge_a,
+        name_b=judge_b,
+        judge_a=_resolve(judge_a),
+        judge_b=_resolve(judge_b),
+        gold=gold,
+        split=split,
+        seed=seed,
+        resamples=resamples,
         min_cases=min_cases,
     )
-    report["judges"]["a"]["name"], report["judges"]["b"]["name"] = judge_a, judge_b
-    report["run_id"] = record_run(
-        "compare",
-        report,
-        judge=config_b,
-        arguments={
-            "a": judge_a,
-            "b": judge_b,
-            "a_hash": config_a.hash,
-            "gold": str(gold),
-            "split": split,
-            "min_cases": min_cases,
-        },
-        seed=seed,
-    )
+    with Store.open() as store:
+        hooks = Hooks(progress=lambda what, total: track(what, total=total))
+        report = compare(store, options, hooks).report
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
