@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from ..contracts import JudgeConfig, Judgment, Rubric
     from ..judge.reliability import RetryPolicy
 
-__all__ = ["Advance", "Hooks", "OpResult", "ResolvedJudge"]
+__all__ = ["Advance", "Hooks", "OpResult", "ResolvedJudge", "record_finished"]
 
 ResolvedJudge = tuple["JudgeConfig", "Rubric", "RetryPolicy", int]
 """A judge ready to ask: its configuration, rubric, retry policy and concurrency."""
@@ -68,3 +68,23 @@ class OpResult:
 
     run_id: str
     report: dict[str, Any] = field(default_factory=dict)
+
+
+def record_finished(
+    store: Any,
+    kind: str,
+    report: dict[str, Any],
+    *,
+    judge: Any = None,
+    arguments: dict[str, Any],
+    seed: int | None = None,
+    samples: int | None = None,
+) -> str:
+    """Store a report computed without a model call in hand (a comparison of stored runs, a
+    stability measure) as a finished run of `kind`; returns the run id."""
+    from ..store.runs import Runs
+
+    runs = Runs(store.engine)
+    run_id = runs.start(kind, judge=judge, seed=seed, samples=samples, arguments=arguments)
+    runs.finish(run_id, report)
+    return run_id
