@@ -1,5 +1,5 @@
-"""Comparing two agent runs (`compare-trials`), and the recording of a finished comparison as a
-run (shared with `stability`); the comparison itself is `calibrant.ops.compare_trials`."""
+"""Comparing two agent runs (`compare-trials`, whose operation is
+`calibrant.ops.compare_trials`): the command and its terminal rendering."""
 
 from __future__ import annotations
 
@@ -25,25 +25,6 @@ FIGURE_NAMES = {
     "tool_calls_mean": ("tool calls per trial, mean", "{:.1f}"),
     "cost_usd_per_accepted_outcome": ("cost per accepted outcome, USD", "{:.4f}"),
 }
-
-
-def record_run(
-    kind: str,
-    report: dict[str, Any],
-    *,
-    judge: Any = None,
-    arguments: dict[str, Any],
-    seed: int | None = None,
-    samples: int | None = None,
-) -> str:
-    """Store a finished comparison as a run, with its report; returns the run id."""
-    from ..ops.common import record_finished
-    from ..store import Store
-
-    with Store.open() as store:
-        return record_finished(
-            store, kind, report, judge=judge, arguments=arguments, seed=seed, samples=samples
-        )
 
 
 def _diff_text(fig: dict[str, Any], fmt: str) -> str:

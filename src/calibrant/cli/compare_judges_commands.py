@@ -23,7 +23,6 @@ from .app import (
     gold_split,
     judge_options,
 )
-from .compare_commands import record_run
 
 
 def _resolve(name: str) -> tuple[Any, Any, Any, int]:
@@ -235,7 +234,8 @@ def stability_command(
     from ..gold import load_gold
     from ..judge.config import resolve_judge
     from ..judge.runner import judge_transcripts
-    from ..store import Store, make_engine
+    from ..ops.common import record_finished
+    from ..store import Store
     from .progress import track
 
     gold_subset = gold_split(split)
@@ -245,37 +245,39 @@ def stability_command(
     )
     gold_set.validate(rub)
     items = gold_set.item_ids
-    with track("answers", total=len(items) * samples) as progress:
-        run = judge_transcripts(
-            [gold_set.transcripts[i] for i in items],
+    with Store.open() as store:
+        with track("answers", total=len(items) * samples) as progress:
+            run = judge_transcripts(
+                [gold_set.transcripts[i] for i in items],
+                rubric=rub,
+                config=config,
+                store=store,
+                concurrency=conc,
+                samples=samples,
+                policy=policy,
+                seed=seed,
+                on_done=lambda j, cached: progress.advance(cached=cached),
+            )
+        by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
+        report = judge_stability(
+            items,
+            by_item,
             rubric=rub,
-            config=config,
-            store=Store(make_engine()),
-            concurrency=conc,
-            samples=samples,
-            policy=policy,
+            judge=config,
+            k=samples,
+            clusters=[gold_set.items[i].case for i in items],
             seed=seed,
-            on_done=lambda j, cached: progress.advance(cached=cached),
+            min_self_agreement=min_self_agreement,
         )
-    by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
-    report = judge_stability(
-        items,
-        by_item,
-        rubric=rub,
-        judge=config,
-        k=samples,
-        clusters=[gold_set.items[i].case for i in items],
-        seed=seed,
-        min_self_agreement=min_self_agreement,
-    )
-    report["run_id"] = record_run(
-        "stability",
-        report,
-        judge=config,
-        arguments={"gold": str(gold), "split": split, "samples": samples},
-        seed=seed,
-        samples=samples,
-    )
+        report["run_id"] = record_finished(
+            store,
+            "stability",
+            report,
+            judge=config,
+            arguments={"gold": str(gold), "split": split, "samples": samples},
+            seed=seed,
+            samples=samples,
+        )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
