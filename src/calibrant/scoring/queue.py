@@ -7,7 +7,9 @@ from paying twice for one item, and writes their score rows at their batch posit
 of a job overwrites the same rows). A worker killed mid-job stops sending heartbeats; the other
 workers see it as stalled after `stall_seconds()` and put its job back in the queue, where the
 retry asks the model only for the items the store has no answer for. The job that writes the
-batch's last row builds the run's report from the store (no model call) and finishes the run."""
+batch's last row builds the run's report from the store (no model call) and finishes the run.
+This module is the queue's plumbing; what a job does is the score operation's
+(`calibrant.ops.score.score_chunk`), given to the worker by whoever starts it."""
 
 from __future__ import annotations
 
