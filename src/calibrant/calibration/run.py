@@ -11,7 +11,7 @@ from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
 from ..judge.reliability import RetryPolicy
 from ..judge.runner import judge_transcripts
-from ..store import Store, make_engine
+from ..store import Store
 from ..store.runs import Runs
 from .build import calibration_report
 from .criterion import Settings
@@ -40,6 +40,7 @@ def run_calibration(
     split: str | None,
     options: JudgeOptions,
     settings: Settings,
+    store: Store,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[Judgment, bool], None] | None = None,
     require_robustness: bool = False,
@@ -51,11 +52,11 @@ def run_calibration(
     probe run of this judge version (`require_robustness`: its injection gate, decided with
     `attack_margin` or the probe run's own margin, is part of the release gate). `resolved` (a
     judge already resolved, e.g. a version kept in the store) takes the place of `options`;
-    `on_run` hears the run id as soon as the run is recorded."""
+    `on_run` hears the run id as soon as the run is recorded. The run, its answers and its
+    report are kept in `store` (the caller's, opened once per process)."""
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolved or resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
-    store = Store(make_engine())
     runs = Runs(store.engine)
     run_id = runs.start(
         "calibrate",

@@ -1,5 +1,5 @@
-"""Comparing two agent runs (`compare-trials`), and the recording of a finished comparison as a
-run (shared with `compare` and `stability`)."""
+"""Comparing two agent runs (`compare-trials`, whose operation is
+`calibrant.ops.compare_trials`): the command and its terminal rendering."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import CalibrantError
 from .app import app
 
 FIGURE_NAMES = {
@@ -26,52 +25,6 @@ FIGURE_NAMES = {
     "tool_calls_mean": ("tool calls per trial, mean", "{:.1f}"),
     "cost_usd_per_accepted_outcome": ("cost per accepted outcome, USD", "{:.4f}"),
 }
-
-
-def _load_run(folder: Path, option: str) -> list[Any]:
-    """Every transcript of a trials --out folder, with its safety verdict, as TrialFacts."""
-    from ..compare.trials import facts
-    from ..files import load_transcript
-    from ..harness.runfolder import MARKER
-    from ..paths import expand_paths
-    from ..safety import check_transcript
-
-    if not folder.is_dir():
-        raise CalibrantError(f"{option} {folder}: not a folder (give a `calibrant trials --out`)")
-    if (folder / MARKER).exists():
-        raise CalibrantError(
-            f"{option} {folder}: this trials run did not finish ({MARKER} is there); resume it "
-            "with the same `calibrant trials` command before comparing"
-        )
-    files = expand_paths([folder], suffixes=(".json",))
-    out = []
-    for f in files:
-        if Path(f).name.startswith((".", "_")):
-            continue  # markers and scratch, not transcripts
-        t = load_transcript(f)
-        out.append(facts(t, check_transcript(t, source=str(f))))
-    if not out:
-        raise CalibrantError(f"{option} {folder}: no transcript (*.json) in it")
-    return out
-
-
-def record_run(
-    kind: str,
-    report: dict[str, Any],
-    *,
-    judge: Any = None,
-    arguments: dict[str, Any],
-    seed: int | None = None,
-    samples: int | None = None,
-) -> str:
-    """Store a finished comparison as a run, with its report; returns the run id."""
-    from ..store import make_engine
-    from ..store.runs import Runs
-
-    runs = Runs(make_engine())
-    run_id = runs.start(kind, judge=judge, seed=seed, samples=samples, arguments=arguments)
-    runs.finish(run_id, report)
-    return run_id
 
 
 def _diff_text(fig: dict[str, Any], fmt: str) -> str:
@@ -177,22 +130,12 @@ def compare_trials_command(
     """Compare two agent runs trial by trial (same case, fault schedule and trial number):
     every figure's paired difference with a 95% interval over cases, better/worse decided over
     all figures at once (Holm), and the cases that regressed."""
-    from ..compare.trials import PairingError, compare_trials
+    from ..ops.compare_trials import CompareTrialsOptions, compare_trials
+    from ..store import Store
 
-    facts_a = _load_run(run_a, "RUN_A")
-    facts_b = _load_run(run_b, "RUN_B")
-    try:
-        options = {} if min_cases is None else {"min_cases": min_cases}
-        report = compare_trials(facts_a, facts_b, seed=seed, **options)
-    except PairingError as exc:
-        raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
-    report["runs"] = {"a": str(run_a), "b": str(run_b)}
-    report["run_id"] = record_run(
-        "compare-trials",
-        report,
-        arguments={"a": str(run_a), "b": str(run_b), "min_cases": report["min_cases"]},
-        seed=seed,
-    )
+    options = CompareTrialsOptions(run_a, run_b, seed=seed, min_cases=min_cases)
+    with Store.open() as store:
+        report = compare_trials(store, options).report
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
     else:

@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import CalibrantError
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -24,30 +23,12 @@ from .app import (
     gold_split,
     judge_options,
 )
-from .compare_commands import record_run
 
 
 def _resolve(name: str) -> tuple[Any, Any, Any, int]:
     from ..judge.config import resolve_judge
 
     return resolve_judge(judge_options(judge_name=name))
-
-
-def _judge_gold(name: str, resolved: tuple[Any, Any, Any, int], gold: Any, seed: int) -> Any:
-    """Judge every gold item with a resolved judge (answers come from the store when this
-    judge version already gave them)."""
-    from ..calibration.compare_judges import judge_gold
-    from ..store import Store, make_engine
-    from .progress import track
-
-    with track(f"gold items judged by '{name}'", total=len(gold.item_ids)) as progress:
-        return judge_gold(
-            resolved,
-            gold,
-            seed=seed,
-            store=Store(make_engine()),
-            on_done=lambda j, cached: progress.advance(cached=cached),
-        )
 
 
 def _needed(c: dict[str, Any]) -> str:
@@ -159,51 +140,26 @@ def compare_command(
     """Compare two saved judge versions on the same gold items: per criterion kappa of A and
     B, a paired interval of the difference over whole cases, an exact McNemar test, the flipped
     items (regressions first) and a decision taken over all criteria at once (Holm)."""
-    from ..calibration.compare_judges import compare_judges
-    from ..calibration.criterion import Settings
-    from ..gold import load_gold
+    from ..ops.common import Hooks
+    from ..ops.compare import CompareOptions, compare
+    from ..store import Store
+    from .progress import track
 
-    gold_subset = gold_split(split)
-    gold_set = load_gold(gold, split=gold_subset)
-    # every check before the first model call: both judges, one rubric, labels it can read
-    resolved_a, resolved_b = _resolve(judge_a), _resolve(judge_b)
-    config_a, rubric = resolved_a[0], resolved_a[1]
-    config_b = resolved_b[0]
-    if resolved_b[1].content_hash != rubric.content_hash:
-        raise CalibrantError(
-            f"judges '{judge_a}' and '{judge_b}' read different rubrics "
-            f"({rubric.content_hash[:15]} vs {resolved_b[1].content_hash[:15]}): compare judge "
-            "versions on the same rubric"
-        )
-    gold_set.validate(rubric)
-    judged_a = _judge_gold(judge_a, resolved_a, gold_set, seed)
-    judged_b = _judge_gold(judge_b, resolved_b, gold_set, seed)
-    report = compare_judges(
-        gold_set,
-        rubric,
-        judge_a=config_a,
-        judge_b=config_b,
-        judgments_a=judged_a,
-        judgments_b=judged_b,
-        settings=Settings(seed=seed, n_resamples=resamples),
-        split=gold_subset,
+    gold_split(split)  # a bad --split is refused before anything is read
+    options = CompareOptions(
+        name_a=judge_a,
+        name_b=judge_b,
+        judge_a=_resolve(judge_a),
+        judge_b=_resolve(judge_b),
+        gold=gold,
+        split=split,
+        seed=seed,
+        resamples=resamples,
         min_cases=min_cases,
     )
-    report["judges"]["a"]["name"], report["judges"]["b"]["name"] = judge_a, judge_b
-    report["run_id"] = record_run(
-        "compare",
-        report,
-        judge=config_b,
-        arguments={
-            "a": judge_a,
-            "b": judge_b,
-            "a_hash": config_a.hash,
-            "gold": str(gold),
-            "split": split,
-            "min_cases": min_cases,
-        },
-        seed=seed,
-    )
+    with Store.open() as store:
+        hooks = Hooks(progress=lambda what, total: track(what, total=total))
+        report = compare(store, options, hooks).report
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -278,7 +234,8 @@ def stability_command(
     from ..gold import load_gold
     from ..judge.config import resolve_judge
     from ..judge.runner import judge_transcripts
-    from ..store import Store, make_engine
+    from ..ops.common import record_finished
+    from ..store import Store
     from .progress import track
 
     gold_subset = gold_split(split)
@@ -288,37 +245,39 @@ def stability_command(
     )
     gold_set.validate(rub)
     items = gold_set.item_ids
-    with track("answers", total=len(items) * samples) as progress:
-        run = judge_transcripts(
-            [gold_set.transcripts[i] for i in items],
+    with Store.open() as store:
+        with track("answers", total=len(items) * samples) as progress:
+            run = judge_transcripts(
+                [gold_set.transcripts[i] for i in items],
+                rubric=rub,
+                config=config,
+                store=store,
+                concurrency=conc,
+                samples=samples,
+                policy=policy,
+                seed=seed,
+                on_done=lambda j, cached: progress.advance(cached=cached),
+            )
+        by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
+        report = judge_stability(
+            items,
+            by_item,
             rubric=rub,
-            config=config,
-            store=Store(make_engine()),
-            concurrency=conc,
-            samples=samples,
-            policy=policy,
+            judge=config,
+            k=samples,
+            clusters=[gold_set.items[i].case for i in items],
             seed=seed,
-            on_done=lambda j, cached: progress.advance(cached=cached),
+            min_self_agreement=min_self_agreement,
         )
-    by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
-    report = judge_stability(
-        items,
-        by_item,
-        rubric=rub,
-        judge=config,
-        k=samples,
-        clusters=[gold_set.items[i].case for i in items],
-        seed=seed,
-        min_self_agreement=min_self_agreement,
-    )
-    report["run_id"] = record_run(
-        "stability",
-        report,
-        judge=config,
-        arguments={"gold": str(gold), "split": split, "samples": samples},
-        seed=seed,
-        samples=samples,
-    )
+        report["run_id"] = record_finished(
+            store,
+            "stability",
+            report,
+            judge=config,
+            arguments={"gold": str(gold), "split": split, "samples": samples},
+            seed=seed,
+            samples=samples,
+        )
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:

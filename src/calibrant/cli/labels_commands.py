@@ -208,11 +208,15 @@ def calibrate(
     with the experts, the experts' own agreement, and the release gate; safety apart.
     Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got a verdict."""
     from ..agreement.gate import GateSettings
-    from ..calibration import Settings, run_calibration
+    from ..calibration import Settings
+    from ..ops.calibrate import CalibrateOptions
+    from ..ops.calibrate import calibrate as ops_calibrate
+    from ..ops.common import Hooks
     from ..paths import check_output_path, write_all_atomic
     from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
+    from ..store import Store
     from .progress import track
 
     gold_subset = gold_split(split)
@@ -236,17 +240,20 @@ def calibrate(
         ),
     )
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
-    with track("gold items judged", loading=loading_note(options)) as progress:
-        report = run_calibration(
-            gold,
-            split=gold_subset,
-            options=options,
-            settings=settings,
-            on_start=progress.set_total,
-            on_done=lambda j, cached: progress.advance(cached=cached),
-            require_robustness=require_robustness,
-            attack_margin=attack_margin,
-        )
+    note = loading_note(options)
+    with Store.open() as store:
+        report = ops_calibrate(
+            store,
+            CalibrateOptions(
+                gold,
+                split=gold_subset,
+                judge=options,
+                settings=settings,
+                require_robustness=require_robustness,
+                attack_margin=attack_margin,
+            ),
+            Hooks(progress=lambda what, total: track(what, total=total, loading=note)),
+        ).report
     outputs = {}
     if markdown is not None:
         outputs[markdown] = calibration_markdown(report)

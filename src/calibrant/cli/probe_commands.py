@@ -118,9 +118,13 @@ def probe(
     cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
     from dataclasses import replace
 
+    from ..ops.common import Hooks
+    from ..ops.probe import ProbeOptions
+    from ..ops.probe import probe as ops_probe
     from ..paths import check_output_path, write_all_atomic
-    from ..probes import ATTACKS, ProbeSettings, default_probes, run_probes
+    from ..probes import ATTACKS, ProbeSettings, default_probes
     from ..reports.probe import probe_json, probe_markdown, render_probe
+    from ..store import Store
     from .progress import track
 
     gold_subset = gold_split(split)
@@ -143,16 +147,12 @@ def probe(
         settings = replace(settings, min_cases=min_cases)
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
     loading = None if planted else loading_note(options)
-    with track("probe judgments", loading=loading) as progress:
-        report = run_probes(
-            gold,
-            split=gold_subset,
-            options=options,
-            settings=settings,
-            planted=planted,
-            on_start=progress.set_total,
-            on_done=lambda cached: progress.advance(cached=cached),
-        )
+    with Store.open() as store:
+        report = ops_probe(
+            store,
+            ProbeOptions(gold, options, settings, split=gold_subset, planted=planted),
+            Hooks(progress=lambda what, total: track(what, total=total, loading=loading)),
+        ).report
     if markdown is not None:
         write_all_atomic({markdown: probe_markdown(report)})
     if as_json:

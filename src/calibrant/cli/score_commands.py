@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,8 +26,6 @@ from .app import (
 )
 from .batch_commands import PollOpt
 from .judge_commands import rerun_note
-
-BATCH = 128  # transcripts per round (two rounds in memory at most): bounded, not by the input
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -175,18 +170,12 @@ def score(
     Answers are stored as they come: a rerun after a crash asks only for what is missing.
     Exit 1 with --fail-on-violation on any violation; 3 when no transcript got a verdict."""
     from ..judge.config import resolve_judge
-    from ..judge.openai_batch import unanswered
-    from ..judge.runner import judge_rounds
+    from ..ops.score import QueueOptions, ScoreHooks, ScoreOptions, enqueue
+    from ..ops.score import score as score_op
     from ..paths import StreamedOutputs, check_output_path
-    from ..scoring.calibration_choice import choose_calibration, latest_hint
-    from ..scoring.inputs import find_inputs
-    from ..scoring.summary import ScoreSummary
-    from ..scoring.units import chunks, iter_units, know_units, parse_unit, validate_units
-    from ..store import Store, make_engine
-    from ..store.runs import Runs
+    from ..store import Store
     from .malloc import trim_heap
     from .progress import track
-    from .queue_commands import enqueue, wait
 
     if submit and (queue or wait_run is not None):
         raise CalibrantError("--submit judges here, through the batch API: not with --queue/--wait")
@@ -207,151 +196,90 @@ def score(
         if path is not None:
             check_output_path(path, option=option)
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
-    config, rub, policy, conc = resolve_judge(options)
+    resolved = resolve_judge(options)
+    config, rub = resolved[0], resolved[1]
     if submit:
         from ..judge.batch_submit import provider_of
 
         provider_of(config)  # refused before reading anything
-    store = Store(make_engine())
-    runs = Runs(store.engine)
-    chosen = choose_calibration(calibration, runs=runs, config=config)
-    cal_source = None if chosen is None else chosen.source
-    files = find_inputs([str(p) for p in paths])
     err = Console(stderr=True)
-    # First pass: every transcript valid before the first model call, a chunk at a time. A unit
-    # (file, or JSON Lines line) whose bytes the store has read before is known valid: no parse.
-    total = validate_units(files, store)
-    if total == 0:
-        raise CalibrantError("no transcript found in the given paths")
-    err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)
-    for s in files.skipped:
-        err.print(f"skipped {s}", highlight=False, markup=False)
-    if queue:
-        return enqueue(
-            files=files,
-            paths=paths,
-            total=total,
-            config=config,
-            options=options.model_dump(mode="json", exclude_none=True),
-            cal_source=cal_source,
-            calibration_file=None if chosen is None else chosen.file,
-            calibration_run=None if chosen is None else chosen.run_id,
-            chunk=chunk,
-        )
 
-    batches = []
-    if submit:  # every answer the batch API gives is in the store before scoring starts
-        from .batch_commands import submit_pending
+    def on_inputs(files: Any, total: int) -> None:
+        err.print(files.summary("input file") + f"; {total} transcript(s)", highlight=False)
+        for s in files.skipped:
+            err.print(f"skipped {s}", highlight=False, markup=False)
 
-        batches = submit_pending(
-            files=files,
-            paths=paths,
-            config=config,
-            rubric=rub,
-            store=store,
-            runs=runs,
-            samples=1,
-            poll_s=poll_s,
-            err=err,
-        )
-    batched = {th for b in batches for th in b.transcript_hashes}
-    summary = ScoreSummary(rub, config)
-    criteria = [c.id for c in rub.criteria]
-    targets = [p for p in (out, csv_out) if p is not None]
-    outputs = StreamedOutputs(targets)
-    writer = None
-    if csv_out is not None:
-        writer = csv.writer(outputs.handle(csv_out))
-        writer.writerow(
-            ["source", "transcript_id", "safety", "violated", "judge_outcome", *criteria]
-        )
-    run_id = runs.start(
-        "score",
-        judge=config,
-        arguments={
-            "paths": [str(p) for p in paths],
-            "transcripts": total,
-            "calibration": cal_source,
-            **({"batch_runs": [b.run_id for b in batches]} if submit else {}),
-        },
+    score_options = ScoreOptions(
+        paths=tuple(str(p) for p in paths), judge=resolved, calibration=calibration, submit=submit
     )
-    scored = 0
-    judge_hash = config.hash
-
-    def rounds() -> Iterator[tuple[Any, list[Any], list[str]]]:
-        """(what to write, transcripts to ask about, their hashes), a round at a time; answers
-        already stored are taken here and never parsed for."""
-        for chunk in chunks(iter_units(files), BATCH):
-            known = know_units(chunk, store)
-            cached = store.final_many(judge_hash, [k.transcript_hash for k in known])
-            if submit:  # no live call: what the batch did not answer is shown as its failure
-                for k in known:
-                    if (k.transcript_hash, 0) not in cached:
-                        cached[(k.transcript_hash, 0)] = store.get(
-                            k.transcript_hash, judge_hash, 0
-                        ) or unanswered(k.transcript_id, k.transcript_hash, config)
-            asks: list[Any] = []  # transcripts, or loaders run once an item gets its slot
-            hashes = []
-            for u, k in zip(chunk, known, strict=True):
-                if (k.transcript_hash, 0) in cached:
-                    progress.advance(cached=True)
-                else:  # a JSON file is read again by its loader; a line keeps its bytes
-                    raw = u.raw if u.line is not None else b""
-                    asks.append(k.transcript or partial(parse_unit, replace(u, raw=raw)))
-                    hashes.append(k.transcript_hash)
-                k.transcript = None  # the payload keeps what to write, not transcripts
-                u.raw = b""
-            yield (chunk, known, cached), asks, hashes
-
-    def write_round(payload: Any, got: list[tuple[Any, bool]]) -> None:
-        nonlocal scored
-        chunk, known, cached = payload
-        answers = iter(got)
-        rows = []
-        for u, k in zip(chunk, known, strict=True):
-            hit = cached.get((k.transcript_hash, 0))
-            # an answer a provider batch of this run just gave is this run's (its cost too)
-            fresh = hit is not None and k.transcript_hash in batched
-            j, from_store = (hit, not fresh) if hit is not None else next(answers)
-            row = summary.add_known(
-                u.source,
-                k.transcript_id,
-                k.safety["violated"],
-                k.safety["harness_error"],
-                j,
-                cached=from_store,
+    with Store.open() as store:
+        if queue:
+            queued = enqueue(
+                store,
+                QueueOptions(
+                    score_options,
+                    judge_options=options.model_dump(mode="json", exclude_none=True),
+                    chunk=chunk,
+                ),
+                ScoreHooks(on_inputs=on_inputs),
             )
-            rows.append(row)
+            err.print(
+                f"queued {queued.transcripts} transcript(s) as {queued.report['jobs']} job(s) "
+                f"of run {queued.run_id}; start workers with `calibrant worker`, follow with "
+                f"`calibrant score --wait {queued.run_id}`",
+                highlight=False,
+            )
+            typer.echo(queued.run_id)
+            return None
+        criteria = [c.id for c in rub.criteria]
+        targets = [p for p in (out, csv_out) if p is not None]
+        outputs = StreamedOutputs(targets)
+        writer = None
+
+        def on_row(row: dict[str, Any]) -> None:
             if out is not None:
                 outputs.handle(out).write(json.dumps(row, ensure_ascii=False) + "\n")
             if writer is not None:
                 writer.writerow(_csv_row(row, criteria))
-        runs.add_scores(run_id, rows, start=scored)
-        scored += len(rows)
-        trim_heap()  # what this round freed is not kept resident: memory flat in N
 
-    try:
-        with track("transcripts scored", total=total) as progress:
-            judge_rounds(
-                rounds(),
-                write_round,
-                rubric=rub,
+        def submit_batches(files: Any, runs: Any) -> list[Any]:
+            from .batch_commands import submit_pending
+
+            return submit_pending(
+                files=files,
+                paths=paths,
                 config=config,
+                rubric=rub,
                 store=store,
-                concurrency=conc,
-                policy=policy,
-                on_done=lambda j, cached: progress.advance(cached=cached),
+                runs=runs,
+                samples=1,
+                poll_s=poll_s,
+                err=err,
             )
-    except BaseException:
-        outputs.discard()
-        runs.finish(run_id, None, status="failed")
-        raise
+
+        def on_run(_: str) -> None:  # the header once the batch is valid and the run recorded
+            nonlocal writer
+            if csv_out is not None and writer is None:
+                writer = csv.writer(outputs.handle(csv_out))
+                writer.writerow(
+                    ["source", "transcript_id", "safety", "violated", "judge_outcome", *criteria]
+                )
+
+        hooks = ScoreHooks(
+            progress=lambda what, total: track(what, total=total),
+            on_run=on_run,
+            on_inputs=on_inputs,
+            on_row=on_row,
+            after_round=trim_heap,  # what a round freed is not kept resident: memory flat in N
+            submit=submit_batches,
+        )
+        try:
+            result = score_op(store, score_options, hooks)
+        except BaseException:
+            outputs.discard()
+            raise
     outputs.commit()
-    report = summary.report(
-        chosen, available=None if chosen is not None else latest_hint(runs, config)
-    )
-    report["run_id"] = run_id
-    runs.finish(run_id, report)
+    report, total = result.report, result.transcripts
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -367,3 +295,30 @@ def score(
         raise typer.Exit(3)
     if fail_on_violation and report["safety"]["release_blockers"]:
         raise typer.Exit(1)
+    return None
+
+
+def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0) -> None:
+    """Follow a queued run until every job is done; print its summary (as `score` does)."""
+    from ..ops.score import wait as wait_op
+    from ..store import Store
+
+    err = Console(stderr=True)
+    last: list[str] = []
+
+    def on_status(st: Any) -> None:
+        line = f"run {st.run_id}: {st.scored}/{st.transcripts} scored; jobs " + (
+            ", ".join(f"{k} {v}" for k, v in sorted(st.jobs.items())) or "none"
+        )
+        if line not in last[-1:]:
+            err.print(line, highlight=False)
+            last.append(line)
+
+    with Store.open() as store:
+        report = wait_op(store, run_id, on_status=on_status, poll_s=poll_s).report
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        render_score_summary(Console(), report)
+    if not report["judge_outcomes"].get("verdict"):
+        raise typer.Exit(3)

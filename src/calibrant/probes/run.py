@@ -13,7 +13,7 @@ from ..contracts.reports import PROBE_SCHEMA_VERSION, checked
 from ..errors import ConfigError
 from ..gold import load_gold
 from ..judge.config import JudgeOptions, resolve_judge
-from ..store import Store, make_engine
+from ..store import Store
 from ..store.runs import Runs
 from . import bias, injection  # noqa: F401  (they register the probes)
 from .base import Answer, ProbeContext, ProbeSettings, Request
@@ -129,19 +129,19 @@ def run_probes(
     split: str | None,
     options: JudgeOptions,
     settings: ProbeSettings,
+    store: Store,
     planted: str | None = None,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[bool], None] | None = None,
 ) -> dict[str, Any]:
     """Run the chosen probes against the judge the options name (or a planted judge) on the
-    gold split, store the report as a run of kind "probe" and return it."""
+    gold split, store the report as a run of kind "probe" in `store` and return it."""
     check_settings(settings)
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolve_judge(options)
     gold.validate(rubric)
     ctx = ProbeContext(gold=gold, rubric=rubric, settings=settings)
     ask: Asker
-    store = Store(make_engine())
     if planted is not None:
         try:
             config = planted_config(planted, rubric, seed=settings.seed)

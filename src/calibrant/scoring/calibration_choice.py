@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..store.versions import latest_calibrate_run
 from .summary import check_calibration
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def choose_calibration(
     if choice is None:
         return None
     if choice == LATEST:
-        found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
+        found = latest_calibrate_run(runs, config.hash, config.rubric_hash)
         if found is None:
             raise ConfigError(
                 f"{option} latest: the store holds no finished calibration of this judge "
@@ -98,5 +99,5 @@ def choose_calibration(
 def latest_hint(runs: Runs, config: JudgeConfig) -> str | None:
     """The latest calibrate run of this judge version in the store, for the warning of a batch
     scored without a calibration (None when there is none)."""
-    found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=config.rubric_hash)
+    found = latest_calibrate_run(runs, config.hash, config.rubric_hash)
     return None if found is None else found[0].id

@@ -7,7 +7,9 @@ from paying twice for one item, and writes their score rows at their batch posit
 of a job overwrites the same rows). A worker killed mid-job stops sending heartbeats; the other
 workers see it as stalled after `stall_seconds()` and put its job back in the queue, where the
 retry asks the model only for the items the store has no answer for. The job that writes the
-batch's last row builds the run's report from the store (no model call) and finishes the run."""
+batch's last row builds the run's report from the store (no model call) and finishes the run.
+This module is the queue's plumbing; what a job does is the score operation's
+(`calibrant.ops.score.score_chunk`), given to the worker by whoever starts it."""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -32,6 +33,7 @@ __all__ = [
     "defer",
     "enqueue_batch",
     "queue_status",
+    "load_refs",
     "score_round",
     "run_queue",
     "stall_seconds",
@@ -106,13 +108,16 @@ def _retry() -> Any:
 
 
 def _app(info: str, tasks: Tasks | None = None) -> Any:
-    """The queue, knowing the score task and `tasks` (name -> function: the service's jobs)."""
+    """The queue, knowing the score task and `tasks` (name -> function). A worker gives the
+    score task's work as `tasks[TASK]` (`calibrant.ops.score.score_chunk`, called with the
+    worker's store); every task gets the job's context (the worker's store in it)."""
     import procrastinate
 
+    tasks = dict(tasks or {})
     app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=info))
-    app.task(name=TASK, retry=_retry(), pass_context=True)(_score_chunk)
-    for name, func in (tasks or {}).items():
-        app.task(name=name)(func)
+    app.task(name=TASK, retry=_retry(), pass_context=True)(_chunk_task(tasks.pop(TASK, None)))
+    for name, func in tasks.items():
+        app.task(name=name, pass_context=True)(func)
     return app
 
 
@@ -171,7 +176,8 @@ def defer(url: str, tasks: Tasks, name: str, *, queue: str, **kwargs: Any) -> in
 # -- the job ------------------------------------------------------------------------------------
 
 
-def _load(refs: list[list[Any]]) -> list[tuple[str, Any]]:
+def load_refs(refs: list[list[Any]]) -> list[tuple[str, Any]]:
+    """(source, transcript) of each ref, read again from its file (and line)."""
     from ..files import load_transcript, transcript_from_line
 
     out = []
@@ -190,34 +196,31 @@ def _load(refs: list[list[Any]]) -> list[tuple[str, Any]]:
     return out
 
 
-def _judge_of(detail: dict[str, Any]) -> tuple[Any, Any, Any, int]:
-    """The run's judge, resolved again from its stored options; refused if its version moved."""
-    from ..judge.config import JudgeOptions, resolve_judge
-
-    opts = detail["arguments"]["queue"]["judge_options"]
-    config, rubric, policy, conc = resolve_judge(JudgeOptions(**opts))
-    if config.hash != detail["judge_hash"]:
-        raise ConfigError(
-            f"run {detail['id']}: the judge resolves to another version here "
-            f"({config.hash[:19]}, the run used {detail['judge_hash'][:19]})"
-        )
-    return config, rubric, policy, conc
+ChunkWork = Callable[..., Any]
 
 
-def _score_chunk(context: Any, run_id: str, start: int, refs: list[list[Any]]) -> int:
-    """One job; when it fails for the last time (no retry left), its run is marked failed
-    with the reason, so `score --wait` and `runs show` say why instead of waiting forever."""
-    try:
-        return _score_refs(run_id, start, refs, context.additional_context.get("judge_loop"))
-    except Exception as exc:
-        if _retry().get_retry_decision(exception=exc, job=context.job) is None:
-            _fail_run(run_id, start, len(refs), context.job.attempts + 1, exc)
-        raise
+def _chunk_task(work: ChunkWork | None) -> Callable[..., int]:
+    """The score task around `work(store, run_id, start, refs, judge_loop)`; when a job fails
+    for the last time (no retry left), its run is marked failed with the reason, so `score
+    --wait` and `runs show` say why instead of waiting forever."""
+
+    def score_chunk(context: Any, run_id: str, start: int, refs: list[list[Any]]) -> int:
+        extra = context.additional_context
+        store = extra["store"]
+        try:
+            if work is None:
+                raise CalibrantError("this process queues score jobs; it does not run them")
+            return int(work(store, run_id, start, refs, extra.get("judge_loop")))
+        except Exception as exc:
+            if _retry().get_retry_decision(exception=exc, job=context.job) is None:
+                _fail_run(store, run_id, start, len(refs), context.job.attempts + 1, exc)
+            raise
+
+    return score_chunk
 
 
-def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) -> None:
+def _fail_run(store: Any, run_id: str, start: int, n: int, attempts: int, exc: Exception) -> None:
     from ..judge.client import redact_secrets
-    from ..store import make_engine
     from ..store.runs import Runs
 
     what = str(exc) if isinstance(exc, CalibrantError) else f"{type(exc).__name__}: {exc}"
@@ -227,7 +230,7 @@ def _fail_run(run_id: str, start: int, n: int, attempts: int, exc: Exception) ->
         f"attempt(s): {what}"
     )
     try:
-        runs = Runs(make_engine())
+        runs = Runs(store.engine)
         detail = runs.get(run_id)
         if detail is not None and detail["status"] == "running":
             runs.finish(run_id, {"error": reason}, status="failed")
@@ -241,25 +244,24 @@ def score_round(
     *,
     resolved: tuple[Any, Any, Any, int],
     summary: Any,
-    engine: Any,
+    store: Any,
     run_id: str,
     start: int,
     on_done: Callable[[Any, bool], None] | None = None,
     judge_loop: Any = None,
 ) -> list[dict[str, Any]]:
-    """Judge one round of (source, transcript) of a score run, add it to `summary` and store
-    its score rows at positions `start`...; returns the rows. `judge_loop`: a worker's one event
-    loop for every model call (see judge_loop)."""
+    """Judge one round of (source, transcript) of a queued score run, add it to `summary` and
+    store its score rows at positions `start`...; returns the rows. `judge_loop`: a worker's
+    one event loop for every model call (see judge_loop)."""
     from ..judge.runner import judge_transcripts, judge_transcripts_async
     from ..safety import check_transcript
-    from ..store import Store
     from ..store.runs import Runs
 
     config, rubric, policy, conc = resolved
     judging: dict[str, Any] = {
         "rubric": rubric,
         "config": config,
-        "store": Store(engine),
+        "store": store,
         "concurrency": conc,
         "policy": policy,
         "on_done": on_done,
@@ -273,74 +275,8 @@ def score_round(
         summary.add(source, t, check_transcript(t, source=source), j, cached=False)
         for (source, t), j in zip(batch, run.judgments, strict=True)
     ]
-    Runs(engine).add_scores(run_id, rows, start=start)
+    Runs(store.engine).add_scores(run_id, rows, start=start)
     return rows
-
-
-def _score_refs(run_id: str, start: int, refs: list[list[Any]], judge_loop: Any) -> int:
-    from ..store import make_engine
-    from ..store.runs import Runs
-    from .summary import ScoreSummary
-
-    engine = make_engine()
-    runs = Runs(engine)
-    detail = runs.get(run_id)
-    if detail is None or detail["kind"] != "score":
-        raise CalibrantError(f"no score run {run_id} in the store")
-    resolved = _judge_of(detail)
-    summary = ScoreSummary(resolved[1], resolved[0])
-    rows = score_round(
-        _load(refs),
-        resolved=resolved,
-        summary=summary,
-        engine=engine,
-        run_id=run_id,
-        start=start,
-        judge_loop=judge_loop,
-    )
-    log.info("run %s: %d transcript(s) from %d scored", run_id, len(rows), start)
-    total = int(detail["arguments"]["transcripts"])
-    if len(runs.scores(run_id)) >= total and detail["status"] == "running":
-        finish_run(run_id)
-    return len(rows)
-
-
-def finish_run(run_id: str) -> dict[str, Any]:
-    """Build the run's report from the store (every answer is there: no model call), record it
-    and return it. Repeating it gives the same report."""
-    from ..safety import check_transcript
-    from ..store import Store, make_engine
-    from ..store.runs import Runs
-    from .calibration_choice import choose_calibration, latest_hint
-    from .summary import ScoreSummary
-
-    engine = make_engine()
-    runs, store = Runs(engine), Store(engine)
-    detail = runs.get(run_id)
-    if detail is None:
-        raise CalibrantError(f"no run '{run_id}' in the store")
-    config, rubric, _, _ = _judge_of(detail)
-    q = detail["arguments"]["queue"]
-    chosen = choose_calibration(
-        q.get("calibration_file") or q.get("calibration_run"), runs=runs, config=config
-    )
-    started = datetime.fromisoformat(detail["started_at"])
-    if started.tzinfo is None:  # stored as naive UTC
-        started = started.replace(tzinfo=UTC)
-    summary = ScoreSummary(rubric, config)
-    for row in runs.scores(run_id):
-        ((source, t),) = _load(next(chunk_refs(iter([row.source]), 1)))
-        j = store.get(row.transcript_hash, config.hash, 0)
-        if j is None:
-            raise CalibrantError(f"run {run_id}: no stored judgment for {row.source}")
-        cached = j.created_at < started  # answered before the run: no cost to this run
-        summary.add(source, t, check_transcript(t, source=source), j, cached=cached)
-    report = summary.report(
-        chosen, available=None if chosen is not None else latest_hint(runs, config)
-    )
-    report["run_id"] = run_id
-    runs.finish(run_id, report)
-    return report
 
 
 # -- progress -----------------------------------------------------------------------------------
@@ -371,14 +307,14 @@ class QueueStatus:
         }
 
 
-def queue_status(url: str, run_id: str) -> QueueStatus:
+def queue_status(store: Any, run_id: str) -> QueueStatus:
+    """Where queued run `run_id` is: its rows, and its jobs by status."""
     import psycopg
 
-    from ..store import make_engine
     from ..store.runs import Runs
 
-    info = conninfo(url)
-    runs = Runs(make_engine(url))
+    info = conninfo(store.url)
+    runs = Runs(store.engine)
     detail = runs.get(run_id)
     if detail is None or "queue" not in detail["arguments"]:
         raise CalibrantError(f"no queued score run '{run_id}' in the store")

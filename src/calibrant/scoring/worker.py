@@ -8,6 +8,7 @@ import asyncio
 import logging
 import threading
 
+from ..store import Store
 from .judge_loop import JudgeLoop
 from .queue import TASK, Tasks, _app, _ensure_schema, conninfo, heartbeat_seconds, stall_seconds
 
@@ -26,7 +27,8 @@ def run_worker(
 ) -> None:
     """Take score jobs (and the jobs of `tasks`) until SIGTERM or Ctrl-C, or until `stop` is
     set when run in a thread (jobs in hand are finished first), retrying the jobs of workers
-    that stopped sending heartbeats."""
+    that stopped sending heartbeats. The score task's work is `tasks[TASK]`; every task finds
+    the worker's store (opened once, closed when the worker stops) in its job context."""
     info = conninfo(url)
     _ensure_schema(info)
     app = _app(info, tasks)
@@ -69,7 +71,7 @@ def run_worker(
             await asyncio.sleep(0.2)
         worker.cancel()  # procrastinate stops taking jobs and finishes those in hand
 
-    async def main(judge_loop: JudgeLoop) -> None:
+    async def main(judge_loop: JudgeLoop, store: Store) -> None:
         async with app.open_async():
             side = [asyncio.create_task(rescue())]
             worker = asyncio.create_task(
@@ -80,7 +82,7 @@ def run_worker(
                     stalled_worker_timeout=stall,
                     install_signal_handlers=stop is None,
                     fetch_job_polling_interval=min(1.0, beat),
-                    additional_context={"judge_loop": judge_loop},
+                    additional_context={"judge_loop": judge_loop, "store": store},
                 )
             )
             if stop is not None:
@@ -97,6 +99,7 @@ def run_worker(
 
     judge_loop = JudgeLoop()
     try:
-        asyncio.run(main(judge_loop))
+        with Store.open(url) as store:  # the worker's one store, closed when it stops
+            asyncio.run(main(judge_loop, store))
     finally:
         judge_loop.close()  # after the jobs in hand: litellm's logging drained, nothing pending

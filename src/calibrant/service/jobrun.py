@@ -1,5 +1,6 @@
-"""Running a service job in a worker: the same core functions as the CLI commands, a run in the
-runs table, and the job's state in its row.
+"""Running a service job in a worker: the same operations as the CLI commands
+(`calibrant.ops`), on the worker's store, a run in the runs table, and the job's state in its
+row.
 
 A job taken again after its worker died (kill -9, lost machine: the queue retries the jobs of
 silent workers) starts over; the judge's answers stored by the first attempt are read from the
@@ -19,10 +20,11 @@ from typing import Any
 from sqlalchemy import Engine
 
 from ..errors import CalibrantError
+from ..store import Store
 from . import jobs
 from .catalog import Resolved, resolve_stored_judge
 
-__all__ = ["run_service_job", "service_tasks", "JobCancelled"]
+__all__ = ["run_job", "run_service_job", "service_tasks", "JobCancelled"]
 
 log = logging.getLogger("calibrant.jobs")
 CANCEL_CHECK_S = 0.5
@@ -61,12 +63,16 @@ class _Watch:
         self.check()
 
 
-def run_service_job(job_id: str) -> None:
-    """The queue task: run job `job_id` and record how it ended."""
-    from ..store import make_engine
+def run_service_job(context: Any, job_id: str) -> None:
+    """The queue task: run job `job_id` on the worker's store and record how it ended."""
+    run_job(context.additional_context["store"], job_id)
+
+
+def run_job(store: Store, job_id: str) -> None:
+    """Run job `job_id` and record how it ended, in `store`."""
     from ..store.runs import Runs
 
-    engine = make_engine()
+    engine = store.engine
     try:
         row = jobs.get(engine, job_id)
     except CalibrantError:
@@ -89,7 +95,7 @@ def run_service_job(job_id: str) -> None:
     watch = _Watch(engine, job_id)
     params = json.loads(row.params)
     try:
-        run_id = KINDS[row.kind](engine, params, watch)
+        run_id = KINDS[row.kind](store, params, watch)
     except JobCancelled:
         jobs.set_status(
             engine,
@@ -130,10 +136,16 @@ def _failed(engine: Engine, job_id: str, error: str) -> None:
 # -- the kinds ----------------------------------------------------------------------------------
 
 
-def _calibrate(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+def _hooks(watch: _Watch) -> Any:
+    from ..ops.common import Hooks
+
+    return Hooks(on_run=watch.run, on_done=watch.done)
+
+
+def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..agreement.gate import GateSettings
-    from ..calibration import Settings, run_calibration
-    from ..judge.config import JudgeOptions
+    from ..calibration import Settings
+    from ..ops.calibrate import CalibrateOptions, calibrate
 
     split = None if p["split"] == "all" else p["split"]
     settings = Settings(
@@ -149,16 +161,13 @@ def _calibrate(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
             margin=p.get("margin", 0.10),
         ),
     )
-    report = run_calibration(
+    options = CalibrateOptions(
         Path(p["gold"]),
         split=split,
-        options=JudgeOptions(),
         settings=settings,
-        resolved=resolve_stored_judge(engine, p["judge"]),
-        on_run=watch.run,
-        on_done=watch.done,
+        resolved=resolve_stored_judge(store.engine, p["judge"]),
     )
-    return str(report["run_id"])
+    return calibrate(store, options, _hooks(watch)).run_id
 
 
 def _recorded(
@@ -186,18 +195,17 @@ def _recorded(
     return run_id
 
 
-def _judge(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
+def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..files import expand_paths
     from ..judge.batch import judge_files, read_sources
     from ..reports.judgments import judge_report
-    from ..store import Store
 
+    engine = store.engine
     resolved = resolve_stored_judge(engine, p["judge"])
     config, rubric, policy, conc = resolved
     files = expand_paths([Path(x) for x in p["paths"]], suffixes=(".json",))
     if not files:
         raise CalibrantError("no transcript (*.json) found in the given paths")
-    store = Store(engine)
     sources = read_sources([Path(f) for f in files], store)
 
     def work(_: str) -> dict[str, Any]:
@@ -219,103 +227,36 @@ def _judge(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
     return _recorded(engine, "judge", resolved, args, watch, work, samples=p["samples"])
 
 
-SCORE_ROUND = 128  # transcripts judged per round: memory bounded by it, not by the batch
+def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
+    from ..ops.score import ScoreHooks, ScoreOptions, score
+
+    options = ScoreOptions(
+        paths=tuple(p["paths"]),
+        judge=resolve_stored_judge(store.engine, p["judge"]),
+        calibration=p.get("calibration_run"),
+        calibration_files=False,
+    )
+    return score(store, options, ScoreHooks(on_run=watch.run, on_done=watch.done)).run_id
 
 
-def _score(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
-    from ..scoring.calibration_choice import choose_calibration, latest_hint
-    from ..scoring.inputs import find_inputs, iter_transcripts
-    from ..scoring.queue import score_round
-    from ..scoring.summary import ScoreSummary
-    from ..store.runs import Runs
+def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
+    from ..ops.compare import CompareOptions, compare
 
-    resolved = resolve_stored_judge(engine, p["judge"])
-    config, rubric, _, _ = resolved
-    files = find_inputs(p["paths"])
-    total = sum(1 for _ in iter_transcripts(files))  # every transcript valid first
-    if total == 0:
-        raise CalibrantError("no transcript found in the given paths")
-    runs = Runs(engine)
-    chosen = choose_calibration(p.get("calibration_run"), runs=runs, config=config, files=False)
-    available = None if chosen is not None else latest_hint(runs, config)
-
-    def work(run_id: str) -> dict[str, Any]:
-        summary = ScoreSummary(rubric, config)
-        batch: list[tuple[str, Any]] = []
-        done = 0
-
-        def flush() -> None:
-            nonlocal done
-            rows = score_round(
-                batch,
-                resolved=resolved,
-                summary=summary,
-                engine=engine,
-                run_id=run_id,
-                start=done,
-                on_done=watch.done,
-            )
-            done += len(rows)
-            batch.clear()
-
-        for item in iter_transcripts(files):
-            batch.append(item)
-            if len(batch) == SCORE_ROUND:
-                flush()
-        if batch:
-            flush()
-        return summary.report(chosen, available=available)
-
-    args = {
-        "paths": p["paths"],
-        "transcripts": total,
-        "calibration": None if chosen is None else chosen.source,
-    }
-    return _recorded(engine, "score", resolved, args, watch, work)
+    options = CompareOptions(
+        name_a=p["a"],
+        name_b=p["b"],
+        judge_a=resolve_stored_judge(store.engine, p["a"]),
+        judge_b=resolve_stored_judge(store.engine, p["b"]),
+        gold=Path(p["gold"]),
+        split=p["split"],
+        seed=p["seed"],
+        resamples=p["resamples"],
+        min_cases=p.get("min_cases"),
+    )
+    return compare(store, options, _hooks(watch)).run_id
 
 
-def _compare(engine: Engine, p: dict[str, Any], watch: _Watch) -> str:
-    from ..calibration.compare_judges import compare_judges, judge_gold
-    from ..calibration.criterion import Settings
-    from ..gold import load_gold
-    from ..store import Store
-
-    split = None if p["split"] == "all" else p["split"]
-    gold = load_gold(Path(p["gold"]), split=split)
-    a, b = resolve_stored_judge(engine, p["a"]), resolve_stored_judge(engine, p["b"])
-    if a[1].content_hash != b[1].content_hash:
-        raise CalibrantError("judges a and b read different rubrics: compare them on one rubric")
-    gold.validate(a[1])
-    store = Store(engine)
-
-    def work(_: str) -> dict[str, Any]:
-        judged_a = judge_gold(a, gold, seed=p["seed"], store=store, on_done=watch.done)
-        judged_b = judge_gold(b, gold, seed=p["seed"], store=store, on_done=watch.done)
-        report = compare_judges(
-            gold,
-            a[1],
-            judge_a=a[0],
-            judge_b=b[0],
-            judgments_a=judged_a,
-            judgments_b=judged_b,
-            settings=Settings(seed=p["seed"], n_resamples=p["resamples"]),
-            split=split,
-            min_cases=p.get("min_cases"),
-        )
-        report["judges"]["a"]["name"], report["judges"]["b"]["name"] = p["a"], p["b"]
-        return report
-
-    args = {
-        "a": p["a"],
-        "b": p["b"],
-        "a_hash": a[0].hash,
-        "gold": p["gold"],
-        "split": p["split"],
-    }
-    return _recorded(engine, "compare", b, args, watch, work, seed=p["seed"])
-
-
-KINDS: dict[str, Callable[[Engine, dict[str, Any], _Watch], str]] = {
+KINDS: dict[str, Callable[[Store, dict[str, Any], _Watch], str]] = {
     "calibrate": _calibrate,
     "judge": _judge,
     "score": _score,

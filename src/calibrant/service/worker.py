@@ -22,6 +22,7 @@ def worker_lifespan(url: str, concurrency: int) -> Any:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        from ..ops.score import queue_tasks
         from ..scoring.queue import conninfo
         from ..scoring.worker import run_worker
         from .jobrun import service_tasks
@@ -31,7 +32,7 @@ def worker_lifespan(url: str, concurrency: int) -> Any:
 
         def work() -> None:
             try:
-                run_worker(url, concurrency, tasks=service_tasks(), stop=stop)
+                run_worker(url, concurrency, tasks={**queue_tasks(), **service_tasks()}, stop=stop)
             except Exception:
                 log.exception("the in-process worker stopped")
 

@@ -152,10 +152,34 @@ def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
 
 
 class Store(ClaimsMixin):
-    """Judgments keyed by (transcript hash, judge hash, sample index)."""
+    """Judgments keyed by (transcript hash, judge hash, sample index), on one engine.
+
+    A process opens its store once (`Store.open()`: the URL given, else the environment's) and
+    closes it at the end; as a context manager it closes itself. Library code takes the store it
+    is given and never opens one from the environment."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+
+    @classmethod
+    def open(cls, url: str | None = None, **kwargs: Any) -> Store:
+        """The store at `url` (default: the environment's), its tables ready."""
+        return cls(make_engine(url, **kwargs))
+
+    @property
+    def url(self) -> str:
+        """The store's URL, password included (for the queue's own connection)."""
+        return self.engine.url.render_as_string(hide_password=False)
+
+    def close(self) -> None:
+        """Close every pooled connection of the engine."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def get(self, transcript_hash: str, judge_hash: str, sample_index: int) -> Judgment | None:
         with Session(self.engine) as s:

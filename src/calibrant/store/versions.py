@@ -6,15 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 from ..contracts import JudgeConfig, Rubric
-from .runs import Runs
+from .runs import RunInfo, Runs
 
-__all__ = ["judge_entry", "latest_calibration", "latest_probe"]
+__all__ = ["judge_entry", "latest_calibrate_run", "latest_calibration", "latest_probe"]
+
+
+def latest_calibrate_run(
+    runs: Runs, judge_hash: str, rubric_hash: str
+) -> tuple[RunInfo, dict[str, Any]] | None:
+    """The latest finished calibration of this judge version on this rubric (its run and
+    report): the one place "latest calibration" is looked up (`score --calibration latest`, the
+    warning of a batch scored without one, the judges' listings)."""
+    return runs.latest("calibrate", judge_hash=judge_hash, rubric_hash=rubric_hash)
 
 
 def latest_calibration(runs: Runs, config: JudgeConfig, rubric: Rubric) -> dict[str, Any] | None:
     """The latest finished calibration of this judge version on this rubric, in brief (run id,
     when, split, items, gate), or None when it was never calibrated."""
-    found = runs.latest("calibrate", judge_hash=config.hash, rubric_hash=rubric.content_hash)
+    found = latest_calibrate_run(runs, config.hash, rubric.content_hash)
     if found is None:
         return None
     info, report = found

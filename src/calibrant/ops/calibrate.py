@@ -1,0 +1,70 @@
+"""`calibrate`, written once: judge the gold set (answers kept in the store) and report, per
+criterion, agreement with the experts, their own agreement and the release gate. The command
+line and the service's calibrate job call `calibrate`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .common import Hooks, OpResult, ResolvedJudge
+
+if TYPE_CHECKING:
+    from ..calibration.criterion import Settings
+    from ..judge.config import JudgeOptions
+    from ..store import Store
+
+__all__ = ["CalibrateOptions", "CalibrateResult", "calibrate"]
+
+
+def _settings() -> Settings:
+    from ..calibration.criterion import Settings
+
+    return Settings()
+
+
+@dataclass(frozen=True)
+class CalibrateOptions:
+    """The gold set at `gold`, split `split` (None: every item), judged by the judge `judge`
+    resolves to (or `resolved`, a judge already resolved: a version kept in the store), with the
+    statistics and gate of `settings`; `require_robustness`: the latest probe run's injection
+    gate is part of the release gate (`attack_margin`, else the probe run's own)."""
+
+    gold: Path
+    split: str | None = "calibration"
+    judge: JudgeOptions | None = None
+    resolved: ResolvedJudge | None = None
+    settings: Settings = field(default_factory=_settings)
+    require_robustness: bool = False
+    attack_margin: float | None = None
+
+
+@dataclass(frozen=True)
+class CalibrateResult(OpResult):
+    """The calibrate run and its report."""
+
+
+def calibrate(
+    store: Store, options: CalibrateOptions, hooks: Hooks | None = None
+) -> CalibrateResult:
+    """Calibrate the judge on the gold set; the run and its report are in the store."""
+    from ..calibration import run_calibration
+    from ..judge.config import JudgeOptions
+
+    hooks = hooks or Hooks()
+    with hooks.progress("gold items judged", None) as progress:
+        report = run_calibration(
+            options.gold,
+            split=options.split,
+            options=options.judge or JudgeOptions(),
+            settings=options.settings,
+            store=store,
+            on_start=progress.set_total,
+            on_done=hooks.answered(progress),
+            require_robustness=options.require_robustness,
+            attack_margin=options.attack_margin,
+            resolved=options.resolved,
+            on_run=hooks.on_run,
+        )
+    return CalibrateResult(run_id=str(report["run_id"]), report=report)

@@ -1,0 +1,112 @@
+"""`compare` (compare-judges), written once: two saved judge versions on the same gold items —
+per criterion kappa of A and B, a paired interval of the difference over whole cases, an exact
+McNemar test, the flipped items and a decision over all criteria at once. The command line and
+the service's compare job call `compare`, and record the run the same way: started before the
+first model call (a job can follow and cancel it), finished with its report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CalibrantError
+from .common import Hooks, OpResult, ResolvedJudge
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+__all__ = ["CompareOptions", "CompareResult", "compare"]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """Judge B (`name_b`, the candidate) against judge A (`name_a`, the baseline), both resolved,
+    on the gold set at `gold`, split `split` (`all`: every item)."""
+
+    name_a: str
+    name_b: str
+    judge_a: ResolvedJudge
+    judge_b: ResolvedJudge
+    gold: Path
+    split: str = "calibration"
+    seed: int = 0
+    resamples: int = 2000
+    min_cases: int | None = None
+
+
+@dataclass(frozen=True)
+class CompareResult(OpResult):
+    """The compare run and its report."""
+
+
+def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -> CompareResult:
+    """Compare the two judges; every check (one rubric, labels it can read) before the first
+    model call. Answers a judge version already gave come from the store."""
+    from ..calibration.compare_judges import compare_judges, judge_gold
+    from ..calibration.criterion import Settings
+    from ..gold import load_gold
+    from ..store.runs import Runs
+
+    hooks = hooks or Hooks()
+    split = None if options.split == "all" else options.split
+    gold = load_gold(options.gold, split=split)
+    (config_a, rubric, _, _), config_b = options.judge_a, options.judge_b[0]
+    rubric_b = options.judge_b[1]
+    if rubric_b.content_hash != rubric.content_hash:
+        raise CalibrantError(
+            f"judges '{options.name_a}' and '{options.name_b}' read different rubrics "
+            f"({rubric.content_hash[:15]} vs {rubric_b.content_hash[:15]}): compare judge "
+            "versions on the same rubric"
+        )
+    gold.validate(rubric)
+    runs = Runs(store.engine)
+    run_id = runs.start(
+        "compare",
+        judge=config_b,
+        seed=options.seed,
+        arguments={
+            "a": options.name_a,
+            "b": options.name_b,
+            "a_hash": config_a.hash,
+            "gold": str(options.gold),
+            "split": options.split,
+            "min_cases": options.min_cases,
+        },
+    )
+    try:
+        hooks.run(run_id)
+        judged = []
+        for name, resolved in (
+            (options.name_a, options.judge_a),
+            (options.name_b, options.judge_b),
+        ):
+            what = f"gold items judged by '{name}'"
+            with hooks.progress(what, len(gold.item_ids)) as progress:
+                judged.append(
+                    judge_gold(
+                        resolved,
+                        gold,
+                        seed=options.seed,
+                        store=store,
+                        on_done=hooks.answered(progress),
+                    )
+                )
+        report: dict[str, Any] = compare_judges(
+            gold,
+            rubric,
+            judge_a=config_a,
+            judge_b=config_b,
+            judgments_a=judged[0],
+            judgments_b=judged[1],
+            settings=Settings(seed=options.seed, n_resamples=options.resamples),
+            split=split,
+            min_cases=options.min_cases,
+        )
+    except BaseException:
+        runs.finish(run_id, None, status="failed")
+        raise
+    report["judges"]["a"]["name"], report["judges"]["b"]["name"] = options.name_a, options.name_b
+    report["run_id"] = run_id
+    runs.finish(run_id, report)
+    return CompareResult(run_id=run_id, report=report)
