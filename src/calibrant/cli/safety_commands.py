@@ -216,10 +216,12 @@ def _record(
 ) -> None:
     """Record a finished check or trials run in the store (`runs list`); a store that cannot
     be opened is a warning, never a failed check."""
-    from .compare_commands import record_run
+    from ..ops.common import record_finished
+    from ..store import Store
 
     try:
-        record_run(kind, report, arguments=arguments)
+        with Store.open() as store:
+            record_finished(store, kind, report, arguments=arguments)
     except CalibrantError as exc:
         err.print(
             f"warning: this {kind} run is not recorded in the store: {exc}",
