@@ -148,3 +148,21 @@ def test_bad_run_folders_get_one_line_and_exit_2(
     victim.write_text(victim.read_text().replace('"trial"', '"trail"', 1))
     r = cli("compare-trials", str(runs["ok"]), str(broken))
     assert r.code == 2 and victim.name in r.err and "Traceback" not in r.err
+
+
+def test_the_operation_returns_the_typed_report_the_command_prints(
+    runs: dict[str, Path], cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    """`calibrant.ops.compare_trials` (what the CLI, the service and the workers call) gives its
+    report as the typed model, and the model holds what `compare-trials --json` prints."""
+    from calibrant.contracts.reports import TrialsReport
+    from calibrant.ops.compare_trials import CompareTrialsOptions, compare_trials
+    from calibrant.store import Store
+
+    with Store.open(f"sqlite:///{tmp_path / 'ops.db'}") as store:
+        result = compare_trials(store, CompareTrialsOptions(runs["ok"], runs["retry"]))
+    typed = result.typed()
+    assert isinstance(typed, TrialsReport)
+    printed = json.loads(cli("compare-trials", str(runs["ok"]), str(runs["retry"]), "--json").out)
+    for key in ("cases", "paired_trials", "decision_rule", "regressed_cases"):
+        assert getattr(typed, key) == printed[key] == result.report[key]

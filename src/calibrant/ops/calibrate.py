@@ -44,6 +44,8 @@ class CalibrateOptions:
 class CalibrateResult(OpResult):
     """The calibrate run and its report."""
 
+    KIND = "calibration"
+
 
 def calibrate(
     store: Store, options: CalibrateOptions, hooks: Hooks | None = None

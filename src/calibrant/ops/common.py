@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..contracts import JudgeConfig, Judgment, Rubric
+    from ..contracts.reports import Report
     from ..judge.reliability import RetryPolicy
 
 __all__ = ["Advance", "Hooks", "OpResult", "ResolvedJudge", "record_finished"]
@@ -68,6 +69,15 @@ class OpResult:
 
     run_id: str
     report: dict[str, Any] = field(default_factory=dict)
+    KIND: ClassVar[str | None] = None  # the report's kind (calibrant.contracts.reports)
+
+    def typed(self) -> Report:
+        """The report as its typed model (the JSON data stays in `report` for the renderers)."""
+        from ..contracts.reports import load_report
+
+        if self.KIND is None or "schema_version" not in self.report:
+            raise ValueError(f"{type(self).__name__} of run {self.run_id} holds no report")
+        return load_report(self.KIND, self.report)
 
 
 def record_finished(

@@ -39,6 +39,8 @@ class CompareOptions:
 class CompareResult(OpResult):
     """The compare run and its report."""
 
+    KIND = "comparison"
+
 
 def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -> CompareResult:
     """Compare the two judges; every check (one rubric, labels it can read) before the first

@@ -31,6 +31,8 @@ class CompareTrialsOptions:
 class CompareTrialsResult(OpResult):
     """The compare-trials run and its report."""
 
+    KIND = "trials"
+
 
 def load_run(folder: Path, option: str) -> list[Any]:
     """Every transcript of a trials --out folder, with its safety verdict, as TrialFacts."""

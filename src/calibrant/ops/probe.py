@@ -33,6 +33,8 @@ class ProbeOptions:
 class ProbeResult(OpResult):
     """The probe run and its report."""
 
+    KIND = "probe"
+
 
 def probe(store: Store, options: ProbeOptions, hooks: Hooks | None = None) -> ProbeResult:
     """Probe the judge; answers are cached in the store, the run and its report kept there."""

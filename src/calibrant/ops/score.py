@@ -89,6 +89,8 @@ class ScoreHooks(Hooks):
 class ScoreResult(OpResult):
     """The run, its report, and how many transcripts it scored."""
 
+    KIND = "score"
+
     transcripts: int = 0
 
 
