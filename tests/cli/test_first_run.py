@@ -279,6 +279,22 @@ def test_judges_list_names_whole_at_80_columns(cli: Callable[..., Result]) -> No
         assert re.search(rf"(?<![\w-]){re.escape(path.stem)}(?![\w-])", r.out), path.stem
 
 
+def test_score_and_judge_tables_keep_names_whole_at_80_columns(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    """The score summary and the judge report print every criterion whole at 80 columns
+    (before, their tables cut the criteria: `refund_conf…`)."""
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}", **COLS80}
+    with fake_openai(answer_from_schema(lambda c, labels: labels[-1])) as server:
+        judge = ("--rubric", str(RUBRIC), "--model", "openai/judge", "--api-base", server.url)
+        for command in ("score", "judge"):
+            r = cli(command, str(EXAMPLES), *judge, env=env)
+            assert r.code == 0, (command, r.err)
+            _width_ok(r.out)
+            for criterion in CRITERIA:
+                assert re.search(rf"(?<![\w-]){criterion}(?![\w-])", r.out), (command, criterion)
+
+
 # --- --version, flags shown as flags ----------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..reports.fit import fit
 from .app import app
 
 FIGURE_NAMES = {
@@ -84,7 +85,7 @@ def render_trials_comparison(console: Console, report: dict[str, Any], a: str, b
             f"[{colour}]{fig['b_is']}[/{colour}]",
             "—" if needed is None else f"{needed} cases",
         )
-    console.print(table)
+    console.print(fit(console, table))
     if "decision_rule" in report:
         console.print(
             f"Decision rule: {report['decision_rule']} (alpha {report['alpha']}, at least "

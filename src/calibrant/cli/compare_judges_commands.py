@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..reports.fit import fit
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -97,7 +98,7 @@ def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b:
             f"[{colour}]{c['decision']}[/{colour}]",
             _needed(c),
         )
-    console.print(table)
+    console.print(fit(console, table))
     for c in report["criteria"]:
         if c["reason"]:
             console.print(f"{c['criterion']}: {c['reason']}", highlight=False)
@@ -196,7 +197,7 @@ def render_stability(console: Console, report: dict[str, Any]) -> None:
         differ = "—" if d["value"] is None else f"{d['value']:.0%} (n={d['n']})"
         colour = {"UNSTABLE": "red", "stable": "green"}.get(c["flag"], "yellow")
         table.add_row(c["criterion"], value, differ, f"[{colour}]{c['flag']}[/{colour}]")
-    console.print(table)
+    console.print(fit(console, table))
     console.print(
         f"UNSTABLE: the interval reaches below {report['min_self_agreement']}; the judge's single "
         "answers on that criterion are partly chance."

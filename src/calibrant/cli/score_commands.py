@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import CalibrantError
+from ..reports.fit import fit
 from .app import (
     ApiBaseOpt,
     AttemptsOpt,
@@ -84,7 +85,7 @@ def render_score_summary(console: Console, s: dict[str, Any]) -> None:
         if c.get("correction_note"):
             corrected += f" — {c['correction_note']}"
         table.add_row(c["criterion"], _fig(c["pass_rate_judged"]), corrected, _counts(c["counts"]))
-    console.print(table)
+    console.print(fit(console, table))
     if s["failures"]:
         console.print("[bold]Judge failures[/bold] (not scores; rerun to retry them):")
         for kind, f in s["failures"].items():

@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .fit import fit
+
 __all__ = ["render_agreement"]
 
 
@@ -48,7 +50,7 @@ def render_agreement(console: Console, report: dict[str, Any]) -> None:
                 if c["level"] == "nominal"
                 else _f(p["weighted_kappa"]) + _weighted_ci(p),
             )
-        console.print(t)
+        console.print(fit(console, t))
         for p in c["pairs"]:
             why = dict(p.get("why_undefined", {}))
             if c["level"] == "nominal":

@@ -13,6 +13,7 @@ from rich.table import Table
 from ..contracts import Judgment, Rubric, SafetyVerdict
 from ..contracts.reports import JUDGE_SCHEMA_VERSION, checked
 from ..safety.outcomes import safety_summary
+from .fit import fit
 
 __all__ = ["judge_report", "render_judge_report"]
 
@@ -91,7 +92,7 @@ def render_judge_report(console: Console, report: dict[str, Any], rubric: Rubric
                 table.add_row(
                     c["criterion"], str(c["label"]), c["rationale"], ", ".join(c["evidence"]) + bad
                 )
-        console.print(table)
+        console.print(fit(console, table))
     o = report["outcomes"]
     console.print(
         f"{report['judgments']} judgment(s): "

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..contracts.reports import ProbeReport
+from .fit import fit
 
 __all__ = [
     "rate",
@@ -190,7 +191,7 @@ def render_probe(console: Console, report: ProbeReport | dict[str, Any]) -> None
         for row in injection_rows(inj):
             gate = row[-1]
             t.add_row(*row[:-1], f"[{STYLE[gate]}]{gate}[/{STYLE[gate]}]")
-        console.print(t)
+        console.print(fit(console, t))
         for line in injection_lines(inj):
             console.print(escape(line), highlight=False)
     for line in bias_lines(r.probes):
