@@ -17,6 +17,24 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
 
 
+# Long tests not marked slow (seconds each on two cores): started first, with the slow ones.
+LONG = (
+    "tests/test_repo.py::test_mypy_is_clean_on_src",
+    "tests/cli/test_judge_durability.py",
+    "tests/cli/test_trials_resume.py",
+    "tests/scoring/test_queue_workers.py",
+    "tests/service/test_jobs.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first: with the tests handed to workers in this order, no minute-long test
+    starts last while the other worker has nothing left to do."""
+    items.sort(
+        key=lambda item: not (item.get_closest_marker("slow") or item.nodeid.startswith(LONG))
+    )
+
+
 @pytest.fixture(scope="session")
 def cases() -> dict[str, CaseContract]:
     return {c.case: c for c in (load_case(p) for p in sorted(CASES.glob("*.yaml")))}

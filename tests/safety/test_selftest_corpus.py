@@ -10,6 +10,8 @@ from calibrant.safety import check_transcript, registered
 from calibrant.selftest import _PLAN, CorpusEntry, build_corpus, grade
 from tests.conftest import CASES
 
+pytestmark = pytest.mark.xdist_group("selftest-corpus")  # one worker builds the corpus
+
 NAMES = [name for name, *_ in _PLAN]  # the entries' names, known without running their trials
 
 
