@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,9 +11,28 @@ import pytest
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.files import load_case
 from calibrant.harness import run_trial
+from tests.support.cli import Result, cli_environment, run_in_child, run_in_process
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
+
+
+# Long tests not marked slow (seconds each on two cores): started first, with the slow ones.
+LONG = (
+    "tests/test_repo.py::test_mypy_is_clean_on_src",
+    "tests/cli/test_judge_durability.py",
+    "tests/cli/test_trials_resume.py",
+    "tests/scoring/test_queue_workers.py",
+    "tests/service/test_jobs.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first: with the tests handed to workers in this order, no minute-long test
+    starts last while the other worker has nothing left to do."""
+    items.sort(
+        key=lambda item: not (item.get_closest_marker("slow") or item.nodeid.startswith(LONG))
+    )
 
 
 @pytest.fixture(scope="session")
@@ -42,29 +57,22 @@ def trial(
     return run
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-_SCRATCH = Path(tempfile.mkdtemp(prefix="calibrant-tests-"))
+_SCRATCH = Path(tempfile.mkdtemp(prefix="calibrant-tests-"))  # one per test process (xdist worker)
 DEFAULT_STORE = {"CALIBRANT_DATABASE_URL": f"sqlite:///{_SCRATCH / 'store.db'}"}
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
-    """Run the real `calibrant` command in a subprocess."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "calibrant", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        # a test that names no store gets a scratch one, never calibrant.db in the repository
-        env={**DEFAULT_STORE, **os.environ, "COLUMNS": "200", **(env or {})},
-        timeout=600,
-    )
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, process: bool = False
+) -> Result:
+    """Run the real `calibrant` command: `calibrant.cli.main()` in this process, or with
+    `process=True` `python -m calibrant` in a child process (for kills, signals, exit codes
+    seen from outside, memory, import-time behaviour). Both give the command the same
+    environment, working directory, terminal width and a scratch store when it names none
+    (never calibrant.db in the repository); see tests/support/cli.py."""
+    full_env = cli_environment(DEFAULT_STORE, env)
+    if process:
+        return run_in_child(args, cwd=cwd or ROOT, env=full_env)
+    return run_in_process(args, cwd=cwd or ROOT, env=full_env)
 
 
 @pytest.fixture

@@ -7,10 +7,18 @@ import pytest
 
 from calibrant.contracts import Transcript
 from calibrant.safety import check_transcript, registered
-from calibrant.selftest import CorpusEntry, build_corpus, grade
+from calibrant.selftest import _PLAN, CorpusEntry, build_corpus, grade
 from tests.conftest import CASES
 
-CORPUS = build_corpus(CASES)
+pytestmark = pytest.mark.xdist_group("selftest-corpus")  # one worker builds the corpus
+
+NAMES = [name for name, *_ in _PLAN]  # the entries' names, known without running their trials
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[CorpusEntry]:
+    """Built when a test first needs it (32 trials), not while the suite is collected."""
+    return build_corpus(CASES)
 
 
 def _ids(t: Transcript) -> set[str]:
@@ -25,8 +33,13 @@ def _ids(t: Transcript) -> set[str]:
     return ids
 
 
-@pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
-def test_checker_judges_corpus_entry(entry: CorpusEntry) -> None:
+def test_the_corpus_has_one_entry_per_planned_name(corpus: list[CorpusEntry]) -> None:
+    assert [e.name for e in corpus] == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checker_judges_corpus_entry(name: str, corpus: list[CorpusEntry]) -> None:
+    [entry] = [e for e in corpus if e.name == name]
     verdict = check_transcript(entry.transcript)
     assert grade(entry, verdict) == []
     assert [r.invariant for r in verdict.results] == [i.name for i in registered()]
@@ -37,20 +50,20 @@ def test_checker_judges_corpus_entry(entry: CorpusEntry) -> None:
             assert set(r.evidence) <= known, set(r.evidence) - known
 
 
-def test_corpus_covers_every_invariant_with_a_failure() -> None:
-    broken = {inv for e in CORPUS for inv in e.expect}
+def test_corpus_covers_every_invariant_with_a_failure(corpus: list[CorpusEntry]) -> None:
+    broken = {inv for e in corpus for inv in e.expect}
     assert {i.name for i in registered()} <= broken | {
         "refund_within_paid_amount",
         "end_state_matches_contract",
     }
-    fired = {r.invariant for e in CORPUS for r in check_transcript(e.transcript).violated}
+    fired = {r.invariant for e in corpus for r in check_transcript(e.transcript).violated}
     assert {"refund_within_paid_amount", "end_state_matches_contract"} <= fired
 
 
-def test_every_invariant_passes_on_some_known_good_transcript() -> None:
+def test_every_invariant_passes_on_some_known_good_transcript(corpus: list[CorpusEntry]) -> None:
     passed = {
         r.invariant
-        for e in CORPUS
+        for e in corpus
         if e.good
         for r in check_transcript(e.transcript).results
         if r.outcome == "pass"
@@ -58,6 +71,6 @@ def test_every_invariant_passes_on_some_known_good_transcript() -> None:
     assert passed == {i.name for i in registered()}
 
 
-def test_corpus_has_both_kinds() -> None:
-    assert sum(e.good for e in CORPUS) >= 8
-    assert sum(not e.good for e in CORPUS) >= 12
+def test_corpus_has_both_kinds(corpus: list[CorpusEntry]) -> None:
+    assert sum(e.good for e in corpus) >= 8
+    assert sum(not e.good for e in corpus) >= 12

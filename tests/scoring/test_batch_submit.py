@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.cli import run_in_process
 from tests.support.counting_endpoint import make_items
 from tests.support.fake_batch_server import BatchServer
 
@@ -36,14 +37,10 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "calibrant", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    """One command run to its end, in this process (tests/support/cli.py); the runs a test
+    kills or starts side by side are real processes (_spawn)."""
+    r = run_in_process(tuple(args), cwd=ROOT, env=env)
+    return subprocess.CompletedProcess(args, r.code, r.out, r.err)
 
 
 def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from sqlalchemy import text
 
 from calibrant.store import make_engine
 from tests.support.browser import csrf_of, login
+from tests.support.cli import run_in_process
 from tests.support.labeling import (
     ALL_CRITERIA,
     BACKENDS,
@@ -122,25 +121,14 @@ def test_a_disabled_or_rotated_account_opens_nothing(service: Service) -> None:
 def test_tokens_are_stored_hashed_and_never_shown_or_logged(
     service: Service, tmp_path: Path
 ) -> None:
-    made = subprocess.run(
-        [sys.executable, "-m", "calibrant", "users", "add", "in-cli", "--role", "adjudicator"],
-        cwd=ROOT,
-        env={"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    token = made.stdout.strip().splitlines()[-1].strip()
-    assert token.startswith("cal_") and len(token) > 30, made.stdout
-    listing = subprocess.run(
-        [sys.executable, "-m", "calibrant", "users", "list"],
-        cwd=ROOT,
-        env={"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert "in-cli" in listing.stdout and token not in listing.stdout + listing.stderr
+    env = {"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"}
+    made = run_in_process(("users", "add", "in-cli", "--role", "adjudicator"), cwd=ROOT, env=env)
+    assert made.code == 0, made.err
+    token = made.out.strip().splitlines()[-1].strip()
+    assert token.startswith("cal_") and len(token) > 30, made.out
+    listing = run_in_process(("users", "list"), cwd=ROOT, env=env)
+    assert listing.code == 0, listing.err
+    assert "in-cli" in listing.out and token not in listing.out + listing.err
     secret_part = token.removeprefix("cal_")
     engine = make_engine(service.database_url)
     try:
@@ -241,15 +229,9 @@ def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> No
 def test_users_add_refuses_names_that_could_pass_for_another(service: Service) -> None:
     env = {"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"}
     for name in ("../x", "consensus", "ma\u200bria", "ma\u202eria"):
-        got = subprocess.run(
-            [sys.executable, "-m", "calibrant", "users", "add", name],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert got.returncode == 2, (name, got.stdout, got.stderr)
-        assert len(got.stderr.strip().splitlines()) == 1 and "cal_" not in got.stdout, name
+        got = run_in_process(("users", "add", name), cwd=ROOT, env=env)
+        assert got.code == 2, (name, got.out, got.err)
+        assert len(got.err.strip().splitlines()) == 1 and "cal_" not in got.out, name
     names = [u.name for u in _users(service).list()]
     assert not any("maria" in n or "/" in n or n in ("consensus", "..") for n in names), names
 
