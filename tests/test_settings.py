@@ -110,12 +110,7 @@ def test_the_command_line_stops_on_a_bad_value_in_one_line(
 def test_the_development_page_lists_every_setting() -> None:
     """docs/development.md's settings table names every variable calibrant reads, and no
     variable that is not one."""
-    import re
-    from pathlib import Path
-
-    from calibrant.settings import Settings
-
-    page = (Path(__file__).resolve().parents[1] / "docs" / "development.md").read_text()
+    page = (ROOT / "docs" / "development.md").read_text()
     listed = set(re.findall(r"^\| `(CALIBRANT_[A-Z_]+)` \|", page, flags=re.M))
     read = {(f.description or "").partition(":")[0] for f in Settings.model_fields.values()}
     assert listed == read
