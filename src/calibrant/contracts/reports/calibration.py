@@ -68,6 +68,7 @@ class CriterionGate(Strict):
     difference_upper_bound: float | None = None
     rule: str | None = None
     run_to_run: str | None = None  # the judge's run-to-run noise on this criterion, in words
+    ceiling_margin: float | None = None  # version 1's gate: the experts' kappa minus this
 
 
 class Coverage(Strict):
