@@ -20,25 +20,12 @@ from calibrant.service.jobs import JudgeJob, JudgeParams
 from calibrant.store import Store
 from calibrant.store.runs import Runs
 from tests.conftest import ROOT
-from tests.ops.test_three_paths import _answer, _judge_yaml
-from tests.ops.test_three_paths import _same as _without_ids
+from tests.ops.test_three_paths import VOLATILE as THREE_PATHS_VOLATILE
+from tests.ops.test_three_paths import _answer, _judge_yaml, _same
 from tests.support.fake_openai import FakeServer, fake_openai
 
 EXAMPLES = ROOT / "examples" / "transcripts"
-CLOCKS = {"latency_ms"}  # each answer's own time
-
-
-def _same(report: dict[str, Any]) -> Any:
-    """The report without its run id, clocks, and each answer's latency."""
-
-    def strip(x: Any) -> Any:
-        if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if k not in CLOCKS}
-        if isinstance(x, list):
-            return [strip(v) for v in x]
-        return x
-
-    return strip(_without_ids(report))
+VOLATILE = {*THREE_PATHS_VOLATILE, "latency_ms"}  # and each answer's own time
 
 
 THREE = ("good-eligible.json", "broken-false-completion.json", "broken-stale-overwrite.json")
@@ -87,4 +74,4 @@ def test_judge_is_the_same_through_the_cli_and_the_service_job(
     assert sorted(t["transcript_id"] for t in by_cli["transcripts"]) == sorted(
         json.loads((EXAMPLES / name).read_text())["transcript_id"] for name in THREE
     )
-    assert _same(by_cli) == _same(by_job)
+    assert _same(by_cli, VOLATILE) == _same(by_job, VOLATILE)
