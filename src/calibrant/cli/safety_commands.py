@@ -26,6 +26,7 @@ from .trials_output import (
 if TYPE_CHECKING:
     from ..contracts import SafetyVerdict
     from ..harness import TrialRun
+    from ..ops.trials import TrialsResult
     from ..store import Store
 
 SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
@@ -173,36 +174,40 @@ def trials(
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
     Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""
-    from ..harness import run_trials
+    from ..ops.trials import TrialsHooks, TrialsOptions
+    from ..ops.trials import trials as trials_op
     from .trials_output import load_trial_cases, print_trial_report, run_with_progress
 
     cases = load_trial_cases(paths, out, markdown)  # every case checked before any trial runs
+    options = TrialsOptions(
+        tuple(cases),
+        agent,
+        out,
+        paths=tuple(paths),
+        k=k,
+        seed=seed,
+        api_base=api_base,
+        restart=restart,
+    )
+    results: list[TrialsResult] = []
+    err = Console(stderr=True)
 
     def run(on_trial: Callable[[TrialRun], None], on_resume: Callable[[int, int], None]) -> Any:
-        with _sigterm_as_interrupt():
-            return run_trials(
-                cases,
-                agent,
-                k=k,
-                seed=seed,
-                out=out,
-                on_trial=on_trial,
-                api_base=api_base,
-                restart=restart,
-                on_resume=on_resume,
-            )
+        hooks = TrialsHooks(on_trial=on_trial, on_resume=on_resume)
+        with _sigterm_as_interrupt(), _store("trials", err) as store:
+            results.append(trials_op(store, options, hooks))
+        return list(results[0].runs)
 
     runs = run_with_progress(f"trials of {agent}", len(cases) * k, out, run)
-    report = print_trial_report(
+    print_trial_report(
         runs,
         seed=seed,
         as_json=as_json,
         out=out,
         console=Console(stderr=as_json),
         markdown=markdown,
+        report=results[0].report,
     )
-    arguments = {"paths": paths, "agent": agent, "k": k, "seed": seed, "out": out}
-    _record("trials", report, arguments, Console(stderr=True))
 
 
 @contextmanager
@@ -224,29 +229,6 @@ def _store(kind: str, err: Console) -> Iterator[Store | None]:
         return
     with store:
         yield store
-
-
-def _record(
-    kind: str,
-    report: dict[str, Any],
-    arguments: dict[str, Any],
-    err: Console,
-) -> None:
-    """Record a finished check or trials run in the store (`runs list`); a store that cannot
-    be opened is a warning, never a failed check."""
-    from ..ops.common import record_finished
-    from ..store import Store
-
-    try:
-        with Store.open() as store:
-            record_finished(store, kind, report, arguments=arguments)
-    except CalibrantError as exc:
-        err.print(
-            f"warning: this {kind} run is not recorded in the store: {exc}",
-            style="yellow",
-            highlight=False,
-            markup=False,
-        )
 
 
 @contextmanager
