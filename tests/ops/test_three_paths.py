@@ -70,12 +70,12 @@ def _judge_yaml(url: str, temperature: float) -> str:
 VOLATILE = {"run_id", "created_at", "latency_ms_total", "finished_at", "started_at"}
 
 
-def _same(report: dict[str, Any]) -> Any:
+def _same(report: dict[str, Any], volatile: set[str] = VOLATILE) -> Any:
     """The report without what differs between two runs of one input (ids, clocks)."""
 
     def strip(x: Any) -> Any:
         if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if k not in VOLATILE}
+            return {k: strip(v) for k, v in x.items() if k not in volatile}
         if isinstance(x, list):
             return [strip(v) for v in x]
         return x

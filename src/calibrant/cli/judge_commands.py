@@ -29,6 +29,7 @@ from .app import (
 if TYPE_CHECKING:
     from ..contracts import Judgment
     from ..judge.config import JudgeOptions
+    from ..paths import FileList
 
 
 @rubric_app.command("guide")
@@ -82,55 +83,53 @@ def judge(
 ) -> None:
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
-    from ..files import expand_paths
-    from ..judge.batch import judge_files, read_sources
     from ..judge.config import resolve_judge
-    from ..reports.judgments import judge_report, render_judge_report, report_json
+    from ..ops.judge import JudgeHooks, JudgeOpOptions, transcript_files
+    from ..ops.judge import judge as judge_op
+    from ..reports.judgments import render_judge_report, report_json
     from ..store import Store, make_engine
     from .progress import track
 
-    files = expand_paths(paths, suffixes=(".json",))
-    if not files:
-        raise CalibrantError("no transcript (*.json) found in the given paths")
     err = Console(stderr=True)
-    for s in files.skipped:
-        err.print(f"skipped {s}", highlight=False, markup=False)
+
+    def skipped(files: FileList) -> None:
+        for s in files.skipped:
+            err.print(f"skipped {s}", highlight=False, markup=False)
+
     opts = judge_options(
         model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, datamark=datamark
     )
-    config, rub, policy, conc = resolve_judge(opts)
-    if as_json and as_jsonl:
-        raise CalibrantError("--json and --jsonl are alternatives: give one")
-    store = Store(make_engine())
     if as_jsonl:
-        none = _judge_streaming(files, store, opts, samples)
+        files = transcript_files(paths)
+        skipped(files)
+        resolve_judge(opts)
+        if as_json:
+            raise CalibrantError("--json and --jsonl are alternatives: give one")
+        none = _judge_streaming(files, Store(make_engine()), opts, samples)
         err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
         if none:
             raise typer.Exit(NO_VERDICT_EXIT)
         return
-    sources = read_sources([Path(f) for f in files], store)  # every file checked before a call
-    console = Console(stderr=as_json)
-    with track(
-        f"judgments by {config.model}", total=len(sources) * samples, loading=loading_note(opts)
-    ) as bar:
-        run = judge_files(
-            sources,
-            rubric=rub,
-            config=config,
-            store=store,
-            concurrency=conc,
-            samples=samples,
-            policy=policy,
-            on_done=lambda j, cached: bar.advance(cached=cached),
-        )
-    rows = run.rows
-    report = judge_report(rows, rubric=rub, from_cache=run.from_cache, model_calls=run.model_calls)
+    note = loading_note(opts)
+    found: list[FileList] = []
+
+    def inputs(files: FileList) -> None:
+        found.append(files)
+        skipped(files)
+
+    hooks = JudgeHooks(
+        progress=lambda what, total: track(what, total=total, loading=note), on_inputs=inputs
+    )
+    options = JudgeOpOptions(
+        paths=tuple(str(p) for p in paths), judge=resolve_judge(opts), samples=samples, record=False
+    )
+    result = judge_op(Store(make_engine()), options, hooks)
     if as_json:
-        typer.echo(report_json(report))
+        typer.echo(report_json(result.report))
     else:
-        render_judge_report(console, report, rub)
-    none = _no_verdict([j for _, _, js in rows for j in js], err)
-    err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
+        render_judge_report(Console(), result.report, options.judge[1])
+    none = _no_verdict(result.judgments, err)
+    err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
     if none:
         raise typer.Exit(NO_VERDICT_EXIT)
 

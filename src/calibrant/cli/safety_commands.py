@@ -24,7 +24,10 @@ from .trials_output import (
 )
 
 if TYPE_CHECKING:
+    from ..contracts import SafetyVerdict
     from ..harness import TrialRun
+    from ..ops.trials import TrialsResult
+    from ..store import Store
 
 SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
 
@@ -103,49 +106,44 @@ def check(
     """Check transcripts against the deterministic safety invariants, one outcome each."""
     import sys
 
-    from ..files import expand_paths, load_case, load_transcript
-    from ..reports.safety import SafetyTotals, VerdictSpool, render_safety, write_safety_json
-    from ..safety import check_transcript
+    from ..ops.check import CheckHooks, CheckOptions
+    from ..ops.check import check as check_op
+    from ..reports.safety import VerdictSpool, render_safety, write_safety_json
 
     if as_json and as_jsonl:
         raise CalibrantError("--json and --jsonl are exclusive; choose one")
-    files = expand_paths(paths, suffixes=(".json",))
-    if not files:
-        raise CalibrantError(f"no transcript (*.json) found in the given paths; {files.summary()}")
-    contract = load_case(case) if case is not None else None
-    skipped = [s.as_json() for s in files.skipped]
     err = Console(stderr=True)
-    _warn_unfinished_runs(paths, err)
-    if as_jsonl:  # written as it goes; memory flat
-        totals = SafetyTotals()
-        for f in files:
-            v = check_transcript(load_transcript(f), contract=contract, source=str(f))
-            totals.add(v)
-            sys.stdout.write(v.model_dump_json() + "\n")
-            sys.stdout.flush()
-        doc = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
-        sys.stdout.write(json.dumps(doc, sort_keys=True, ensure_ascii=False) + "\n")
-    else:
-        # one file at a time, verdicts spooled to a temporary file (memory stays flat); nothing
-        # is printed until every file has parsed, so a bad file still exits 2 with no output
-        spool = VerdictSpool()
-        try:
-            for f in files:
-                spool.add(check_transcript(load_transcript(f), contract=contract, source=str(f)))
-            totals = spool.totals
-            if as_json:
-                head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
-                write_safety_json(sys.stdout, head, spool.documents())
-            else:
-                render_safety(Console(), spool, verbose=verbose)
-        finally:
-            spool.close()
+
+    def jsonl(v: SafetyVerdict) -> None:  # written as it goes; memory flat
+        sys.stdout.write(v.model_dump_json() + "\n")
+        sys.stdout.flush()
+
+    # otherwise one file at a time, verdicts spooled to a temporary file (memory stays flat);
+    # nothing is printed until every file has parsed, so a bad file still exits 2 with no output
+    spool = VerdictSpool()
+    hooks = CheckHooks(
+        on_inputs=lambda _: _warn_unfinished_runs(paths, err),
+        on_verdict=jsonl if as_jsonl else spool.add,
+    )
+    try:
+        with _store("check", err) as store:
+            result = check_op(store, CheckOptions(tuple(paths), case), hooks)
+        files, totals = result.files, result.totals
+        assert files is not None and totals is not None
+        skipped = [s.as_json() for s in files.skipped]
+        head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
+        if as_jsonl:
+            sys.stdout.write(json.dumps(head, sort_keys=True, ensure_ascii=False) + "\n")
+        elif as_json:
+            write_safety_json(sys.stdout, head, spool.documents())
+        else:
+            render_safety(Console(), spool, verbose=verbose)
+    finally:
+        spool.close()
     for s in files.skipped:
         err.print(f"skipped {s}", style="yellow", highlight=False, markup=False, soft_wrap=True)
     if files.skipped or not (as_json or as_jsonl):
         err.print(files.summary("transcript file"), highlight=False, soft_wrap=True)
-    summary = {**totals.doc(), "files": {"read": len(files), "skipped": len(files.skipped)}}
-    _record("check", summary, {"paths": paths, "case": case}, err)
     if fail_on_violation:
         if totals.violated:
             raise typer.Exit(1)
@@ -176,52 +174,50 @@ def trials(
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
     Rerunning an interrupted command resumes it: finished trials are kept, not rerun."""
-    from ..harness import run_trials
+    from ..ops.trials import TrialsHooks, TrialsOptions
+    from ..ops.trials import trials as trials_op
     from .trials_output import load_trial_cases, print_trial_report, run_with_progress
 
     cases = load_trial_cases(paths, out, markdown)  # every case checked before any trial runs
+    options = TrialsOptions(
+        tuple(cases),
+        agent,
+        out,
+        paths=tuple(paths),
+        k=k,
+        seed=seed,
+        api_base=api_base,
+        restart=restart,
+    )
+    results: list[TrialsResult] = []
+    err = Console(stderr=True)
 
     def run(on_trial: Callable[[TrialRun], None], on_resume: Callable[[int, int], None]) -> Any:
-        with _sigterm_as_interrupt():
-            return run_trials(
-                cases,
-                agent,
-                k=k,
-                seed=seed,
-                out=out,
-                on_trial=on_trial,
-                api_base=api_base,
-                restart=restart,
-                on_resume=on_resume,
-            )
+        hooks = TrialsHooks(on_trial=on_trial, on_resume=on_resume)
+        with _sigterm_as_interrupt(), _store("trials", err) as store:
+            results.append(trials_op(store, options, hooks))
+        return list(results[0].runs)
 
     runs = run_with_progress(f"trials of {agent}", len(cases) * k, out, run)
-    report = print_trial_report(
+    print_trial_report(
         runs,
         seed=seed,
         as_json=as_json,
         out=out,
         console=Console(stderr=as_json),
         markdown=markdown,
+        report=results[0].report,
     )
-    arguments = {"paths": paths, "agent": agent, "k": k, "seed": seed, "out": out}
-    _record("trials", report, arguments, Console(stderr=True))
 
 
-def _record(
-    kind: str,
-    report: dict[str, Any],
-    arguments: dict[str, Any],
-    err: Console,
-) -> None:
-    """Record a finished check or trials run in the store (`runs list`); a store that cannot
-    be opened is a warning, never a failed check."""
-    from ..ops.common import record_finished
+@contextmanager
+def _store(kind: str, err: Console) -> Iterator[Store | None]:
+    """The store to record a check or trials run in (`runs list`); a store that cannot be
+    opened is a warning (None), never a failed run."""
     from ..store import Store
 
     try:
-        with Store.open() as store:
-            record_finished(store, kind, report, arguments=arguments)
+        store = Store.open()
     except CalibrantError as exc:
         err.print(
             f"warning: this {kind} run is not recorded in the store: {exc}",
@@ -229,6 +225,10 @@ def _record(
             highlight=False,
             markup=False,
         )
+        yield None
+        return
+    with store:
+        yield store
 
 
 @contextmanager

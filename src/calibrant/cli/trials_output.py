@@ -110,13 +110,16 @@ def print_trial_report(
     console: Console,
     to_stderr: bool = False,
     markdown: Path | None = None,
+    report: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The trial report: JSON on stdout (`to_stderr`: on stderr), or tables and where the
-    transcripts are; also as Markdown in `markdown`. Returns the report."""
+    """The trial report (`report`: already made from `runs`): JSON on stdout (`to_stderr`: on
+    stderr), or tables and where the transcripts are; also as Markdown in `markdown`. Returns
+    the report."""
     from ..paths import write_atomic
     from ..reports.trials import render_trial_report, report_json, trial_markdown, trial_report
 
-    report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    if report is None:
+        report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
     if markdown is not None:
         write_atomic(markdown, trial_markdown(report))
     if as_json:

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 from ..errors import CalibrantError
 from ..store import Store
 from . import jobs
-from .catalog import Resolved, resolve_stored_judge
+from .catalog import resolve_stored_judge
 
 __all__ = ["run_job", "run_service_job", "service_tasks", "JobCancelled"]
 
@@ -170,61 +170,15 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     return calibrate(store, options, _hooks(watch)).run_id
 
 
-def _recorded(
-    engine: Engine,
-    kind: str,
-    resolved: Resolved,
-    arguments: dict[str, Any],
-    watch: _Watch,
-    work: Callable[[str], dict[str, Any]],
-    **start: Any,
-) -> str:
-    """Record a run, do `work(run_id)` (its report) and finish the run; failed on any error."""
-    from ..store.runs import Runs
-
-    runs = Runs(engine)
-    run_id = runs.start(kind, judge=resolved[0], arguments=arguments, **start)
-    try:
-        watch.run(run_id)
-        report = work(run_id)
-    except BaseException:
-        runs.finish(run_id, None, status="failed")
-        raise
-    report["run_id"] = run_id
-    runs.finish(run_id, report)
-    return run_id
-
-
 def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..files import expand_paths
-    from ..judge.batch import judge_files, read_sources
-    from ..reports.judgments import judge_report
+    from ..ops.judge import JudgeOpOptions, judge
 
-    engine = store.engine
-    resolved = resolve_stored_judge(engine, p["judge"])
-    config, rubric, policy, conc = resolved
-    files = expand_paths([Path(x) for x in p["paths"]], suffixes=(".json",))
-    if not files:
-        raise CalibrantError("no transcript (*.json) found in the given paths")
-    sources = read_sources([Path(f) for f in files], store)
-
-    def work(_: str) -> dict[str, Any]:
-        run = judge_files(
-            sources,
-            rubric=rubric,
-            config=config,
-            store=store,
-            concurrency=conc,
-            samples=p["samples"],
-            policy=policy,
-            on_done=watch.done,
-        )
-        return judge_report(
-            run.rows, rubric=rubric, from_cache=run.from_cache, model_calls=run.model_calls
-        )
-
-    args = {"paths": p["paths"], "transcripts": len(sources), "samples": p["samples"]}
-    return _recorded(engine, "judge", resolved, args, watch, work, samples=p["samples"])
+    options = JudgeOpOptions(
+        paths=tuple(p["paths"]),
+        judge=resolve_stored_judge(store.engine, p["judge"]),
+        samples=p["samples"],
+    )
+    return judge(store, options, _hooks(watch)).run_id
 
 
 def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
