@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
@@ -22,7 +22,7 @@ from ..contracts.reports import (
 )
 from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
-from ..store.runs import Runs
+from ..store.runs import RunKind, Runs
 from .routes_runs import run_detail
 from .users import User
 from .workbench import page_user
@@ -30,18 +30,6 @@ from .workbench import page_user
 __all__ = ["router"]
 
 router = APIRouter(prefix="/reports", include_in_schema=False)
-Kind = Literal[
-    "calibrate",
-    "judge",
-    "score",
-    "batch",
-    "compare",
-    "compare-trials",
-    "stability",
-    "probe",
-    "check",
-    "trials",
-]
 _TEMPLATES = Path(__file__).parent / "templates"
 HEADINGS = {
     None: "Runs in the store",
@@ -78,7 +66,7 @@ def _templates() -> Jinja2Templates:
 @router.get("", response_class=HTMLResponse)
 def reports_index(
     request: Request,
-    kind: Kind | None = Query(default=None),  # noqa: B008
+    kind: RunKind | None = Query(default=None),  # noqa: B008
     user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
     runs = [r.as_json() for r in Runs(request.app.state.engine).recent(kind=kind, limit=200)]

@@ -3,11 +3,9 @@ the report each produced. Adjudicators and admins read them."""
 
 from __future__ import annotations
 
-from typing import Literal, get_args
-
 from fastapi import APIRouter, Depends, Query, Request
 
-from ..store.runs import RUN_KINDS, RunDetail, Runs
+from ..store.runs import RunDetail, RunKind, Runs
 from .api_models import RunOut
 from .catalog import NotFound
 from .security import require
@@ -16,19 +14,6 @@ from .users import User
 __all__ = ["router", "run_detail"]
 
 router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
-Kind = Literal[
-    "calibrate",
-    "judge",
-    "score",
-    "batch",
-    "compare",
-    "compare-trials",
-    "stability",
-    "probe",
-    "check",
-    "trials",
-]
-assert set(get_args(Kind)) == set(RUN_KINDS)  # one list of kinds: the store's
 
 
 def run_detail(request: Request, run_id: str) -> RunDetail:
@@ -45,7 +30,7 @@ def run_detail(request: Request, run_id: str) -> RunDetail:
 @router.get("", response_model=list[RunOut])
 def get_runs(
     request: Request,
-    kind: Kind | None = Query(default=None, description="Only runs of this kind."),  # noqa: B008
+    kind: RunKind | None = Query(default=None, description="Only runs of this kind."),  # noqa: B008
     limit: int = Query(default=50, ge=1, le=1000, description="How many, newest first."),  # noqa: B008
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> list[RunOut]:

@@ -15,7 +15,7 @@ import socket
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, desc
@@ -28,12 +28,21 @@ from ..contracts import JudgeConfig
 from ..contracts.reports import AnyReport, report_for_run
 from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 
-__all__ = ["RunRow", "ScoreRow", "Runs", "RunInfo", "RunDetail", "RUN_TABLES", "RUN_KINDS"]
+__all__ = [
+    "RunKind",
+    "RunRow",
+    "ScoreRow",
+    "Runs",
+    "RunInfo",
+    "RunDetail",
+    "RUN_TABLES",
+    "RUN_KINDS",
+]
 
 # Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
 # service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
 # the safety checker's and the harness's runs.
-RUN_KINDS = (
+RunKind = Literal[
     "calibrate",
     "judge",
     "score",
@@ -44,7 +53,8 @@ RUN_KINDS = (
     "probe",
     "check",
     "trials",
-)
+]
+RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 
 
 class RunRow(SQLModel, table=True):
