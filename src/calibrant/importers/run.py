@@ -67,8 +67,10 @@ def _check_out(out: Path) -> None:
     if out.exists() and not (out.is_dir() and not any(out.iterdir())):
         raise ConfigError(f"--out {out}: already exists; give a new folder")
     parent = out.absolute().parent
+    while not parent.exists():  # missing folders above are created when writing
+        parent = parent.parent
     if not parent.is_dir():
-        raise ConfigError(f"--out {out}: {parent} is not a folder")
+        raise ConfigError(f"--out {out}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ConfigError(f"--out {out}: cannot write in {parent}")
 
@@ -133,6 +135,7 @@ def _write_folder(out: Path, outputs: dict[str, str]) -> None:
     tmp = out.absolute().parent / f".{out.name}.import-{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
+        tmp.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         for name, text in outputs.items():
             (tmp / name).write_text(text, encoding="utf-8")
