@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,3 +92,47 @@ def test_an_existing_output_folder_is_refused(cli: Callable[..., Result], tmp_pa
     r = cli("import", "chat", str(GOOD), "--out", str(out), "--case", ELIGIBLE)
     assert r.code == 2 and "already exists" in r.err
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def _otel(tmp: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    doc = json.loads(OTEL.read_text())
+    change(doc["resourceSpans"][0]["scopeSpans"][0]["spans"])
+    p = tmp / "spans.json"
+    p.write_text(json.dumps(doc, indent=1))
+    return p
+
+
+def _attr(span: dict[str, Any], key: str) -> dict[str, Any]:
+    return next(a for a in span["attributes"] if a["key"] == key)
+
+
+def test_messages_attribute_that_is_not_json(cli: Callable[..., Result], tmp_path: Path) -> None:
+    def change(spans: list[dict[str, Any]]) -> None:
+        _attr(spans[1], "gen_ai.input.messages")["value"] = {"stringValue": "[{oops"}
+
+    r = _run(cli, "otel", _otel(tmp_path, change), tmp_path)
+    assert "field 'resourceSpans[0].scopeSpans[0].spans[1].attributes[4].value'" in r.err
+    assert "gen_ai.input.messages must be a JSON list of messages" in r.err
+
+
+def test_tool_span_without_a_call_id(cli: Callable[..., Result], tmp_path: Path) -> None:
+    def change(spans: list[dict[str, Any]]) -> None:
+        spans[2]["attributes"] = [
+            a for a in spans[2]["attributes"] if a["key"] != "gen_ai.tool.call.id"
+        ]
+
+    r = _run(cli, "otel", _otel(tmp_path, change), tmp_path)
+    assert "field 'resourceSpans[0].scopeSpans[0].spans[2].attributes'" in r.err
+    assert "gen_ai.tool.call.id" in r.err
+
+
+def test_old_event_with_tool_calls_that_are_not_json(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    def change(spans: list[dict[str, Any]]) -> None:
+        b = next(s for s in spans if s["traceId"].startswith("7d1c"))
+        b["events"][1]["attributes"][0]["value"] = {"stringValue": "not json"}
+
+    r = _run(cli, "otel", _otel(tmp_path, change), tmp_path)
+    assert "spans[11].events[1].attributes'" in r.err
+    assert "tool_calls must be a JSON list" in r.err

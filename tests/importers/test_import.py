@@ -127,6 +127,15 @@ def test_otel_traces_attribute_and_event_forms(cli: Cli, tmp_path: Path) -> None
     assert "violated" not in good.values() and "harness_error" not in good.values(), good
     dup = v["7d1c4a3e9f0b4c2d8e6f5a4b3c2d1e0f"]  # older per-message events
     assert dup["no_duplicate_payment"] == "violated"
+    old = load_transcript(
+        out / "eligible_damaged_order-import-7d1c4a3e9f0b4c2d8e6f5a4b3c2d1e0f.json"
+    )
+    assert [(x.role, x.text) for x in old.conversation] == [
+        ("customer", "My order order_17 arrived broken, refund please."),
+        ("agent", "Your refund of 42.00 EUR is done."),
+    ]
+    assert [c.call_id for c in old.tool_calls] == ["call_b1", "call_b2", "call_b3"]
+    assert old.tool_calls[1].outcome == "timeout"  # the agent was told: no answer in time
     t = load_transcript(out / "eligible_damaged_order-import-4bf92f3577b34da6a3ce929d0e0e4736.json")
     assert t.metrics.input_tokens == 900 + 1000 + 1100 + 1200 + 1300
     assert t.metrics.output_tokens == 20 + 20 + 40 + 80 + 30
@@ -172,6 +181,25 @@ def test_one_trace_with_before_and_after(cli: Cli, tmp_path: Path) -> None:
     assert r.code == 0, r.err
     v = _verdicts(cli, out)
     assert v["single"]["end_state_matches_contract"] == "pass"
+
+
+def test_only_the_after_snapshot_missing(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "half"
+    r = cli(
+        "import", "chat", str(TRACES / "chat" / "single.json"), "--out", str(out),
+        "--case", ELIGIBLE, "--agent-principal", "agent:support-a",
+        "--before", str(SNAPSHOTS / "conv-good" / "before.json"),
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    assert "1 without their snapshots" in r.out
+    v = _verdicts(cli, out)["single"]
+    assert "pass" not in v.values(), v
+    assert v["no_duplicate_payment"] == "harness_error"
+    t = load_transcript(out / "eligible_damaged_order-import-single.json")
+    assert t.ledger_before is not None and t.ledger_after is None
+    assert "snapshot after the trace is missing" in t.events[0].detail
+    texts = [e.text for e in trusted_evidence(t)]
+    assert sum(x.startswith("EVIDENCE MISSING") for x in texts) == 1
 
 
 def test_domain_is_refunds_only(cli: Cli, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..files import field_error
+from ..files import field_error, read_text
 
 __all__ = ["Locator", "read_documents", "dotted"]
 
@@ -42,21 +42,10 @@ class Locator:
         return str(self.path) if self.line is None else f"{self.path}:{self.line}"
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
-
-
 def read_documents(path: Path) -> Iterator[tuple[Locator, Any]]:
     """The JSON documents of a trace file: one for .json, one per non-blank line for .jsonl
     (each with its line). Malformed JSON is one error naming the file and line."""
-    text = _read(path)
+    text = read_text(path)
     if path.suffix == ".jsonl":
         for n, raw in enumerate(text.splitlines(), start=1):
             if not raw.strip():

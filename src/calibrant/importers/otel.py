@@ -98,7 +98,9 @@ class _Span:
         if not isinstance(trace_id, str) or not trace_id:
             raise loc.error((*at, "traceId"), "required: the span's trace id")
         self.loc, self.at, self.trace_id = loc, at, trace_id
-        self.attrs = {**resource, **_attributes(loc, (*at, "attributes"), raw.get("attributes"))}
+        own = raw.get("attributes")
+        self.attrs = {**resource, **_attributes(loc, (*at, "attributes"), own)}
+        self.index = {kv["key"]: i for i, kv in enumerate(own or [])}
         self.start = _time(loc, (*at, "startTimeUnixNano"), raw.get("startTimeUnixNano"))
         self.end = _time(loc, (*at, "endTimeUnixNano"), raw.get("endTimeUnixNano"))
         events = raw.get("events") or []
@@ -111,16 +113,22 @@ class _Span:
             attrs = _attributes(loc, (*at, "events", i, "attributes"), e.get("attributes"))
             self.events.append((e["name"], attrs, (*at, "events", i)))
 
+    def field(self, key: str) -> Loc:
+        """Where the attribute `key` of this span is (its value), for errors."""
+        if key in self.index:
+            return (*self.at, "attributes", self.index[key], "value")
+        return (*self.at, "attributes")
+
     def str_attr(self, key: str) -> str | None:
         v = self.attrs.get(key)
         if v is not None and not isinstance(v, str):
-            raise self.loc.error((*self.at, "attributes"), f"{key} must be a string")
+            raise self.loc.error(self.field(key), f"{key} must be a string")
         return v
 
     def int_attr(self, key: str) -> int:
         v = self.attrs.get(key, 0)
         if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise self.loc.error((*self.at, "attributes"), f"{key} must be a whole number >= 0")
+            raise self.loc.error(self.field(key), f"{key} must be a whole number >= 0")
         return v
 
 
@@ -168,16 +176,16 @@ def _messages_attr(span: _Span, key: str) -> list[dict[str, Any]] | None:
     except ValueError:
         value = None
     if not isinstance(value, list) or not all(isinstance(m, dict) for m in value):
-        raise span.loc.error((*span.at, "attributes"), f"{key} must be a JSON list of messages")
+        raise span.loc.error(span.field(key), f"{key} must be a JSON list of messages")
     return value
 
 
-def _norm(span: _Span, msg: dict[str, Any]) -> dict[str, Any]:
-    """A message of the conventions (role + parts) as {role, text, calls, results}."""
+def _norm(span: _Span, key: str, msg: dict[str, Any]) -> dict[str, Any]:
+    """A message of the conventions (role + parts) as {role, text, calls, results, where}."""
     text, calls, results = [], [], []
     parts = msg.get("parts")
     if not isinstance(parts, list):
-        raise span.loc.error((*span.at, "attributes"), "a GenAI message has a list of parts")
+        raise span.loc.error(span.field(key), f"{key}: a GenAI message has a list of parts")
     for p in parts:
         kind = p.get("type") if isinstance(p, dict) else None
         if kind == "text":
@@ -186,14 +194,20 @@ def _norm(span: _Span, msg: dict[str, Any]) -> dict[str, Any]:
             calls.append((p.get("id"), p.get("name"), p.get("arguments")))
         elif kind == "tool_call_response":
             results.append((p.get("id"), p.get("response")))
-    return {"role": msg.get("role"), "text": "".join(text), "calls": calls, "results": results}
+    return {
+        "role": msg.get("role"),
+        "text": "".join(text),
+        "calls": calls,
+        "results": results,
+        "where": span.field(key),
+    }
 
 
 def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(inputs, outputs) from the older per-message events."""
     inputs: list[dict[str, Any]] = []
     outputs: list[dict[str, Any]] = []
-    for name, a, _ in span.events:
+    for name, a, where in span.events:
         role = {
             "gen_ai.system.message": "system",
             "gen_ai.user.message": "user",
@@ -204,12 +218,16 @@ def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         if role is None:
             continue
         calls = []
-        if isinstance(a.get("tool_calls"), str):
+        if "tool_calls" in a:
             try:
-                raw = json.loads(a["tool_calls"])
+                raw = json.loads(a["tool_calls"]) if isinstance(a["tool_calls"], str) else None
             except ValueError:
                 raw = None
-            for c in raw if isinstance(raw, list) else []:
+            if not isinstance(raw, list):
+                raise span.loc.error(
+                    (*where, "attributes"), "tool_calls must be a JSON list of tool calls"
+                )
+            for c in raw:
                 fn = c.get("function", {}) if isinstance(c, dict) else {}
                 calls.append((c.get("id"), fn.get("name"), fn.get("arguments")))
         results = [(a.get("id"), a.get("content"))] if role == "tool" else []
@@ -218,9 +236,15 @@ def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]
             "text": "" if role == "tool" else str(a.get("content") or ""),
             "calls": calls,
             "results": results,
+            "where": (*where, "attributes"),
         }
         (outputs if name == "gen_ai.choice" else inputs).append(msg)
     return inputs, outputs
+
+
+def _key(m: dict[str, Any]) -> str:
+    """A message without where it was found: the same message in two spans is one message."""
+    return json.dumps({k: v for k, v in m.items() if k != "where"}, sort_keys=True, default=str)
 
 
 def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
@@ -237,7 +261,7 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
     ordered = sorted(spans, key=lambda s: s.start or 0)
     timeline: list[tuple[int, int, TraceTurn | TraceCall]] = []
     calls: dict[str, TraceCall] = {}
-    history: list[dict[str, Any]] = []
+    history: list[str] = []
     system: list[str] = []
     tools = [s for s in ordered if s.attrs.get("gen_ai.operation.name") == "execute_tool"]
     for s in ordered:
@@ -260,23 +284,25 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
         if ins is None and outs is None:
             inputs, outputs = _from_events(s)
         else:
-            inputs = [_norm(s, m) for m in ins or []]
-            outputs = [_norm(s, m) for m in outs or []]
-        new = (
-            inputs[len(history) :]
-            if inputs[: len(history)] == history
-            else [m for m in inputs if m not in history]
-        )
-        history = history + new + outputs
-        for m in new + outputs:
-            when = s.start if m in new else (s.end or s.start)
-            _take(trace, s, m, when or 0, timeline, calls, system)
+            inputs = [_norm(s, "gen_ai.input.messages", m) for m in ins or []]
+            outputs = [_norm(s, "gen_ai.output.messages", m) for m in outs or []]
+        # each chat span repeats the conversation so far: only what follows it is new
+        keys = [_key(m) for m in inputs]
+        if keys[: len(history)] == history:
+            new = inputs[len(history) :]
+        else:
+            new = [m for m, k in zip(inputs, keys, strict=True) if k not in history]
+        history += [_key(m) for m in new + outputs]
+        for m in new:
+            _take(trace, s, m, s.start or 0, timeline, calls, system)
+        for m in outputs:
+            _take(trace, s, m, s.end or s.start or 0, timeline, calls, system)
     for s in tools:
         call_id = s.str_attr("gen_ai.tool.call.id") or ""
         name = s.str_attr("gen_ai.tool.name")
         if not call_id or not name:
-            raise loc.error(
-                (*s.at, "attributes"),
+            raise s.loc.error(
+                s.field("gen_ai.tool.call.id" if not call_id else "gen_ai.tool.name"),
                 "an execute_tool span needs gen_ai.tool.call.id and gen_ai.tool.name",
             )
         call = calls.get(call_id)
@@ -284,7 +310,11 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
             call = TraceCall(
                 call_id,
                 name,
-                _args(s, s.attrs.get("gen_ai.tool.call.arguments")),
+                parse_arguments(
+                    s.loc,
+                    s.field("gen_ai.tool.call.arguments"),
+                    s.attrs.get("gen_ai.tool.call.arguments"),
+                ),
                 f"{loc.where} ({'.'.join(map(str, s.at))})",
             )
             calls[call_id] = call
@@ -297,10 +327,6 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
     trace.events = [e for _, _, e in sorted(timeline, key=lambda x: (x[0], x[1]))]
     trace.instructions = "\n".join(system) or None
     return trace
-
-
-def _args(span: _Span, raw: Any) -> dict[str, JsonValue]:
-    return parse_arguments(span.loc, (*span.at, "attributes"), raw)
 
 
 def _result(raw: Any) -> JsonValue:
@@ -332,12 +358,12 @@ def _take(
             timeline.append((when, len(timeline), TraceTurn("agent", m["text"], _when(when))))
         for call_id, name, args in m["calls"]:
             if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
-                raise s.loc.error((*s.at, "attributes"), "a tool call part needs an id and a name")
+                raise s.loc.error(m["where"], "a tool call part needs an id and a name")
             if call_id not in calls:
                 call = TraceCall(
                     call_id,
                     name,
-                    _args(s, args),
+                    parse_arguments(s.loc, m["where"], args),
                     f"{s.loc.where} ({'.'.join(map(str, s.at))})",
                     time=_when(when),
                 )
@@ -347,7 +373,7 @@ def _take(
         found = calls.get(call_id) if isinstance(call_id, str) else None
         if found is None:
             raise s.loc.error(
-                (*s.at, "attributes"), f"a tool result answers no earlier tool call (id {call_id})"
+                m["where"], f"a tool result answers no earlier tool call (id {call_id})"
             )
         if not found.answered:
             found.answered, found.result = True, _result(response)
