@@ -136,3 +136,15 @@ def test_old_event_with_tool_calls_that_are_not_json(
     r = _run(cli, "otel", _otel(tmp_path, change), tmp_path)
     assert "spans[11].events[1].attributes'" in r.err
     assert "tool_calls must be a JSON list" in r.err
+
+
+def test_a_jsonl_conversation_needs_an_id(cli: Callable[..., Result], tmp_path: Path) -> None:
+    conv = json.loads(GOOD.read_text().splitlines()[2])
+    del conv["id"]
+    r = _run(cli, "chat", _jsonl_with(tmp_path, json.dumps(conv)), tmp_path)
+    assert "traces.jsonl:3: field 'id': required" in r.err
+
+
+def test_no_agent_principal_writes_nothing(cli: Callable[..., Result], tmp_path: Path) -> None:
+    r = _run(cli, "chat", GOOD.parent / "single.json", tmp_path)
+    assert "single.json: no agent principal: give --agent-principal" in r.err

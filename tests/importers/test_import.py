@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from calibrant.files import load_transcript
+from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.evidence import trusted_evidence
+from calibrant.judge.prompt import build_prompt
 from tests.conftest import ROOT
 from tests.support.cli import Result
 
@@ -168,6 +169,10 @@ def test_missing_snapshots_are_harness_errors_never_passes(cli: Cli, tmp_path: P
     evidence = [e.text for e in trusted_evidence(t)]
     assert any(e.startswith("EVIDENCE MISSING: the ledger snapshot before") for e in evidence)
     assert any(e.startswith("EVIDENCE MISSING: the ledger snapshot after") for e in evidence)
+    # the judge's prompt carries it, in the trusted records, and nothing from the tool results
+    prompt = build_prompt(t, load_rubric(ROOT / "rubrics" / "refund_communication.yaml")).user
+    records = prompt.split("EVIDENCE MISSING", 1)
+    assert len(records) == 2 and "ref_0005" not in prompt
 
 
 def test_one_trace_with_before_and_after(cli: Cli, tmp_path: Path) -> None:
