@@ -148,3 +148,19 @@ def test_a_jsonl_conversation_needs_an_id(cli: Callable[..., Result], tmp_path: 
 def test_no_agent_principal_writes_nothing(cli: Callable[..., Result], tmp_path: Path) -> None:
     r = _run(cli, "chat", GOOD.parent / "single.json", tmp_path)
     assert "single.json: no agent principal: give --agent-principal" in r.err
+
+
+def test_a_trace_id_that_is_no_identifier(cli: Callable[..., Result], tmp_path: Path) -> None:
+    conv = json.loads(GOOD.read_text().splitlines()[2])
+    conv["id"] = "conv with spaces"
+    r = _run(cli, "chat", _jsonl_with(tmp_path, json.dumps(conv)), tmp_path)
+    assert "traces.jsonl:3: field 'id': trace id 'conv with spaces' is not an identifier" in r.err
+
+
+def test_a_value_the_transcript_refuses_is_one_line(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    conv = json.loads(GOOD.read_text().splitlines()[2])
+    conv["id"] = "c" * 195  # an identifier, but the transcript id it makes is over 200 characters
+    r = _run(cli, "chat", _jsonl_with(tmp_path, json.dumps(conv)), tmp_path)
+    assert "traces.jsonl:3: " in r.err and "(transcript field transcript_id)" in r.err

@@ -60,8 +60,11 @@ def _id(value: object) -> str | None:
     return value if isinstance(value, str) and _ID.match(value) else None
 
 
-def _attr(trace: ParsedTrace, option: str | None, key: str, flag: str) -> str:
-    value = option or trace.attributes.get(key)
+def _attr(
+    trace: ParsedTrace, option: str | None, key: str, flag: str, default: str | None = None
+) -> str:
+    """The option, else the trace's attribute, else `default`."""
+    value = option or trace.attributes.get(key) or default
     if not value:
         raise InputError(
             trace.where, f"no {flag[2:].replace('-', ' ')}: give {flag} or set the attribute {key}"
@@ -95,9 +98,14 @@ def build_transcript(
         raise InputError(trace.where, f"no case: give --case or set the attribute {ATTR_CASE}")
     if _id(case_id) is None:
         raise InputError(trace.where, f"{case_id!r} is not an identifier", field=ATTR_CASE)
-    acting = _attr(
-        trace, tenant or (case.fixture.tenant if case else None), ATTR_TENANT, "--tenant"
-    )
+    if _id(trace.trace_id) is None:
+        raise InputError(
+            trace.where,
+            f"trace id {trace.trace_id!r} is not an identifier (letters, digits, _.:-/@+)",
+            field="id",
+        )
+    default_tenant = case.fixture.tenant if case else None
+    acting = _attr(trace, tenant, ATTR_TENANT, "--tenant", default_tenant)
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
     base_seq = before.seq if before else 0
     base_at = (before.taken_at if before else None) or trace.started or _fallback_time(trace)
@@ -119,6 +127,8 @@ def build_transcript(
                 )
             )
             continue
+        if _id(ev.call_id) is None:
+            raise InputError(ev.where, f"tool call id {ev.call_id!r} is not an identifier")
         if ev.call_id in seen_ids:
             raise InputError(ev.where, f"tool call id {ev.call_id} repeats", field="id")
         seen_ids.add(ev.call_id)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..contracts import LedgerSnapshot
+from ..contracts import CaseContract, LedgerSnapshot, Transcript
 from ..errors import ConfigError, InputError
 from ..files import load_case, validation_error
 from ..harness.runner import transcript_filename
@@ -63,6 +63,23 @@ def _snapshots(
     return found["before"], found["after"], missing
 
 
+def _build(
+    options: ImportOptions, trace: ParsedTrace, case: CaseContract | None, count: int
+) -> Transcript:
+    before, after, missing = _snapshots(options, trace, count)
+    return build_transcript(
+        trace,
+        fmt=options.format,
+        case=case,
+        before=before,
+        after=after,
+        missing=missing,
+        tenant=options.tenant,
+        principal=options.agent_principal,
+        agent=options.agent,
+    )
+
+
 def _check_out(out: Path) -> None:
     if out.exists() and not (out.is_dir() and not any(out.iterdir())):
         raise ConfigError(f"--out {out}: already exists; give a new folder")
@@ -95,18 +112,12 @@ def import_traces(options: ImportOptions) -> ImportResult:
                 trace.where, f"trace id {trace.trace_id} repeats (first in {ids[trace.trace_id]})"
             )
         ids[trace.trace_id] = trace.where
-        before, after, missing = _snapshots(options, trace, len(traces))
-        t = build_transcript(
-            trace,
-            fmt=options.format,
-            case=case,
-            before=before,
-            after=after,
-            missing=missing,
-            tenant=options.tenant,
-            principal=options.agent_principal,
-            agent=options.agent,
-        )
+        try:
+            t = _build(options, trace, case, len(traces))
+        except ValidationError as exc:  # a value the transcript contract refuses
+            err = exc.errors(include_url=False)[0]
+            where = ".".join(str(x) for x in err["loc"])
+            raise InputError(trace.where, f"{err['msg']} (transcript field {where})") from None
         name = transcript_filename(t.transcript_id)
         if name in outputs:
             raise InputError(trace.where, f"two traces would both be written as {name}")
@@ -117,7 +128,11 @@ def import_traces(options: ImportOptions) -> ImportResult:
                 transcript_id=t.transcript_id,
                 file=name,
                 source=trace.where,
-                missing_snapshots=sorted(missing),
+                missing_snapshots=[
+                    which
+                    for which, snap in (("before", t.ledger_before), ("after", t.ledger_after))
+                    if snap is None
+                ],
             )
         )
     _write_folder(options.out, outputs)
