@@ -215,3 +215,31 @@ def test_domain_is_refunds_only(cli: Cli, tmp_path: Path) -> None:
     assert r.code == 2
     assert "--domain travel: unknown; the domains are refunds" in r.err
     assert not (tmp_path / "x").exists()
+
+
+def test_otel_jsonl_one_export_per_line(cli: Cli, tmp_path: Path) -> None:
+    doc = json.loads((TRACES / "otel" / "refunds.json").read_text())
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    lines = []
+    for trace in ("4bf9", "7d1c"):
+        export = json.loads(json.dumps(doc))
+        export["resourceSpans"][0]["scopeSpans"][0]["spans"] = [
+            s for s in spans if s["traceId"].startswith(trace)
+        ]
+        lines.append(json.dumps(export))
+    p = tmp_path / "exports.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "otel"
+    r = cli(
+        "import", "otel", str(p), "--out", str(out), "--case", ELIGIBLE,
+        "--snapshots", str(SNAPSHOTS),
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    assert "imported 2 trace(s) (otel) from 1 file(s)" in r.out
+    v = _verdicts(cli, out)
+    assert v["7d1c4a3e9f0b4c2d8e6f5a4b3c2d1e0f"]["no_duplicate_payment"] == "violated"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(lines[0] + "\n" + lines[1].replace('"traceId"', '"trace"', 1) + "\n")
+    r = cli("import", "otel", str(bad), "--out", str(tmp_path / "no"), "--case", ELIGIBLE)
+    assert r.code == 2 and not (tmp_path / "no").exists()
+    assert "bad.jsonl:2: field 'resourceSpans[0].scopeSpans[0].spans[0].traceId'" in r.err
