@@ -21,7 +21,9 @@ FORMAT_HELP = (
 @app.command("import")
 def import_traces(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help=FORMAT_HELP)],
-    files: Annotated[list[Path], typer.Argument(help="Trace files (.json or .jsonl).")],
+    files: Annotated[
+        list[Path], typer.Argument(metavar="FILES", help="Trace files (.json or .jsonl).")
+    ],
     out: Annotated[
         Path,
         typer.Option("--out", help="New folder: one transcript JSON per trace (as trials write)."),
@@ -36,8 +38,8 @@ def import_traces(
         Path | None,
         typer.Option(
             "--snapshots",
-            help="Folder of system-of-record snapshots: <trace id>/before.json and after.json "
-            "(see `calibrant schema snapshot`), read by an evaluator identity.",
+            help="Folder of system-of-record snapshots: TRACE_ID/before.json and after.json "
+            "(see calibrant schema snapshot), read by an evaluator identity.",
         ),
     ] = None,
     before: Annotated[
