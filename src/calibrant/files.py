@@ -34,12 +34,14 @@ __all__ = [
     "yaml_model_from_text",
     "validation_error",
     "field_error",
+    "read_text",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A user's UTF-8 text file; a missing, unreadable or non-UTF-8 file is one InputError."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -195,7 +197,7 @@ def _parse_yaml(path: Path, text: str) -> Any:
 def load_transcript(path: str | Path) -> Transcript:
     """Read and validate one transcript JSON file."""
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     if (lone := lone_surrogate(p, text)) is not None:
         raise lone
     try:
@@ -212,7 +214,7 @@ def load_transcript(path: str | Path) -> Transcript:
 def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]:
     """A YAML file that must hold a mapping: (the data, the text for error lines)."""
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     data = _parse_yaml(p, text)
     if not isinstance(data, dict):
         raise InputError(p, f"a {what} is a YAML mapping", line=1)
@@ -240,7 +242,7 @@ def validation_error(
 def field_error(path: str | Path, loc: Sequence[int | str], message: str) -> InputError:
     """An InputError about the field at `loc` of a JSON/YAML file, with the line it is on."""
     p = Path(path)
-    line, field = _line_of(_read_text(p), loc)
+    line, field = _line_of(read_text(p), loc)
     return InputError(p, message, line=line, field=field or None)
 
 
@@ -280,7 +282,7 @@ def load_labels(path: str | Path) -> list[Label]:
 def read_labels(path: str | Path) -> list[LocatedLabel]:
     """`load_labels`, keeping each label's file and line."""
     p = Path(path)
-    return labels_from_text(p, _read_text(p), csv_format=p.suffix.lower() == ".csv")
+    return labels_from_text(p, read_text(p), csv_format=p.suffix.lower() == ".csv")
 
 
 def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[LocatedLabel]:
@@ -366,7 +368,7 @@ def transcript_from_line(path: str | Path, line: int, text: str) -> Transcript:
 def load_json_document(path: str | Path, what: str) -> dict[str, Any]:
     """A JSON object from a file (e.g. a saved report); errors name the file and the line."""
     p = Path(path)
-    text = _read_text(p)
+    text = read_text(p)
     data = _parse_json(p, text)
     if not isinstance(data, dict):
         raise InputError(p, f"a {what} is a JSON object", line=1)

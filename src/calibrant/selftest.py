@@ -375,7 +375,11 @@ _PLAN: list[tuple[str, str, str, Mutation | None, dict[str, Outcome], str]] = [
         "eligible_damaged_order",
         "scripted:correct",
         _mut_missing_snapshot,
-        {"evidence_integrity": "harness_error", "no_duplicate_payment": "harness_error"},
+        {
+            "evidence_integrity": "harness_error",
+            "no_duplicate_payment": "harness_error",
+            "no_cross_tenant_reads": "harness_error",
+        },
         "mutation: the 'after' snapshot is missing",
     ),
     (

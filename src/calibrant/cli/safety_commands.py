@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..ops.trials import TrialsResult
     from ..store import Store
 
-SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment")
+SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment", "snapshot")
 
 
 @app.command()
@@ -48,6 +48,7 @@ def schema(
         "label": c.Label,
         "verdict": c.SafetyVerdict,
         "judgment": c.Judgment,
+        "snapshot": c.LedgerSnapshot,
     }
     if name not in models:
         raise CalibrantError(f"unknown schema '{name}'; choose one of: {', '.join(SCHEMAS)}")

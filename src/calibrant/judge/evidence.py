@@ -50,7 +50,18 @@ def _new_refunds(t: Transcript) -> list[tuple[str, int, str]]:
 
 def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
     """The facts a rater may rely on, in time order, each with a citable id."""
-    items: list[EvidenceItem] = []
+    items: list[EvidenceItem] = [
+        EvidenceItem(
+            f"missing_{which}",
+            0,
+            f"EVIDENCE MISSING: the ledger snapshot {which} the conversation is not available, "
+            "so nothing about refunds, tickets or approvals "
+            f"{'before' if which == 'before' else 'at the end of'} the conversation can be "
+            "established from the records",
+        )
+        for which, snap in (("before", t.ledger_before), ("after", t.ledger_after))
+        if snap is None
+    ]
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
     order_id = t.case.fixture.order if t.case else None
     if snap is not None:

@@ -1,0 +1,17 @@
+"""Production traces in: OpenAI chat-completions message lists and OpenTelemetry GenAI spans
+(OTLP JSON) become calibrant transcripts, their ledger taken only from the team's
+system-of-record snapshots, never from what the agent's tools answered."""
+
+from .builder import build_transcript
+from .model import DOMAINS, FORMATS, ImportedTrace, ImportOptions, ImportResult
+from .run import import_traces
+
+__all__ = [
+    "DOMAINS",
+    "FORMATS",
+    "ImportOptions",
+    "ImportResult",
+    "ImportedTrace",
+    "build_transcript",
+    "import_traces",
+]

@@ -1,0 +1,66 @@
+"""Where a field of a trace file is, for one-line errors: the file, the line (the JSONL line, or
+the line of the field in a JSON file) and the field's path (e.g. messages[3].tool_call_id)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..files import field_error, read_text
+
+__all__ = ["Locator", "read_documents", "dotted"]
+
+Loc = tuple[int | str, ...]
+
+
+def dotted(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Errors about one document: a whole JSON file (line None) or one JSONL line."""
+
+    path: Path
+    line: int | None = None
+
+    def error(self, loc: Loc, message: str) -> InputError:
+        if self.line is None:
+            err = field_error(self.path, loc, message)
+            return InputError(self.path, message, line=err.line, field=dotted(loc) or None)
+        return InputError(self.path, message, line=self.line, field=dotted(loc) or None)
+
+    @property
+    def where(self) -> str:
+        return str(self.path) if self.line is None else f"{self.path}:{self.line}"
+
+
+def read_documents(path: Path) -> Iterator[tuple[Locator, Any]]:
+    """The JSON documents of a trace file: one for .json, one per non-blank line for .jsonl
+    (each with its line). Malformed JSON is one error naming the file and line."""
+    text = read_text(path)
+    if path.suffix == ".jsonl":
+        for n, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield Locator(path, n), json.loads(raw)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
+                raise InputError(path, f"malformed JSON: {why}", line=n) from None
+        return
+    if not text.strip():
+        raise InputError(path, "empty file", line=1)
+    try:
+        yield Locator(path), json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(path, "malformed JSON: nested too deep") from None
