@@ -8,6 +8,11 @@ virtualenv's (its bin first on PATH, this tree's src on PYTHONPATH), as after
 `source .venv/bin/activate`. A block runs under `set -euo pipefail`; the first command that fails
 fails the test, naming the page, the block, its line and the command.
 
+Speed: the pages run ~60 `calibrant` commands, a judging one paying ~4 s of CPU to import
+litellm. Here `calibrant` on PATH is tests/support/forkserver.py's client: a server that
+imported calibrant and litellm once forks a real child per command, on the block's descriptors,
+folder and environment, its exit status the command's (see that module for what differs).
+
 A block is skipped only when an HTML comment `<!-- not-run: reason -->` stands just above it
 (installs, a second terminal, a remote server); a marker without a reason, or a marker with no
 block under it, fails.
@@ -44,6 +49,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_openai import answer_from_schema, fake_openai
+from tests.support.forkserver import ForkServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -232,8 +238,17 @@ class Reader:
                 pass
 
 
+@pytest.fixture(scope="session")
+def warm_calibrant() -> Iterator[ForkServer]:
+    server = ForkServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def reader(tmp_path: Path) -> Iterator[Reader]:
+def reader(tmp_path: Path, warm_calibrant: ForkServer) -> Iterator[Reader]:
     with fake_openai(_fake_answer) as fake:
         work = _workdir(tmp_path, fake.url)
         state = tmp_path / "state"
@@ -241,6 +256,8 @@ def reader(tmp_path: Path) -> Iterator[Reader]:
         (state / "header").write_text(HEADER)
         (state / "cwd").write_text(str(work))
         env = _environment(tmp_path)
+        env.update(warm_calibrant.env())
+        env["PATH"] = warm_calibrant.bin + os.pathsep + env["PATH"]
         env["DOCS_STATE"] = str(state)
         r = Reader(work=work, state=state, env=env, fake_url=fake.url, groups=[])
         try:
