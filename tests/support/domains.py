@@ -7,13 +7,15 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from calibrant.domains import ENTRY_POINT_GROUP, refresh
 
-__all__ = ["write_distribution", "refunds_fallback", "on_path"]
+__all__ = ["write_distribution", "refunds_fallback", "on_path", "installed"]
 
 
 def write_distribution(
@@ -51,3 +53,24 @@ def refunds_fallback() -> Path | None:
     return write_distribution(
         folder, "calibrant_refunds_entry_point", {"refunds": "calibrant_refunds:pack"}
     )
+
+
+@contextmanager
+def installed(folder: Path) -> Iterator[None]:
+    """Packs written under `folder` (modules + dist-info) installed for the block: on sys.path
+    and PYTHONPATH, found by the registry; removed afterwards, with the modules they imported."""
+    before = set(sys.modules)
+    old = os.environ.get("PYTHONPATH")
+    on_path(folder)
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+        for name in set(sys.modules) - before:
+            if str(getattr(sys.modules[name], "__file__", "") or "").startswith(str(folder)):
+                del sys.modules[name]
+        refresh()
