@@ -1,6 +1,7 @@
 """Domains are never mixed in one run: check (transcript vs its case), judge and score
-(transcripts vs the rubric), calibrate (gold manifest and transcripts vs the rubric) refuse in one
-line naming the file and both domains, exit 2, before any model call, with no run recorded."""
+(transcripts vs the rubric), calibrate, probe and compare (gold manifest and transcripts vs the
+rubric) refuse in one line naming the file and both domains, exit 2, before any model call, with
+no run recorded."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def test_judge_and_score_refuse_transcripts_of_another_domain_than_the_rubric(
     no_run(cli, env)
 
 
-def test_calibrate_refuses_a_gold_set_of_another_domain_than_the_rubric(
+def test_calibrate_probe_and_compare_refuse_a_gold_set_of_another_domain_than_the_rubric(
     cli: Callable[..., Result], env: dict[str, str], tmp_path: Path
 ) -> None:
     gold = small_gold(tmp_path / "gold", n=4)
@@ -101,6 +102,18 @@ def test_calibrate_refuses_a_gold_set_of_another_domain_than_the_rubric(
     args = ("calibrate", "--gold", str(gold), "--split", "all", *NOWHERE)
     manifest = gold / "manifest.yaml"
     r = cli(*args, "--rubric", str(rubric), "--json", env=env)
+    refused(r, manifest, "refunds", "travel", of)
+    # probe and compare read the gold set with a rubric too
+    probe = ("probe", "--gold", str(gold), "--split", "all", *NOWHERE, "--rubric", str(rubric))
+    refused(cli(*probe, env=env), manifest, "refunds", "travel", of)
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    for name in ("a", "b"):
+        (judges / f"{name}.yaml").write_text(
+            f"model: openai/{name}\napi_base: http://127.0.0.1:9\nrubric: {rubric}\n"
+        )
+    compare = ("compare", "a", "b", "--gold", str(gold), "--split", "all")
+    r = cli(*compare, env={**env, "CALIBRANT_JUDGES_DIR": str(judges)})
     refused(r, manifest, "refunds", "travel", of)
     # a manifest of another domain than the (refunds) rubric
     items = yaml.safe_load(manifest.read_text())
