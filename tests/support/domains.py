@@ -4,7 +4,9 @@ its `calibrant.domains` entry points. Nothing is mocked: the registry's real dis
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -50,6 +52,7 @@ def refunds_fallback() -> Path | None:
     if any(ep.name == "refunds" for ep in entry_points(group=ENTRY_POINT_GROUP)):
         return None
     folder = Path(tempfile.mkdtemp(prefix="calibrant-refunds-ep-"))
+    atexit.register(shutil.rmtree, folder, True)
     return write_distribution(
         folder, "calibrant_refunds_entry_point", {"refunds": "calibrant_refunds:pack"}
     )
