@@ -1,7 +1,7 @@
-"""Domains are never mixed in one run: check (transcript vs its case), judge and score
-(transcripts vs the rubric), calibrate, probe and compare (gold manifest and transcripts vs the
-rubric) refuse in one line naming the file and both domains, exit 2, before any model call, with
-no run recorded."""
+"""Domains are never mixed in one run: check (transcript vs its case), judge, score and batch
+export (transcripts vs the rubric), calibrate, probe and compare (gold manifest and transcripts
+vs the rubric) refuse in one line naming the file and both domains, exit 2, before any model
+call, with no run recorded."""
 
 from __future__ import annotations
 
@@ -81,6 +81,10 @@ def test_judge_and_score_refuse_transcripts_of_another_domain_than_the_rubric(
     refused(cli("judge", *args, "--json", env=env), TRANSCRIPT, "refunds", "travel", of)
     refused(cli("judge", *args, "--jsonl", env=env), TRANSCRIPT, "refunds", "travel", of)
     refused(cli("score", *args, "--json", env=env), TRANSCRIPT, "refunds", "travel", of)
+    out = tmp_path / "requests.jsonl"
+    exported = cli("batch", "export", *args, "--out", str(out), env=env)
+    refused(exported, TRANSCRIPT, "refunds", "travel", of)
+    assert not out.exists()
     # read once, the file is known to the store: its domain is still checked on the next run
     travel = travel_transcript(TRANSCRIPT, tmp_path / "t.json")
     folder = tmp_path / "inbox"
