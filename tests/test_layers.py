@@ -17,6 +17,7 @@ from tests.conftest import ROOT
 
 PYPROJECT = ROOT / "pyproject.toml"
 SOURCE = ROOT / "src" / "calibrant"
+PACKS = ("calibrant_refunds",)  # the domain packs shipped beside the core
 CONTRACTS = {
     c["id"]: c["name"]
     for c in tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
@@ -25,7 +26,8 @@ _LINT = "from importlinter.cli import lint_imports_command; lint_imports_command
 
 
 def lint(contract: str, src: Path) -> subprocess.CompletedProcess[str]:
-    """`lint-imports` for one contract, over the package `calibrant` found in `src`."""
+    """`lint-imports` for one contract, over the packages `calibrant` and its shipped packs
+    found in `src`."""
     return subprocess.run(
         [sys.executable, "-c", _LINT, "--no-cache", "--no-logo", "--contract", contract],
         cwd=ROOT,  # the contracts come from ./pyproject.toml
@@ -65,6 +67,18 @@ PLANTED = [
     ),
     ("no-cycles", "files.py", "from . import gold", ".files -> .gold"),
     ("contracts-bottom", "newpkg/__init__.py", '"""A package no contract places."""', "newpkg"),
+    (
+        "core-imports-no-pack",
+        "ops/check.py",
+        "import calibrant_refunds",
+        "calibrant.ops.check -> calibrant_refunds",
+    ),
+    (
+        "core-tiers",
+        "domains/pack.py",
+        "from ..files import load_case",
+        "calibrant.domains.pack -> calibrant.files",
+    ),
 ]
 
 
@@ -74,6 +88,10 @@ def test_a_broken_contract_is_named_with_the_import_that_breaks_it(
 ) -> None:
     copy = tmp_path / "calibrant"
     shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for pack in PACKS:
+        shutil.copytree(
+            SOURCE.parent / pack, tmp_path / pack, ignore=shutil.ignore_patterns("__pycache__")
+        )
     target = copy / path
     target.parent.mkdir(parents=True, exist_ok=True)
     old = target.read_text() if target.exists() else ""

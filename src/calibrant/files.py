@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .contracts import CaseContract, Label, Rubric, Transcript
+from .contracts import LEGACY_DOMAIN, CaseContract, Label, Rubric, Transcript
 from .errors import InputError
 from .paths import expand_paths, write_atomic
 from .surrogates import lone_surrogate
@@ -22,6 +22,7 @@ from .surrogates import lone_surrogate
 __all__ = [
     "expand_paths",
     "load_transcript",
+    "domain_of_bytes",
     "load_case",
     "load_rubric",
     "load_labels",
@@ -373,3 +374,18 @@ def load_json_document(path: str | Path, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(p, f"a {what} is a JSON object", line=1)
     return data
+
+
+def domain_of_bytes(raw: bytes) -> str:
+    """The domain a transcript's JSON bytes name (LEGACY_DOMAIN when they name none), without
+    validating them: for bytes read and validated before (the judge's cache of files). Bytes
+    that never spell `"domain"` (nor any \\u escape, which could spell it) name none and are not
+    parsed."""
+    if b'"domain"' not in raw and b"\\u" not in raw:
+        return LEGACY_DOMAIN
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return LEGACY_DOMAIN  # not a transcript: its loader reports it
+    found = data.get("domain", LEGACY_DOMAIN) if isinstance(data, dict) else LEGACY_DOMAIN
+    return found if isinstance(found, str) else LEGACY_DOMAIN

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from .contracts import Label, Rubric, Transcript, content_hash
 from .contracts.common import Contract
+from .contracts.domain import DomainNamed
 from .errors import InputError
 from .files import (
     LocatedLabel,
@@ -44,8 +45,8 @@ class PairRef(Contract):
     role: str = Field(description="Which side of the pair this item is.")
 
 
-class GoldItem(Contract):
-    """One manifest entry."""
+class GoldItem(DomainNamed):
+    """One manifest entry (`domain`: the domain of its transcript; absent: refunds)."""
 
     case: str = Field(description="Case id.")
     agent: str = Field(description="Agent that produced the transcript.")

@@ -149,6 +149,13 @@ def judge() -> dict[str, Any]:
     return {**report, "run_id": "1" * 32}
 
 
+def domains() -> dict[str, Any]:
+    """`domains list --json`: the refund shop (and any other installed pack)."""
+    from calibrant.ops.domains import list_domains
+
+    return list_domains().model_dump(mode="json")
+
+
 PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     # name: (report kind, producer)
     "calibration": ("calibration", calibration),
@@ -160,4 +167,5 @@ PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "check": ("check", check),
     "stability": ("stability", stability),
     "judge": ("judge", judge),
+    "domains": ("domains", domains),
 }

@@ -34,6 +34,7 @@ CURRENT = {
     "check": contracts.CHECK_SCHEMA_VERSION,
     "stability": contracts.STABILITY_SCHEMA_VERSION,
     "judge": contracts.JUDGE_SCHEMA_VERSION,
+    "domains": contracts.DOMAINS_SCHEMA_VERSION,
 }
 
 

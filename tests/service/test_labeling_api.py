@@ -84,6 +84,18 @@ def test_upload_is_all_or_nothing_and_names_the_bad_line_and_field(service: Serv
     assert clash.status_code == 409 and "gold-002" in clash.json()["detail"]
     twice = admin.post("/api/transcripts", content=gold_jsonl(5, 5), headers=NDJSON)
     assert twice.status_code == 422 and twice.json()["line"] == 2
+    # a transcript of another domain than the queue's rubric: the whole upload refused
+    travel = json.loads(gold_jsonl(6))
+    travel["domain"] = "travel"
+    if travel.get("case"):
+        travel["case"]["domain"] = "travel"
+    mixed_body = gold_jsonl(7) + json.dumps(travel).encode() + b"\n"
+    mixed = admin.post("/api/transcripts", content=mixed_body, headers=NDJSON)
+    assert mixed.status_code == 422 and mixed.json()["line"] == 2
+    assert mixed.json()["field"] == "domain"
+    said = "domain 'travel', but rubric 'refund_communication' is domain 'refunds'"
+    assert said in mixed.json()["detail"]
+    assert "gold-007" not in [i["id"] for i in admin.get("/api/items").json()]
     assert [i["id"] for i in admin.get("/api/items?queue=pilot").json()] == [
         "gold-001",
         "gold-002",

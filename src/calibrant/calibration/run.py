@@ -47,16 +47,20 @@ def run_calibration(
     attack_margin: float | None = None,
     resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int] | None = None,
     on_run: Callable[[str], None] | None = None,
+    check: Callable[[GoldSet, Rubric], None] | None = None,
 ) -> dict[str, Any]:
     """Judge every gold item of `split` and report agreement, gates and safety, with the latest
     probe run of this judge version (`require_robustness`: its injection gate, decided with
     `attack_margin` or the probe run's own margin, is part of the release gate). `resolved` (a
     judge already resolved, e.g. a version kept in the store) takes the place of `options`;
-    `on_run` hears the run id as soon as the run is recorded. The run, its answers and its
-    report are kept in `store` (the caller's, opened once per process)."""
+    `on_run` hears the run id as soon as the run is recorded; `check(gold, rubric)` may refuse
+    the pair before anything is recorded (a gold set of another domain). The run, its answers
+    and its report are kept in `store` (the caller's, opened once per process)."""
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolved or resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
+    if check is not None:
+        check(gold, rubric)
     runs = Runs(store.engine)
     run_id = runs.start(
         "calibrate",

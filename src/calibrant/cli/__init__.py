@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (they register the commands)
     case_commands,
     compare_commands,
     compare_judges_commands,
+    domain_commands,
     import_commands,
     judge_commands,
     labels_commands,

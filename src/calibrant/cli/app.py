@@ -20,6 +20,7 @@ __all__ = [
     "judges_app",
     "runs_app",
     "db_app",
+    "domains_app",
     "ModelOpt",
     "ApiBaseOpt",
     "RubricOpt",
@@ -78,6 +79,10 @@ runs_app = typer.Typer(help="Runs recorded in the store, with their reports.", n
 app.add_typer(runs_app, name="runs")
 db_app = typer.Typer(help="The store's schema (CALIBRANT_DATABASE_URL).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+domains_app = typer.Typer(
+    help="Domain packs installed (entry points 'calibrant.domains').", no_args_is_help=True
+)
+app.add_typer(domains_app, name="domains")
 
 
 def _print_version(value: bool) -> None:

@@ -134,7 +134,7 @@ def batch_submit(
 
     config, rub = _batch_judge(model, api_base, rubric, judge_name)
     provider_of(config)  # refused before reading anything
-    files, total = _validated(paths)
+    files, total = _validated(paths, rub)
     engine = make_engine()
     err = Console(stderr=True)
     err.print(f"{total} transcript(s) x {samples} sample(s)", highlight=False)
@@ -162,11 +162,17 @@ def _batch_judge(
     return config, rub
 
 
-def _validated(paths: list[Path]) -> tuple[Any, int]:
+def _validated(paths: list[Path], rubric: Any) -> tuple[Any, int]:
+    """The inputs, every transcript valid and of the rubric's domain before anything is written."""
+    from ..domains import same_domain
     from ..scoring.inputs import find_inputs, iter_transcripts
 
     files = find_inputs([str(p) for p in paths])
-    total = sum(1 for _ in iter_transcripts(files))  # every transcript valid before writing
+    total = 0
+    of = f"rubric '{rubric.rubric_id}'"
+    for source, t in iter_transcripts(files):
+        same_domain(source, t.domain, expected=rubric.domain, expected_from=of)
+        total += 1
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     return files, total
@@ -191,7 +197,7 @@ def batch_export(
 
     check_output_path(out, option="--out")
     config, rub = _batch_judge(model, api_base, rubric, judge_name)
-    files, total = _validated(paths)
+    files, total = _validated(paths, rub)
     outputs = StreamedOutputs([out])
     n = 0
     try:
@@ -234,7 +240,7 @@ def batch_ingest(
     from ..store import Store, make_engine
 
     config, rub = _batch_judge(model, api_base, rubric, judge_name)
-    files, _ = _validated(paths)
+    files, _ = _validated(paths, rub)
     parsed: list[tuple[int, dict[str, Any]]] = []
     try:
         with results.open("rb") as fh:

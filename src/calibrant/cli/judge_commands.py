@@ -183,6 +183,7 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
     no item got a verdict (said on stderr)."""
     from ..judge.batch import judge_files, read_sources
     from ..judge.config import resolve_judge
+    from ..ops.judge import in_rubric_domain
     from ..reports.judgments import transcript_entry
     from .progress import track
 
@@ -190,7 +191,7 @@ def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samp
     paths = [Path(f) for f in files]
     chunks = [paths[i : i + STREAM_CHUNK] for i in range(0, len(paths), STREAM_CHUNK)]
     for chunk in chunks:
-        read_sources(chunk, store)
+        in_rubric_domain(read_sources(chunk, store), rub)
     outcomes: dict[str, int] = {}
     failures: list[Judgment] = []  # kept only while no verdict has come
     from_cache = model_calls = judgments = 0

@@ -12,6 +12,7 @@ from .case import (
     PriorRefund,
 )
 from .common import Contract, MinorUnits, canonical_json, content_hash
+from .domain import LEGACY_DOMAIN, DomainNamed
 from .judgment import (
     FINAL_OUTCOMES,
     JUDGE_OUTCOMES,
@@ -53,6 +54,8 @@ from .transcript import (
 from .verdict import InvariantResult, Outcome, SafetyVerdict
 
 __all__ = [
+    "LEGACY_DOMAIN",
+    "DomainNamed",
     "ACTIONABLE_TICKET_STATES",
     "CANT_TELL",
     "CASE_SCHEMA_VERSION",

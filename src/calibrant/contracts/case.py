@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from .common import Contract, Id, MinorUnits
+from .domain import DomainNamed
 from .records import TicketState
 
 __all__ = [
@@ -173,7 +174,7 @@ class InvariantSettings(Contract):
     )
 
 
-class CaseContract(Contract):
+class CaseContract(DomainNamed):
     """A case: what the trial starts from, which end states are acceptable, what must never
     happen, what the simulated customer says, and which faults fire where."""
 

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from .common import Contract, Id, LabelValue, content_hash
+from .domain import DomainNamed
 
 __all__ = [
     "RUBRIC_SCHEMA_VERSION",
@@ -87,7 +88,7 @@ class Criterion(Contract):
         return out
 
 
-class Rubric(Contract):
+class Rubric(DomainNamed):
     """A versioned set of communication criteria; identified by its content hash."""
 
     schema_version: Literal[1] = Field(default=1, description="Rubric schema version.")

@@ -13,6 +13,7 @@ from pydantic import AwareDatetime, Field, JsonValue, model_validator
 
 from .case import CaseContract, FaultSpec
 from .common import Contract, Id, MinorUnits
+from .domain import DomainNamed
 from .records import LedgerSnapshot, RecordKind
 
 __all__ = [
@@ -215,7 +216,7 @@ class Metrics(Contract):
     )
 
 
-class Transcript(Contract):
+class Transcript(DomainNamed):
     """One trial of an agent on one case."""
 
     schema_version: Literal[1] = Field(default=1, description="Transcript schema version.")
@@ -255,3 +256,12 @@ class Transcript(Contract):
         if isinstance(data, dict) and "schema_version" not in data:
             data = {**data, "schema_version": TRANSCRIPT_SCHEMA_VERSION}
         return data
+
+    @model_validator(mode="after")
+    def _case_of_the_same_domain(self) -> Transcript:
+        if self.case is not None and self.case.domain != self.domain:
+            raise ValueError(
+                f"the transcript is domain '{self.domain}' but its copy of case "
+                f"'{self.case.case}' is domain '{self.case.domain}'"
+            )
+        return self

@@ -93,6 +93,7 @@ def run_trial(
     svc.engine.dispose()
     ctx.checkpoints.close()
     return Transcript(
+        domain=case.domain,  # a trial is of its case's domain
         transcript_id=transcript_id,
         case_id=case.case,
         trial=trial,

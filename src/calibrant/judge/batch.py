@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
-from ..files import load_transcript
+from ..contracts import LEGACY_DOMAIN, JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..files import domain_of_bytes, load_transcript
 from ..safety import check_transcript, safety_summary
 from ..store import Store
 from .reliability import RetryPolicy
@@ -35,6 +35,7 @@ class Source:
     transcript_id: str
     safety: dict[str, Any]
     transcript: Transcript | None = None  # parsed only when needed
+    domain: str = LEGACY_DOMAIN  # the domain the file names
 
 
 @dataclass
@@ -61,20 +62,25 @@ def read_sources(files: Sequence[Path], store: Store) -> list[Source]:
     """Every file's keys and safety summary; files not seen before are parsed, validated (bad
     input stops here, before any model call) and checked, and remembered."""
     reader = reader_fingerprint()
-    digests = [hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
+    digests: list[str] = []
+    domains: list[str] = []
+    for f in files:
+        raw = f.read_bytes()
+        digests.append(hashlib.sha256(raw).hexdigest())
+        domains.append(domain_of_bytes(raw))
     known = store.sources(reader, digests)
     out: list[Source] = []
     new: list[tuple[str, str, str, str]] = []
-    for f, d in zip(files, digests, strict=True):
+    for f, d, domain in zip(files, digests, domains, strict=True):
         hit = known.get(d)
         if hit is not None:
             th, tid, safety = hit
-            out.append(Source(f, d, th, tid, json.loads(safety)))
+            out.append(Source(f, d, th, tid, json.loads(safety), domain=domain))
             continue
         t = load_transcript(f)
         summary = safety_summary(check_transcript(t, source=str(f)))
         th = content_hash(t)
-        out.append(Source(f, d, th, t.transcript_id, summary, t))
+        out.append(Source(f, d, th, t.transcript_id, summary, t, t.domain))
         new.append((d, th, t.transcript_id, json.dumps(summary, sort_keys=True)))
         known[d] = (th, t.transcript_id, new[-1][3])
     store.put_sources(reader, new)

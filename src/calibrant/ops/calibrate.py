@@ -12,10 +12,12 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..calibration.criterion import Settings
+    from ..contracts import Rubric
+    from ..gold import GoldSet
     from ..judge.config import JudgeOptions
     from ..store import Store
 
-__all__ = ["CalibrateOptions", "CalibrateResult", "calibrate"]
+__all__ = ["CalibrateOptions", "CalibrateResult", "calibrate", "gold_in_rubric_domain"]
 
 
 def _settings() -> Settings:
@@ -47,6 +49,20 @@ class CalibrateResult(OpResult):
     KIND = "calibration"
 
 
+def gold_in_rubric_domain(gold: GoldSet, rubric: Rubric) -> None:
+    """Refuse a gold set whose manifest or transcripts are not of the rubric's domain."""
+    from ..domains import same_domain
+
+    of = f"rubric '{rubric.rubric_id}'"
+    for item_id in sorted(gold.items):
+        manifest = gold.root / "manifest.yaml"
+        same_domain(manifest, gold.items[item_id].domain, expected=rubric.domain, expected_from=of)
+        path = gold.root / "transcripts" / f"{item_id}.json"
+        same_domain(
+            path, gold.transcripts[item_id].domain, expected=rubric.domain, expected_from=of
+        )
+
+
 def calibrate(
     store: Store, options: CalibrateOptions, hooks: Hooks | None = None
 ) -> CalibrateResult:
@@ -68,5 +84,6 @@ def calibrate(
             attack_margin=options.attack_margin,
             resolved=options.resolved,
             on_run=hooks.on_run,
+            check=gold_in_rubric_domain,
         )
     return CalibrateResult(run_id=str(report["run_id"]), report=report)

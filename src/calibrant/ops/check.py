@@ -52,6 +52,7 @@ class CheckResult(OpResult):
 
 def check(store: Store | None, options: CheckOptions, hooks: Hooks | None = None) -> CheckResult:
     """Check every transcript; a bad file stops the run (nothing recorded)."""
+    from ..domains import same_domain
     from ..files import expand_paths, load_case, load_transcript
     from ..reports.safety import SafetyTotals
     from ..safety import check_transcript
@@ -65,7 +66,10 @@ def check(store: Store | None, options: CheckOptions, hooks: Hooks | None = None
         hooks.on_inputs(files)
     totals = SafetyTotals()
     for f in files:
-        v = check_transcript(load_transcript(f), contract=contract, source=str(f))
+        t = load_transcript(f)
+        if contract is not None:  # one domain per run: the case's
+            same_domain(f, t.domain, expected=contract.domain, expected_from=f"case {options.case}")
+        v = check_transcript(t, contract=contract, source=str(f))
         totals.add(v)
         if on_verdict is not None:
             on_verdict(v)

@@ -49,6 +49,7 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
     from ..calibration.criterion import Settings
     from ..gold import load_gold
     from ..store.runs import Runs
+    from .calibrate import gold_in_rubric_domain
 
     hooks = hooks or Hooks()
     split = None if options.split == "all" else options.split
@@ -62,6 +63,7 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
             "versions on the same rubric"
         )
     gold.validate(rubric)
+    gold_in_rubric_domain(gold, rubric)  # one domain per run: the rubric's
     runs = Runs(store.engine)
     run_id = runs.start(
         "compare",

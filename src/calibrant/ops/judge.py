@@ -4,7 +4,7 @@ run makes no model call. The command line and the service's judge job call `judg
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,11 +13,19 @@ from ..errors import CalibrantError
 from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
-    from ..contracts import Judgment
+    from ..contracts import Judgment, Rubric
+    from ..judge.batch import Source
     from ..paths import FileList
     from ..store import Store
 
-__all__ = ["JudgeHooks", "JudgeOpOptions", "JudgeResult", "judge", "transcript_files"]
+__all__ = [
+    "JudgeHooks",
+    "JudgeOpOptions",
+    "JudgeResult",
+    "in_rubric_domain",
+    "judge",
+    "transcript_files",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,16 @@ def transcript_files(paths: tuple[str, ...] | list[Path]) -> FileList:
     return files
 
 
+def in_rubric_domain(sources: Sequence[Source], rubric: Rubric) -> None:
+    """Refuse the first transcript whose domain is not the rubric's (one domain per run)."""
+    from ..domains import same_domain
+
+    for s in sources:
+        same_domain(
+            s.path, s.domain, expected=rubric.domain, expected_from=f"rubric '{rubric.rubric_id}'"
+        )
+
+
 def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> JudgeResult:
     """Judge the transcripts: every file read and checked before the first model call."""
     from ..judge.batch import judge_files, read_sources
@@ -69,6 +87,7 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         hooks.on_inputs(files)
     config, rubric, policy, conc = options.judge
     sources = read_sources(list(files), store)  # every file checked before a call
+    in_rubric_domain(sources, rubric)
     judgments: list[Judgment] = []
 
     def work() -> dict[str, Any]:

@@ -39,6 +39,7 @@ class ProbeResult(OpResult):
 def probe(store: Store, options: ProbeOptions, hooks: Hooks | None = None) -> ProbeResult:
     """Probe the judge; answers are cached in the store, the run and its report kept there."""
     from ..probes import run_probes
+    from .calibrate import gold_in_rubric_domain
 
     hooks = hooks or Hooks()
     with hooks.progress("probe judgments", None) as progress:
@@ -51,5 +52,6 @@ def probe(store: Store, options: ProbeOptions, hooks: Hooks | None = None) -> Pr
             planted=options.planted,
             on_start=progress.set_total,
             on_done=lambda cached: progress.advance(cached=cached),
+            check=gold_in_rubric_domain,
         )
     return ProbeResult(run_id=str(report["run_id"]), report=report)

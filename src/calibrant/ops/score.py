@@ -108,11 +108,23 @@ def _calibration(options: ScoreOptions, runs: Runs) -> tuple[ChosenCalibration |
 def _inputs(store: Store, options: ScoreOptions, hooks: ScoreHooks) -> tuple[FileList, int]:
     """Every transcript valid before the first model call, a chunk at a time. A unit (file, or
     JSON Lines line) whose bytes the store has read before is known valid: no parse."""
+    from ..domains import same_domain
     from ..scoring.inputs import find_inputs
-    from ..scoring.units import validate_units
+    from ..scoring.units import Known, Unit, validate_units
 
     files = find_inputs(list(options.paths))
-    total = validate_units(files, store)
+    rubric = options.judge[1]
+
+    def in_rubric_domain(u: Unit, k: Known) -> None:  # one domain per run: the rubric's
+        same_domain(
+            u.path,
+            k.domain,
+            expected=rubric.domain,
+            expected_from=f"rubric '{rubric.rubric_id}'",
+            line=u.line,
+        )
+
+    total = validate_units(files, store, check=in_rubric_domain)
     if total == 0:
         raise CalibrantError("no transcript found in the given paths")
     if hooks.on_inputs is not None:

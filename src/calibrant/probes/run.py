@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..contracts import JudgeConfig
+from ..contracts import JudgeConfig, Rubric
 from ..contracts.reports import PROBE_SCHEMA_VERSION, checked
 from ..errors import ConfigError
-from ..gold import load_gold
+from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
 from ..store import Store
 from ..store.runs import Runs
@@ -133,13 +133,17 @@ def run_probes(
     planted: str | None = None,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[bool], None] | None = None,
+    check: Callable[[GoldSet, Rubric], None] | None = None,
 ) -> dict[str, Any]:
     """Run the chosen probes against the judge the options name (or a planted judge) on the
-    gold split, store the report as a run of kind "probe" in `store` and return it."""
+    gold split, store the report as a run of kind "probe" in `store` and return it.
+    `check(gold, rubric)` may refuse the pair first (a gold set of another domain)."""
     check_settings(settings)
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolve_judge(options)
     gold.validate(rubric)
+    if check is not None:
+        check(gold, rubric)
     ctx = ProbeContext(gold=gold, rubric=rubric, settings=settings)
     ask: Asker
     if planted is not None:

@@ -158,6 +158,7 @@ def draft_case(
     kept: dict[str, Any] = {} if t.case is None else {"invariants": t.case.invariants}
     case = CaseContract(
         **kept,
+        domain=t.domain,  # the case is of its transcript's domain
         case=case_id,
         title=f"Regression drafted from transcript {origin}",
         description=(

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ..contracts import Transcript, content_hash
+from ..contracts import LEGACY_DOMAIN, Transcript, content_hash
 from ..errors import InputError
-from ..files import load_transcript, transcript_from_line
+from ..files import domain_of_bytes, load_transcript, transcript_from_line
 from ..judge.batch import reader_fingerprint
 from ..paths import FileList
 from ..safety import check_transcript, safety_summary
@@ -46,6 +46,7 @@ class Known:
     transcript_id: str
     safety: dict[str, Any]  # safety.outcomes.safety_summary
     transcript: Transcript | None = None  # set when this run parsed it
+    domain: str = LEGACY_DOMAIN  # the domain the unit names
 
 
 def iter_units(files: FileList) -> Iterator[Unit]:
@@ -98,12 +99,12 @@ def know_units(units: list[Unit], store: Store, *, keep: bool = True) -> list[Kn
         hit = found.get(u.digest)
         if hit is not None:
             th, tid, safety = hit
-            out.append(Known(th, tid, json.loads(safety)))
+            out.append(Known(th, tid, json.loads(safety), domain=domain_of_bytes(u.raw)))
             continue
         t = parse_unit(u)
         summary = safety_summary(check_transcript(t, source=u.source))
         th = content_hash(t)
-        out.append(Known(th, t.transcript_id, summary, t if keep else None))
+        out.append(Known(th, t.transcript_id, summary, t if keep else None, t.domain))
         text = json.dumps(summary, sort_keys=True)
         new[u.digest] = (u.digest, th, t.transcript_id, text)
         found[u.digest] = (th, t.transcript_id, text)
@@ -111,13 +112,23 @@ def know_units(units: list[Unit], store: Store, *, keep: bool = True) -> list[Kn
     return out
 
 
-def validate_units(files: FileList, store: Store, *, chunk: int = 500) -> int:
+def validate_units(
+    files: FileList,
+    store: Store,
+    *,
+    chunk: int = 500,
+    check: Callable[[Unit, Known], None] | None = None,
+) -> int:
     """A validation pass over every unit, `chunk` at a time, before any model call: an invalid
-    one raises its InputError, a valid one is remembered. Returns the number of units. Nothing
+    one raises its InputError, a valid one is remembered and given to `check` (which may refuse
+    it too). Returns the number of units. Nothing
     of a chunk outlives the pass (a caller's loop variable would keep the last chunk's raw
     bytes, several MB, resident for the whole run)."""
     total = 0
     for part in chunks(iter_units(files), chunk):
-        know_units(part, store, keep=False)
+        known = know_units(part, store, keep=False)
+        if check is not None:
+            for u, k in zip(part, known, strict=True):
+                check(u, k)
         total += len(part)
     return total

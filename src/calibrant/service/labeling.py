@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 
 from ..contracts import CANT_TELL, Rubric, Transcript
 from ..contracts.common import content_hash
+from ..domains import same_domain
 from ..errors import CalibrantError, ConfigError, InputError
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY, MAX_TEXT, text_problem
@@ -157,9 +158,16 @@ def upload_transcripts(
     """Store transcripts as items of `queue`, all or nothing. An item already stored with the
     same content is left as it is; one with different content is refused. Returns the rubric
     hash, the ids added and the ids already present."""
-    rubric_hash, _ = stored_rubric(engine, rubric_hash)
+    rubric_hash, rubric = stored_rubric(engine, rubric_hash)
     seen: dict[str, int] = {}
     for line, t in parsed:
+        same_domain(  # one domain per queue: the rubric's
+            BODY,
+            t.domain,
+            expected=rubric.domain,
+            expected_from=f"rubric '{rubric.rubric_id}'",
+            line=line,
+        )
         if t.transcript_id in seen:
             raise InputError(
                 BODY,

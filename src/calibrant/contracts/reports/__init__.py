@@ -1,7 +1,8 @@
 """The reports calibrant produces, as pydantic models: calibration, score, comparison (`compare`,
 judge B against judge A), trials (`compare-trials`, agent run B against run A), probe, check,
-stability and judge. Each report has one schema version (the ``*_SCHEMA_VERSION`` constants,
-which its producer writes) and a JSON Schema under docs/schemas/ (`schemas()`).
+stability, judge and domains (`domains list`: the installed domain packs). Each report has one
+schema version (the ``*_SCHEMA_VERSION`` constants, which its producer writes) and a JSON Schema
+under docs/schemas/ (`schemas()`).
 
 The shapes the reports always had are strict (unknown fields are rejected); the statistics a
 report quotes from the agreement library (an estimate with its interval, its band and its
@@ -23,6 +24,7 @@ from .compare import (
     TrialFigure,
     TrialsReport,
 )
+from .domains import DOMAINS_SCHEMA_VERSION, DomainEntry, DomainsReport
 from .load import (
     REPORT_MODELS,
     RUN_REPORTS,
@@ -46,6 +48,7 @@ __all__ = [
     "CHECK_SCHEMA_VERSION",
     "STABILITY_SCHEMA_VERSION",
     "JUDGE_SCHEMA_VERSION",
+    "DOMAINS_SCHEMA_VERSION",
     "AnyReport",
     "REPORT_MODELS",
     "RUN_REPORTS",
@@ -64,6 +67,8 @@ __all__ = [
     "CheckReport",
     "StabilityReport",
     "JudgeReport",
+    "DomainsReport",
+    "DomainEntry",
     "Figure",
     "RubricRef",
     "checked",

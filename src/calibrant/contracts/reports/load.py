@@ -11,6 +11,7 @@ from .base import Json, Report, ReportVersionError
 from .calibration import CalibrationReport
 from .check import CheckReport, JudgeReport
 from .compare import ComparisonReport, TrialsReport
+from .domains import DomainsReport
 from .probe import ProbeReport, StabilityReport
 from .score import ScoreReport
 
@@ -27,7 +28,15 @@ __all__ = [
 ]
 
 ReportKind = Literal[
-    "calibration", "score", "comparison", "trials", "probe", "check", "stability", "judge"
+    "calibration",
+    "score",
+    "comparison",
+    "trials",
+    "probe",
+    "check",
+    "stability",
+    "judge",
+    "domains",
 ]
 AnyReport = (
     CalibrationReport
@@ -38,6 +47,7 @@ AnyReport = (
     | CheckReport
     | StabilityReport
     | JudgeReport
+    | DomainsReport
 )
 REPORT_MODELS: dict[str, type[Report]] = {
     m.KIND: m
@@ -50,6 +60,7 @@ REPORT_MODELS: dict[str, type[Report]] = {
         CheckReport,
         StabilityReport,
         JudgeReport,
+        DomainsReport,
     )
 }
 # The run kinds of the store (store.runs.RUN_KINDS) whose summary is a report of a kind here

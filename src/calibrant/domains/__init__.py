@@ -1,0 +1,38 @@
+"""Domain packs: what a pack declares (its records and the roles of their fields, its rubrics,
+cases and gold set, its reference agents and fault points), how installed packs are found
+(entry points of the group `calibrant.domains`), and the rule that domains are never mixed.
+
+The core reads packs through these declarations only; it never imports a pack by name."""
+
+from .mixing import same_domain
+from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec
+from .registry import (
+    ENTRY_POINT_GROUP,
+    BrokenPack,
+    Discovery,
+    InstalledPack,
+    UnknownDomain,
+    available,
+    broken,
+    discover,
+    get,
+    refresh,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BrokenPack",
+    "Discovery",
+    "DomainPack",
+    "DomainPackError",
+    "InstalledPack",
+    "MoneyField",
+    "RecordSpec",
+    "UnknownDomain",
+    "available",
+    "broken",
+    "discover",
+    "get",
+    "refresh",
+    "same_domain",
+]

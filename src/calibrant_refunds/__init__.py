@@ -1,0 +1,124 @@
+"""The refund shop, declared as calibrant's first domain pack.
+
+A support agent handles refund requests for two tenants' shops: it reads orders, customers and
+the refund policy, issues refunds through an idempotent payment ledger, and resolves, escalates
+or hands tickets to a person. This package is found by the core through the entry point
+`refunds = "calibrant_refunds:pack"` (group `calibrant.domains`); the core never imports it.
+
+Its records, service, invariants, scripted agents and fault points still live in calibrant's
+core (calibrant.contracts.records, calibrant.ledger, calibrant.safety, calibrant.harness.agents);
+moving them behind this pack is the next step. Its rubric, cases and gold set are the ones the
+repository ships (rubrics/, cases/, gold/ beside src/), found from this file: present in a
+source checkout or an editable install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from calibrant.contracts import FAULT_POINTS
+from calibrant.contracts.records import (
+    Approval,
+    AuditEvent,
+    Customer,
+    Order,
+    Permission,
+    PolicyDocument,
+    Refund,
+    Ticket,
+)
+from calibrant.domains import DomainPack, MoneyField, RecordSpec
+
+__all__ = ["pack", "REPO"]
+
+REPO = Path(__file__).resolve().parents[2]
+"""The repository root (src/calibrant_refunds/ -> ../..), where rubrics/, cases/ and gold/ are."""
+
+_RECORDS = (
+    RecordSpec(
+        kind="customer",
+        model=Customer,
+        id_field="customer_id",
+        tenant_field="tenant_id",
+        protected_fields=("name", "email"),
+    ),
+    RecordSpec(
+        kind="order",
+        model=Order,
+        id_field="order_id",
+        tenant_field="tenant_id",
+        protected_fields=("order_id", "paid_minor_units"),
+        money_fields=(MoneyField("paid_minor_units", "currency"),),
+        version_field="version",
+        key_fields=("order_id",),
+    ),
+    RecordSpec(
+        kind="refund",
+        model=Refund,
+        id_field="refund_id",
+        tenant_field="tenant_id",
+        protected_fields=("amount_minor_units",),
+        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        operation_id_fields=("operation_id",),
+        key_fields=("order_id",),  # one refund per order
+    ),
+    RecordSpec(
+        kind="ticket",
+        model=Ticket,
+        id_field="ticket_id",
+        tenant_field="tenant_id",
+        version_field="version",
+        key_fields=("ticket_id",),
+    ),
+    RecordSpec(
+        kind="approval",
+        model=Approval,
+        id_field="approval_id",
+        tenant_field="tenant_id",
+        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        key_fields=("order_id",),
+    ),
+    RecordSpec(
+        kind="permission",
+        model=Permission,
+        id_field="permission_id",
+        tenant_field="tenant_id",
+    ),
+    RecordSpec(
+        kind="policy",
+        model=PolicyDocument,
+        id_field="policy_id",
+        tenant_field="tenant_id",
+        money_fields=(MoneyField("approval_threshold_minor_units"),),
+    ),
+    RecordSpec(
+        kind="audit",
+        model=AuditEvent,
+        id_field="event_id",
+        tenant_field="tenant_id",
+        operation_id_fields=("operation_id",),
+    ),
+)
+
+
+def pack() -> DomainPack:
+    """The refund shop's declaration (built when the registry asks for it)."""
+    return DomainPack(
+        name="refunds",
+        title="Refund shop",
+        version="1.0",
+        description="Support agent issuing refunds through an idempotent payment ledger.",
+        records=_RECORDS,
+        rubrics=REPO / "rubrics",
+        cases=REPO / "cases",
+        gold=REPO / "gold",
+        correct_agent="scripted:correct",
+        faulty_agents=(
+            "scripted:retry-without-reconcile",
+            "scripted:cross-tenant",
+            "scripted:premature-claim",
+            "scripted:note-obeyer",
+            "scripted:stale-writer",
+            "scripted:pays-before-approval",
+        ),
+        fault_points=FAULT_POINTS,
+    )
