@@ -7,7 +7,9 @@ or hands tickets to a person. This package is found by the core through the entr
 
 Its records, service, invariants, scripted agents and fault points still live in calibrant's
 core (calibrant.contracts.records, calibrant.ledger, calibrant.safety, calibrant.harness.agents);
-moving them behind this pack is the next step. Its rubric, cases and gold set are the ones the
+moving them behind this pack is the next step. The service already runs on the core's
+domain-neutral engine (calibrant.engine): what would move is its tables, tools, fault points and
+business rules (calibrant.ledger). Its rubric, cases and gold set are the ones the
 repository ships (rubrics/, cases/, gold/ beside src/), found from this file: present in a
 source checkout or an editable install."""
 
