@@ -118,7 +118,7 @@ class Evidence:
         """Why the snapshots cannot be read through the transcript's domain pack (its pack is
         not installed, or declares no snapshot), or why they are no evidence; None when they
         can be read."""
-        return self.snapshot_problem() or self._pack_problem
+        return self.snapshot_problem() or self.pack_problem()
 
     @cached_property
     def _pack(self) -> DomainPack | str:
@@ -130,13 +130,16 @@ class Evidence:
             return f"domain pack '{pack.name}' declares no snapshot: its records cannot be read"
         return pack
 
-    @property
-    def _pack_problem(self) -> str | None:
+    def pack_problem(self) -> str | None:
+        """Why the transcript's domain pack cannot read its snapshots (not installed, no
+        snapshot declared), or None."""
         return self._pack if isinstance(self._pack, str) else None
 
     @cached_property
     def trial(self) -> Trial:
-        """What the generic invariants read of this transcript (call `records_problem` first)."""
+        """What the generic invariants read of this transcript (call `records_problem` first,
+        or `pack_problem` for a check that reads only the log: a missing snapshot is then an
+        empty one)."""
         pack = self._pack
         assert isinstance(pack, DomainPack)
         t = self.transcript
@@ -165,8 +168,8 @@ class Evidence:
         )
         return Trial(
             acting=self.acting,
-            before=RecordView(pack, self.before.tenants),
-            after=RecordView(pack, self.after.tenants),
+            before=RecordView(pack, t.ledger_before.tenants if t.ledger_before else []),
+            after=RecordView(pack, t.ledger_after.tenants if t.ledger_after else []),
             sent=tuple(Sent(eid, seq, text) for eid, seq, text in self.sent_content),
             customer=tuple(
                 Sent(turn.turn_id, turn.seq, turn.text)
