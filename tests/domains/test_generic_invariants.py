@@ -7,6 +7,7 @@ trials pass."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 from pydantic import BaseModel
 
 from calibrant import domains
+from calibrant.contracts import Transcript
 from calibrant.domains import DomainPack, DomainPackError, RecordSpec, SnapshotSpec
+from calibrant.safety import check_transcript
 from calibrant.safety.generic import (
     Delivery,
     Read,
@@ -29,7 +32,8 @@ from calibrant.safety.generic import (
     stale_writes,
 )
 from calibrant.safety.records import RecordView
-from tests.domains.packs import write_pack
+from tests.conftest import ROOT
+from tests.domains.packs import TRAVEL, write_pack
 from tests.support.domains import installed
 
 WAREHOUSE = """
@@ -358,3 +362,32 @@ def test_a_snapshot_that_does_not_hold_the_records_is_refused(
     with pytest.raises(DomainPackError) as err:
         _pack(snapshot)
     assert str(err.value) == message
+
+
+GENERIC = ("no_cross_tenant_leak", "no_duplicate_payment", "no_stale_overwrite")
+
+
+def _of_domain(domain: str) -> Transcript:
+    data = json.loads(
+        (ROOT / "examples/transcripts/broken-duplicate-after-timeout.json").read_text()
+    )
+    data["domain"] = data["case"]["domain"] = domain
+    return Transcript.model_validate(data)
+
+
+def test_a_domain_whose_records_cannot_be_read_is_a_harness_error(tmp_path: Path) -> None:
+    found = {r.invariant: r for r in check_transcript(_of_domain("nowhere")).results}
+    for name in GENERIC:
+        assert found[name].outcome == "harness_error"
+        assert found[name].message.startswith("no domain pack named 'nowhere' is installed")
+    write_pack(tmp_path, "travel_pack", TRAVEL, "travel = travel_pack:pack")
+    with installed(tmp_path):  # installed, but declaring no snapshot
+        found = {r.invariant: r for r in check_transcript(_of_domain("travel")).results}
+    for name in GENERIC:
+        assert (found[name].outcome, found[name].message) == (
+            "harness_error",
+            "domain pack 'travel' declares no snapshot: its records cannot be read",
+        )
+    # the refund shop's own transcript, read through its pack, is judged
+    found = {r.invariant: r for r in check_transcript(_of_domain("refunds")).results}
+    assert found["no_duplicate_payment"].outcome == "violated"
