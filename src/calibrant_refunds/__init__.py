@@ -26,9 +26,10 @@ from calibrant.contracts.records import (
     Permission,
     PolicyDocument,
     Refund,
+    TenantSnapshot,
     Ticket,
 )
-from calibrant.domains import DomainPack, MoneyField, RecordSpec
+from calibrant.domains import DomainPack, MoneyField, RecordSpec, SnapshotSpec
 
 __all__ = ["pack", "REPO"]
 
@@ -42,6 +43,8 @@ _RECORDS = (
         id_field="customer_id",
         tenant_field="tenant_id",
         protected_fields=("name", "email"),
+        name_fields=("name",),
+        address_fields=("email",),
     ),
     RecordSpec(
         kind="order",
@@ -59,7 +62,7 @@ _RECORDS = (
         id_field="refund_id",
         tenant_field="tenant_id",
         protected_fields=("amount_minor_units",),
-        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        money_fields=(MoneyField("amount_minor_units", currency_of="order_id"),),
         operation_id_fields=("operation_id",),
         key_fields=("order_id",),  # one refund per order
     ),
@@ -76,7 +79,7 @@ _RECORDS = (
         model=Approval,
         id_field="approval_id",
         tenant_field="tenant_id",
-        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        money_fields=(MoneyField("amount_minor_units", currency_of="order_id"),),
         key_fields=("order_id",),
     ),
     RecordSpec(
@@ -97,7 +100,7 @@ _RECORDS = (
         model=AuditEvent,
         id_field="event_id",
         tenant_field="tenant_id",
-        operation_id_fields=("operation_id",),
+        # an audit event records the operation id of the effect it logs; it is no effect itself
     ),
 )
 
@@ -123,4 +126,5 @@ def pack() -> DomainPack:
             "scripted:pays-before-approval",
         ),
         fault_points=FAULT_POINTS,
+        snapshot=SnapshotSpec(TenantSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
     )
