@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +16,15 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-ENV = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(ROOT / "src")}
+# a store of their own: run from the repository's root, the commands would otherwise write
+# calibrant.db there
+_STORE = Path(tempfile.mkdtemp(prefix="calibrant-sandbox-")) / "store.db"
+ENV = {
+    **os.environ,
+    "COLUMNS": "200",
+    "PYTHONPATH": str(ROOT / "src"),
+    "CALIBRANT_DATABASE_URL": f"sqlite:///{_STORE}",
+}
 
 
 @dataclass
