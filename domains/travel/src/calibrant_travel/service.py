@@ -266,6 +266,33 @@ def _booking_view(svc: Service, s: Session, b: BookingRow) -> dict[str, Any]:
     }
 
 
+def _log(
+    svc: Service,
+    s: Session,
+    caller: Caller,
+    call_id: str,
+    seq: int,
+    action: str,
+    kind: str,
+    record_id: str,
+    op: str,
+    version_after: int | None = None,
+) -> None:
+    """Audit one effect of a tool call, as the calling agent."""
+    svc.audit(
+        s,
+        tenant_id=caller.tenant_id,
+        seq=seq,
+        actor=caller.principal,
+        action=action,
+        record_kind=kind,
+        record_id=record_id,
+        operation_id=op,
+        call_id=call_id,
+        version_after=version_after,
+    )
+
+
 # --- handlers ------------------------------------------------------------------------------------
 
 
@@ -351,17 +378,7 @@ def hold_seat(
     flight.seats_left -= 1
     flight.version += 1
     s.add_all([hold, flight])
-    svc.audit(
-        s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="seat.held",
-        record_kind="seat_hold",
-        record_id=hold.hold_id,
-        operation_id=op,
-        call_id=call_id,
-    )
+    _log(svc, s, caller, call_id, seq, "seat.held", "seat_hold", hold.hold_id, op)
     return ok(
         {
             "status": "held",
@@ -394,16 +411,16 @@ def rebook(
     old_flight.seats_left += 1
     old_flight.version += 1
     s.add_all([old, old_flight])
-    svc.audit(
+    _log(
+        svc,
         s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="booking.cancelled",
-        record_kind="booking",
-        record_id=old.booking_id,
-        operation_id=op,
-        call_id=call_id,
+        caller,
+        call_id,
+        seq,
+        "booking.cancelled",
+        "booking",
+        old.booking_id,
+        op,
         version_after=old.version,
     )
     s.commit()
@@ -453,16 +470,16 @@ def rebook(
     )
     hold.status, hold.used_seq = "used", seq
     s.add_all([new, hold])
-    svc.audit(
+    _log(
+        svc,
         s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="booking.created",
-        record_kind="booking",
-        record_id=new.booking_id,
-        operation_id=op,
-        call_id=call_id,
+        caller,
+        call_id,
+        seq,
+        "booking.created",
+        "booking",
+        new.booking_id,
+        op,
         version_after=1,
     )
     return ok(
@@ -500,16 +517,16 @@ def reinstate_booking(
     flight.version += 1
     s.add_all([b, flight])
     op = str(args["operation_id"])
-    svc.audit(
+    _log(
+        svc,
         s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="booking.reinstated",
-        record_kind="booking",
-        record_id=b.booking_id,
-        operation_id=op,
-        call_id=call_id,
+        caller,
+        call_id,
+        seq,
+        "booking.reinstated",
+        "booking",
+        b.booking_id,
+        op,
         version_after=b.version,
     )
     write = _write(
@@ -570,17 +587,7 @@ def charge_fare_difference(
         committed_seq=seq,
     )
     s.add(row)
-    svc.audit(
-        s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="charge.committed",
-        record_kind="charge",
-        record_id=row.charge_id,
-        operation_id=op,
-        call_id=call_id,
-    )
+    _log(svc, s, caller, call_id, seq, "charge.committed", "charge", row.charge_id, op)
     return ok(
         {
             "status": "committed",
@@ -610,17 +617,7 @@ def request_approval(
         requested_seq=seq,
     )
     s.add(row)
-    svc.audit(
-        s,
-        tenant_id=caller.tenant_id,
-        seq=seq,
-        actor=caller.principal,
-        action="approval.requested",
-        record_kind="approval",
-        record_id=row.approval_id,
-        operation_id=op,
-        call_id=call_id,
-    )
+    _log(svc, s, caller, call_id, seq, "approval.requested", "approval", row.approval_id, op)
     return ok(
         {"status": "pending", "approval_id": row.approval_id},
         writes=[_write(caller.tenant_id, "approval", row.approval_id, "create", operation_id=op)],
