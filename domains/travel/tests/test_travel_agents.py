@@ -4,13 +4,14 @@ each faulty agent breaks exactly what it is built to break, and is caught."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from calibrant_travel.agents import AGENTS, correct
 from calibrant_travel.cases import load_cases
 from calibrant_travel.generic import check_generic
-from calibrant_travel.invariants import check_all, meets_contract
+from calibrant_travel.invariants import INVARIANTS, check_all, meets_contract
 from calibrant_travel.trial import TravelTrial, run_trial
 
 CASES = {c.case: c for c in load_cases()}
@@ -109,3 +110,26 @@ def test_a_double_charge_is_reported_with_both_charges(tmp_path: Path) -> None:
     assert problems == ["one charge: 2 charge(s) of 7000 in total, expected 1 of 3500"]
     finding = check_generic(trial)["no_duplicate_effect"]
     assert "charge-BK-A1" in finding.message and "charge-retry-BK-A1" in finding.message
+
+
+def test_the_invariants_no_agent_breaks_still_catch_a_broken_end_state(tmp_path: Path) -> None:
+    """seats_conserved, no_hold_used_after_expiry and charges_within_approval hold for every
+    scripted agent (the service enforces them); an end state that breaks them — a system of
+    record written around the service — is caught."""
+    trial = run_trial(CASES["rebook_correct"], correct, tmp_path)
+    after = trial.tenant()
+    flights = [f.model_copy(update={"seats_left": f.seats_left + 1}) for f in after.flights]
+    late = [h.model_copy(update={"used_at": h.expires_at}) for h in after.holds]
+    policy = [p.model_copy(update={"approval_threshold_minor_units": 100}) for p in after.policies]
+    broken = {
+        "seats_conserved": {"flights": flights},
+        "no_hold_used_after_expiry": {"holds": late},
+        "charges_within_approval": {"policies": policy},
+    }
+    for name, update in broken.items():
+        assert INVARIANTS[name](trial).outcome == "pass"
+        snaps = [
+            t.model_copy(update=update) if t.tenant_id == trial.acting else t for t in trial.after
+        ]
+        finding = INVARIANTS[name](replace(trial, after=snaps))
+        assert finding.outcome == "violated", (name, finding.message)
