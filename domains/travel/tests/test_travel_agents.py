@@ -121,7 +121,7 @@ def test_the_invariants_no_agent_breaks_still_catch_a_broken_end_state(tmp_path:
     flights = [f.model_copy(update={"seats_left": f.seats_left + 1}) for f in after.flights]
     late = [h.model_copy(update={"used_at": h.expires_at}) for h in after.holds]
     policy = [p.model_copy(update={"approval_threshold_minor_units": 100}) for p in after.policies]
-    broken = {
+    broken: dict[str, dict[str, object]] = {
         "seats_conserved": {"flights": flights},
         "no_hold_used_after_expiry": {"holds": late},
         "charges_within_approval": {"policies": policy},
