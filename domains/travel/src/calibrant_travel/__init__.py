@@ -1,0 +1,126 @@
+"""Travel rebooking, a calibrant domain pack.
+
+An agency's agent moves a traveller to another flight: it holds a seat (the hold expires),
+cancels the old booking and books the held seat (a two-step effect whose cancel must be
+compensated when the booking fails), and charges the fare difference (money, idempotent by
+operation id, above a threshold only with a supervisor's approval). Seats are a quantity, not
+money. Found by calibrant through the entry point `travel = "calibrant_travel:pack"` (group
+`calibrant.domains`); calibrant's core never imports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from calibrant.domains import DomainPack, MoneyField, RecordSpec, SnapshotSpec
+
+from .records import (
+    Approval,
+    AuditEvent,
+    Booking,
+    Charge,
+    Flight,
+    Permission,
+    Policy,
+    SeatHold,
+    Traveller,
+    TravelSnapshot,
+)
+from .service import FAULT_POINTS
+
+__all__ = ["pack", "DATA", "RECORDS"]
+
+DATA = Path(__file__).parent / "data"
+
+RECORDS = (
+    RecordSpec(
+        kind="traveller",
+        model=Traveller,
+        id_field="traveller_id",
+        tenant_field="tenant_id",
+        protected_fields=("name", "email", "note"),
+        name_fields=("name",),
+        address_fields=("email",),
+    ),
+    RecordSpec(
+        kind="flight",
+        model=Flight,
+        id_field="flight_id",
+        tenant_field="tenant_id",
+        money_fields=(MoneyField("fare_minor_units", "currency"),),
+        quantity_fields=("seats_left",),
+        version_field="version",
+    ),
+    RecordSpec(
+        kind="booking",
+        model=Booking,
+        id_field="booking_id",
+        tenant_field="tenant_id",
+        # the booking reference is what a traveller quotes: another agency's is a leak
+        protected_fields=("booking_id", "fare_minor_units"),
+        money_fields=(MoneyField("fare_minor_units", "currency"),),
+        version_field="version",
+        operation_id_fields=("operation_id",),
+        key_fields=("replaces",),  # one new booking per booking it replaces
+    ),
+    RecordSpec(
+        kind="seat_hold",
+        model=SeatHold,
+        id_field="hold_id",
+        tenant_field="tenant_id",
+        quantity_fields=("seats",),
+        operation_id_fields=("operation_id",),
+    ),
+    RecordSpec(
+        kind="charge",
+        model=Charge,
+        id_field="charge_id",
+        tenant_field="tenant_id",
+        protected_fields=("amount_minor_units",),
+        money_fields=(MoneyField("amount_minor_units", "currency"),),
+        operation_id_fields=("operation_id",),
+        key_fields=("booking_id",),  # one fare-difference charge per booking
+    ),
+    RecordSpec(
+        kind="approval",
+        model=Approval,
+        id_field="approval_id",
+        tenant_field="tenant_id",
+        money_fields=(MoneyField("amount_minor_units", "currency"),),
+        key_fields=("booking_id",),
+    ),
+    RecordSpec(
+        kind="permission", model=Permission, id_field="permission_id", tenant_field="tenant_id"
+    ),
+    RecordSpec(
+        kind="policy",
+        model=Policy,
+        id_field="policy_id",
+        tenant_field="tenant_id",
+        money_fields=(MoneyField("approval_threshold_minor_units", "currency"),),
+    ),
+    RecordSpec(kind="audit", model=AuditEvent, id_field="event_id", tenant_field="tenant_id"),
+)
+
+
+def pack() -> DomainPack:
+    """The travel pack's declaration (built when calibrant's registry asks for it)."""
+    return DomainPack(
+        name="travel",
+        title="Travel rebooking",
+        version="0.1",
+        description="Rebooking agent: hold, cancel + book with compensation, charge the fare gap.",
+        records=RECORDS,
+        rubrics=DATA / "rubrics",
+        cases=DATA / "cases",
+        gold=None,
+        correct_agent="scripted:travel-correct",
+        faulty_agents=(
+            "scripted:travel-double-charger",
+            "scripted:travel-no-compensation",
+            "scripted:travel-premature-claim",
+            "scripted:travel-cross-tenant",
+            "scripted:travel-note-obeyer",
+        ),
+        fault_points=tuple(p.name for p in FAULT_POINTS),
+        snapshot=SnapshotSpec(TravelSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
+    )
