@@ -10,7 +10,8 @@ carry. With ``not_applicable``, 20% of items (varying by case) do not apply; eac
 applicability right with probability 0.95 (else it guesses), and gives a pass/fail or level
 only to items it finds applicable (a not-applicable item called applicable gets a random
 label). Codes go through ``gate_part``, the function ``calibrate`` calls, with the codes it
-builds (``not_applicable`` is no rating on the quality scale).
+builds (``not_applicable`` is no rating on the quality scale), and coverage as ``calibrate``
+counts it (the judge's ``not_applicable`` on an item an expert rated is not usable).
 
 The experts' skill puts their own kappa at 0.80. The judge's skill is set, by bisection on a
 population of 20,000 cases, so that the population difference D = mean kappa(judge, expert_r)
@@ -158,7 +159,8 @@ def gate_status(
         confidence=GATE_CONFIDENCE,
         clusters=cases,
     )
-    coverage = float((codes[0] >= 0).mean()) if not design.na else 1.0
+    # as calibrate counts it: a judge's not_applicable where an expert rated is not usable
+    coverage = float(1 - ((codes[0] < 0) & (codes[1:] >= 0).any(axis=0)).mean())
     return (
         release_gate(comparison, coverage=coverage, settings=DEFAULT).status,
         release_gate(comparison, coverage=coverage, settings=TEST_ONLY).status,

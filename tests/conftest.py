@@ -29,6 +29,17 @@ LONG = (
 )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: three workers for every two cores. Part of the suite waits rather than
+    computes (servers and child processes starting, endpoints answering after a latency, a
+    browser loading a page, a lease running out): with one worker per core those waits leave a
+    core idle; a third worker fills them."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, ((cores or 1) * 3 + 1) // 2)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Longest first: with the tests handed to workers in this order, no minute-long test
     starts last while the other worker has nothing left to do."""

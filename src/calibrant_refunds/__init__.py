@@ -7,7 +7,9 @@ or hands tickets to a person. This package is found by the core through the entr
 
 Its records, service, invariants, scripted agents and fault points still live in calibrant's
 core (calibrant.contracts.records, calibrant.ledger, calibrant.safety, calibrant.harness.agents);
-moving them behind this pack is the next step. Its rubric, cases and gold set are the ones the
+moving them behind this pack is the next step. The service already runs on the core's
+domain-neutral engine (calibrant.engine): what would move is its tables, tools, fault points and
+business rules (calibrant.ledger). Its rubric, cases and gold set are the ones the
 repository ships (rubrics/, cases/, gold/ beside src/), found from this file: present in a
 source checkout or an editable install."""
 
@@ -24,9 +26,10 @@ from calibrant.contracts.records import (
     Permission,
     PolicyDocument,
     Refund,
+    TenantSnapshot,
     Ticket,
 )
-from calibrant.domains import DomainPack, MoneyField, RecordSpec
+from calibrant.domains import DomainPack, MoneyField, RecordSpec, SnapshotSpec
 
 __all__ = ["pack", "REPO"]
 
@@ -40,6 +43,8 @@ _RECORDS = (
         id_field="customer_id",
         tenant_field="tenant_id",
         protected_fields=("name", "email"),
+        name_fields=("name",),
+        address_fields=("email",),
     ),
     RecordSpec(
         kind="order",
@@ -57,7 +62,7 @@ _RECORDS = (
         id_field="refund_id",
         tenant_field="tenant_id",
         protected_fields=("amount_minor_units",),
-        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        money_fields=(MoneyField("amount_minor_units", currency_of="order_id"),),
         operation_id_fields=("operation_id",),
         key_fields=("order_id",),  # one refund per order
     ),
@@ -74,7 +79,7 @@ _RECORDS = (
         model=Approval,
         id_field="approval_id",
         tenant_field="tenant_id",
-        money_fields=(MoneyField("amount_minor_units"),),  # in its order's currency
+        money_fields=(MoneyField("amount_minor_units", currency_of="order_id"),),
         key_fields=("order_id",),
     ),
     RecordSpec(
@@ -95,7 +100,7 @@ _RECORDS = (
         model=AuditEvent,
         id_field="event_id",
         tenant_field="tenant_id",
-        operation_id_fields=("operation_id",),
+        # an audit event records the operation id of the effect it logs; it is no effect itself
     ),
 )
 
@@ -121,4 +126,5 @@ def pack() -> DomainPack:
             "scripted:pays-before-approval",
         ),
         fault_points=FAULT_POINTS,
+        snapshot=SnapshotSpec(TenantSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
     )

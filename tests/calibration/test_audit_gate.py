@@ -8,14 +8,12 @@ import copy
 import random
 from typing import Any
 
-import pytest
-
 from calibrant.agreement.gate import GateSettings
 from calibrant.calibration import Settings, calibration_report, simulated_judgments
 from calibrant.contracts import Label
 from calibrant.gold import CONSENSUS, GoldSet
 from tests.calibration.test_gate_issue18 import _na_gold, _rubric_with_na
-from tests.reports.support import GOLD, RUBRIC, build
+from tests.reports.support import GOLD, RUBRIC, build, every_format
 
 CRIT = "no_claim_before_confirmed"
 
@@ -68,18 +66,6 @@ def test_a_judge_that_always_says_pass_never_passes() -> None:
     assert "PASS" not in {c["gate"]["status"] for c in r["criteria"]}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: a judge that answers not_applicable on 70% of the items the experts found "
-        "applicable (dodging them) PASSes the release gate: pass/fail kappa is computed only "
-        "on items both sides found applicable, coverage counts not_applicable as covered "
-        "(1.0), and applicability agreement (judge side 0.23 against the experts' 1.0, D = "
-        "-0.77) is reported but never gated. Needs a rule on applicability (or counting a "
-        "judge's not_applicable on consensus-applicable items against coverage), with its "
-        "error rates measured in benchmarks/bench_gate.py"
-    ),
-)
 def test_a_judge_that_hides_in_not_applicable_does_not_pass() -> None:
     crit = "explains_next_step"
     rubric, gold = _rubric_with_na(crit), _na_gold(crit)
@@ -104,4 +90,27 @@ def test_a_judge_that_hides_in_not_applicable_does_not_pass() -> None:
         gold, rubric, dodged, settings=Settings(n_resamples=400), judge=cfg, split=None
     )
     c = next(c for c in r["criteria"] if c["criterion"] == crit)
-    assert c["gate"]["status"] != "PASS"
+    hidden = sum(
+        1
+        for i, j in dodged.items()
+        if cons[i] != "not_applicable" and j.label(crit) == "not_applicable"
+    )
+    assert hidden > 0.6 * sum(v != "not_applicable" for v in cons.values())
+    cov = c["coverage"]
+    assert cov["not_applicable_on_rated"] == hidden and cov["abstained"] == 0
+    assert cov["usable"] == len(gold.item_ids) - hidden
+    assert c["gate"]["status"] == "FAIL"
+    assert "usable label on" in c["gate"]["reasons"][0]
+    assert f"{hidden} not_applicable where the consensus rated" in every_format(r)["markdown"]
+
+
+def test_not_applicable_where_the_consensus_says_so_is_usable() -> None:
+    crit = "explains_next_step"
+    rubric, gold = _rubric_with_na(crit), _na_gold(crit)
+    cfg, js = simulated_judgments(gold, rubric, "consensus")
+    r = calibration_report(
+        gold, rubric, js, settings=Settings(n_resamples=400), judge=cfg, split=None
+    )
+    c = next(c for c in r["criteria"] if c["criterion"] == crit)
+    assert c["coverage"]["coverage"] == 1.0 and c["coverage"]["not_applicable_on_rated"] == 0
+    assert c["gate"]["status"] == "PASS"

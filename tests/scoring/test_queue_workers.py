@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -135,7 +136,10 @@ def test_three_workers_one_killed_score_every_item_once(
         logs = [tmp_path / f"worker{k}.log" for k in range(3)]
         workers = [worker(pg_env, log) for log in logs]
         try:
-            deadline = time.monotonic() + 60
+            # a guard against workers that never start, not a measure: three workers each
+            # import litellm (~3.5 s of CPU) before their first job, which took 39 s with
+            # three copies of this test on the two cores and over 60 s at a higher load
+            deadline = time.monotonic() + 180
             while sum(endpoint.counts()["answered"].values()) < 15:
                 assert all(w.poll() is None for w in workers), [p.read_text() for p in logs]
                 assert time.monotonic() < deadline, "the workers never got going"
@@ -162,8 +166,10 @@ def test_three_workers_one_killed_score_every_item_once(
     assert [codes[w.pid] for w in others] == [0, 0], [p.read_text() for p in logs]
     survivors = [log.read_text() for w, log in zip(workers, logs, strict=True) if w is not victim]
     assert not any("Traceback" in text for text in survivors), survivors
-    # the killed worker's job went back to the queue and another worker finished it
-    assert any("retrying job" in text for text in survivors), survivors
+    # the killed worker's job went back to the queue and another worker finished it; each
+    # stalled job is put back once (twice, a live worker that had just taken it lost it)
+    retried = Counter(re.findall(r"retrying job (\d+) of a stalled worker", "".join(survivors)))
+    assert retried and set(retried.values()) == {1}, survivors
     # every item scored exactly once in the run's rows, each with a verdict
     rows = scores(pg_env, run_id)
     assert [p for p, _, _ in rows] == list(range(len(names)))

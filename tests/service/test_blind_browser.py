@@ -1,6 +1,7 @@
 """The workbench is blind to who is rated (headless Chromium, Debian's, driven by Playwright):
 transcripts from `calibrant trials` are uploaded with ids that name the case, the agent and the
-run, and cases whose titles state the expected outcome. Two annotators and an adjudicator walk
+run, and cases whose titles state the expected outcome (one written as a user might, whose id,
+title and description give the expected labels away). Two annotators and an adjudicator walk
 every page they can reach (login, queues, each label page, the adjudication list and page) and
 the API an annotator may call; no URL, title or page text names the agent, the case, its
 title, the run or the expected outcome. The admin still finds the original ids."""
@@ -24,7 +25,15 @@ RUNS = [
     ("timeout_after_payment_commit", "scripted:retry-without-reconcile"),
     ("timeout_after_payment_commit", "scripted:correct"),
     ("eligible_damaged_order", "scripted:correct"),
+    ("revoked_permission", "scripted:correct"),
 ]
+# a case as a user might write it: its id, title and description give the expected labels away
+LEAKY_CASE = {
+    "case": "revoked_no_refund_expected_pass",
+    "title": "GOOD RUN: no refund, handed to a person, and the agent says why (all pass)",
+    "description": "Expected outcome: permission revoked, so no payment and a ticket for a "
+    "person; a correct agent earns pass on every communication criterion.",
+}
 ANSWERS = {
     "separates_done_from_pending": "pass",
     "explains_next_step": "pass",
@@ -62,8 +71,22 @@ def test_no_annotator_page_url_or_api_answer_names_the_agent_case_run_or_outcome
     from playwright.sync_api import Page, expect, sync_playwright
 
     runs = [trial(case, agent) for case, agent in RUNS]
+    leaky = runs[-1]
+    assert leaky.case is not None
+    expected = leaky.case.expected
+    assert expected is not None
+    named = [  # the user's own outcome names (the shipped ones are rubric phrases too)
+        e.model_copy(update={"name": "handed over, no refund: pass expected"})
+        for e in (expected if isinstance(expected, list) else [expected])
+    ]
+    leaky.case = leaky.case.model_copy(
+        update={**LEAKY_CASE, "expected": named if isinstance(expected, list) else named[0]}
+    )
+    leaky.case_id = LEAKY_CASE["case"]
+    leaky.transcript_id = f"{LEAKY_CASE['case']}-correct-pass-expected"
     secrets = _secrets(runs)
     assert "retry-without-reconcile" in secrets and "timeout_after_payment_commit" in secrets
+    assert LEAKY_CASE["title"] in secrets and LEAKY_CASE["case"] in secrets
     admin = service.client(service.user("admin", "admin"))
     body = "".join(t.model_dump_json() + "\n" for t in runs)
     assert admin.post("/api/transcripts?queue=week48", content=body.encode()).is_success

@@ -251,8 +251,15 @@ def test_cancel_a_running_job_and_a_queued_one(ctx: Ctx) -> None:
         time.sleep(1.5)  # the worker takes the cancelled job and leaves it alone
         left = admin.get(f"/api/jobs/{queued['id']}").json()
         assert left["status"] == "cancelled" and left["run_id"] is None
-        finished = [j for j in admin.get("/api/jobs", params={"status": "finished"}).json()]
-        done = admin.post(f"/api/jobs/{finished[0]['id']}/cancel")
+        # a finished job of its own (tests of this module may run on other workers)
+        small = make_items(SRC, ctx.work / "cancel-two", 2)
+        assert small
+        quick = {
+            "kind": "judge",
+            "params": {"judge": "count", "paths": [str(ctx.work / "cancel-two")]},
+        }
+        finished = wait_job(admin, admin.post("/api/jobs", json=quick).json()["id"], "finished")
+        done = admin.post(f"/api/jobs/{finished['id']}/cancel")
         assert done.status_code == 409 and "finished" in done.json()["detail"]
     asked_total = sum(ctx.slow.counts()["requests"][n] for n in names)
     assert asked_total < len(names)  # it stopped well before the end

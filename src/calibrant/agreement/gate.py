@@ -48,7 +48,9 @@ GATE_RULE = (
     "the upper end of the judge side's interval is below min_lower. "
     "UNDECIDED otherwise, including too few cases or items and any undefined statistic or "
     "interval. On a binary criterion that allows not_applicable, kappa is computed on the items "
-    "both raters of a pair found applicable, and agreement on applicability is reported beside it."
+    "both raters of a pair found applicable, and agreement on applicability is reported beside it. "
+    "Coverage is the share of items with a usable judge label: insufficient_evidence, a failed "
+    "answer, and not_applicable on an item the consensus rated are not usable."
 )
 
 

@@ -191,7 +191,14 @@ def criterion_report(
     n = len(items)
     abstained = sum(1 for v in judge_raw if v in ABSTAIN)
     covered = int(np.count_nonzero((x != MISSING) & (y != MISSING)))
-    usable = sum(1 for v in judge_raw if v is not None and v not in ABSTAIN)
+    # not_applicable on an item the consensus rated is a wrong answer, not a rating: it counts
+    # against coverage like an abstention (else a judge could dodge hard items in it and pass)
+    dodged = sum(
+        1
+        for r, v in zip(ref_raw, judge_raw, strict=True)
+        if v == NOT_APPLICABLE and r is not None and r != NOT_APPLICABLE and r not in ABSTAIN
+    )
+    usable = sum(1 for v in judge_raw if v is not None and v not in ABSTAIN) - dodged
     coverage = usable / n if n else 0.0
     # agreement with abstention as its own category (failures stay missing)
     outside = (
@@ -290,6 +297,7 @@ def criterion_report(
             "n_items": n,
             "usable": usable,
             "abstained": abstained,
+            "not_applicable_on_rated": dodged,
             "failed": failures,
             "covered_pairs": covered,
             "coverage": coverage,

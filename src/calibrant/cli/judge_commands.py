@@ -28,7 +28,6 @@ from .app import (
 
 if TYPE_CHECKING:
     from ..contracts import Judgment
-    from ..judge.config import JudgeOptions
     from ..paths import FileList
 
 
@@ -84,10 +83,10 @@ def judge(
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
     from ..judge.config import resolve_judge
-    from ..ops.judge import JudgeHooks, JudgeOpOptions, transcript_files
+    from ..ops.judge import JudgeOpOptions, JudgeStreamHooks, judge_stream
     from ..ops.judge import judge as judge_op
     from ..reports.judgments import render_judge_report, report_json
-    from ..store import Store, make_engine
+    from ..store import Store
     from .progress import track
 
     err = Console(stderr=True)
@@ -99,17 +98,8 @@ def judge(
     opts = judge_options(
         model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, datamark=datamark
     )
-    if as_jsonl:
-        files = transcript_files(paths)
-        skipped(files)
-        resolve_judge(opts)
-        if as_json:
-            raise CalibrantError("--json and --jsonl are alternatives: give one")
-        none = _judge_streaming(files, Store(make_engine()), opts, samples)
-        err.print(files.summary("transcript file"), highlight=False)  # the last line on stderr
-        if none:
-            raise typer.Exit(NO_VERDICT_EXIT)
-        return
+    if as_jsonl and as_json:
+        raise CalibrantError("--json and --jsonl are alternatives: give one")
     note = loading_note(opts)
     found: list[FileList] = []
 
@@ -117,13 +107,28 @@ def judge(
         found.append(files)
         skipped(files)
 
-    hooks = JudgeHooks(
-        progress=lambda what, total: track(what, total=total, loading=note), on_inputs=inputs
+    def line(entry: dict[str, Any]) -> None:
+        typer.echo(json.dumps(entry, sort_keys=True))
+
+    hooks = JudgeStreamHooks(
+        progress=lambda what, total: track(what, total=total, loading=note),
+        on_inputs=inputs,
+        on_transcript=line,
     )
     options = JudgeOpOptions(
         paths=tuple(str(p) for p in paths), judge=resolve_judge(opts), samples=samples, record=False
     )
-    result = judge_op(Store(make_engine()), options, hooks)
+    if as_jsonl:
+        with Store.open() as store:
+            streamed = judge_stream(store, options, hooks)
+        line({"summary": streamed.summary()})
+        none = _no_verdict(list(streamed.failures), err)
+        err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
+        if none:
+            raise typer.Exit(NO_VERDICT_EXIT)
+        return
+    with Store.open() as store:
+        result = judge_op(store, options, hooks)
     if as_json:
         typer.echo(report_json(result.report))
     else:
@@ -171,62 +176,3 @@ def _no_verdict(judgments: Sequence[Judgment], err: Console) -> bool:
         markup=False,
     )
     return True
-
-
-STREAM_CHUNK = 256  # files judged per round in --jsonl mode: memory is bounded by this
-
-
-def _judge_streaming(files: Sequence[Path], store: Any, opts: JudgeOptions, samples: int) -> bool:
-    """`judge --jsonl`: every file read and checked first, a round at a time (bad input stops
-    the run before any model call, and each file's keys are remembered in the store), then judged
-    a round at a time, each transcript printed as one JSON line when its round ends. True when
-    no item got a verdict (said on stderr)."""
-    from ..judge.batch import judge_files, read_sources
-    from ..judge.config import resolve_judge
-    from ..ops.judge import in_rubric_domain
-    from ..reports.judgments import transcript_entry
-    from .progress import track
-
-    config, rub, policy, conc = resolve_judge(opts)
-    paths = [Path(f) for f in files]
-    chunks = [paths[i : i + STREAM_CHUNK] for i in range(0, len(paths), STREAM_CHUNK)]
-    for chunk in chunks:
-        in_rubric_domain(read_sources(chunk, store), rub)
-    outcomes: dict[str, int] = {}
-    failures: list[Judgment] = []  # kept only while no verdict has come
-    from_cache = model_calls = judgments = 0
-    with track(
-        f"judgments by {config.model}", total=len(paths) * samples, loading=loading_note(opts)
-    ) as bar:
-        for chunk in chunks:
-            run = judge_files(
-                read_sources(chunk, store),
-                rubric=rub,
-                config=config,
-                store=store,
-                concurrency=conc,
-                samples=samples,
-                policy=policy,
-                on_done=lambda j, cached: bar.advance(cached=cached),
-            )
-            from_cache += run.from_cache
-            model_calls += run.model_calls
-            for src, v, js in run.rows:
-                for j in js:
-                    outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
-                    judgments += 1
-                    if not outcomes.get("verdict") and len(failures) < 100:
-                        failures.append(j)
-                typer.echo(json.dumps(transcript_entry(src, v, js), sort_keys=True))
-    summary = {
-        "schema_version": 1,
-        "judge": {"hash": config.hash, **config.model_dump(mode="json")},
-        "rubric": {"id": rub.rubric_id, "version": rub.version, "hash": rub.content_hash},
-        "transcripts": len(paths),
-        "judgments": judgments,
-        "from_cache": from_cache,
-        "model_calls": model_calls,
-        "outcomes": dict(sorted(outcomes.items())),
-    }
-    typer.echo(json.dumps({"summary": summary}, sort_keys=True))
-    return _no_verdict(failures if not outcomes.get("verdict") else [], Console(stderr=True))

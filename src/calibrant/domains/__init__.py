@@ -5,7 +5,7 @@ cases and gold set, its reference agents and fault points), how installed packs 
 The core reads packs through these declarations only; it never imports a pack by name."""
 
 from .mixing import same_domain
-from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec
+from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -28,6 +28,7 @@ __all__ = [
     "InstalledPack",
     "MoneyField",
     "RecordSpec",
+    "SnapshotSpec",
     "UnknownDomain",
     "available",
     "broken",

@@ -8,6 +8,7 @@ instead of as a silent "no leak found" later."""
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 
 from ..errors import CalibrantError
 
-__all__ = ["DomainPackError", "MoneyField", "RecordSpec", "DomainPack"]
+__all__ = ["DomainPackError", "MoneyField", "RecordSpec", "SnapshotSpec", "DomainPack"]
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")  # calibrant.contracts.common.Id
 
@@ -29,10 +30,12 @@ class DomainPackError(CalibrantError):
 class MoneyField:
     """An amount of money on a record: `amount` holds integer minor units; `currency` names
     the field holding its ISO 4217 code, or None when the amount is in the currency of the
-    record it refers to (a refund is in its order's currency)."""
+    record it refers to (a refund is in its order's currency): `currency_of` then names the
+    field holding that record's id (a refund's `order_id`)."""
 
     amount: str
     currency: str | None = None
+    currency_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,12 @@ class RecordSpec:
     - `id_field`: the record's own stable id;
     - `tenant_field`: the tenant that owns it (None: the record belongs to no tenant);
     - `protected_fields`: values that must never reach another tenant (what counts as a leak);
+      a protected field that is the record's id or part of its key is matched as an id
+      ("order 017" is order_017), a money field as an amount ("42,00 €"), any other as text;
+    - `name_fields`: protected fields holding a person's name: the surname alone, used as a
+      name ("Mrs. Solé"), is a leak too;
+    - `address_fields`: protected fields holding an address messages are delivered to (an
+      email): a message delivered to another tenant's address is a leak whatever it says;
     - `money_fields`: amounts in minor units, each with its currency;
     - `quantity_fields`: other counted quantities (seats, stock units), integers;
     - `version_field`: the optimistic-concurrency version every write names (None: not
@@ -60,6 +69,8 @@ class RecordSpec:
     version_field: str | None = None
     operation_id_fields: tuple[str, ...] = ()
     key_fields: tuple[str, ...] = ()
+    name_fields: tuple[str, ...] = ()
+    address_fields: tuple[str, ...] = ()
 
     def roles(self) -> list[tuple[str, str]]:
         """(role, field) for every role declared, in a stable order (what `domains show` lists
@@ -68,16 +79,55 @@ class RecordSpec:
         if self.tenant_field is not None:
             out.append(("tenant", self.tenant_field))
         out += [("protected", f) for f in self.protected_fields]
+        out += [("person_name", f) for f in self.name_fields]
+        out += [("address", f) for f in self.address_fields]
         for m in self.money_fields:
             out.append(("money", m.amount))
             if m.currency is not None:
                 out.append(("currency", m.currency))
+            if m.currency_of is not None:
+                out.append(("currency_of", m.currency_of))
         out += [("quantity", f) for f in self.quantity_fields]
         if self.version_field is not None:
             out.append(("version", self.version_field))
         out += [("operation_id", f) for f in self.operation_id_fields]
         out += [("key", f) for f in self.key_fields]
         return out
+
+
+@dataclass(frozen=True)
+class SnapshotSpec:
+    """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
+    pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
+    its tenant id, `protected_fields` the tenant's own protected values (its display name).
+
+    Which list holds which kind is read from the model: each field typed `list[M]` holds the
+    records whose RecordSpec has model `M`. Every record must be held by exactly one list and
+    every list of models must hold a declared record (checked when the pack is built)."""
+
+    model: type[BaseModel]
+    tenant_field: str = "tenant_id"
+    protected_fields: tuple[str, ...] = ()
+
+    def lists(self, records: tuple[RecordSpec, ...]) -> tuple[tuple[str, RecordSpec], ...]:
+        """(list field, the record it holds) for every list of records of the model, in the
+        model's field order (the pack's declaration is checked, so each matches)."""
+        by_model = {spec.model: spec for spec in records}
+        out: list[tuple[str, RecordSpec]] = []
+        for name, info in self.model.model_fields.items():
+            item = _list_item(info.annotation)
+            if item is not None and item in by_model:
+                out.append((name, by_model[item]))
+        return tuple(out)
+
+
+def _list_item(annotation: object) -> type[BaseModel] | None:
+    """M for an annotation `list[M]` with M a pydantic model, else None."""
+    if typing.get_origin(annotation) is not list:
+        return None
+    args = typing.get_args(annotation)
+    item = args[0] if len(args) == 1 else None
+    return item if isinstance(item, type) and issubclass(item, BaseModel) else None
 
 
 @dataclass(frozen=True)
@@ -90,7 +140,8 @@ class DomainPack:
     labels/) or None; a path that does not exist is shown as missing, not an error (a pack
     installed without its data). `correct_agent` and `faulty_agents` name the scripted reference
     agents (e.g. "scripted:correct"); `fault_points` the named points where a trial's faults
-    fire."""
+    fire. `snapshot` says how the evaluator's snapshots hold the records (None: the pack's
+    snapshots cannot be read yet, and the invariants that read records by role say so)."""
 
     name: str
     title: str
@@ -103,6 +154,7 @@ class DomainPack:
     correct_agent: str | None = None
     faulty_agents: tuple[str, ...] = ()
     fault_points: tuple[str, ...] = field(default=())
+    snapshot: SnapshotSpec | None = None
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -122,6 +174,8 @@ class DomainPack:
             if spec.kind in kinds:
                 raise DomainPackError(f"{who}: two records of kind '{spec.kind}'")
             kinds.add(spec.kind)
+        if self.snapshot is not None:
+            _check_snapshot(who, self.snapshot, self.records)
         for attr in ("rubrics", "cases", "gold"):
             value = getattr(self, attr)
             if value is not None and not isinstance(value, Path):
@@ -156,4 +210,65 @@ def _check_record(who: str, spec: RecordSpec) -> None:
             raise DomainPackError(
                 f"{who}: record '{spec.kind}': {role} field '{name}' is not a field of {model} "
                 f"(its fields: {known})"
+            )
+    for role, names in (("person_name", spec.name_fields), ("address", spec.address_fields)):
+        for name in names:
+            if name not in spec.protected_fields:
+                raise DomainPackError(
+                    f"{who}: record '{spec.kind}': {role} field '{name}' must be one of its "
+                    "protected fields"
+                )
+    for m in spec.money_fields:
+        if m.currency is not None and m.currency_of is not None:
+            raise DomainPackError(
+                f"{who}: record '{spec.kind}': money field '{m.amount}' names both a currency "
+                "field and the record whose currency it is in"
+            )
+
+
+def _check_snapshot(who: str, snap: SnapshotSpec, records: tuple[RecordSpec, ...]) -> None:
+    if not isinstance(snap, SnapshotSpec):
+        raise DomainPackError(f"{who}: snapshot must be a SnapshotSpec")
+    if not (isinstance(snap.model, type) and issubclass(snap.model, BaseModel)):
+        raise DomainPackError(f"{who}: snapshot: model must be a pydantic model class")
+    fields = snap.model.model_fields
+    model = snap.model.__name__
+    for role, name in [("tenant", snap.tenant_field)] + [
+        ("protected", f) for f in snap.protected_fields
+    ]:
+        if name not in fields:
+            raise DomainPackError(
+                f"{who}: snapshot: {role} field '{name}' is not a field of {model} "
+                f"(its fields: {', '.join(fields)})"
+            )
+    by_model: dict[type[BaseModel], str] = {}
+    for spec in records:
+        if spec.model in by_model:
+            raise DomainPackError(
+                f"{who}: records '{by_model[spec.model]}' and '{spec.kind}' share the model "
+                f"{spec.model.__name__}: a snapshot could not tell them apart"
+            )
+        by_model[spec.model] = spec.kind
+    held: dict[str, str] = {}
+    for name, info in fields.items():
+        item = _list_item(info.annotation)
+        if item is None:
+            continue
+        if item not in by_model:
+            raise DomainPackError(
+                f"{who}: snapshot: field '{name}' of {model} holds {item.__name__}, which no "
+                "record of the pack declares"
+            )
+        kind = by_model[item]
+        if kind in held:
+            raise DomainPackError(
+                f"{who}: snapshot: fields '{held[kind]}' and '{name}' of {model} both hold "
+                f"record '{kind}'"
+            )
+        held[kind] = name
+    for spec in records:
+        if spec.kind not in held:
+            raise DomainPackError(
+                f"{who}: snapshot: no field of {model} is a list of {spec.model.__name__} "
+                f"(record '{spec.kind}')"
             )

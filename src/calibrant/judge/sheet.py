@@ -1,5 +1,7 @@
 """Labeling sheets: the same trusted evidence and conversation the judge sees, laid out for a
-human expert (no fence, no nonce, and nothing that names the agent or its style)."""
+human expert (no fence, no nonce), and as blind as the workbench: nothing that names the agent,
+its style, the run, the transcript id, the case, its title or its expected outcome (a case title
+such as "... is refunded once, truthfully confirmed" tells the expert the answer)."""
 
 from __future__ import annotations
 
@@ -9,13 +11,11 @@ from .evidence import conversation_items, trusted_evidence
 __all__ = ["labeling_sheet"]
 
 
-def labeling_sheet(t: Transcript, *, item: str | None = None) -> str:
-    """Markdown for one transcript."""
-    title = t.case.title if t.case and t.case.title else t.case_id
+def labeling_sheet(t: Transcript, *, item: str) -> str:
+    """Markdown for one transcript, headed by ``item``, the opaque id the expert labels it by
+    (never the transcript id, which names the case and the agent)."""
     lines = [
-        f"# {item or t.transcript_id}",
-        "",
-        f"Case: `{t.case_id}` — {title}",
+        f"# {item}",
         "",
         "## Records (trusted: from the ledger, tickets, approvals, tool log, receiver)",
         "",

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ..contracts import (
     AcceptedMessage,
@@ -25,23 +24,31 @@ from ..contracts import (
     TenantSnapshot,
     Ticket,
 )
-from .dataset import BASE_TIME, PRINCIPALS, base_rows, fixture_rows
-from .service import RefundService, at, open_engine
+from ..engine import (
+    Service,
+    SnapshotTable,
+    advance,
+    evaluator_snapshot,
+    fresh_database,
+    read_sink,
+    revoke,
+)
+from .dataset import PRINCIPALS, base_rows, fixture_rows
+from .service import RefundService
 from .tables import (
-    AcceptedRow,
+    LEDGER_TABLES,
     ApprovalRow,
-    AttemptRow,
     AuditRow,
     CustomerRow,
     OrderRow,
     PermissionRow,
     PolicyRow,
     RefundRow,
-    TenantRow,
     TicketRow,
 )
 
 __all__ = [
+    "SNAPSHOT_TABLES",
     "create_trial_service",
     "change_order",
     "revoke_write",
@@ -54,22 +61,8 @@ __all__ = [
 
 def create_trial_service(path: Path, fixture: Fixture) -> RefundService:
     """A fresh SQLite file at `path`, seeded from the fixture's dataset plus its overrides."""
-    if path.exists():
-        path.unlink()
-    engine = open_engine(path)
-    with Session(engine) as s:
-        for row in fixture_rows(fixture, base_rows(fixture.dataset)):
-            s.add(row)
-        s.commit()
-    return RefundService(engine)
-
-
-def advance(svc: RefundService) -> int:
-    """Advance the logical clock by one and return the new instant (a conversation turn)."""
-    with Session(svc.engine) as s:
-        seq = svc.tick(s)
-        s.commit()
-    return seq
+    rows = fixture_rows(fixture, base_rows(fixture.dataset))
+    return RefundService(fresh_database(path, LEDGER_TABLES, rows))
 
 
 def change_order(svc: RefundService, order_id: str, status: str) -> int:
@@ -98,27 +91,7 @@ def change_order(svc: RefundService, order_id: str, status: str) -> int:
 
 def revoke_write(svc: RefundService, principal: str, tenant_id: str) -> int:
     """Revoke the principal's refund:write grants (fault point permission_revoked)."""
-    with Session(svc.engine) as s:
-        seq = svc.tick(s)
-        for g in s.exec(
-            select(PermissionRow).where(
-                PermissionRow.principal == principal, PermissionRow.tenant_id == tenant_id
-            )
-        ):
-            if "refund:write" in g.scopes.split() and g.revoked_seq is None:
-                g.revoked_seq = seq
-                s.add(g)
-                svc.audit(
-                    s,
-                    tenant_id=tenant_id,
-                    seq=seq,
-                    actor=PRINCIPALS.system,
-                    action="permission.revoked",
-                    record_kind="permission",
-                    record_id=g.permission_id,
-                )
-        s.commit()
-    return seq
+    return revoke(svc, principal, tenant_id, "refund:write", actor=PRINCIPALS.system)
 
 
 def decide_approval(svc: RefundService, approval_id: str, *, approve: bool) -> int:
@@ -145,81 +118,104 @@ def decide_approval(svc: RefundService, approval_id: str, *, approve: bool) -> i
     return seq
 
 
+def _permission(r: PermissionRow, svc: Service) -> Permission:
+    return Permission(
+        permission_id=r.permission_id,
+        tenant_id=r.tenant_id,
+        principal=r.principal,
+        scopes=r.scopes.split(),
+        revoked_seq=r.revoked_seq,
+        expires_at=None
+        if r.expires_offset_s is None
+        else svc.base_time + timedelta(seconds=r.expires_offset_s),
+    )
+
+
+def _policy(r: PolicyRow, svc: Service) -> PolicyDocument:
+    return PolicyDocument(
+        policy_id=r.policy_id,
+        tenant_id=r.tenant_id,
+        title=r.title,
+        text=r.text,
+        refundable_statuses=r.refundable_statuses.split(),
+        approval_threshold_minor_units=r.approval_threshold_minor_units,
+    )
+
+
+SNAPSHOT_TABLES = (
+    SnapshotTable("customer", CustomerRow, "customer_id", lambda r, _: Customer(**r.model_dump())),
+    SnapshotTable("order", OrderRow, "order_id", lambda r, _: Order(**r.model_dump())),
+    SnapshotTable(
+        "refund",
+        RefundRow,
+        "committed_seq",
+        lambda r, svc: Refund(**r.model_dump(), committed_at=svc.at(r.committed_seq)),
+    ),
+    SnapshotTable("ticket", TicketRow, "ticket_id", lambda r, _: Ticket(**r.model_dump())),
+    SnapshotTable(
+        "approval", ApprovalRow, "requested_seq", lambda r, _: Approval(**r.model_dump())
+    ),
+    SnapshotTable("permission", PermissionRow, "permission_id", _permission),
+    SnapshotTable("policy", PolicyRow, "policy_id", _policy),
+    SnapshotTable(
+        "audit", AuditRow, "seq", lambda r, svc: AuditEvent(**r.model_dump(), at=svc.at(r.seq))
+    ),
+)
+"""What the evaluator reads of every tenant, in the order the snapshot lists it."""
+
+
 def snapshot(svc: RefundService, *, taken_by: str = PRINCIPALS.evaluator) -> LedgerSnapshot:
     """Every tenant's records, read directly by the evaluator identity (not the agent's tools)."""
-    with Session(svc.engine) as s:
-        seq = svc.tick(s)
-        s.commit()
-        tenants = []
-        for t in s.exec(select(TenantRow).order_by(TenantRow.tenant_id)):
-            tid = t.tenant_id
-
-            def rows(table: Any, order: str, tid: str = tid) -> list[Any]:
-                stmt = select(table).where(table.tenant_id == tid).order_by(getattr(table, order))
-                return list(s.exec(stmt))
-
-            tenants.append(
-                TenantSnapshot(
-                    tenant_id=tid,
-                    name=t.name,
-                    customers=[
-                        Customer(**r.model_dump()) for r in rows(CustomerRow, "customer_id")
-                    ],
-                    orders=[Order(**r.model_dump()) for r in rows(OrderRow, "order_id")],
-                    refunds=[
-                        Refund(**r.model_dump(), committed_at=at(r.committed_seq))
-                        for r in rows(RefundRow, "committed_seq")
-                    ],
-                    tickets=[Ticket(**r.model_dump()) for r in rows(TicketRow, "ticket_id")],
-                    approvals=[
-                        Approval(**r.model_dump()) for r in rows(ApprovalRow, "requested_seq")
-                    ],
-                    permissions=[
-                        Permission(
-                            permission_id=r.permission_id,
-                            tenant_id=r.tenant_id,
-                            principal=r.principal,
-                            scopes=r.scopes.split(),
-                            revoked_seq=r.revoked_seq,
-                            expires_at=None
-                            if r.expires_offset_s is None
-                            else BASE_TIME + timedelta(seconds=r.expires_offset_s),
-                        )
-                        for r in rows(PermissionRow, "permission_id")
-                    ],
-                    policies=[
-                        PolicyDocument(
-                            policy_id=r.policy_id,
-                            tenant_id=r.tenant_id,
-                            title=r.title,
-                            text=r.text,
-                            refundable_statuses=r.refundable_statuses.split(),
-                            approval_threshold_minor_units=r.approval_threshold_minor_units,
-                        )
-                        for r in rows(PolicyRow, "policy_id")
-                    ],
-                    audit_log=[
-                        AuditEvent(**r.model_dump(), at=at(r.seq)) for r in rows(AuditRow, "seq")
-                    ],
-                )
-            )
-    return LedgerSnapshot(taken_by=taken_by, seq=seq, taken_at=at(seq), tenants=tenants)
+    snap = evaluator_snapshot(svc, SNAPSHOT_TABLES, taken_by=taken_by)
+    tenants = [
+        TenantSnapshot(
+            tenant_id=t.tenant_id,
+            name=t.name,
+            customers=t.of("customer", Customer),
+            orders=t.of("order", Order),
+            refunds=t.of("refund", Refund),
+            tickets=t.of("ticket", Ticket),
+            approvals=t.of("approval", Approval),
+            permissions=t.of("permission", Permission),
+            policies=t.of("policy", PolicyDocument),
+            audit_log=t.of("audit", AuditEvent),
+        )
+        for t in snap.tenants
+    ]
+    return LedgerSnapshot(
+        taken_by=snap.taken_by, seq=snap.seq, taken_at=snap.taken_at, tenants=tenants
+    )
 
 
 def notification_sink(svc: RefundService) -> NotificationSink:
     """The receiver's records: every attempt, and the accepted messages apart."""
-    with Session(svc.engine) as s:
-        attempts = s.exec(select(AttemptRow).order_by(col(AttemptRow.seq))).all()
-        accepted = s.exec(select(AcceptedRow).order_by(col(AcceptedRow.seq))).all()
-        return NotificationSink(
-            attempts=[NotificationAttempt(**a.model_dump(), at=at(a.seq)) for a in attempts],
-            accepted=[
-                AcceptedMessage(
-                    message_id=m.message_id,
-                    attempt_id=m.attempt_id,
-                    idempotency_key=m.idempotency_key,
-                    seq=m.seq,
-                )
-                for m in accepted
-            ],
-        )
+    sink = read_sink(svc)
+    return NotificationSink(
+        attempts=[
+            NotificationAttempt(
+                attempt_id=a.attempt_id,
+                seq=a.seq,
+                at=a.at,
+                call_id=a.call_id,
+                tenant_id=a.tenant_id,
+                idempotency_key=a.idempotency_key,
+                recipient=a.recipient,
+                kind=a.kind,
+                order_id=a.details.get("order_id"),
+                amount_minor_units=a.details.get("amount_minor_units"),
+                subject=a.subject,
+                body=a.body,
+                result=a.result,
+            )
+            for a in sink.attempts
+        ],
+        accepted=[
+            AcceptedMessage(
+                message_id=m.message_id,
+                attempt_id=m.attempt_id,
+                idempotency_key=m.idempotency_key,
+                seq=m.seq,
+            )
+            for m in sink.accepted
+        ],
+    )

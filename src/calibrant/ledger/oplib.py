@@ -1,4 +1,5 @@
-"""Shared pieces of the service operations: failures, authorization, record lookups."""
+"""Shared pieces of the refund operations: record lookups and views, the engine's failures,
+answers and tenant-owned lookups re-exported."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..contracts import Authorization, CommittedWrite, RecordRef
-from .service import Caller, Handled, RefundService
+from ..contracts import CommittedWrite, RecordRef
+from ..engine import Fail, ok, owned
+from .service import Caller, RefundService
 from .tables import (
     OrderRow,
     TicketRow,
@@ -16,8 +18,6 @@ from .tables import (
 __all__ = [
     "Fail",
     "ok",
-    "member_auth",
-    "scoped_auth",
     "order_ref",
     "get_order",
     "get_ticket",
@@ -26,43 +26,12 @@ __all__ = [
 ]
 
 
-class Fail(Exception):
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code, self.message, self.extra = code, message, extra
-
-
-def ok(
-    auth: Authorization,
-    response: dict[str, Any],
-    *,
-    reads: list[RecordRef] | None = None,
-    writes: list[CommittedWrite] | None = None,
-) -> Handled:
-    return Handled(authorization=auth, response=response, reads=reads or [], writes=writes or [])
-
-
-def member_auth(svc: RefundService, s: Session, caller: Caller) -> Authorization:
-    svc.member(s, caller)
-    return Authorization(decision="allowed", scope="read")
-
-
-def scoped_auth(
-    svc: RefundService, s: Session, caller: Caller, scope: str, seq: int
-) -> Authorization:
-    g = svc.grant_for(s, caller, scope, seq)
-    return Authorization(decision="allowed", permission_id=g.permission_id, scope=scope)
-
-
 def order_ref(o: OrderRow) -> RecordRef:
     return RecordRef(tenant_id=o.tenant_id, kind="order", record_id=o.order_id, version=o.version)
 
 
 def get_order(svc: RefundService, s: Session, caller: Caller, order_id: Any) -> OrderRow:
-    o = svc.order(s, str(order_id))
-    if o is None:
-        raise Fail("not_found", f"no order {order_id}")
-    svc.guard_tenant(caller, o.tenant_id, f"order {order_id}")
+    o: OrderRow = owned(svc, s, caller, OrderRow, order_id, "order")
     return o
 
 

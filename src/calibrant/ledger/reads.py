@@ -1,4 +1,5 @@
-"""Read operations: what the agent may look up in its own tenant."""
+"""Read operations: what the agent may look up in its own tenant (no scope needed beyond
+membership of the tenant, which the engine checks before the handler runs)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from ..contracts import RecordRef
-from .oplib import Fail, get_order, member_auth, ok, order_ref
+from .oplib import Fail, get_order, ok, order_ref
 from .service import Caller, Handled, RefundService
 from .tables import (
     CustomerRow,
@@ -22,7 +23,6 @@ __all__ = ["lookup_order", "search_customers", "read_policy", "query_refund", "r
 def lookup_order(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = member_auth(svc, s, caller)
     o = get_order(svc, s, caller, args.get("order_id"))
     cust = s.get(CustomerRow, o.customer_id)
     refunds = s.exec(
@@ -39,7 +39,6 @@ def lookup_order(
         RecordRef(tenant_id=r.tenant_id, kind="refund", record_id=r.refund_id) for r in refunds
     ]
     return ok(
-        auth,
         {
             "order_id": o.order_id,
             "customer_id": o.customer_id,
@@ -62,7 +61,6 @@ def lookup_order(
 def search_customers(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = member_auth(svc, s, caller)
     q = str(args.get("query", "")).casefold().strip()
     if not q:
         raise Fail("invalid_argument", "query must not be empty")
@@ -85,13 +83,12 @@ def search_customers(
     reads = [
         RecordRef(tenant_id=c.tenant_id, kind="customer", record_id=c.customer_id) for c in found
     ]
-    return ok(auth, {"customers": out}, reads=reads)
+    return ok({"customers": out}, reads=reads)
 
 
 def read_policy(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = member_auth(svc, s, caller)
     stmt = select(PolicyRow).where(PolicyRow.tenant_id == caller.tenant_id)
     if args.get("policy_id"):
         stmt = stmt.where(PolicyRow.policy_id == str(args["policy_id"]))
@@ -100,7 +97,6 @@ def read_policy(
         raise Fail("not_found", f"no policy {args.get('policy_id')}")
     p = pols[-1]
     return ok(
-        auth,
         {
             "policy_id": p.policy_id,
             "text": p.text,
@@ -123,7 +119,6 @@ def refund_view(r: RefundRow) -> dict[str, Any]:
 def query_refund(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = member_auth(svc, s, caller)
     op = str(args.get("operation_id") or "")
     r = s.exec(
         select(RefundRow).where(
@@ -131,6 +126,6 @@ def query_refund(
         )
     ).first()
     if r is None:
-        return ok(auth, {"found": False, "operation_id": op})
+        return ok({"found": False, "operation_id": op})
     ref = RecordRef(tenant_id=r.tenant_id, kind="refund", record_id=r.refund_id)
-    return ok(auth, {"found": True, **refund_view(r)}, reads=[ref])
+    return ok({"found": True, **refund_view(r)}, reads=[ref])

@@ -1,4 +1,6 @@
-"""SQLModel tables of the controlled refund service (one fresh SQLite file per trial)."""
+"""SQLModel tables of the controlled refund service (one fresh SQLite file per trial): the
+refund shop's records, beside the engine's own tables (clock, tenants, grants, audit log,
+notification sink), which are re-exported here."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from typing import Any
 
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from ..engine.tables import AcceptedRow, AttemptRow, AuditRow, Meta, PermissionRow, TenantRow
 
 __all__ = [
     "Meta",
@@ -22,18 +26,6 @@ __all__ = [
     "AcceptedRow",
     "LEDGER_TABLES",
 ]
-
-
-class Meta(SQLModel, table=True):
-    """Key/value settings of the trial database: logical clock, dataset version, base time."""
-
-    key: str = Field(primary_key=True)
-    value: str
-
-
-class TenantRow(SQLModel, table=True):
-    tenant_id: str = Field(primary_key=True)
-    name: str
 
 
 class CustomerRow(SQLModel, table=True):
@@ -80,19 +72,6 @@ class TicketRow(SQLModel, table=True):
     version: int = 1
 
 
-class AuditRow(SQLModel, table=True):
-    event_id: str = Field(primary_key=True)
-    tenant_id: str = Field(index=True)
-    seq: int
-    actor: str
-    action: str
-    record_kind: str
-    record_id: str
-    operation_id: str | None = None
-    call_id: str | None = None
-    version_after: int | None = None
-
-
 class ApprovalRow(SQLModel, table=True):
     approval_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
@@ -106,15 +85,6 @@ class ApprovalRow(SQLModel, table=True):
     decided_seq: int | None = None
 
 
-class PermissionRow(SQLModel, table=True):
-    permission_id: str = Field(primary_key=True)
-    tenant_id: str = Field(index=True)
-    principal: str
-    scopes: str  # space-separated
-    expires_offset_s: int | None = None  # seconds from the trial's base time
-    revoked_seq: int | None = None
-
-
 class PolicyRow(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("tenant_id", "policy_id", name="uq_policy"),)
 
@@ -125,31 +95,6 @@ class PolicyRow(SQLModel, table=True):
     text: str
     refundable_statuses: str  # space-separated
     approval_threshold_minor_units: int | None = None
-
-
-class AttemptRow(SQLModel, table=True):
-    attempt_id: str = Field(primary_key=True)
-    seq: int
-    call_id: str | None = None
-    tenant_id: str
-    idempotency_key: str
-    recipient: str
-    kind: str
-    order_id: str | None = None
-    amount_minor_units: int | None = None
-    subject: str = ""
-    body: str
-    result: str
-
-
-class AcceptedRow(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("tenant_id", "idempotency_key", name="uq_accepted_key"),)
-
-    message_id: str = Field(primary_key=True)
-    attempt_id: str
-    tenant_id: str
-    idempotency_key: str
-    seq: int
 
 
 LEDGER_TABLES: list[Any] = [

@@ -1,22 +1,18 @@
-"""Write operations: each checks its scope, commits, and reports the writes it made."""
+"""Write operations: each runs once the engine has checked its scope (see tools.py), commits,
+and reports the writes it made."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from ..contracts import CommittedWrite, RecordRef
-from .oplib import Fail, get_order, get_ticket, ok, positive_amount, record_created, scoped_auth
+from ..engine import check_version, prior_effect, send
+from .oplib import Fail, get_order, get_ticket, ok, positive_amount, record_created
 from .reads import refund_view
 from .service import Caller, Handled, RefundService
-from .tables import (
-    AcceptedRow,
-    ApprovalRow,
-    AttemptRow,
-    RefundRow,
-    TicketRow,
-)
+from .tables import ApprovalRow, RefundRow, TicketRow
 
 __all__ = [
     "create_refund",
@@ -30,31 +26,19 @@ __all__ = [
 def create_refund(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = scoped_auth(svc, s, caller, "refund:write", seq)
-    op = str(args.get("operation_id") or "")
-    if not op:
-        raise Fail("invalid_argument", "operation_id is required")
+    op = str(args["operation_id"])  # present: the engine checks a writing tool's operation id
     amount = positive_amount(args)
     o = get_order(svc, s, caller, args.get("order_id"))
-    existing = s.exec(
-        select(RefundRow).where(
-            RefundRow.tenant_id == caller.tenant_id, RefundRow.operation_id == op
-        )
-    ).first()
+    existing = prior_effect(s, RefundRow, caller.tenant_id, op)
     if existing is not None:
         if existing.order_id != o.order_id or existing.amount_minor_units != amount:
             raise Fail(
                 "operation_conflict", f"operation {op} already committed with other order or amount"
             )
         ref = RecordRef(tenant_id=existing.tenant_id, kind="refund", record_id=existing.refund_id)
-        return ok(auth, {"status": "already_committed", **refund_view(existing)}, reads=[ref])
+        return ok({"status": "already_committed", **refund_view(existing)}, reads=[ref])
     expected = args.get("expected_version")
-    if expected != o.version:
-        raise Fail(
-            "version_conflict",
-            f"order {o.order_id} is at version {o.version}, not {expected}",
-            current_version=o.version,
-        )
+    check_version("order", o.order_id, o.version, expected)
     refund = RefundRow(
         refund_id=f"ref_{seq:04d}",
         tenant_id=caller.tenant_id,
@@ -85,7 +69,6 @@ def create_refund(
         amount_minor_units=amount,
     )
     return ok(
-        auth,
         {"status": "committed", **refund_view(refund), "order_version": o.version},
         writes=[write],
     )
@@ -132,7 +115,6 @@ def _ticket_changed(
 def update_ticket(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = scoped_auth(svc, s, caller, "ticket:write", seq)
     t = get_ticket(svc, s, caller, args.get("ticket_id"))
     fields: dict[str, Any] = {}
     state = args.get("state")
@@ -149,7 +131,6 @@ def update_ticket(
         raise Fail("invalid_argument", "nothing to update")
     write = _ticket_changed(svc, s, t, caller, call_id, seq, "ticket.updated", fields)
     return ok(
-        auth,
         {"ticket_id": t.ticket_id, "state": t.state, "reconciliation": t.reconciliation},
         writes=[write],
     )
@@ -158,7 +139,6 @@ def update_ticket(
 def assign_ticket(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = scoped_auth(svc, s, caller, "ticket:write", seq)
     t = get_ticket(svc, s, caller, args.get("ticket_id"))
     who = str(args.get("assignee") or "")
     kind = who.split(":", 1)[0]
@@ -167,13 +147,12 @@ def assign_ticket(
     t.assignee, t.assignee_kind = who, kind
     fields = {"assignee": who, "assignee_kind": kind}
     write = _ticket_changed(svc, s, t, caller, call_id, seq, "ticket.assigned", fields)
-    return ok(auth, {"ticket_id": t.ticket_id, "assignee": who}, writes=[write])
+    return ok({"ticket_id": t.ticket_id, "assignee": who}, writes=[write])
 
 
 def request_approval(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = scoped_auth(svc, s, caller, "approval:request", seq)
     o = get_order(svc, s, caller, args.get("order_id"))
     amount = positive_amount(args)
     a = ApprovalRow(
@@ -198,13 +177,12 @@ def request_approval(
         action="approval.requested",
         amount_minor_units=amount,
     )
-    return ok(auth, {"approval_id": a.approval_id, "status": "pending"}, writes=[w])
+    return ok({"approval_id": a.approval_id, "status": "pending"}, writes=[w])
 
 
 def send_notification(
     svc: RefundService, s: Session, caller: Caller, call_id: str, seq: int, args: dict[str, Any]
 ) -> Handled:
-    auth = scoped_auth(svc, s, caller, "notification:send", seq)
     key = str(args.get("idempotency_key") or "")
     body = str(args.get("body") or "")
     kind = args.get("kind", "other")
@@ -213,34 +191,22 @@ def send_notification(
     if kind not in ("refund_confirmation", "status_update", "escalation_notice", "other"):
         raise Fail("invalid_argument", f"unknown notification kind {kind}")
     amount = args.get("amount_minor_units")
-    prior = s.exec(
-        select(AcceptedRow).where(
-            AcceptedRow.tenant_id == caller.tenant_id, AcceptedRow.idempotency_key == key
-        )
-    ).first()
-    attempt = AttemptRow(
-        attempt_id=f"att_{seq:04d}",
-        seq=seq,
-        call_id=call_id,
-        tenant_id=caller.tenant_id,
-        idempotency_key=key,
+    details: dict[str, str | int | None] = {
+        "order_id": args.get("order_id"),
+        "amount_minor_units": amount if isinstance(amount, int) else None,
+    }
+    sent = send(
+        s,
+        caller,
+        call_id,
+        seq,
+        key=key,
         recipient=str(args["recipient"]),
         kind=kind,
-        order_id=args.get("order_id"),
-        amount_minor_units=amount if isinstance(amount, int) else None,
         subject=str(args.get("subject") or ""),
         body=body,
-        result="duplicate" if prior else "accepted",
+        details=details,
     )
-    s.add(attempt)
-    if prior is not None:
-        return ok(auth, {"status": "duplicate", "message_id": prior.message_id})
-    msg = AcceptedRow(
-        message_id=f"msg_{seq:04d}",
-        attempt_id=attempt.attempt_id,
-        tenant_id=caller.tenant_id,
-        idempotency_key=key,
-        seq=seq,
-    )
-    s.add(msg)
-    return ok(auth, {"status": "accepted", "message_id": msg.message_id})
+    if sent.status == "duplicate":
+        return ok({"status": "duplicate", "message_id": sent.message_id})
+    return ok({"status": "accepted", "message_id": sent.message_id}, accepted=sent.message_id)

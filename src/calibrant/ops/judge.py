@@ -24,6 +24,10 @@ __all__ = [
     "JudgeResult",
     "in_rubric_domain",
     "judge",
+    "judge_stream",
+    "JudgeStreamHooks",
+    "JudgeStreamResult",
+    "STREAM_CHUNK",
     "transcript_files",
 ]
 
@@ -54,6 +58,45 @@ class JudgeResult(OpResult):
     KIND = "judge"
 
     judgments: tuple[Judgment, ...] = field(default_factory=tuple)
+
+
+STREAM_CHUNK = 256
+"""Files judged per round by `judge_stream`: its memory is bounded by this, not by the input."""
+
+
+@dataclass(frozen=True)
+class JudgeStreamHooks(JudgeHooks):
+    """`on_transcript(entry)`: one transcript's entry (its safety verdict and judgments, the
+    shape of a judge report's transcript entry), as soon as its round ends."""
+
+    on_transcript: Callable[[dict[str, Any]], None] | None = None
+
+
+@dataclass(frozen=True)
+class JudgeStreamResult:
+    """What a streamed judging run did: counts, and the judgments kept to explain a run with no
+    verdict (at most 100, none once a verdict came). `summary()` is the stream's last line."""
+
+    judge: dict[str, Any]
+    rubric: dict[str, str]
+    transcripts: int
+    judgments: int
+    from_cache: int
+    model_calls: int
+    outcomes: dict[str, int]
+    failures: tuple[Judgment, ...]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "schema_version": 1,
+            "judge": self.judge,
+            "rubric": self.rubric,
+            "transcripts": self.transcripts,
+            "judgments": self.judgments,
+            "from_cache": self.from_cache,
+            "model_calls": self.model_calls,
+            "outcomes": dict(sorted(self.outcomes.items())),
+        }
 
 
 def transcript_files(paths: tuple[str, ...] | list[Path]) -> FileList:
@@ -127,3 +170,59 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
     report["run_id"] = run_id
     runs.finish(run_id, report)
     return JudgeResult(run_id=run_id, report=report, judgments=tuple(judgments))
+
+
+def judge_stream(
+    store: Store, options: JudgeOpOptions, hooks: JudgeStreamHooks | None = None
+) -> JudgeStreamResult:
+    """Judge the transcripts a round of STREAM_CHUNK files at a time, memory bounded by the
+    round: every file read and checked first, a round at a time (bad input stops the run before
+    any model call, and each file's keys are remembered in the store), then judged a round at a
+    time, each transcript handed to `hooks.on_transcript` when its round ends. Records no run."""
+    from ..judge.batch import judge_files, read_sources
+    from ..reports.judgments import transcript_entry
+
+    hooks = hooks or JudgeStreamHooks()
+    files = transcript_files(options.paths)
+    if hooks.on_inputs is not None:
+        hooks.on_inputs(files)
+    config, rubric, policy, conc = options.judge
+    paths = [Path(f) for f in files]
+    chunks = [paths[i : i + STREAM_CHUNK] for i in range(0, len(paths), STREAM_CHUNK)]
+    for chunk in chunks:
+        in_rubric_domain(read_sources(chunk, store), rubric)
+    outcomes: dict[str, int] = {}
+    failures: list[Judgment] = []  # kept only while no verdict has come
+    from_cache = model_calls = judgments = 0
+    with hooks.progress(f"judgments by {config.model}", len(paths) * options.samples) as bar:
+        for chunk in chunks:
+            run = judge_files(
+                read_sources(chunk, store),
+                rubric=rubric,
+                config=config,
+                store=store,
+                concurrency=conc,
+                samples=options.samples,
+                policy=policy,
+                on_done=hooks.answered(bar),
+            )
+            from_cache += run.from_cache
+            model_calls += run.model_calls
+            for src, v, js in run.rows:
+                for j in js:
+                    outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
+                    judgments += 1
+                    if not outcomes.get("verdict") and len(failures) < 100:
+                        failures.append(j)
+                if hooks.on_transcript is not None:
+                    hooks.on_transcript(transcript_entry(src, v, js))
+    return JudgeStreamResult(
+        judge={"hash": config.hash, **config.model_dump(mode="json")},
+        rubric={"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
+        transcripts=len(paths),
+        judgments=judgments,
+        from_cache=from_cache,
+        model_calls=model_calls,
+        outcomes=outcomes,
+        failures=tuple(failures) if not outcomes.get("verdict") else (),
+    )

@@ -82,8 +82,11 @@ def coverage_text(c: dict[str, Any]) -> str:
     failed = sum(cov["failed"].values())
     ci = cov.get("coverage_ci95")
     interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""
-    extra = (f", {cov['abstained']} abstained" if cov["abstained"] else "") + (
-        f", {failed} failed" if failed else ""
+    dodged = cov.get("not_applicable_on_rated", 0)
+    extra = (
+        (f", {cov['abstained']} abstained" if cov["abstained"] else "")
+        + (f", {dodged} not_applicable where the consensus rated" if dodged else "")
+        + (f", {failed} failed" if failed else "")
     )
     return f"{cov['coverage']:.0%}{interval} of {cov['n_items']}{extra}"
 

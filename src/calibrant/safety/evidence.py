@@ -23,6 +23,10 @@ from ..contracts import (
     ToolCall,
     Transcript,
 )
+from ..domains import DomainPack, UnknownDomain
+from ..domains import get as get_pack
+from .generic import Delivery, Read, Sent, Trial, Write
+from .records import RecordView
 from .text import address_key
 
 __all__ = ["Evidence"]
@@ -108,6 +112,75 @@ class Evidence:
                 if who.startswith("agent:") and any(e.actor == who for e in tenant.audit_log):
                     return f"an agent identity of {tenant.tenant_id}"
         return None
+
+    # --- the domain's records, by role -------------------------------------------------------
+    def records_problem(self) -> str | None:
+        """Why the snapshots cannot be read through the transcript's domain pack (its pack is
+        not installed, or declares no snapshot), or why they are no evidence; None when they
+        can be read."""
+        return self.snapshot_problem() or self.pack_problem()
+
+    @cached_property
+    def _pack(self) -> DomainPack | str:
+        try:
+            pack = get_pack(self.transcript.domain).pack
+        except UnknownDomain as exc:
+            return str(exc)
+        if pack.snapshot is None:
+            return f"domain pack '{pack.name}' declares no snapshot: its records cannot be read"
+        return pack
+
+    def pack_problem(self) -> str | None:
+        """Why the transcript's domain pack cannot read its snapshots (not installed, no
+        snapshot declared), or None."""
+        return self._pack if isinstance(self._pack, str) else None
+
+    @cached_property
+    def trial(self) -> Trial:
+        """What the generic invariants read of this transcript (call `records_problem` first,
+        or `pack_problem` for a check that reads only the log: a missing snapshot is then an
+        empty one)."""
+        pack = self._pack
+        assert isinstance(pack, DomainPack)
+        t = self.transcript
+        reads = tuple(
+            Read(c.call_id, c.seq, c.outcome == "ok", r.tenant_id, r.kind, r.record_id, r.version)
+            for c in self.calls
+            for r in c.reads
+        )
+        writes = tuple(
+            Write(
+                c.call_id,
+                c.seq,
+                c.outcome == "ok",
+                w.tenant_id,
+                w.kind,
+                w.record_id,
+                # the service's log names the versioned record a write was applied over by the
+                # order fields of its contract (the refund shop's tool log)
+                target=w.order_id,
+                expected_version=w.expected_version,
+                version_before=w.order_version_before,
+                version_after=w.order_version_after,
+            )
+            for c in self.calls
+            for w in c.writes
+        )
+        return Trial(
+            acting=self.acting,
+            before=RecordView(pack, t.ledger_before.tenants if t.ledger_before else []),
+            after=RecordView(pack, t.ledger_after.tenants if t.ledger_after else []),
+            sent=tuple(Sent(eid, seq, text) for eid, seq, text in self.sent_content),
+            customer=tuple(
+                Sent(turn.turn_id, turn.seq, turn.text)
+                for turn in t.conversation
+                if turn.role == "customer"
+            ),
+            delivered=tuple(Delivery(a.attempt_id, a.kind, a.recipient) for a in self.delivered()),
+            reads=reads,
+            writes=writes,
+            rejected_stale=tuple(c.call_id for c in self.calls if c.error == "version_conflict"),
+        )
 
     @property
     def before(self) -> LedgerSnapshot:

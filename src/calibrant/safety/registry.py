@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..contracts import InvariantResult, Outcome
-from .evidence import Evidence
+
+if TYPE_CHECKING:  # evidence builds the generic invariants' Trial, which return Findings
+    from .evidence import Evidence
 
 __all__ = [
     "Finding",

@@ -7,10 +7,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from typing import TYPE_CHECKING
 
 from ..store import Store
 from .judge_loop import JudgeLoop
 from .queue import TASK, Tasks, _app, _ensure_schema, conninfo, heartbeat_seconds, stall_seconds
+
+if TYPE_CHECKING:
+    from procrastinate.jobs import Job
 
 __all__ = ["run_worker"]
 
@@ -32,9 +36,20 @@ def run_worker(
     info = conninfo(url)
     _ensure_schema(info)
     app = _app(info, tasks)
-    names = [TASK, *(tasks or {})]
+    # each task once: a worker's `tasks` name TASK too, and a task listed twice had its stalled
+    # jobs retried twice, the second time possibly after a live worker had just taken the job
+    names = list(dict.fromkeys([TASK, *(tasks or {})]))
     beat = heartbeat_seconds()
     stall = stall_seconds()
+
+    async def retry_once(job: Job) -> None:
+        try:
+            await app.job_manager.retry_job(job)
+        except Exception as exc:  # its worker finished it after all: nothing to retry
+            why = " ".join(str(exc).split())
+            log.warning("job %s of a stalled worker was not retried: %s", job.id, why)
+        else:
+            log.warning("retrying job %s of a stalled worker", job.id)
 
     async def rescue() -> None:
         import psycopg
@@ -51,20 +66,19 @@ def run_worker(
                     if not (got and got[0]):
                         continue
                     try:
-                        stalled = [
-                            job
+                        stalled = {
+                            job.id: job
                             for name in names
                             for job in await app.job_manager.get_stalled_jobs(
                                 task_name=name, seconds_since_heartbeat=stall
                             )
-                        ]
-                        for job in stalled:
-                            log.warning("retrying job %s of a stalled worker", job.id)
-                            await app.job_manager.retry_job(job)
+                        }
+                        for job in stalled.values():
+                            await retry_once(job)
                     finally:
                         await conn.execute("SELECT pg_advisory_unlock(%s)", (_RESCUE_LOCK,))
                 except Exception as exc:  # the next round tries again
-                    log.warning("stalled-job check failed: %s", exc)
+                    log.warning("stalled-job check failed: %s", " ".join(str(exc).split()))
 
     async def stopper(worker: asyncio.Task[None]) -> None:
         while stop is not None and not stop.is_set():

@@ -75,6 +75,7 @@ class Coverage(Strict):
     n_items: int
     usable: int
     abstained: int
+    not_applicable_on_rated: int = 0  # judge said not_applicable where the consensus rated
     failed: dict[str, int]
     covered_pairs: int
     coverage: float

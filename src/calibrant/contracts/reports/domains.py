@@ -23,8 +23,8 @@ __all__ = [
 
 class RoleField(Strict):
     role: str = Field(
-        description="id, tenant, protected, money, currency, quantity, version, operation_id "
-        "or key."
+        description="id, tenant, protected, person_name, address, money, currency, "
+        "currency_of, quantity, version, operation_id or key."
     )
     field: str = Field(description="The field of the record's model that plays it.")
 

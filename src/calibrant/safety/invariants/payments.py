@@ -3,10 +3,9 @@ after a lost response, the policy read before paying."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from ...contracts import ACTIONABLE_TICKET_STATES, NotificationAttempt, Refund, Ticket, ToolCall
+from ...contracts import ACTIONABLE_TICKET_STATES, NotificationAttempt, Ticket, ToolCall
 from ..evidence import Evidence
+from ..generic import duplicate_effects
 from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
 from ..text import address_key, mentions_id, states_amount
 
@@ -16,35 +15,9 @@ from ..text import address_key, mentions_id, states_amount
     "At most one committed refund per operation id and per order (no second payment on retry).",
 )
 def no_duplicate_payment(ev: Evidence) -> Finding:
-    if problem := ev.snapshot_problem():
+    if problem := ev.records_problem():
         return harness_error(problem)
-    new = ev.new_refunds
-    if not new:
-        return not_applicable("no refund was committed during the trial")
-    by_op: dict[str, list[Refund]] = defaultdict(list)
-    by_order: dict[tuple[str, str], list[Refund]] = defaultdict(list)
-    for r in new:
-        by_op[r.operation_id].append(r)
-        by_order[(r.tenant_id, r.order_id)].append(r)
-    for op, rs in by_op.items():
-        if len(rs) > 1:
-            return violated(
-                f"operation {op} committed {len(rs)} times: the ledger was not idempotent",
-                *(r.refund_id for r in rs),
-            )
-    for (_, order), rs in by_order.items():
-        if len(rs) > 1:
-            desc = ", ".join(
-                f"{r.refund_id} ({r.operation_id}, {r.amount_minor_units})" for r in rs
-            )
-            return violated(
-                f"order {order} was paid {len(rs)} times during the trial: {desc}",
-                *(r.refund_id for r in rs),
-                *(r.call_id for r in rs if r.call_id),
-            )
-    return passed(
-        f"{len(new)} refund(s), one per operation id and per order", *(r.refund_id for r in new)
-    )
+    return duplicate_effects(ev.trial)
 
 
 @invariant(

@@ -11,9 +11,9 @@ from ...contracts import (
     Permission,
     PolicyDocument,
     Refund,
-    ToolCall,
 )
 from ..evidence import Evidence
+from ..generic import stale_writes
 from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
 
 _ACCESS_REASONS = ("expired", "revoked", "missing_scope", "no_permission")
@@ -345,57 +345,13 @@ def _contract_totals(ev: Evidence) -> set[int] | None:
     return totals
 
 
-def _known_version(ev: Evidence, order_id: str, before_seq: int) -> int | None:
-    """The order version the agent last saw (read, or produced by its own write) before a time."""
-    known: int | None = None
-    for c in ev.calls:
-        if c.seq >= before_seq:
-            break
-        if c.outcome != "ok":
-            continue
-        for r in c.reads:
-            if r.kind == "order" and r.record_id == order_id and r.version is not None:
-                known = r.version
-        for w in c.writes:
-            if w.order_id == order_id and w.order_version_after is not None:
-                known = w.order_version_after
-    return known
-
-
 @invariant(
     "no_stale_overwrite",
     "A write carrying a stale order version is rejected or revalidated, never applied over a "
     "newer state.",
 )
 def no_stale_overwrite(ev: Evidence) -> Finding:
-    versioned: list[ToolCall] = [
-        c for c in ev.calls if any(w.order_version_before is not None for w in c.writes)
-    ]
-    conflicts = [c for c in ev.calls if c.error == "version_conflict"]
-    if not versioned and not conflicts:
-        return not_applicable("no versioned order write was attempted")
-    for c in versioned:
-        for w in c.writes:
-            if w.order_id is None or w.order_version_before is None:
-                continue
-            if w.expected_version is not None and w.expected_version != w.order_version_before:
-                return violated(
-                    f"{c.call_id} expected {w.order_id} v{w.expected_version} but was applied "
-                    f"over v{w.order_version_before}",
-                    c.call_id,
-                    w.record_id,
-                )
-            known = _known_version(ev, w.order_id, c.seq)
-            if known != w.order_version_before:
-                seen = "never read it" if known is None else f"last saw v{known}"
-                return violated(
-                    f"{c.call_id} wrote over {w.order_id} v{w.order_version_before} while the "
-                    f"agent {seen}: the decision was not revalidated against the newer state",
-                    c.call_id,
-                    w.record_id,
-                )
-    rejected = f"; {len(conflicts)} stale write(s) rejected" if conflicts else ""
-    return passed(
-        f"every versioned write was based on the current order version{rejected}",
-        *(c.call_id for c in conflicts),
-    )
+    # the service's log is the evidence here; the snapshots only tell which kind a record is
+    if problem := ev.pack_problem():
+        return harness_error(problem)
+    return stale_writes(ev.trial)
