@@ -167,7 +167,12 @@ class StoreWriter:
                 # the slots just freed start their next calls before the items just claimed
                 # build their prompts (a loop pass: the answers' tasks free their slots, whose
                 # waiters are then queued ahead of the claims' tasks)
-                await asyncio.sleep(0)
+                try:
+                    await asyncio.sleep(0)
+                except asyncio.CancelledError:
+                    for _, fut in claims:
+                        fut.cancel()
+                    raise
             for key, fut in claims:
                 if not fut.done():
                     fut.set_result(got[key])
