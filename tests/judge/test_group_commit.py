@@ -5,6 +5,7 @@ counts requests per item."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Sequence
@@ -14,9 +15,11 @@ from typing import Any
 from calibrant.contracts import Judgment
 from calibrant.files import load_transcript
 from calibrant.judge.config import JudgeOptions, resolve_judge
+from calibrant.judge.groupcommit import StoreWriter
 from calibrant.judge.runner import JudgeRun, judge_transcripts
 from calibrant.store import Store, make_engine
 from tests.conftest import ROOT
+from tests.store.test_claims_and_migration import CFG, judgment
 from tests.support.counting_endpoint import CountingEndpoint, make_items
 
 SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
@@ -30,11 +33,18 @@ class HeldStore(Store):
         self.go = threading.Event()
         self.groups: list[int] = []  # answers per transaction, in order
 
-    def finish_many(self, judgments: Sequence[Judgment], owner: str) -> None:
+    def finish_and_claim(
+        self,
+        judge_hash: str,
+        judgments: Sequence[Judgment],
+        keys: Sequence[tuple[str, int]],
+        owner: str,
+        lease_s: float,
+    ) -> dict[tuple[str, int], Judgment | bool]:
         if judgments:
             assert self.go.wait(120)
             self.groups.append(len(judgments))
-        super().finish_many(judgments, owner)
+        return super().finish_and_claim(judge_hash, judgments, keys, owner, lease_s)
 
 
 def _requests(endpoint: CountingEndpoint) -> int:
@@ -80,3 +90,35 @@ def test_a_slot_is_reused_only_once_its_answer_is_committed(tmp_path: Path) -> N
     # the three answers that waited for the held commit went in at most two transactions
     assert sum(store.groups[:2]) >= 3, store.groups
     assert sum(store.groups) == 12
+
+
+def test_an_answer_waits_for_the_calls_started_with_it_and_no_longer(tmp_path: Path) -> None:
+    """Three calls of one wave land 40 ms apart: one transaction. A call of the next wave that
+    lands long after its wave-mate (beyond a tenth of its latency here) is not waited for."""
+    store = HeldStore(f"sqlite:///{tmp_path / 'store.db'}")
+    store.go.set()
+    owner = "elsewhere:1:me"
+
+    async def scenario() -> StoreWriter:
+        writer = StoreWriter(store, CFG.hash, owner, 60, linger_s=0.2, linger_share=0.1, group=10)
+        keys = [(f"sha256:{k}", 0) for k in "abcde"]
+        assert await asyncio.gather(*(writer.claim(*key) for key in keys)) == [True] * 5
+
+        async def call(name: str, wave: int, after_s: float) -> None:
+            await asyncio.sleep(after_s)
+            writer.landed(wave)
+            j = judgment(f"sha256:{name}").model_copy(update={"latency_ms": 1000.0})
+            await writer.finish(j, wave)
+
+        first = [writer.launch() for _ in range(3)]
+        landing = [call(n, w, 0.04 * i) for i, (n, w) in enumerate(zip("abc", first, strict=True))]
+        await asyncio.gather(*landing)
+        second = [writer.launch() for _ in range(2)]
+        assert second == [1, 1]  # started after the first wave's commit: the next wave
+        await asyncio.gather(call("d", 1, 0.0), call("e", 1, 0.5))
+        await writer.close()
+        return writer
+
+    writer = asyncio.run(scenario())
+    assert store.groups == [3, 1, 1]  # the first wave together; the straggler not waited for
+    assert writer.wave == 3 and store.count() == 5 and store.claims() == []

@@ -1,6 +1,6 @@
-"""Claims and answers in batches (`Store.claim_many`, `Store.finish_many`, what group commit
-uses), on a real SQLite file and a real PostgreSQL server: each key of a batch gets what
-`claim` alone would give it."""
+"""Claims and answers in batches (`Store.claim_many`, `Store.finish_many`,
+`Store.finish_and_claim`: what group commit uses), on a real SQLite file and a real PostgreSQL
+server: each key of a batch gets what `claim` alone would give it."""
 
 from __future__ import annotations
 
@@ -78,3 +78,30 @@ def test_a_batch_of_answers_is_stored_and_drops_only_its_owners_claims(
     assert [(c[0], c[3]) for c in store.claims()] == [("sha256:c", other)]
     store.finish_many([], me)
     assert store.count() == 3
+
+
+def test_answers_and_the_next_claims_go_in_one_transaction_on_sqlite(
+    url: str,  # noqa: F811
+) -> None:
+    from sqlalchemy import event
+
+    store = Store(make_engine(url))
+    me = "elsewhere:1:me"
+    store.claim_many(CFG.hash, [("sha256:a", 0), ("sha256:b", 0)], me, 60)
+    commits: list[int] = []
+    event.listen(store.engine, "commit", lambda _conn: commits.append(1))
+    got = store.finish_and_claim(
+        CFG.hash,
+        [judgment("sha256:a"), judgment("sha256:b")],
+        [("sha256:c", 0), ("sha256:a", 0)],  # a: answered in this very group
+        me,
+        60,
+    )
+    assert got[("sha256:c", 0)] is True
+    answered = got[("sha256:a", 0)]
+    assert isinstance(answered, Judgment) and answered.transcript_hash == "sha256:a"
+    assert store.count() == 2
+    assert [(c[0], c[3]) for c in store.claims()] == [("sha256:c", me)]
+    # one lock serializes SQLite's writers: one transaction; PostgreSQL locks rows, and one
+    # transaction dropping a claim then taking another could deadlock with another process
+    assert len(commits) == (1 if store.engine.dialect.name == "sqlite" else 2)

@@ -5,11 +5,12 @@ Crash safety: each answer is committed to the store before its concurrency slot 
 killed process loses only the calls in flight. Concurrency across processes: before asking the
 model, a process claims the item in the store (an atomic upsert with a lease it renews while it
 works); an item another live process holds is waited for, then read from the cache. A claim
-whose lease ran out, or whose owner on this host has ended, is taken over. Claims and answers
-are written in groups, one transaction for all that arrived since the last one (`groupcommit`);
-a process holds at most 2 x concurrency claims: the items being asked, and as many next ones,
-read and prompted ahead. SIGTERM drains like Ctrl-C: calls in flight are cancelled, answers
-already received are kept, claims are released."""
+whose lease ran out, or whose owner on this host has ended, is taken over. Answers are written
+in groups (the calls that started together, `groupcommit`), with the next claims in the same
+transaction; a process holds at most 3 x concurrency claims: the items being asked, as many
+next ones, read and prompted ahead, and as many queued to be claimed along with the next
+answers. SIGTERM drains like Ctrl-C: calls in flight are cancelled, answers already received
+are kept, claims are released."""
 
 from __future__ import annotations
 
@@ -42,9 +43,15 @@ __all__ = [
 ]
 
 POLL_S = 0.2  # how often an item held by another process is looked at again
-# how long at most an answer waits for the answers arriving right after it, to share their
-# commit (it waits only while they keep coming, each within 2 ms of the last)
-LINGER_S = 0.02
+# how long at most an answer waits for the other calls of its wave, to share their commit: a
+# twentieth of its call's latency, 0.2 s at most (it waits only while some are in flight, and
+# until a group of a third of the concurrency is queued)
+LINGER_SHARE = 0.05
+LINGER_S = 0.2
+# claims held at most, per slot: the call in flight, the next item's (claimed, its prompt built)
+# and one queued to be claimed along with the next answers (so claims need no transaction of
+# their own while answers keep coming)
+AHEAD = 3
 P = TypeVar("P")
 Loader = Callable[[], Transcript]
 
@@ -199,7 +206,8 @@ class _Asker:
             raise ValueError("the judge configuration names another rubric")
         self.run, self.rubric, self.config, self.store = run, rubric, config, store
         self.gate = asyncio.Semaphore(max(1, concurrency))
-        self.ahead = asyncio.Semaphore(2 * max(1, concurrency))  # claimed: asking or next
+        # claimed: asking, or next (prompt built), or queued to be claimed with the next answers
+        self.ahead = asyncio.Semaphore(AHEAD * max(1, concurrency))
         self.rng = random.Random(seed)
         self.policy = policy
         self.on_done = on_done
@@ -209,16 +217,16 @@ class _Asker:
         self.lease_s = claim_lease_seconds()
         c = max(1, concurrency)
         self.waiting = 0  # items claimed, prompt built, waiting for a slot
-        self.asking = 0  # calls in flight
         self.writer = StoreWriter(
             store,
             self.judge_hash,
             self.owner,
             self.lease_s,
-            claim_batch=max(1, c // 2),
+            claim_batch=c,
             hungry=lambda: self.waiting < max(1, c // 4),
             linger_s=LINGER_S,
-            in_flight=lambda: self.asking,
+            linger_share=LINGER_SHARE,
+            group=max(1, c // 3),
         )
         self.run_terminated: list[bool] = []
 
@@ -259,7 +267,7 @@ class _Asker:
                         self.waiting -= 1
                         self.writer.poke()  # fewer items wait: claim the next ones if due
                     try:
-                        self.asking += 1
+                        wave = self.writer.launch()
                         try:
                             j = await ask(
                                 call,
@@ -270,11 +278,11 @@ class _Asker:
                                 rng=self.rng,
                             )
                         finally:
-                            self.asking -= 1
+                            self.writer.landed(wave)
                         self.run.model_calls += j.attempts
                         # committed before the slot is reused (the writer finishes the commit
                         # even if this task is cancelled meanwhile)
-                        await self.writer.finish(j)
+                        await self.writer.finish(j, wave)
                     finally:
                         self.gate.release()
                     if self.on_done:

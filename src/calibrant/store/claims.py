@@ -1,11 +1,11 @@
 """Claims (leases) in the store: which process is asking the model about an item right now.
 
 A process claims an item before asking (an atomic upsert with a lease it renews while it works),
-and stores the answer and drops the claim in one transaction. Both come in batches: a run claims
-every item that got a slot since its last claim in one transaction, and stores every answer that
-arrived since its last commit in one transaction (see `calibrant.judge.groupcommit`). Rows are
-always written in key order, so two processes batching overlapping items on PostgreSQL take
-their row locks in the same order and never deadlock."""
+and stores the answer and drops the claim in one transaction. Both come in batches: a run stores
+every answer that arrived since its last commit, and claims the items queued since, in one
+transaction on SQLite (two on PostgreSQL, see `finish_and_claim`; `calibrant.judge.groupcommit`
+makes the batches). Rows are always written in key order, so two processes batching overlapping
+items on PostgreSQL take their row locks in the same order and never deadlock."""
 
 from __future__ import annotations
 
@@ -111,14 +111,19 @@ class ClaimsMixin:
         sample index), the cached answer, True (held by `owner` now) or False (another live
         process holds it). A key given twice gets the same result twice."""
         wanted = sorted(set(keys))
-        out: dict[Key, Judgment | bool] = {}
         if not wanted:
-            return out
-        now = time.time()
+            return {}
         with self.engine.begin() as conn:
-            for start in range(0, len(wanted), _CHUNK):
-                part = wanted[start : start + _CHUNK]
-                out.update(self._claim_in(conn, judge_hash, part, owner, now, lease_s))
+            return self._claim_all_in(conn, judge_hash, wanted, owner, lease_s)
+
+    def _claim_all_in(
+        self, conn: Connection, judge_hash: str, wanted: list[Key], owner: str, lease_s: float
+    ) -> dict[Key, Judgment | bool]:
+        now = time.time()
+        out: dict[Key, Judgment | bool] = {}
+        for start in range(0, len(wanted), _CHUNK):
+            part = wanted[start : start + _CHUNK]
+            out.update(self._claim_in(conn, judge_hash, part, owner, now, lease_s))
         return out
 
     def _claim_in(
@@ -202,17 +207,39 @@ class ClaimsMixin:
         """Store many judgments and drop `owner`'s claims on them, in one transaction."""
         if not judgments:
             return
-        ordered = sorted(judgments, key=lambda j: (j.transcript_hash, j.judge_hash, j.sample_index))
         with self.engine.begin() as conn:
-            for start in range(0, len(ordered), _CHUNK):
-                self._upsert(conn, ordered[start : start + _CHUNK])
-            conn.execute(
-                _mine(owner),
-                [
-                    {"th": j.transcript_hash, "jh": j.judge_hash, "si": j.sample_index}
-                    for j in ordered
-                ],
-            )
+            self._finish_in(conn, judgments, owner)
+
+    def _finish_in(self, conn: Connection, judgments: Sequence[Judgment], owner: str) -> None:
+        ordered = sorted(judgments, key=lambda j: (j.transcript_hash, j.judge_hash, j.sample_index))
+        for start in range(0, len(ordered), _CHUNK):
+            self._upsert(conn, ordered[start : start + _CHUNK])
+        conn.execute(
+            _mine(owner),
+            [{"th": j.transcript_hash, "jh": j.judge_hash, "si": j.sample_index} for j in ordered],
+        )
+
+    def finish_and_claim(
+        self,
+        judge_hash: str,
+        judgments: Sequence[Judgment],
+        keys: Sequence[Key],
+        owner: str,
+        lease_s: float,
+    ) -> dict[Key, Judgment | bool]:
+        """`finish_many(judgments)`, then `claim_many(keys)` (an item answered here is found
+        answered by its claim): what group commit writes in one go. On SQLite both are one
+        transaction (one lock serializes the store's writers, so nothing can deadlock). On
+        PostgreSQL they stay two: its locks are per row, and one transaction dropping this
+        owner's claim on item X, then taking Y, could deadlock with another process's dropping
+        its claim on Y, then trying X (three processes on one store re-try each other's items)."""
+        wanted = sorted(set(keys))
+        if self.engine.dialect.name != "sqlite" or not judgments or not wanted:
+            self.finish_many(judgments, owner)
+            return self.claim_many(judge_hash, wanted, owner, lease_s)
+        with self.engine.begin() as conn:
+            self._finish_in(conn, judgments, owner)
+            return self._claim_all_in(conn, judge_hash, wanted, owner, lease_s)
 
     def renew(self, owner: str, lease_s: float) -> None:
         """Extend every claim `owner` holds by `lease_s` from now (its heartbeat)."""
