@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 
 from .common import Contract, Id, MinorUnits
-from .domain import DomainNamed
+from .domain import LEGACY_DOMAIN, DomainNamed, closed_values
 from .records import TicketState
 
 __all__ = [
@@ -46,9 +46,10 @@ FAULT_POINTS: tuple[str, ...] = FaultPoint.__args__  # type: ignore[attr-defined
 class FaultSpec(Contract):
     """One fault at a named point, fired deterministically on the n-th call of a tool."""
 
-    point: FaultPoint = Field(
+    point: Id = Field(
         description=(
-            "Named fault point. timeout_after_payment_commit: the refund commits, its response "
+            "Named fault point: one the case's domain pack declares (`calibrant domains show`). "
+            "The refund shop's: timeout_after_payment_commit: the refund commits, its response "
             "is lost. crash_after_refund_commit: the agent process dies after the refund commits, "
             "before its workflow checkpoint. crash_after_notification_accept: dies after the "
             "receiver accepted the message, before the ack. order_version_change: someone else "
@@ -206,6 +207,9 @@ class CaseContract(DomainNamed):
     def _outcomes_not_empty(self) -> CaseContract:
         if isinstance(self.expected, list) and not self.expected:
             raise ValueError("expected: at least one acceptable outcome is required")
+        if self.domain == LEGACY_DOMAIN:  # another domain's points are its pack's to check
+            found = ((("faults", i, "point"), f.point) for i, f in enumerate(self.faults))
+            closed_values("CaseContract", found, FAULT_POINTS)
         return self
 
     def acceptable_outcomes(self) -> list[ExpectedOutcome]:

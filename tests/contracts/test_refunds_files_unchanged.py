@@ -1,0 +1,60 @@
+"""Opening the contracts to other domains changes nothing for a refunds file: every one the
+repository holds (gold/, examples/, cases/, tests/data/) loads and dumps to the same bytes, with
+the same content hash, as before the contracts were opened; a file that was its model's indented
+dump still is, byte for byte. The baseline (tests/data/refunds_files.json) was written by the
+code before the change."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from calibrant.contracts import LedgerSnapshot, content_hash
+from calibrant.files import load_case, load_transcript, read_text
+from tests.conftest import ROOT
+
+BASELINE: dict[str, dict[str, object]] = json.loads(
+    (ROOT / "tests" / "data" / "refunds_files.json").read_text(encoding="utf-8")
+)
+
+
+def _load(path: Path) -> BaseModel:
+    rel = path.relative_to(ROOT).as_posix()
+    if path.suffix == ".yaml":
+        return load_case(path)
+    if "/snapshots/" in rel:
+        return LedgerSnapshot.model_validate_json(read_text(path))
+    return load_transcript(path)
+
+
+def test_the_baseline_covers_every_refunds_file() -> None:
+    found = {
+        p.relative_to(ROOT).as_posix()
+        for d in ("gold", "examples", "cases", "tests/data")
+        for pattern in ("*.json", "*.yaml")
+        for p in (ROOT / d).rglob(pattern)
+        if ("/transcripts/" in p.as_posix() and p.suffix == ".json")
+        or "/snapshots/" in p.as_posix()
+        or p.relative_to(ROOT).as_posix().startswith(("cases/", "gold/cases/"))
+    }
+    assert found == set(BASELINE)
+    assert len(BASELINE) >= 250
+
+
+@pytest.mark.parametrize("rel", sorted(BASELINE))
+def test_a_refunds_file_reads_and_writes_as_before(rel: str) -> None:
+    path = ROOT / rel
+    model = _load(path)
+    dump = model.model_dump_json()
+    assert '"domain"' not in dump
+    assert "snapshot_before" not in dump and "target_id" not in dump
+    expected = BASELINE[rel]
+    assert hashlib.sha256(dump.encode()).hexdigest() == expected["dump_sha256"]
+    assert content_hash(model) == expected["content_hash"]
+    if expected["file_is_dump"]:
+        text = read_text(path)
+        assert text.rstrip("\n") == model.model_dump_json(indent=1)
