@@ -63,7 +63,7 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
         if snap is None
     ]
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
-    order_id = t.case.fixture.order if t.case else None
+    order_id = t.case.refunds_fixture.order if t.case else None
     if snap is not None:
         for o in snap.orders:
             if o.order_id == order_id:
@@ -215,7 +215,7 @@ def conversation_items(t: Transcript) -> list[tuple[str, int, str, str]]:
     out = [(turn.turn_id, turn.seq, f"{turn.role} message", turn.text) for turn in t.conversation]
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
     for o in snap.orders if snap else []:
-        if o.customer_note and t.case and o.order_id == t.case.fixture.order:
+        if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order:
             out.append(
                 (f"note_{o.order_id}", 0, "customer note attached to the order", o.customer_note)
             )

@@ -44,7 +44,7 @@ class Draft:
 
 def _fixture(t: Transcript, r: Redactor, source: str) -> Fixture:
     if t.case is not None:
-        fx = t.case.fixture
+        fx = t.case.refunds_fixture
         note = None if fx.customer_note is None else r.text(fx.customer_note)
         return fx.model_copy(update={"customer_note": note})
     before = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None

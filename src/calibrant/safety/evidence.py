@@ -233,9 +233,9 @@ class Evidence:
         """The ticket of the case's order in the acting tenant, after the trial."""
         tickets = self.tenant_after().tickets
         c = self.contract
-        if c is not None and c.fixture.ticket:
-            return next((tk for tk in tickets if tk.ticket_id == c.fixture.ticket), None)
-        order = c.fixture.order if c is not None else None
+        if c is not None and c.refunds_fixture.ticket:
+            return next((tk for tk in tickets if tk.ticket_id == c.refunds_fixture.ticket), None)
+        order = c.refunds_fixture.order if c is not None else None
         if order is not None:
             found = [tk for tk in tickets if tk.order_id == order]
             if found:
