@@ -353,6 +353,7 @@ def _contract_totals(ev: Evidence) -> set[int] | None:
     "no_stale_overwrite",
     "A write carrying a stale order version is rejected or revalidated, never applied over a "
     "newer state.",
+    by_role=True,
 )
 def no_stale_overwrite(ev: Evidence) -> Finding:
     # the service's log is the evidence here; the snapshots only tell which kind a record is
