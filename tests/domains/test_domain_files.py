@@ -23,7 +23,9 @@ from calibrant import domains
 from calibrant.contracts import DomainFixture, DomainSnapshot, Transcript
 from calibrant.errors import InputError
 from calibrant.files import load_case, load_transcript
+from calibrant.harness.cases import case_problems
 from calibrant.judge.evidence import trusted_evidence
+from calibrant.regression.draft import draft_case
 from tests.conftest import Result
 from tests.domains.packs import write_pack
 from tests.support.domains import installed
@@ -504,3 +506,14 @@ def test_the_judge_reads_the_warehouse_records_as_trusted_evidence(
     assert "created during the conversation: transfer tr_1 of wh_a: quantity 5" in prompt
     assert "at the end (changed): stock SKU-1001 of wh_a" in prompt
     assert "Bravo" not in prompt.split("Done: 5 units")[0]  # the other tenant is not evidence
+
+
+def test_what_does_not_run_another_domain_yet_says_so_in_one_line(
+    warehouse: Path, tmp_path: Path
+) -> None:
+    case_path = tmp_path / "case.yaml"
+    case_path.write_text(CASE, encoding="utf-8")
+    [(loc, message)] = case_problems(load_case(case_path))
+    assert loc == ("domain",) and "trials run the refund shop's cases only so far" in message
+    with pytest.raises(InputError, match=r"field 'domain': domain 'warehouse': cases are drafted"):
+        draft_case(Transcript.model_validate(good()), case_id="x", source="t.json")

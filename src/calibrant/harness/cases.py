@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..contracts import CaseContract
+from ..contracts import LEGACY_DOMAIN, CaseContract
 from ..files import field_error, load_case
 from ..ledger.dataset import DATASETS, base_rows
 from ..ledger.tables import CustomerRow, OrderRow, PolicyRow, TenantRow
@@ -30,6 +30,14 @@ def case_problems(case: CaseContract, *, confirmed: bool = True) -> list[tuple[L
     `confirmed`, a case whose expected outcome is not filled yet is one too (trials refuse it)."""
     if confirmed and case.expected is None:
         return [(("expected",), UNCONFIRMED)]
+    if case.domain != LEGACY_DOMAIN:
+        return [
+            (
+                ("domain",),
+                f"domain '{case.domain}': trials run the refund shop's cases only so far "
+                "(another pack's cases can be written, checked and judged, not yet run)",
+            )
+        ]
     fx = case.refunds_fixture
     if fx.dataset not in DATASETS:
         return [
