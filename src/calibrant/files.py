@@ -25,6 +25,8 @@ from .surrogates import lone_surrogate
 __all__ = [
     "expand_paths",
     "load_transcript",
+    "conformed",
+    "against_pack",
     "domain_of_bytes",
     "load_case",
     "load_rubric",
@@ -221,21 +223,28 @@ def conformed(model: M, path: Path, text: str, *, base_line: int = 0) -> M:
     kinds, fault points, snapshots' records, fixture and outcomes: `domains.conform`); a
     mismatch is one InputError naming the file, the line and the field. A refunds file, or one
     whose pack is not installed (the checker then says harness_error), is returned as is."""
-    domain = getattr(model, "domain", LEGACY_DOMAIN)
-    if domain == LEGACY_DOMAIN:
-        return model
     try:
-        pack = get_pack(domain).pack
-    except UnknownDomain:
-        return model
-    try:
-        if isinstance(model, Transcript):
-            conform_transcript(pack, model)
-        elif isinstance(model, CaseContract):
-            conform_case(pack, model)
+        against_pack(model)
     except ValidationError as exc:
         raise _validation_error(path, text, exc, base_line=base_line) from None
     return model
+
+
+def against_pack(model: BaseModel) -> None:
+    """Check a transcript or case of another domain against its installed pack; a mismatch is
+    a ValidationError located at the field (for callers that report it their own way, e.g. a
+    request body). A refunds file, or one whose pack is not installed, passes."""
+    domain = getattr(model, "domain", LEGACY_DOMAIN)
+    if domain == LEGACY_DOMAIN:
+        return
+    try:
+        pack = get_pack(domain).pack
+    except UnknownDomain:
+        return
+    if isinstance(model, Transcript):
+        conform_transcript(pack, model)
+    elif isinstance(model, CaseContract):
+        conform_case(pack, model)
 
 
 def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]:

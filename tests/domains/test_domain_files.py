@@ -26,6 +26,7 @@ from calibrant.files import load_case, load_transcript
 from calibrant.harness.cases import case_problems
 from calibrant.judge.evidence import trusted_evidence
 from calibrant.regression.draft import draft_case
+from calibrant.service.uploads import parse_transcripts
 from tests.conftest import Result
 from tests.domains.packs import write_pack
 from tests.support.domains import installed
@@ -517,3 +518,14 @@ def test_what_does_not_run_another_domain_yet_says_so_in_one_line(
     assert loc == ("domain",) and "trials run the refund shop's cases only so far" in message
     with pytest.raises(InputError, match=r"field 'domain': domain 'warehouse': cases are drafted"):
         draft_case(Transcript.model_validate(good()), case_id="x", source="t.json")
+
+
+def test_an_uploaded_warehouse_transcript_is_read_against_its_pack(warehouse: Path) -> None:
+    [(_, t)] = parse_transcripts(json.dumps(good(), indent=1).encode())
+    assert t.snapshot_after is not None
+    doc = good()
+    doc["tool_calls"][1]["writes"][0]["kind"] = "pallet"
+    with pytest.raises(InputError) as err:
+        parse_transcripts(json.dumps(doc, indent=1).encode())
+    assert "field 'tool_calls.1.writes.0.kind'" in str(err.value)
+    assert "record kind 'pallet' is not one domain pack 'warehouse' declares" in str(err.value)
