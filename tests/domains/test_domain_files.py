@@ -428,6 +428,12 @@ def test_a_warehouse_case_naming_an_undeclared_fault_point_is_refused(
     path.write_text(CASE.replace("quantity: 35", "qty: 35"), "utf-8")
     with pytest.raises(InputError, match=r"field 'expected.records.stock.0.qty'"):
         load_case(path)
+    path.write_text(CASE.replace("  tenant: wh_a", "  tenant: wh_a\n  params: {bin: B7}"), "utf-8")
+    with pytest.raises(InputError, match=r"field 'fixture.params': .*declares no case_fixture"):
+        load_case(path)
+    path.write_text(CASE.replace("  created:", "  creatd:"), "utf-8")
+    with pytest.raises(InputError, match=r"field 'expected.creatd': unknown field"):
+        load_case(path)
 
 
 def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
-    ConfigDict,
     Field,
     JsonValue,
     TypeAdapter,
@@ -166,26 +165,25 @@ Records = dict[Id, list[dict[str, JsonValue]]]
 
 
 class DomainFixture(Contract):
-    """Another domain's starting data: the tenant the agent acts for and the records the trial
-    is seeded with, by kind. A pack that declares its own fixture model
-    (`DomainPack.case_fixture`) has its other fields checked against it when the case is
-    loaded; without one, `tenant` and `records` are all there is."""
-
-    model_config = ConfigDict(extra="allow")
+    """Another domain's starting data: the tenant the agent acts for, the records the trial is
+    seeded with (by kind) and the pack's own settings (`params`, read by the pack's
+    `DomainPack.case_fixture` model when the case is loaded; none without one)."""
 
     tenant: Id = Field(description="Tenant the agent acts for.")
     records: Records = Field(
         default_factory=dict, description="Records seeded before the trial, by kind."
     )
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="The pack's own fixture settings, checked by its case_fixture model.",
+    )
 
 
 class DomainOutcome(Contract):
-    """Another domain's acceptable end state. Generic form: records that must be in the acting
-    tenant at the end (the fields given must match one record of the kind) and how many records
-    of each kind the trial creates; a pack's own outcome model (`DomainPack.case_outcome`)
-    checks any other field when the case is loaded."""
-
-    model_config = ConfigDict(extra="allow")
+    """Another domain's acceptable end state: records that must be in the acting tenant at the
+    end (the fields given must match one record of the kind), how many records of each kind the
+    trial creates, and the pack's own conditions (`params`, read by its `DomainPack.case_outcome`
+    model when the case is loaded; none without one). Unset fields are not compared."""
 
     name: str | None = Field(default=None, description="Short name, e.g. transferred.")
     records: Records = Field(
@@ -193,6 +191,10 @@ class DomainOutcome(Contract):
     )
     created: dict[Id, int] = Field(
         default_factory=dict, description="Records of each kind created during the trial."
+    )
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="The pack's own outcome conditions, checked by its case_outcome model.",
     )
 
 

@@ -194,23 +194,26 @@ def _conform_part(
     part: DomainFixture | DomainOutcome,
     model: type[BaseModel] | None,
 ) -> None:
-    """A fixture or an outcome: against the pack's model when it declares one; else only the
-    generic fields, with records of declared kinds."""
-    if model is not None:
-        try:
-            model.model_validate(part.model_dump(exclude_unset=True))
-        except ValidationError as exc:
-            raise _moved(title, exc, loc) from None
-        return
-    for name in part.model_extra or {}:
-        raise ValidationError.from_exception_data(
-            title, [InitErrorDetails(type="extra_forbidden", loc=(*loc, name), input=name)]
-        )
+    """A fixture or an outcome: records of declared kinds (a fixture's whole records, an
+    outcome's fields of them), and its `params` read by the pack's model (none without one)."""
     if isinstance(part, DomainFixture):
         _records(title, pack, (*loc, "records"), part.records)
-        return
-    for kind, items in part.records.items():
-        _kind(title, pack, (*loc, "records", kind), kind)
-        _fields(title, pack.record(kind), (*loc, "records", kind), items)
-    for kind in part.created:
-        _kind(title, pack, (*loc, "created", kind), kind)
+    else:
+        for kind, items in part.records.items():
+            _kind(title, pack, (*loc, "records", kind), kind)
+            _fields(title, pack.record(kind), (*loc, "records", kind), items)
+        for kind in part.created:
+            _kind(title, pack, (*loc, "created", kind), kind)
+    if model is not None:
+        try:
+            model.model_validate(part.params)
+        except ValidationError as exc:
+            raise _moved(title, exc, (*loc, "params")) from None
+    elif part.params:
+        which = "case_fixture" if isinstance(part, DomainFixture) else "case_outcome"
+        raise _fail(
+            title,
+            (*loc, "params"),
+            part.params,
+            f"domain pack '{pack.name}' declares no {which} model: its cases take no params",
+        )

@@ -142,9 +142,9 @@ class DomainPack:
     agents (e.g. "scripted:correct"); `fault_points` the named points where a trial's faults
     fire. `snapshot` says how the evaluator's snapshots hold the records (None: the pack's
     snapshots cannot be read yet, and the invariants that read records by role say so).
-    `case_fixture` and `case_outcome` are the pydantic models of its cases' `fixture` and of
-    each acceptable outcome in `expected` (None: the generic DomainFixture and DomainOutcome,
-    records by kind, are all a case says)."""
+    `case_fixture` and `case_outcome` are the pydantic models of the pack's own settings in its
+    cases' `fixture.params` and each outcome's `params` (None: its cases take none; a case's
+    fixture and outcomes are then records by kind only)."""
 
     name: str
     title: str
