@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
 from calibrant.contracts import LedgerSnapshot, content_hash
+from calibrant.errors import InputError
 from calibrant.files import load_case, load_transcript, read_text
 from tests.conftest import ROOT
 
@@ -58,3 +60,46 @@ def test_a_refunds_file_reads_and_writes_as_before(rel: str) -> None:
     if expected["file_is_dump"]:
         text = read_text(path)
         assert text.rstrip("\n") == model.model_dump_json(indent=1)
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "says"),
+    [
+        (
+            lambda d: d["tool_calls"][0]["reads"][0].update(kind="pallet"),
+            "tool_calls.0.reads.0.kind",
+            "Input should be 'customer', 'order', 'refund', 'ticket', 'approval', 'policy', "
+            "'permission' or 'audit' (got \"pallet\")",
+        ),
+        (
+            lambda d: d["notifications"]["attempts"][0].update(kind="parcel_notice"),
+            "notifications.attempts.0.kind",
+            "Input should be 'refund_confirmation', 'status_update', 'escalation_notice' or "
+            "'other' (got \"parcel_notice\")",
+        ),
+        (
+            lambda d: d["provenance"].update(
+                fault_schedule=[{"point": "stock_changed", "on_tool": "create_refund"}]
+            ),
+            "provenance.fault_schedule.0.point",
+            "Input should be 'timeout_after_payment_commit'",
+        ),
+        (
+            lambda d: d.update(
+                snapshot_before={**d["ledger_before"], "tenants": []}  # a valid DomainSnapshot
+            ),
+            "snapshot_before",
+            "unknown field",
+        ),
+    ],
+)
+def test_a_refunds_transcript_is_still_closed_on_the_refund_shop(
+    tmp_path: Path, change: Any, field: str, says: str
+) -> None:
+    doc = json.loads((ROOT / "examples" / "transcripts" / "good-eligible.json").read_text())
+    change(doc)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_transcript(path)
+    assert f"field '{field}': {says}" in str(err.value)
