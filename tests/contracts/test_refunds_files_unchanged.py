@@ -62,44 +62,33 @@ def test_a_refunds_file_reads_and_writes_as_before(rel: str) -> None:
         assert text.rstrip("\n") == model.model_dump_json(indent=1)
 
 
-@pytest.mark.parametrize(
-    ("change", "field", "says"),
-    [
-        (
-            lambda d: d["tool_calls"][0]["reads"][0].update(kind="pallet"),
-            "tool_calls.0.reads.0.kind",
-            "Input should be 'customer', 'order', 'refund', 'ticket', 'approval', 'policy', "
-            "'permission' or 'audit' (got \"pallet\")",
-        ),
-        (
-            lambda d: d["notifications"]["attempts"][0].update(kind="parcel_notice"),
-            "notifications.attempts.0.kind",
-            "Input should be 'refund_confirmation', 'status_update', 'escalation_notice' or "
-            "'other' (got \"parcel_notice\")",
-        ),
-        (
-            lambda d: d["provenance"].update(
-                fault_schedule=[{"point": "stock_changed", "on_tool": "create_refund"}]
-            ),
-            "provenance.fault_schedule.0.point",
-            "Input should be 'timeout_after_payment_commit'",
-        ),
-        (
-            lambda d: d.update(
-                snapshot_before={**d["ledger_before"], "tenants": []}  # a valid DomainSnapshot
-            ),
-            "snapshot_before",
-            "unknown field",
-        ),
-    ],
-)
+SNAPSHOT = {"taken_by": "evaluator:x", "seq": 0, "taken_at": "2026-01-01T00:00:00Z", "tenants": []}
+FAULT = [{"point": "stock_changed", "on_tool": "create_refund"}]
+KINDS = "'customer', 'order', 'refund', 'ticket', 'approval', 'policy', 'permission' or 'audit'"
+PURPOSES = "'refund_confirmation', 'status_update', 'escalation_notice' or 'other'"
+CLOSED = [
+    ("tool_calls.0.reads.0.kind", "pallet", "", f'Input should be {KINDS} (got "pallet")'),
+    ("notifications.attempts.0.kind", "memo", "", f'Input should be {PURPOSES} (got "memo")'),
+    ("provenance.fault_schedule", FAULT, ".0.point", "Input should be 'timeout_after_payment"),
+    ("snapshot_before", SNAPSHOT, "", "unknown field"),  # another domain's field
+]
+
+
+def _set(doc: Any, path: str, value: object) -> None:
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+    for part in parents:
+        doc = doc[part]
+    doc[last] = value
+
+
+@pytest.mark.parametrize(("path", "value", "deeper", "says"), CLOSED)
 def test_a_refunds_transcript_is_still_closed_on_the_refund_shop(
-    tmp_path: Path, change: Any, field: str, says: str
+    tmp_path: Path, path: str, value: object, deeper: str, says: str
 ) -> None:
     doc = json.loads((ROOT / "examples" / "transcripts" / "good-eligible.json").read_text())
-    change(doc)
-    path = tmp_path / "t.json"
-    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    _set(doc, path, value)
+    file = tmp_path / "t.json"
+    file.write_text(json.dumps(doc, indent=1), encoding="utf-8")
     with pytest.raises(InputError) as err:
-        load_transcript(path)
-    assert f"field '{field}': {says}" in str(err.value)
+        load_transcript(file)
+    assert f"field '{path}{deeper}': {says}" in str(err.value)
