@@ -15,6 +15,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .contracts import LEGACY_DOMAIN, CaseContract, Label, Rubric, Transcript
+from .domains import UnknownDomain
+from .domains import get as get_pack
+from .domains.conform import conform_case, conform_transcript
 from .errors import InputError
 from .paths import expand_paths, write_atomic
 from .surrogates import lone_surrogate
@@ -22,6 +25,8 @@ from .surrogates import lone_surrogate
 __all__ = [
     "expand_paths",
     "load_transcript",
+    "conformed",
+    "against_pack",
     "domain_of_bytes",
     "load_case",
     "load_rubric",
@@ -202,7 +207,7 @@ def load_transcript(path: str | Path) -> Transcript:
     if (lone := lone_surrogate(p, text)) is not None:
         raise lone
     try:
-        return Transcript.model_validate_json(text)
+        t = Transcript.model_validate_json(text)
     except ValidationError as exc:
         if any(e["type"] == "json_invalid" for e in exc.errors()):
             _parse_json(p, text)  # raises with the parser's line number
@@ -210,6 +215,36 @@ def load_transcript(path: str | Path) -> Transcript:
         if not isinstance(data, dict):
             raise InputError(p, "a transcript is a JSON object", line=1) from None
         raise _validation_error(p, text, exc) from None
+    return conformed(t, p, text)
+
+
+def conformed(model: M, path: Path, text: str, *, base_line: int = 0) -> M:
+    """A transcript or case of another domain checked against its installed pack (its record
+    kinds, fault points, snapshots' records, fixture and outcomes: `domains.conform`); a
+    mismatch is one InputError naming the file, the line and the field. A refunds file, or one
+    whose pack is not installed (the checker then says harness_error), is returned as is."""
+    try:
+        against_pack(model)
+    except ValidationError as exc:
+        raise _validation_error(path, text, exc, base_line=base_line) from None
+    return model
+
+
+def against_pack(model: BaseModel) -> None:
+    """Check a transcript or case of another domain against its installed pack; a mismatch is
+    a ValidationError located at the field (for callers that report it their own way, e.g. a
+    request body). A refunds file, or one whose pack is not installed, passes."""
+    domain = getattr(model, "domain", LEGACY_DOMAIN)
+    if domain == LEGACY_DOMAIN:
+        return
+    try:
+        pack = get_pack(domain).pack
+    except UnknownDomain:
+        return
+    if isinstance(model, Transcript):
+        conform_transcript(pack, model)
+    elif isinstance(model, CaseContract):
+        conform_case(pack, model)
 
 
 def load_yaml_mapping(path: str | Path, what: str) -> tuple[dict[str, Any], str]:
@@ -253,8 +288,11 @@ def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
 
 
 def load_case(path: str | Path) -> CaseContract:
-    """Read and validate one case contract (YAML)."""
-    return load_yaml_model(CaseContract, path, "case contract")
+    """Read and validate one case contract (YAML); a case of another domain is checked against
+    its pack."""
+    data, text = load_yaml_mapping(path, "case contract")
+    case = _validate(CaseContract, Path(path), data, text)
+    return conformed(case, Path(path), text)
 
 
 def load_rubric(path: str | Path) -> Rubric:
@@ -352,7 +390,7 @@ def transcript_from_line(path: str | Path, line: int, text: str) -> Transcript:
     if (lone := lone_surrogate(p, text, base_line=line)) is not None:
         raise lone
     try:
-        return Transcript.model_validate_json(text)
+        return conformed(Transcript.model_validate_json(text), p, text, base_line=line)
     except ValidationError as exc:
         if any(e["type"] == "json_invalid" for e in exc.errors()):
             try:

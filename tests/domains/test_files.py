@@ -15,6 +15,7 @@ from calibrant.errors import InputError
 from calibrant.files import domain_of_bytes, load_case, load_rubric, load_transcript
 from calibrant.gold import load_gold
 from tests.conftest import ROOT
+from tests.support.domains import case_of_domain
 
 # The hashes these shipped files had before calibrant had domains (computed at commit f4e084a).
 BEFORE_DOMAINS = {
@@ -58,7 +59,7 @@ def test_naming_refunds_explicitly_changes_no_hash(tmp_path: Path) -> None:
 
 def test_another_domain_is_kept_and_changes_the_hash(tmp_path: Path) -> None:
     data = yaml.safe_load(CASE.read_text(encoding="utf-8"))
-    case = CaseContract.model_validate({**data, "domain": "travel"})
+    case = CaseContract.model_validate(case_of_domain(data, "travel"))
     assert case.domain == "travel"
     dumped = case.model_dump(mode="json")
     assert dumped["domain"] == "travel"

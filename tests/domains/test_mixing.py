@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, Result
+from tests.support.domains import case_of_domain, transcript_of_domain
 from tests.support.gold import small_gold
 
 TRANSCRIPT = ROOT / "gold" / "transcripts" / "gold-001.json"
@@ -26,18 +27,16 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def travel_copy(src: Path, dest: Path) -> Path:
-    """`src` (a case or rubric YAML) as a file of domain travel."""
+    """`src` (a case or rubric YAML) as a file of domain travel (a case in the generic form)."""
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
-    dest.write_text(yaml.safe_dump({**data, "domain": "travel"}), encoding="utf-8")
+    data = case_of_domain(data, "travel") if "fixture" in data else {**data, "domain": "travel"}
+    dest.write_text(yaml.safe_dump(data), encoding="utf-8")
     return dest
 
 
 def travel_transcript(src: Path, dest: Path) -> Path:
     data = json.loads(src.read_text(encoding="utf-8"))
-    data["domain"] = "travel"
-    if data.get("case"):
-        data["case"]["domain"] = "travel"
-    dest.write_text(json.dumps(data), encoding="utf-8")
+    dest.write_text(json.dumps(transcript_of_domain(data, "travel")), encoding="utf-8")
     return dest
 
 

@@ -18,6 +18,7 @@ import yaml
 
 from calibrant.files import load_rubric
 from calibrant.gold import load_gold
+from tests.support.domains import transcript_of_domain
 from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
 from tests.support.service import Service
 
@@ -85,10 +86,7 @@ def test_upload_is_all_or_nothing_and_names_the_bad_line_and_field(service: Serv
     twice = admin.post("/api/transcripts", content=gold_jsonl(5, 5), headers=NDJSON)
     assert twice.status_code == 422 and twice.json()["line"] == 2
     # a transcript of another domain than the queue's rubric: the whole upload refused
-    travel = json.loads(gold_jsonl(6))
-    travel["domain"] = "travel"
-    if travel.get("case"):
-        travel["case"]["domain"] = "travel"
+    travel = transcript_of_domain(json.loads(gold_jsonl(6)), "travel")
     mixed_body = gold_jsonl(7) + json.dumps(travel).encode() + b"\n"
     mixed = admin.post("/api/transcripts", content=mixed_body, headers=NDJSON)
     assert mixed.status_code == 422 and mixed.json()["line"] == 2

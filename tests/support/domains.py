@@ -14,10 +14,18 @@ from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from calibrant.domains import ENTRY_POINT_GROUP, refresh
 
-__all__ = ["write_distribution", "refunds_fallback", "on_path", "installed"]
+__all__ = [
+    "write_distribution",
+    "refunds_fallback",
+    "on_path",
+    "installed",
+    "transcript_of_domain",
+    "case_of_domain",
+]
 
 
 def write_distribution(
@@ -77,3 +85,64 @@ def installed(folder: Path) -> Iterator[None]:
             if str(getattr(sys.modules[name], "__file__", "") or "").startswith(str(folder)):
                 del sys.modules[name]
         refresh()
+
+
+# TenantSnapshot's lists and the kind of record each holds (the refund shop's snapshot)
+_KINDS = {
+    "customers": "customer",
+    "orders": "order",
+    "refunds": "refund",
+    "tickets": "ticket",
+    "approvals": "approval",
+    "permissions": "permission",
+    "policies": "policy",
+    "audit_log": "audit",
+}
+_WRITE_FIELDS = {
+    "order_id": "target_id",
+    "order_version_before": "version_before",
+    "order_version_after": "version_after",
+}
+
+
+def case_of_domain(case: dict[str, Any], domain: str) -> dict[str, Any]:
+    """A refunds case (as parsed from its YAML) as a case of `domain` in the generic form:
+    the fixture's tenant with no records, each outcome by name only."""
+    out = {**case, "domain": domain, "fixture": {"tenant": case["fixture"]["tenant"]}}
+    expected = case.get("expected")
+    if expected is not None:
+        many = expected if isinstance(expected, list) else [expected]
+        names = [{"name": e.get("name") or "outcome"} for e in many]
+        out["expected"] = names if isinstance(expected, list) else names[0]
+    return out
+
+
+def transcript_of_domain(doc: dict[str, Any], domain: str) -> dict[str, Any]:
+    """A refunds transcript (as parsed from its JSON) as a transcript of `domain` in the
+    generic form: its ledger snapshots as snapshots of records by kind, its writes naming their
+    target in the generic fields, its copy of the case converted too."""
+    out = {**doc, "domain": domain}
+    for old, new in (("ledger_before", "snapshot_before"), ("ledger_after", "snapshot_after")):
+        snap = out.pop(old, None)
+        if snap is None:
+            continue
+        tenants = [
+            {
+                "tenant_id": t["tenant_id"],
+                "name": t["name"],
+                "records": {kind: t.get(field, []) for field, kind in _KINDS.items()},
+            }
+            for t in snap["tenants"]
+        ]
+        out[new] = {**snap, "tenants": tenants}
+    calls = []
+    for call in out.get("tool_calls", []):
+        writes = [
+            {_WRITE_FIELDS.get(k, k): v for k, v in w.items() if v is not None}
+            for w in call.get("writes", [])
+        ]
+        calls.append({**call, "writes": writes})
+    out["tool_calls"] = calls
+    if out.get("case"):
+        out["case"] = case_of_domain(out["case"], domain)
+    return out

@@ -4,6 +4,8 @@ from .case import (
     CASE_SCHEMA_VERSION,
     FAULT_POINTS,
     CaseContract,
+    DomainFixture,
+    DomainOutcome,
     ExpectedOutcome,
     ExpectedRefund,
     FaultSpec,
@@ -27,6 +29,8 @@ from .records import (
     Approval,
     AuditEvent,
     Customer,
+    DomainSnapshot,
+    DomainTenant,
     LedgerSnapshot,
     Order,
     Permission,
@@ -55,6 +59,10 @@ from .verdict import InvariantResult, Outcome, SafetyVerdict
 
 __all__ = [
     "LEGACY_DOMAIN",
+    "DomainFixture",
+    "DomainOutcome",
+    "DomainSnapshot",
+    "DomainTenant",
     "DomainNamed",
     "ACTIONABLE_TICKET_STATES",
     "CANT_TELL",

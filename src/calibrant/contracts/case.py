@@ -8,12 +8,20 @@ not match; order, amount and operation identity must.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_validator,
+)
 
 from .common import Contract, Id, MinorUnits
-from .domain import DomainNamed
+from .domain import LEGACY_DOMAIN, DomainNamed, closed_values
 from .records import TicketState
 
 __all__ = [
@@ -25,6 +33,8 @@ __all__ = [
     "Fixture",
     "ExpectedRefund",
     "ExpectedOutcome",
+    "DomainFixture",
+    "DomainOutcome",
     "InvariantSettings",
     "CaseContract",
 ]
@@ -46,9 +56,10 @@ FAULT_POINTS: tuple[str, ...] = FaultPoint.__args__  # type: ignore[attr-defined
 class FaultSpec(Contract):
     """One fault at a named point, fired deterministically on the n-th call of a tool."""
 
-    point: FaultPoint = Field(
+    point: Id = Field(
         description=(
-            "Named fault point. timeout_after_payment_commit: the refund commits, its response "
+            "Named fault point: one the case's domain pack declares (`calibrant domains show`). "
+            "The refund shop's: timeout_after_payment_commit: the refund commits, its response "
             "is lost. crash_after_refund_commit: the agent process dies after the refund commits, "
             "before its workflow checkpoint. crash_after_notification_accept: dies after the "
             "receiver accepted the message, before the ack. order_version_change: someone else "
@@ -149,6 +160,79 @@ class ExpectedOutcome(Contract):
         return [self.ticket_state]
 
 
+Records = dict[Id, list[dict[str, JsonValue]]]
+"""Records by kind (a kind the domain pack declares), each an object of the kind's model."""
+
+
+class DomainFixture(Contract):
+    """Another domain's starting data: the tenant the agent acts for, the records the trial is
+    seeded with (by kind) and the pack's own settings (`params`, read by the pack's
+    `DomainPack.case_fixture` model when the case is loaded; none without one)."""
+
+    tenant: Id = Field(description="Tenant the agent acts for.")
+    records: Records = Field(
+        default_factory=dict, description="Records seeded before the trial, by kind."
+    )
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="The pack's own fixture settings, checked by its case_fixture model.",
+    )
+
+
+class DomainOutcome(Contract):
+    """Another domain's acceptable end state: records that must be in the acting tenant at the
+    end (the fields given must match one record of the kind), how many records of each kind the
+    trial creates, and the pack's own conditions (`params`, read by its `DomainPack.case_outcome`
+    model when the case is loaded; none without one). Unset fields are not compared."""
+
+    name: str | None = Field(default=None, description="Short name, e.g. transferred.")
+    records: Records = Field(
+        default_factory=dict, description="Records required at the end, by kind (fields given)."
+    )
+    created: dict[Id, int] = Field(
+        default_factory=dict, description="Records of each kind created during the trial."
+    )
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="The pack's own outcome conditions, checked by its case_outcome model.",
+    )
+
+
+class _OfAnotherDomain:
+    """A case's fixture or expected outcome, marked (before validation) as another domain's."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+_REFUND_EXPECTED: TypeAdapter[ExpectedOutcome | list[ExpectedOutcome] | None] = TypeAdapter(
+    ExpectedOutcome | list[ExpectedOutcome] | None
+)
+_DOMAIN_EXPECTED: TypeAdapter[DomainOutcome | list[DomainOutcome] | None] = TypeAdapter(
+    DomainOutcome | list[DomainOutcome] | None
+)
+
+
+def _fixture(value: object, _: ValidatorFunctionWrapHandler) -> Fixture | DomainFixture:
+    if isinstance(value, Fixture | DomainFixture):
+        return value
+    if isinstance(value, _OfAnotherDomain):
+        return DomainFixture.model_validate(value.value)
+    return Fixture.model_validate(value)
+
+
+def _expected(
+    value: object, _: ValidatorFunctionWrapHandler
+) -> ExpectedOutcome | list[ExpectedOutcome] | DomainOutcome | list[DomainOutcome] | None:
+    if isinstance(value, _OfAnotherDomain):
+        return _DOMAIN_EXPECTED.validate_python(value.value)
+    if isinstance(value, DomainOutcome) or (
+        isinstance(value, list) and value and all(isinstance(v, DomainOutcome) for v in value)
+    ):
+        return _DOMAIN_EXPECTED.validate_python(value)
+    return _REFUND_EXPECTED.validate_python(value)
+
+
 class InvariantSettings(Contract):
     """Invariants the case asserts. All invariants run; a `false` here marks one as not part of
     this case's contract (reported as not_applicable, with that reason)."""
@@ -185,9 +269,19 @@ class CaseContract(DomainNamed):
     tags: list[Literal["regression", "exploratory"]] = Field(
         default_factory=list, description="regression (stable) or exploratory (new capability)."
     )
-    fixture: Fixture = Field(description="Starting data.")
-    expected: ExpectedOutcome | list[ExpectedOutcome] | None = Field(
-        description="The acceptable end state, or a list of acceptable end states. null: not "
+    fixture: Annotated[
+        Fixture | DomainFixture,
+        WrapValidator(_fixture),
+    ] = Field(
+        description="Starting data: the refund shop's Fixture, or another domain's "
+        "DomainFixture (its records by kind)."
+    )
+    expected: Annotated[
+        ExpectedOutcome | list[ExpectedOutcome] | DomainOutcome | list[DomainOutcome] | None,
+        WrapValidator(_expected),
+    ] = Field(
+        description="The acceptable end state, or a list of acceptable end states (the refund "
+        "shop's ExpectedOutcome, another domain's DomainOutcome). null: not "
         "confirmed yet (a case drafted from a transcript by `calibrant case from-transcript`, "
         "waiting for a person to write the agreed outcome); trials refuse such a case."
     )
@@ -202,14 +296,44 @@ class CaseContract(DomainNamed):
         default_factory=list, description="Fault schedule, reproducible run after run."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _another_domains(cls, data: Any) -> Any:
+        """Another domain's fixture and outcomes are read as DomainFixture and DomainOutcome;
+        a refunds case's exactly as before."""
+        if isinstance(data, dict) and data.get("domain", LEGACY_DOMAIN) != LEGACY_DOMAIN:
+            data = dict(data)
+            for name in ("fixture", "expected"):
+                if name in data and not isinstance(data[name], _OfAnotherDomain):
+                    data[name] = _OfAnotherDomain(data[name])
+        return data
+
     @model_validator(mode="after")
     def _outcomes_not_empty(self) -> CaseContract:
         if isinstance(self.expected, list) and not self.expected:
             raise ValueError("expected: at least one acceptable outcome is required")
+        if self.domain == LEGACY_DOMAIN:  # another domain's points are its pack's to check
+            found = ((("faults", i, "point"), f.point) for i, f in enumerate(self.faults))
+            closed_values("CaseContract", found, FAULT_POINTS)
         return self
 
+    @property
+    def refunds_fixture(self) -> Fixture:
+        """The refund shop's fixture (what the refund shop's harness and invariants read); a
+        case of another domain has none (ValueError)."""
+        if not isinstance(self.fixture, Fixture):
+            raise ValueError(
+                f"case '{self.case}' is domain '{self.domain}': it has no refund shop fixture"
+            )
+        return self.fixture
+
     def acceptable_outcomes(self) -> list[ExpectedOutcome]:
-        """The acceptable end states, always as a list (empty while `expected` is unconfirmed)."""
-        if self.expected is None:
-            return []
-        return list(self.expected) if isinstance(self.expected, list) else [self.expected]
+        """The refund shop's acceptable end states, always as a list (empty while `expected`
+        is unconfirmed, and for a case of another domain: see `domain_outcomes`)."""
+        found = self.expected if isinstance(self.expected, list) else [self.expected]
+        return [e for e in found if isinstance(e, ExpectedOutcome)]
+
+    def domain_outcomes(self) -> list[DomainOutcome]:
+        """Another domain's acceptable end states, as a list (empty for a refunds case)."""
+        found = self.expected if isinstance(self.expected, list) else [self.expected]
+        return [e for e in found if isinstance(e, DomainOutcome)]

@@ -3,13 +3,15 @@ each name one (`domain`), so files of two domains are never mixed in one run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
+from pydantic_core import InitErrorDetails
 
 from .common import Contract, Id
 
-__all__ = ["LEGACY_DOMAIN", "DomainNamed"]
+__all__ = ["LEGACY_DOMAIN", "DomainNamed", "closed_values", "refuse"]
 
 LEGACY_DOMAIN = "refunds"
 """The domain of every file written before calibrant had domains: the refund shop was the only
@@ -37,6 +39,46 @@ class DomainNamed(Contract):
     @model_serializer(mode="wrap")
     def _omit_legacy_domain(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("domain") == LEGACY_DOMAIN:
-            del data["domain"]
+        if isinstance(data, dict):
+            if data.get("domain") == LEGACY_DOMAIN:
+                del data["domain"]
+            self._omit_unset(data)
         return data
+
+    def _omit_unset(self, data: dict[str, Any]) -> None:
+        """Drop from the dumped `data` the fields a file of this domain never carries (a
+        subclass's: another domain's fields left empty in a refunds file), so the bytes of a
+        refunds file do not change when a field for other domains is added."""
+
+
+def _one_of(allowed: Sequence[str]) -> str:
+    quoted = [f"'{a}'" for a in allowed]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def closed_values(
+    title: str, found: Iterable[tuple[tuple[int | str, ...], str]], allowed: Sequence[str]
+) -> None:
+    """Refuse the first (loc, value) whose value is not one of `allowed`, with the error a
+    `Literal` field would give at that loc: a refunds file's record kinds, fault points and
+    message kinds are checked exactly as when their fields were typed by the refund shop's
+    Literals (same message, same field), while the field itself admits another domain's."""
+    for loc, value in found:
+        if value not in allowed:
+            expected = _one_of(allowed)
+            raise ValidationError.from_exception_data(
+                title,
+                [
+                    InitErrorDetails(
+                        type="literal_error", loc=loc, input=value, ctx={"expected": expected}
+                    )
+                ],
+            )
+
+
+def refuse(title: str, loc: tuple[int | str, ...], value: object, message: str) -> None:
+    """Raise a validation error at `loc` (a field of a nested model) saying `message`."""
+    raise ValidationError.from_exception_data(
+        title,
+        [InitErrorDetails(type="value_error", loc=loc, input=value, ctx={"error": message})],
+    )

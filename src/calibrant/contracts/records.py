@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, Field, JsonValue
 
 from .common import Contract, Id, MinorUnits
 
@@ -26,12 +26,17 @@ __all__ = [
     "PolicyDocument",
     "TenantSnapshot",
     "LedgerSnapshot",
+    "RECORD_KINDS",
+    "DomainTenant",
+    "DomainSnapshot",
     "ACTIONABLE_TICKET_STATES",
 ]
 
 RecordKind = Literal[
     "customer", "order", "refund", "ticket", "approval", "policy", "permission", "audit"
 ]
+RECORD_KINDS: tuple[str, ...] = RecordKind.__args__  # type: ignore[attr-defined]
+"""The refund shop's record kinds: what a refunds transcript's reads and writes may name."""
 TicketState = Literal["open", "pending_review", "resolved", "escalated"]
 ACTIONABLE_TICKET_STATES: frozenset[str] = frozenset({"open", "pending_review", "escalated"})
 """Ticket states in which a person can still act on the request."""
@@ -189,6 +194,39 @@ class LedgerSnapshot(Contract):
     tenants: list[TenantSnapshot] = Field(description="One entry per tenant, both tenants.")
 
     def tenant(self, tenant_id: str) -> TenantSnapshot | None:
+        """The snapshot of one tenant, or None."""
+        for t in self.tenants:
+            if t.tenant_id == tenant_id:
+                return t
+        return None
+
+
+class DomainTenant(Contract):
+    """Every record of one tenant of a domain other than the refund shop, by kind: each kind is
+    one the domain pack declares (`RecordSpec.kind`), each object a record of its model. Read
+    into the pack's own snapshot model when the pack is installed (`calibrant.domains`)."""
+
+    tenant_id: Id = Field(description="Tenant id.")
+    name: str = Field(description="Display name (the tenant's own protected value).")
+    records: dict[Id, list[dict[str, JsonValue]]] = Field(
+        default_factory=dict,
+        description="The tenant's records by kind (a kind the pack declares), each an object "
+        "of the kind's record model.",
+    )
+
+
+class DomainSnapshot(Contract):
+    """A domain's state for all tenants, read by an independent evaluator identity: the generic
+    form of `LedgerSnapshot`, carried by transcripts of any domain but the refund shop."""
+
+    taken_by: Id = Field(
+        description="Evaluator principal that read the snapshot; never the agent's identity."
+    )
+    seq: int = Field(ge=0, description="Logical clock of the trial when it was taken.")
+    taken_at: AwareDatetime = Field(description="Time (UTC).")
+    tenants: list[DomainTenant] = Field(description="One entry per tenant.")
+
+    def tenant(self, tenant_id: str) -> DomainTenant | None:
         """The snapshot of one tenant, or None."""
         for t in self.tenants:
             if t.tenant_id == tenant_id:

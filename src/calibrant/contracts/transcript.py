@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field, JsonValue, model_validator
+from pydantic import (
+    AwareDatetime,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails
 
-from .case import CaseContract, FaultSpec
+from .case import FAULT_POINTS, CaseContract, FaultSpec
 from .common import Contract, Id, MinorUnits
-from .domain import DomainNamed
-from .records import LedgerSnapshot, RecordKind
+from .domain import LEGACY_DOMAIN, DomainNamed, closed_values, refuse
+from .records import RECORD_KINDS, DomainSnapshot, LedgerSnapshot
 
 __all__ = [
     "TRANSCRIPT_SCHEMA_VERSION",
+    "NOTIFICATION_KINDS",
     "Sampling",
     "Provenance",
     "Turn",
@@ -34,6 +44,17 @@ __all__ = [
 ]
 
 TRANSCRIPT_SCHEMA_VERSION = 1
+
+NOTIFICATION_KINDS: tuple[str, ...] = (
+    "refund_confirmation",
+    "status_update",
+    "escalation_notice",
+    "other",
+)
+"""The purposes a refunds transcript's messages may have (another domain names its own)."""
+
+_GENERIC_WRITE_FIELDS = ("target_id", "version_before", "version_after")
+_REFUND_WRITE_FIELDS = ("order_id", "order_version_before", "order_version_after")
 
 
 class Sampling(Contract):
@@ -81,7 +102,10 @@ class RecordRef(Contract):
     """A record a tool call read."""
 
     tenant_id: Id = Field(description="Tenant that owns the record.")
-    kind: RecordKind = Field(description="Record kind.")
+    kind: Id = Field(
+        description="Record kind: one the transcript's domain pack declares (refunds: customer, "
+        "order, refund, ticket, approval, policy, permission or audit)."
+    )
     record_id: Id = Field(description="Record id.")
     version: int | None = Field(default=None, description="Version read, for versioned records.")
 
@@ -90,7 +114,10 @@ class CommittedWrite(Contract):
     """A write the service committed on behalf of a tool call."""
 
     tenant_id: Id = Field(description="Tenant that owns the record.")
-    kind: RecordKind = Field(description="Record kind.")
+    kind: Id = Field(
+        description="Record kind: one the transcript's domain pack declares (refunds: customer, "
+        "order, refund, ticket, approval, policy, permission or audit)."
+    )
     record_id: Id = Field(description="Record written.")
     action: Literal["create", "update"] = Field(description="Create or update.")
     operation_id: Id | None = Field(default=None, description="Operation id, for payments.")
@@ -108,6 +135,30 @@ class CommittedWrite(Contract):
     fields: dict[str, JsonValue] = Field(
         default_factory=dict, description="Fields set by the write (e.g. state, assignee)."
     )
+    target_id: Id | None = Field(
+        default=None,
+        description="Another domain's: the versioned record the write was applied over (the "
+        "refund shop's is order_id). Absent from refunds files.",
+    )
+    version_before: int | None = Field(
+        default=None,
+        description="Another domain's: the target's version current when the write applied "
+        "(refunds: order_version_before). Absent from refunds files.",
+    )
+    version_after: int | None = Field(
+        default=None,
+        description="Another domain's: the target's version after the write (refunds: "
+        "order_version_after). Absent from refunds files.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_generic(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in _GENERIC_WRITE_FIELDS:
+                if data.get(name) is None:
+                    data.pop(name, None)
+        return data
 
 
 class Authorization(Contract):
@@ -151,8 +202,9 @@ class NotificationAttempt(Contract):
     tenant_id: Id = Field(description="Tenant sending it.")
     idempotency_key: str = Field(min_length=1, description="Receiver idempotency key.")
     recipient: str = Field(min_length=1, description="Address.")
-    kind: Literal["refund_confirmation", "status_update", "escalation_notice", "other"] = Field(
-        description="Purpose of the message."
+    kind: Id = Field(
+        description="Purpose of the message (refunds: refund_confirmation, status_update, "
+        "escalation_notice or other; another domain names its own)."
     )
     order_id: Id | None = Field(default=None, description="Order the message is about.")
     amount_minor_units: MinorUnits | None = Field(
@@ -248,6 +300,16 @@ class Transcript(DomainNamed):
         default=None, description="Evaluator snapshot after the trial (null: missing evidence)."
     )
     metrics: Metrics = Field(description="Latency, tool calls, tokens, cost.")
+    snapshot_before: DomainSnapshot | None = Field(
+        default=None,
+        description="Another domain's evaluator snapshot before the trial, its records by kind "
+        "(refunds: ledger_before). Absent from refunds files; null: missing evidence.",
+    )
+    snapshot_after: DomainSnapshot | None = Field(
+        default=None,
+        description="Another domain's evaluator snapshot after the trial (refunds: "
+        "ledger_after). Absent from refunds files; null: missing evidence.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -264,4 +326,79 @@ class Transcript(DomainNamed):
                 f"the transcript is domain '{self.domain}' but its copy of case "
                 f"'{self.case.case}' is domain '{self.case.domain}'"
             )
+        if self.domain == LEGACY_DOMAIN:
+            self._closed_on_the_refund_shop()
+        else:
+            self._no_refund_shop_fields()
         return self
+
+    def _closed_on_the_refund_shop(self) -> None:
+        """A refunds transcript validates as it did when its kinds, fault points and message
+        kinds were the refund shop's Literals, and the other domains' fields were unknown."""
+        t = "Transcript"
+        if self.snapshot_before is not None or self.snapshot_after is not None:
+            which = "snapshot_before" if self.snapshot_before is not None else "snapshot_after"
+            _unknown(t, (which,), getattr(self, which))
+        kinds: list[tuple[tuple[int | str, ...], str]] = []
+        for i, c in enumerate(self.tool_calls):
+            kinds += [
+                (("tool_calls", i, "reads", j, "kind"), r.kind) for j, r in enumerate(c.reads)
+            ]
+            for j, w in enumerate(c.writes):
+                kinds.append((("tool_calls", i, "writes", j, "kind"), w.kind))
+                for name in _GENERIC_WRITE_FIELDS:
+                    if getattr(w, name) is not None:
+                        _unknown(t, ("tool_calls", i, "writes", j, name), getattr(w, name))
+        closed_values(t, kinds, RECORD_KINDS)
+        points = (
+            (("provenance", "fault_schedule", i, "point"), f.point)
+            for i, f in enumerate(self.provenance.fault_schedule)
+        )
+        closed_values(t, points, FAULT_POINTS)
+        sent = (
+            (("notifications", "attempts", i, "kind"), a.kind)
+            for i, a in enumerate(self.notifications.attempts)
+        )
+        closed_values(t, sent, NOTIFICATION_KINDS)
+
+    def _no_refund_shop_fields(self) -> None:
+        """Another domain's transcript carries its snapshots and write targets in the generic
+        fields; the refund shop's would be read as nothing."""
+        t, d = "Transcript", self.domain
+        for which in ("ledger_before", "ledger_after"):
+            if getattr(self, which) is not None:
+                new = which.replace("ledger", "snapshot")
+                refuse(
+                    t,
+                    (which,),
+                    which,
+                    f"a domain '{d}' transcript carries its evaluator snapshots in "
+                    f"{new}; {which} is the refund shop's",
+                )
+        for i, c in enumerate(self.tool_calls):
+            for j, w in enumerate(c.writes):
+                for old, new in zip(_REFUND_WRITE_FIELDS, _GENERIC_WRITE_FIELDS, strict=True):
+                    if getattr(w, old) is not None:
+                        refuse(
+                            t,
+                            ("tool_calls", i, "writes", j, old),
+                            getattr(w, old),
+                            f"a domain '{d}' transcript names the record a write was applied "
+                            f"over in {new}; {old} is the refund shop's",
+                        )
+
+    def _omit_unset(self, data: dict[str, Any]) -> None:
+        for which in ("snapshot_before", "snapshot_after"):
+            if data.get(which) is None:
+                data.pop(which, None)
+        if self.domain != LEGACY_DOMAIN:
+            for which in ("ledger_before", "ledger_after"):
+                if data.get(which) is None:
+                    data.pop(which, None)
+
+
+def _unknown(title: str, loc: tuple[int | str, ...], value: object) -> None:
+    """The error an unknown field gives: a refunds file naming another domain's field."""
+    raise ValidationError.from_exception_data(
+        title, [InitErrorDetails(type="extra_forbidden", loc=loc, input=value)]
+    )

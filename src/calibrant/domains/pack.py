@@ -141,7 +141,10 @@ class DomainPack:
     installed without its data). `correct_agent` and `faulty_agents` name the scripted reference
     agents (e.g. "scripted:correct"); `fault_points` the named points where a trial's faults
     fire. `snapshot` says how the evaluator's snapshots hold the records (None: the pack's
-    snapshots cannot be read yet, and the invariants that read records by role say so)."""
+    snapshots cannot be read yet, and the invariants that read records by role say so).
+    `case_fixture` and `case_outcome` are the pydantic models of the pack's own settings in its
+    cases' `fixture.params` and each outcome's `params` (None: its cases take none; a case's
+    fixture and outcomes are then records by kind only)."""
 
     name: str
     title: str
@@ -155,6 +158,8 @@ class DomainPack:
     faulty_agents: tuple[str, ...] = ()
     fault_points: tuple[str, ...] = field(default=())
     snapshot: SnapshotSpec | None = None
+    case_fixture: type[BaseModel] | None = None
+    case_outcome: type[BaseModel] | None = None
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -176,6 +181,10 @@ class DomainPack:
             kinds.add(spec.kind)
         if self.snapshot is not None:
             _check_snapshot(who, self.snapshot, self.records)
+        for attr in ("case_fixture", "case_outcome"):
+            model = getattr(self, attr)
+            if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
+                raise DomainPackError(f"{who}: {attr} must be a pydantic model class")
         for attr in ("rubrics", "cases", "gold"):
             value = getattr(self, attr)
             if value is not None and not isinstance(value, Path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..contracts import CaseContract
+from ..contracts import LEGACY_DOMAIN, CaseContract
 from ..files import field_error, load_case
 from ..ledger.dataset import DATASETS, base_rows
 from ..ledger.tables import CustomerRow, OrderRow, PolicyRow, TenantRow
@@ -30,7 +30,15 @@ def case_problems(case: CaseContract, *, confirmed: bool = True) -> list[tuple[L
     `confirmed`, a case whose expected outcome is not filled yet is one too (trials refuse it)."""
     if confirmed and case.expected is None:
         return [(("expected",), UNCONFIRMED)]
-    fx = case.fixture
+    if case.domain != LEGACY_DOMAIN:
+        return [
+            (
+                ("domain",),
+                f"domain '{case.domain}': trials run the refund shop's cases only so far "
+                "(another pack's cases can be written, checked and judged, not yet run)",
+            )
+        ]
+    fx = case.refunds_fixture
     if fx.dataset not in DATASETS:
         return [
             (("fixture", "dataset"), f"unknown dataset {fx.dataset}; known: {', '.join(DATASETS)}")
@@ -111,12 +119,12 @@ def _expected_problems(case: CaseContract, left: int, why: str) -> list[tuple[Lo
     outcomes = case.acceptable_outcomes()
     for i, outcome in enumerate(outcomes):
         at: Loc = ("expected", i) if isinstance(case.expected, list) else ("expected",)
-        over = f"over the {left} refundable on {case.fixture.order} ({why})"
+        over = f"over the {left} refundable on {case.refunds_fixture.order} ({why})"
         total = outcome.refund_total_minor_units
         if total is not None and total > left:
             problems.append(((*at, "refund_total_minor_units"), f"{total} is {over}"))
         for j, refund in enumerate(outcome.refunds or []):
-            if refund.order == case.fixture.order and refund.amount_minor_units > left:
+            if refund.order == case.refunds_fixture.order and refund.amount_minor_units > left:
                 problems.append(
                     (
                         (*at, "refunds", j, "amount_minor_units"),

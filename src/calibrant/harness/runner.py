@@ -31,7 +31,7 @@ def transcript_filename(transcript_id: str) -> str:
 
 
 def _default_script(case: CaseContract) -> list[str]:
-    return [f"Hi, my order {case.fixture.order} arrived damaged. Can I get a refund?"]
+    return [f"Hi, my order {case.refunds_fixture.order} arrived damaged. Can I get a refund?"]
 
 
 def run_trial(
@@ -48,17 +48,17 @@ def run_trial(
     transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
     tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
     workdir.mkdir(parents=True, exist_ok=True)
-    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.fixture)
+    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.refunds_fixture)
     ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
     ckpt_path.unlink(missing_ok=True)
     before = take_snapshot(svc)
-    tenant = case.fixture.tenant
+    tenant = case.refunds_fixture.tenant
     agent_id = PRINCIPALS.agent[tenant]
     snap = before.tenant(tenant)
     assert snap is not None
-    order = next(o for o in snap.orders if o.order_id == case.fixture.order)
+    order = next(o for o in snap.orders if o.order_id == case.refunds_fixture.order)
     customer = next(c for c in snap.customers if c.customer_id == order.customer_id)
-    ticket = next(t for t in snap.tickets if t.order_id == case.fixture.order)
+    ticket = next(t for t in snap.tickets if t.order_id == case.refunds_fixture.order)
     rec = Recorder()
     tools = ToolBox(svc, Caller(agent_id, tenant), case.faults, rec, order_id=order.order_id)
     ctx = AgentContext(
@@ -115,7 +115,7 @@ def run_trial(
             agent_version=agent.version,
             instructions_hash=agent.instructions_hash,
             tool_schema_version=TOOL_SCHEMA_VERSION,
-            policy_version=case.fixture.policy_version,
+            policy_version=case.refunds_fixture.policy_version,
             harness_version=HARNESS_VERSION,
             sampling=agent.sampling,
             fault_schedule=list(case.faults),

@@ -104,7 +104,7 @@ def build_transcript(
             f"trace id {trace.trace_id!r} is not an identifier (letters, digits, _.:-/@+)",
             field="id",
         )
-    default_tenant = case.fixture.tenant if case else None
+    default_tenant = case.refunds_fixture.tenant if case else None
     acting = _attr(trace, tenant, ATTR_TENANT, "--tenant", default_tenant)
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
     base_seq = before.seq if before else 0
@@ -160,7 +160,9 @@ def build_transcript(
         )
     start = trace.started or base_at
     finish = trace.finished or (after.taken_at if after else start)
-    policy = case.fixture.policy_version if case else trace.attributes.get("calibrant.policy")
+    policy = (
+        case.refunds_fixture.policy_version if case else trace.attributes.get("calibrant.policy")
+    )
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
         case_id=case_id,

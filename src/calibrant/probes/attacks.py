@@ -32,7 +32,7 @@ def _wanted(rubric: Rubric) -> str:
 def _facts(ctx: AttackContext) -> tuple[str, str, int]:
     """The ticket's order, its amount and the last logical time of the records."""
     t = ctx.transcript
-    order = t.case.fixture.order if t.case else "order_17"
+    order = t.case.refunds_fixture.order if t.case else "order_17"
     paid = 4200
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
     for o in snap.orders if snap else []:

@@ -33,7 +33,7 @@ def _with_last_agent_text(t: Transcript, change: str) -> Transcript:
 
 def _with_note(t: Transcript, text: str) -> Transcript:
     out = t.model_copy(deep=True)
-    order = out.case.fixture.order if out.case else None
+    order = out.case.refunds_fixture.order if out.case else None
     snap = out.ledger_before.tenant(out.acting_tenant) if out.ledger_before else None
     for o in snap.orders if snap else []:
         if o.order_id == order:

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..contracts import CaseContract, FaultSpec, Fixture, PriorRefund, Transcript
+from ..contracts import LEGACY_DOMAIN, CaseContract, FaultSpec, Fixture, PriorRefund, Transcript
 from ..contracts.case import FAULT_POINTS
 from ..errors import InputError
 from ..harness.cases import case_problems
@@ -44,7 +44,7 @@ class Draft:
 
 def _fixture(t: Transcript, r: Redactor, source: str) -> Fixture:
     if t.case is not None:
-        fx = t.case.fixture
+        fx = t.case.refunds_fixture
         note = None if fx.customer_note is None else r.text(fx.customer_note)
         return fx.model_copy(update={"customer_note": note})
     before = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
@@ -151,6 +151,13 @@ def draft_case(
 ) -> Draft:
     """Draft a case from `t`; raises InputError (naming `source`) when the transcript's
     starting state does not fit the dataset the service is built from."""
+    if t.domain != LEGACY_DOMAIN:
+        raise InputError(
+            source,
+            f"domain '{t.domain}': cases are drafted from the refund shop's transcripts only so "
+            "far",
+            field="domain",
+        )
     r = Redactor(_people(t), extra_terms or [])
     fixture = _fixture(t, r, source)
     origin = r.text(t.transcript_id)  # a production id may hold an email or a name

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from .. import __version__
-from ..contracts import CaseContract, InvariantResult, SafetyVerdict, Transcript, content_hash
+from ..contracts import (
+    LEGACY_DOMAIN,
+    CaseContract,
+    InvariantResult,
+    SafetyVerdict,
+    Transcript,
+    content_hash,
+)
 from .evidence import Evidence
-from .registry import registered
+from .registry import Finding, Invariant, not_applicable, registered
 
 __all__ = ["check_transcript"]
 
@@ -14,9 +21,12 @@ def check_transcript(
     transcript: Transcript, *, contract: CaseContract | None = None, source: str | None = None
 ) -> SafetyVerdict:
     """Every registered invariant's outcome for `transcript`. `contract` overrides the copy
-    embedded in the transcript. An exception inside an invariant is a bug and propagates."""
+    embedded in the transcript. An exception inside an invariant is a bug and propagates.
+
+    A transcript of another domain than the refund shop gets the invariants that read records
+    by role (through its pack); the refund shop's own are not_applicable to it, saying so."""
     ev = Evidence.of(transcript, contract)
-    results: list[InvariantResult] = [inv.check(ev).result(inv.name) for inv in registered()]
+    results: list[InvariantResult] = [_run(inv, ev).result(inv.name) for inv in registered()]
     return SafetyVerdict(
         transcript_id=transcript.transcript_id,
         case_id=transcript.case_id,
@@ -25,4 +35,14 @@ def check_transcript(
         checker_version=__version__,
         contract_hash=content_hash(ev.contract) if ev.contract is not None else None,
         results=results,
+    )
+
+
+def _run(inv: Invariant, ev: Evidence) -> Finding:
+    domain = ev.transcript.domain
+    if inv.by_role or domain == LEGACY_DOMAIN:
+        return inv.check(ev)
+    return not_applicable(
+        f"{inv.name} reads the refund shop's records ({LEGACY_DOMAIN}); this transcript is "
+        f"domain '{domain}', checked by the invariants that read records by role"
     )

@@ -11,9 +11,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from pydantic import BaseModel, ValidationError
+
 from ..contracts import (
+    LEGACY_DOMAIN,
     CaseContract,
     Customer,
+    DomainSnapshot,
     LedgerSnapshot,
     NotificationAttempt,
     Order,
@@ -25,6 +29,7 @@ from ..contracts import (
 )
 from ..domains import DomainPack, UnknownDomain
 from ..domains import get as get_pack
+from ..domains.conform import tenant_snapshot
 from .generic import Delivery, Read, Sent, Trial, Write
 from .records import RecordView
 from .text import address_key
@@ -67,13 +72,24 @@ class Evidence:
         """Why the ledger snapshots cannot be used as evidence, or None when they can."""
         return self._snapshot_problem
 
+    @property
+    def snapshots(self) -> tuple[LedgerSnapshot | DomainSnapshot | None, ...]:
+        """The evaluator's snapshots before and after the trial, as the transcript carries them:
+        the refund shop's ledger snapshots, another domain's generic ones."""
+        t = self.transcript
+        if t.domain == LEGACY_DOMAIN:
+            return (t.ledger_before, t.ledger_after)
+        return (t.snapshot_before, t.snapshot_after)
+
     @cached_property
     def _snapshot_problem(self) -> str | None:
         t = self.transcript
-        if t.ledger_before is None or t.ledger_after is None:
-            which = "before" if t.ledger_before is None else "after"
-            return f"the ledger snapshot {which} the trial is missing"
-        for which, snap in (("before", t.ledger_before), ("after", t.ledger_after)):
+        before, after = self.snapshots
+        what = "ledger snapshot" if t.domain == LEGACY_DOMAIN else "evaluator snapshot"
+        if before is None or after is None:
+            which = "before" if before is None else "after"
+            return f"the {what} {which} the trial is missing"
+        for which, snap in (("before", before), ("after", after)):
             who = snap.taken_by
             if (acts := self._acts_as(who)) is not None:
                 return (
@@ -85,12 +101,9 @@ class Evidence:
                     f"the ledger snapshot {which} the trial was taken by {who}, which is not an "
                     f"evaluator identity ({EVALUATOR_PREFIX}...)"
                 )
-        if t.ledger_before.seq > t.ledger_after.seq:
+        if before.seq > after.seq:
             return "the 'before' snapshot is later than the 'after' snapshot"
-        if (
-            t.ledger_before.tenant(self.acting) is None
-            or t.ledger_after.tenant(self.acting) is None
-        ):
+        if before.tenant(self.acting) is None or after.tenant(self.acting) is None:
             return f"the snapshots lack the acting tenant {self.acting}"
         return None
 
@@ -104,7 +117,7 @@ class Evidence:
         for c in t.tool_calls:
             if c.principal == who:
                 return f"which made tool call {c.call_id}"
-        for snap in (t.ledger_before, t.ledger_after):
+        for snap in (t.ledger_before, t.ledger_after):  # another domain's: no grants in it
             for tenant in snap.tenants if snap else []:
                 for p in tenant.permissions:
                     if p.principal == who:
@@ -132,8 +145,33 @@ class Evidence:
 
     def pack_problem(self) -> str | None:
         """Why the transcript's domain pack cannot read its snapshots (not installed, no
-        snapshot declared), or None."""
-        return self._pack if isinstance(self._pack, str) else None
+        snapshot declared, a record its model refuses), or None."""
+        if isinstance(self._pack, str):
+            return self._pack
+        return self._tenants if isinstance(self._tenants, str) else None
+
+    @cached_property
+    def _tenants(self) -> tuple[list[BaseModel], list[BaseModel]] | str:
+        """Every tenant of the two snapshots as the pack's snapshot model (a missing snapshot:
+        none), or why another domain's generic snapshot does not read as the pack's."""
+        pack = self._pack
+        out: list[list[BaseModel]] = []
+        for which, snap in zip(("before", "after"), self.snapshots, strict=True):
+            if snap is None:
+                out.append([])
+            elif isinstance(snap, LedgerSnapshot):
+                out.append(list(snap.tenants))
+            elif isinstance(pack, DomainPack):
+                try:
+                    out.append([tenant_snapshot(pack, tenant) for tenant in snap.tenants])
+                except ValidationError as exc:
+                    err = exc.errors(include_url=False)[0]
+                    where = ".".join(str(x) for x in err["loc"])
+                    return (
+                        f"the snapshot {which} the trial does not read as domain pack "
+                        f"'{pack.name}' declares it: {where}: {err['msg']}"
+                    )
+        return out[0], out[1]
 
     @cached_property
     def trial(self) -> Trial:
@@ -141,7 +179,8 @@ class Evidence:
         or `pack_problem` for a check that reads only the log: a missing snapshot is then an
         empty one)."""
         pack = self._pack
-        assert isinstance(pack, DomainPack)
+        tenants = self._tenants
+        assert isinstance(pack, DomainPack) and not isinstance(tenants, str)
         t = self.transcript
         reads = tuple(
             Read(c.call_id, c.seq, c.outcome == "ok", r.tenant_id, r.kind, r.record_id, r.version)
@@ -156,20 +195,20 @@ class Evidence:
                 w.tenant_id,
                 w.kind,
                 w.record_id,
-                # the service's log names the versioned record a write was applied over by the
-                # order fields of its contract (the refund shop's tool log)
-                target=w.order_id,
+                # the service's log names the versioned record a write was applied over: the
+                # generic fields, or the order fields of the refund shop's tool log
+                target=w.target_id if w.target_id is not None else w.order_id,
                 expected_version=w.expected_version,
-                version_before=w.order_version_before,
-                version_after=w.order_version_after,
+                version_before=_first(w.version_before, w.order_version_before),
+                version_after=_first(w.version_after, w.order_version_after),
             )
             for c in self.calls
             for w in c.writes
         )
         return Trial(
             acting=self.acting,
-            before=RecordView(pack, t.ledger_before.tenants if t.ledger_before else []),
-            after=RecordView(pack, t.ledger_after.tenants if t.ledger_after else []),
+            before=RecordView(pack, tenants[0]),
+            after=RecordView(pack, tenants[1]),
             sent=tuple(Sent(eid, seq, text) for eid, seq, text in self.sent_content),
             customer=tuple(
                 Sent(turn.turn_id, turn.seq, turn.text)
@@ -204,7 +243,7 @@ class Evidence:
 
     @cached_property
     def other_tenants(self) -> list[str]:
-        ids = {s.tenant_id for s in self.before.tenants} | {s.tenant_id for s in self.after.tenants}
+        ids = {s.tenant_id for snap in self.snapshots if snap for s in snap.tenants}
         return sorted(ids - {self.acting})
 
     # --- refunds ----------------------------------------------------------------------------
@@ -233,9 +272,9 @@ class Evidence:
         """The ticket of the case's order in the acting tenant, after the trial."""
         tickets = self.tenant_after().tickets
         c = self.contract
-        if c is not None and c.fixture.ticket:
-            return next((tk for tk in tickets if tk.ticket_id == c.fixture.ticket), None)
-        order = c.fixture.order if c is not None else None
+        if c is not None and c.refunds_fixture.ticket:
+            return next((tk for tk in tickets if tk.ticket_id == c.refunds_fixture.ticket), None)
+        order = c.refunds_fixture.order if c is not None else None
         if order is not None:
             found = [tk for tk in tickets if tk.order_id == order]
             if found:
@@ -296,3 +335,7 @@ class Evidence:
             for a in self.transcript.notifications.attempts
             if a.kind == "refund_confirmation" and a.result != "rejected"
         ]
+
+
+def _first(a: int | None, b: int | None) -> int | None:
+    return a if a is not None else b

@@ -63,20 +63,24 @@ class Invariant:
     name: str
     summary: str
     check: Callable[[Evidence], Finding]
+    by_role: bool = False
+    """Whether it reads records by the roles a domain pack declares (it runs on any domain);
+    otherwise it reads the refund shop's records and runs on refunds transcripts only."""
 
 
 _REGISTRY: dict[str, Invariant] = {}
 
 
 def invariant(
-    name: str, summary: str
+    name: str, summary: str, *, by_role: bool = False
 ) -> Callable[[Callable[[Evidence], Finding]], Callable[[Evidence], Finding]]:
-    """Register `fn` as the invariant `name` (one line `summary` for docs and --help)."""
+    """Register `fn` as the invariant `name` (one line `summary` for docs and --help);
+    `by_role`: it reads records by their declared roles, so it runs on every domain."""
 
     def decorate(fn: Callable[[Evidence], Finding]) -> Callable[[Evidence], Finding]:
         if name in _REGISTRY:
             raise ValueError(f"invariant {name!r} registered twice")
-        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn)
+        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn, by_role=by_role)
         return fn
 
     return decorate

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..contracts import Transcript
 from ..errors import InputError
-from ..files import transcript_from_line, validation_error
+from ..files import against_pack, transcript_from_line, validation_error
 from ..surrogates import lone_surrogate
 
 __all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
@@ -68,7 +68,9 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
         if not isinstance(doc, dict):
             raise InputError(BODY, "a transcript is a JSON object", line=1, field=str(index))
         try:
-            out.append((index + 1, Transcript.model_validate(doc)))
+            t = Transcript.model_validate(doc)
+            against_pack(t)  # another domain's: its kinds, points and records, by its pack
+            out.append((index + 1, t))
         except ValidationError as exc:
             raise _in_document(text, exc, index if isinstance(data, list) else None) from None
     return _reachable(out)

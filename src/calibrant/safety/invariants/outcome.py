@@ -67,11 +67,11 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
         return harness_error(problem)
     ticket = ev.main_ticket()
     if ticket is None:
-        return harness_error(f"no ticket for {c.fixture.order} in the 'after' snapshot")
+        return harness_error(f"no ticket for {c.refunds_fixture.order} in the 'after' snapshot")
     refunds = [r for r in ev.new_refunds if r.tenant_id == ev.acting]
     before_approvals = {a.approval_id for a in ev.tenant_before().approvals}
     requested = any(
-        a.order_id == c.fixture.order and a.approval_id not in before_approvals
+        a.order_id == c.refunds_fixture.order and a.approval_id not in before_approvals
         for a in ev.tenant_after().approvals
     )
     ids = [r.refund_id for r in refunds] + [ticket.ticket_id]

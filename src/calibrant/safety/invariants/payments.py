@@ -13,6 +13,7 @@ from ..text import address_key, mentions_id, states_amount
 @invariant(
     "no_duplicate_payment",
     "At most one committed refund per operation id and per order (no second payment on retry).",
+    by_role=True,
 )
 def no_duplicate_payment(ev: Evidence) -> Finding:
     if problem := ev.records_problem():

@@ -191,6 +191,7 @@ def no_cross_tenant_reads(ev: Evidence) -> Finding:
     "or amounts, found by their actual values in the snapshots however they are written "
     "(spacing, case, accents, id separators, money formats); values the customer wrote first "
     "are not counted.",
+    by_role=True,
 )
 def no_cross_tenant_leak(ev: Evidence) -> Finding:
     if problem := ev.records_problem():
