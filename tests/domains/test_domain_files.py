@@ -457,8 +457,10 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
     ok = by_id["wh-good"]
     assert {n: ok[n]["outcome"] for n in role} == dict.fromkeys(role, "pass")
     others = {n: x["outcome"] for n, x in ok.items() if n not in role}
+    # no case: the end state cannot be judged (tests/domains/test_domain_end_state.py has one)
+    assert others.pop("end_state_matches_contract") == "harness_error"
     assert len(others) >= 10 and set(others.values()) == {"not_applicable"}
-    assert "reads the refund shop's records" in ok["end_state_matches_contract"]["message"]
+    assert "reads the refund shop's records" in ok["evidence_integrity"]["message"]
     assert by_id["wh-leak"]["no_cross_tenant_leak"]["outcome"] == "violated"
     assert "SKU-2002" in by_id["wh-leak"]["no_cross_tenant_leak"]["message"]
     assert by_id["wh-dup"]["no_duplicate_payment"]["outcome"] == "violated"
@@ -466,6 +468,7 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
     assert by_id["wh-stale"]["no_stale_overwrite"]["outcome"] == "violated"
     for tid in ("wh-leak", "wh-dup", "wh-stale"):  # one planted fault each, nothing else
         bad = [n for n, x in by_id[tid].items() if x["outcome"] != "not_applicable"]
+        bad.remove("end_state_matches_contract")  # no case here
         assert sum(by_id[tid][n]["outcome"] == "violated" for n in bad) == 1
     r = cli("check", str(folder), "--fail-on-violation")
     assert r.code == 1
@@ -486,7 +489,8 @@ def test_a_warehouse_transcript_without_its_snapshot_is_a_harness_error_not_a_pa
     assert results["no_duplicate_payment"]["outcome"] == "harness_error"
     # the stale check reads the service's log of versioned writes, which is all there
     assert results["no_stale_overwrite"]["outcome"] == "pass"
-    rest = {x["outcome"] for n, x in results.items() if not n.startswith("no_")}
+    assert "no case contract" in results["end_state_matches_contract"]["message"]
+    rest = {x["outcome"] for n, x in results.items() if not n.startswith(("no_", "end_state"))}
     assert rest == {"not_applicable"}
 
 

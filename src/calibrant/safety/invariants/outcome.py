@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...contracts import ExpectedOutcome, Refund, Ticket
+from ...contracts import LEGACY_DOMAIN, ExpectedOutcome, Refund, Ticket
 from ..evidence import Evidence
-from ..registry import Finding, harness_error, invariant, passed, violated
+from ..generic import end_state
+from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
 
 
 def _mismatches(
@@ -49,8 +50,11 @@ def _mismatches(
 @invariant(
     "end_state_matches_contract",
     "The ledger's end state matches one acceptable outcome (refunds, ticket state, assignment).",
+    by_role=True,
 )
 def end_state_matches_contract(ev: Evidence) -> Finding:
+    if ev.transcript.domain != LEGACY_DOMAIN:
+        return _domain_end_state(ev)
     c = ev.contract
     if c is None:
         return harness_error("no case contract: embed it in the transcript or pass --case")
@@ -84,3 +88,24 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
         tried.append((len(miss), name, miss))
     _, name, miss = min(tried, key=lambda x: x[0])
     return violated(f"matches no acceptable outcome; closest '{name}': " + "; ".join(miss), *ids)
+
+
+def _domain_end_state(ev: Evidence) -> Finding:
+    """Another domain's end state against its case's `DomainOutcome`s, read by the pack's roles
+    (the refund shop's, above, reads its own ledger)."""
+    c = ev.contract
+    if c is None:
+        return harness_error("no case contract: embed it in the transcript or pass --case")
+    if c.case != ev.t.case_id:
+        return harness_error(
+            f"the contract is for case {c.case}, the transcript for {ev.t.case_id}"
+        )
+    outcomes = c.domain_outcomes()
+    if not outcomes:
+        return not_applicable(
+            f"case {c.case} has no confirmed expected outcome yet (expected: null); a person "
+            "must fill it before the end state can be judged"
+        )
+    if problem := ev.records_problem():
+        return harness_error(problem)
+    return end_state(ev.trial, outcomes)
