@@ -59,6 +59,21 @@ def test_a_trial_that_moved_the_wrong_quantity_names_the_field(
     assert found["evidence"] == ["SKU-1001", "tr_1"]
 
 
+def test_a_record_listed_without_its_id_is_compared_with_the_closest_of_its_kind(
+    warehouse: Path, tmp_path: Path, cli: Callable[..., Result]
+) -> None:
+    doc = yaml.safe_load(CASE)
+    doc["expected"]["records"]["transfer"] = [{"sku": "SKU-1001", "quantity": 5}]
+    case = yaml.safe_dump(doc)
+    assert _end_state(cli, tmp_path, good(), case)["outcome"] == "pass"
+    doc = good()
+    doc["transcript_id"] = "wh-ten"
+    doc["snapshot_after"]["tenants"][0]["records"]["transfer"][0]["quantity"] = 10
+    found = _end_state(cli, tmp_path, doc, case)
+    assert found["outcome"] == "violated"
+    assert found["message"].endswith("transfer tr_1 quantity: expected 5, found 10")
+
+
 def test_two_transfers_where_the_case_wants_one_is_violated(
     warehouse: Path, tmp_path: Path, cli: Callable[..., Result]
 ) -> None:
