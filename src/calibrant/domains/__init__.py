@@ -17,9 +17,15 @@ from .registry import (
     discover,
     get,
     refresh,
+    runtime,
 )
+from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime
 
 __all__ = [
+    "AgentCall",
+    "PackAgent",
+    "PackInvariant",
+    "PackRuntime",
     "ENTRY_POINT_GROUP",
     "BrokenPack",
     "Discovery",
@@ -35,5 +41,6 @@ __all__ = [
     "discover",
     "get",
     "refresh",
+    "runtime",
     "same_domain",
 ]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from ..errors import CalibrantError
+from .runtime import PackRuntime
 
 __all__ = ["DomainPackError", "MoneyField", "RecordSpec", "SnapshotSpec", "DomainPack"]
 
@@ -144,7 +146,10 @@ class DomainPack:
     snapshots cannot be read yet, and the invariants that read records by role say so).
     `case_fixture` and `case_outcome` are the pydantic models of the pack's own settings in its
     cases' `fixture.params` and each outcome's `params` (None: its cases take none; a case's
-    fixture and outcomes are then records by kind only)."""
+    fixture and outcomes are then records by kind only). `runtime` builds what runs the
+    pack's domain: its trials, the tools served to an external agent and its own invariants
+    (`calibrant.domains.runtime`; None: the pack's transcripts can be checked, judged and
+    calibrated, but calibrant cannot run its trials)."""
 
     name: str
     title: str
@@ -160,6 +165,7 @@ class DomainPack:
     snapshot: SnapshotSpec | None = None
     case_fixture: type[BaseModel] | None = None
     case_outcome: type[BaseModel] | None = None
+    runtime: Callable[[], PackRuntime] | None = None
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -185,6 +191,8 @@ class DomainPack:
             model = getattr(self, attr)
             if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
                 raise DomainPackError(f"{who}: {attr} must be a pydantic model class")
+        if self.runtime is not None and not callable(self.runtime):
+            raise DomainPackError(f"{who}: runtime must be a callable that returns the runtime")
         for attr in ("rubrics", "cases", "gold"):
             value = getattr(self, attr)
             if value is not None and not isinstance(value, Path):

@@ -18,6 +18,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 from ..errors import CalibrantError
 from .pack import DomainPack
+from .runtime import PackRuntime
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -30,6 +31,7 @@ __all__ = [
     "broken",
     "get",
     "refresh",
+    "runtime",
 ]
 
 ENTRY_POINT_GROUP = "calibrant.domains"
@@ -141,6 +143,7 @@ def discover() -> Discovery:
 def refresh() -> None:
     """Forget the packs found: the next call looks the entry points up again."""
     discover.cache_clear()
+    _RUNTIMES.clear()
 
 
 def available() -> list[InstalledPack]:
@@ -167,3 +170,32 @@ def get(name: str) -> InstalledPack:
         f"no domain pack named '{name}' is installed (installed: {installed}); "
         f"a pack is a distribution with a '{ENTRY_POINT_GROUP}' entry point"
     )
+
+
+_RUNTIMES: dict[str, PackRuntime] = {}
+
+
+def runtime(name: str) -> PackRuntime:
+    """The runtime of domain `name`'s pack (built once per process): what runs its trials,
+    serves its tools and checks its own invariants. One line when the pack is not installed,
+    declares no runtime, or fails to build it."""
+    if name in _RUNTIMES:
+        return _RUNTIMES[name]
+    installed = get(name)
+    build = installed.pack.runtime
+    if build is None:
+        raise UnknownDomain(
+            f"domain pack '{name}' ({installed.entry_point}) declares no runtime: calibrant can "
+            "check, judge and calibrate its transcripts but cannot run its trials"
+        )
+    try:
+        made = build()
+    except CalibrantError:
+        raise
+    except Exception as exc:  # the pack's code: one line, never a traceback
+        raise UnknownDomain(
+            f"domain pack '{name}': building its runtime failed: {type(exc).__name__}: "
+            f"{_one_line(exc)}"
+        ) from None
+    _RUNTIMES[name] = made
+    return made

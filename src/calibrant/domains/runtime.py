@@ -1,0 +1,120 @@
+"""What a pack provides so calibrant can *run* its domain, beside what it declares: its trials
+(a controlled service, its scripted agents, one transcript per trial), the tools an external
+agent is served, and its own invariants.
+
+A pack hands calibrant a `PackRuntime` through `DomainPack.runtime` (a callable taking no
+argument, called the first time a run needs it, so listing packs imports no service code).
+The core drives every domain through this protocol: `calibrant trials`, `sandbox`, `check` and
+`selftest` dispatch on a case's or a transcript's domain and never name a pack. The refund
+shop's runtime is the core's own harness; another pack brings its own, usually built on
+`calibrant.engine`.
+
+The types below are structural (`typing.Protocol`): a pack implements them with plain classes.
+They name the core's contracts only; what the harness and the safety checker pass in is
+described in words, because those packages sit above this one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..contracts import CaseContract, Transcript
+
+__all__ = ["PackAgent", "AgentCall", "PackInvariant", "PackRuntime"]
+
+
+@runtime_checkable
+class PackAgent(Protocol):
+    """An agent of a pack's domain: answers one message of the person it serves at a time,
+    calling the pack's tools in between through `ctx.tools`. The refund shop's agents and
+    calibrant's external agent (`calibrant.sandbox.ExternalAgent`) have this shape, so a pack's
+    trials can be driven by an agent in another process.
+
+    The runner reads `name`, `version`, `model`, `instructions_hash` and `sampling` for the
+    transcript's provenance and never sets them."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def instructions_hash(self) -> str | None: ...
+
+    def respond(self, ctx: Any, message: str) -> str:
+        """The reply to `message`. `ctx` is the pack's agent context: it has `trial_id` (str),
+        `usage` (a `calibrant.harness.Usage`, added to by agents that call a model), `tools`
+        (with `call(name, args) -> dict` and `call_json(name, text) -> dict`) and
+        `public_context() -> dict` (what an external agent is told about the trial: tenant,
+        the record it works on, the person it talks to). Raises `calibrant.engine.AgentCrash`
+        when a fault point crashes it; the runner starts a fresh agent from `make_agent`."""
+        ...
+
+
+AgentCall = Callable[[str], PackAgent]
+"""Builds an agent from its name (`PackRuntime.make_agent`, or the sandbox's external agent)."""
+
+
+class PackInvariant(Protocol):
+    """One of the pack's own invariants, registered beside the core's: `name` (an id that no
+    core invariant uses), `summary` (one line), and `check(evidence) -> Finding`, where
+    `evidence` is the `calibrant.safety.Evidence` of one transcript of the pack's domain (its
+    `transcript` carries the evaluator's snapshots as `snapshot_before`/`snapshot_after`) and
+    the result is a `calibrant.safety.Finding` (`passed`, `violated`, `not_applicable`,
+    `harness_error`). An invariant never trusts the agent's text or its tool results."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def summary(self) -> str: ...
+
+    def check(self, evidence: Any) -> Any: ...
+
+
+class PackRuntime(Protocol):
+    """What runs a pack's domain (see the module docstring)."""
+
+    def agent_names(self) -> Sequence[str]:
+        """The scripted agents `make_agent` builds (e.g. "scripted:travel-correct"), the
+        correct one first; a name may take a style suffix the pack documents."""
+        ...
+
+    def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
+        """The agent called `name`, or `calibrant.errors.ConfigError` in one line naming the
+        agents it knows."""
+        ...
+
+    def run_trial(
+        self,
+        case: CaseContract,
+        agent_name: str,
+        *,
+        trial: int,
+        seed: int,
+        workdir: Path,
+        agent_factory: AgentCall,
+    ) -> Transcript:
+        """One trial of the agent on `case` (a case of the pack's domain) from a fresh service
+        whose files go in `workdir`, the agent built with `agent_factory` (again after each
+        crash). The transcript names the pack's domain, carries the evaluator's snapshots
+        (`snapshot_before`/`snapshot_after`), the service's tool-call log, the notification
+        sink's attempts and the harness events, and has the id
+        `{case}:{agent_name}:s{seed}:t{trial}` (how an interrupted run finds it again)."""
+        ...
+
+    def tool_specs(self) -> Sequence[dict[str, Any]]:
+        """The agent's business tools, OpenAI function-calling shape (`{"type": "function",
+        "function": {"name", "description", "parameters"}}`): what `calibrant sandbox` serves
+        an external agent over MCP and HTTP."""
+        ...
+
+    def invariants(self) -> Sequence[PackInvariant]:
+        """The pack's own invariants, checked on its transcripts after the core's generic
+        ones (`calibrant check`, every trial, `selftest`)."""
+        ...
