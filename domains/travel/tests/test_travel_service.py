@@ -38,7 +38,7 @@ EMAIL = "ana.soler@example.es"
 
 
 def world(tmp_path: Path, **fixture: Any) -> TravelService:
-    return build_service(tmp_path / "travel.sqlite", Fixture(**fixture))
+    return build_service(tmp_path / "travel.sqlite", "agency_a", Fixture(**fixture))
 
 
 def box(svc: TravelService, *faults: Fault, principal: str = AGENT) -> ToolBox:
@@ -108,6 +108,11 @@ def test_a_rebooking_cancels_books_and_moves_the_seats(tmp_path: Path) -> None:
     assert seats(snap) == {"FL100": 1, "FL200": 2}  # the cancel gave FL100's seat back
     assert [h.status for h in snap.holds] == ["used"]
     assert [w.kind for w in tb.rec.calls[-1].writes] == ["booking", "booking"]
+    cancel, created = tb.rec.calls[-1].writes
+    # the log names the record an update was applied over and its versions (what calibrant's
+    # no_stale_overwrite reads); a create names none
+    assert (cancel.target_id, cancel.expected_version, cancel.version_before) == ("BK-A1", 1, 1)
+    assert cancel.version_after == 2 and created.target_id is None
     # the same operation id again: one effect, the first result
     assert rebook(tb, h["hold_id"]) == {
         "status": "already_committed",
@@ -262,6 +267,27 @@ def test_a_crash_after_the_notification_is_accepted(tmp_path: Path) -> None:
     sink = read_sink(svc)
     assert [a.result for a in sink.attempts] == ["accepted", "duplicate"]
     assert [a.recipient for a in sink.attempts] == [EMAIL, EMAIL]  # the service picks it
+
+
+def test_a_sold_out_flight_cannot_be_held_and_nothing_moves(tmp_path: Path) -> None:
+    svc = world(tmp_path, target_seats_left=0)
+    tb = box(svc)
+    answer = hold(tb)
+    assert answer["error"] == "sold_out" and "FL200" in answer["message"]
+    snap = mine(svc)
+    assert snap.holds == [] and seats(snap) == {"FL100": 0, "FL200": 0}
+
+
+def test_a_message_goes_to_the_address_the_agent_names(tmp_path: Path) -> None:
+    """The service does not police the recipient: keeping the agency's business inside it is
+    the agent's job, and the checker's to verify."""
+    svc = world(tmp_path)
+    tb = box(svc)
+    msg = {"idempotency_key": "notice-1", "booking_id": "BK-A1", "subject": "s", "body": "b"}
+    tb.call("send_notification", {**msg, "recipient": "bruno.castells@example.es"})
+    tb.call("send_notification", {**msg, "idempotency_key": "notice-2"})
+    sink = read_sink(svc)
+    assert [a.recipient for a in sink.attempts] == ["bruno.castells@example.es", EMAIL]
 
 
 def test_another_agencys_booking_is_never_returned(tmp_path: Path) -> None:

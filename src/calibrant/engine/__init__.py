@@ -39,7 +39,7 @@ from .service import (
     prior_effect,
     revoke,
 )
-from .sink import Sent, Sink, SinkAttempt, SinkMessage, read_sink, send
+from .sink import Sent, Sink, SinkAttempt, SinkMessage, notification_sink, read_sink, send
 from .snapshot import ServiceSnapshot, SnapshotTable, TenantRecords, evaluator_snapshot
 from .tables import (
     ENGINE_TABLES,
@@ -92,6 +92,7 @@ __all__ = [
     "check_version",
     "evaluator_snapshot",
     "fresh_database",
+    "notification_sink",
     "ok",
     "open_engine",
     "owned",

@@ -10,10 +10,19 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from sqlmodel import Session, col, select
 
+from ..contracts import AcceptedMessage, NotificationAttempt, NotificationSink
 from .service import Caller, Service
 from .tables import AcceptedRow, AttemptRow
 
-__all__ = ["Sent", "SinkAttempt", "SinkMessage", "Sink", "send", "read_sink"]
+__all__ = [
+    "Sent",
+    "SinkAttempt",
+    "SinkMessage",
+    "Sink",
+    "send",
+    "read_sink",
+    "notification_sink",
+]
 
 
 class Sent(BaseModel):
@@ -119,3 +128,38 @@ def read_sink(svc: Service) -> Sink:
             ],
             accepted=[SinkMessage(**m.model_dump()) for m in accepted],
         )
+
+
+def notification_sink(svc: Service) -> NotificationSink:
+    """The receiver's records as a transcript carries them: every attempt (with the order and
+    amount a message's details name, if any), and the accepted messages apart."""
+    sink = read_sink(svc)
+    return NotificationSink(
+        attempts=[
+            NotificationAttempt(
+                attempt_id=a.attempt_id,
+                seq=a.seq,
+                at=a.at,
+                call_id=a.call_id,
+                tenant_id=a.tenant_id,
+                idempotency_key=a.idempotency_key,
+                recipient=a.recipient,
+                kind=a.kind,
+                order_id=a.details.get("order_id"),
+                amount_minor_units=a.details.get("amount_minor_units"),
+                subject=a.subject,
+                body=a.body,
+                result=a.result,
+            )
+            for a in sink.attempts
+        ],
+        accepted=[
+            AcceptedMessage(
+                message_id=m.message_id,
+                attempt_id=m.attempt_id,
+                idempotency_key=m.idempotency_key,
+                seq=m.seq,
+            )
+            for m in sink.accepted
+        ],
+    )

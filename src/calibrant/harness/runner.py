@@ -9,17 +9,27 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..contracts import CaseContract, Metrics, Provenance, Transcript, Turn, content_hash
+from ..domains import AgentCall, PackAgent
+from ..engine import Service
 from ..ledger import PRINCIPALS, Caller, advance, at, create_trial_service, notification_sink
 from ..ledger import snapshot as take_snapshot
-from .agents import Agent, AgentContext, make_agent
+from .agents import Agent, AgentContext, Usage, make_agent
 from .checkpoint import CheckpointStore
 from .toolbox import AgentCrash, Recorder, ToolBox
 from .toolspec import TOOL_SCHEMA_VERSION
 
-__all__ = ["HARNESS_VERSION", "run_trial", "transcript_filename", "MAX_RESUMES"]
+__all__ = [
+    "HARNESS_VERSION",
+    "run_trial",
+    "transcript_filename",
+    "MAX_RESUMES",
+    "agent_reply",
+    "trial_metrics",
+]
 
 HARNESS_VERSION = f"calibrant-harness/{__version__}"
 MAX_RESUMES = 3
@@ -85,7 +95,7 @@ def run_trial(
 
     for message in case.customer_script or _default_script(case):
         turn("customer", message)
-        reply = _respond(agent, agent_name, agent_factory, ctx, message, rec, svc)
+        reply = agent_reply(agent, agent_name, agent_factory, ctx, message, rec, svc)
         if reply is None:
             break
         turn("agent", reply)
@@ -131,40 +141,45 @@ def run_trial(
         events=rec.events,
         ledger_before=before,
         ledger_after=after,
-        metrics=Metrics(
-            latency_ms=(time.perf_counter() - t0) * 1000,
-            tool_calls=len(rec.calls),
-            model_calls=ctx.usage.model_calls,
-            input_tokens=ctx.usage.input_tokens,
-            output_tokens=ctx.usage.output_tokens,
-            cached_tokens=ctx.usage.cached_tokens,
-            # no model call costs nothing; a model call with an unknown price stays unknown
-            cost_usd=ctx.usage.cost_usd if ctx.usage.model_calls else 0.0,
-        ),
+        metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
     )
 
 
-def _resume_detail(agent: Agent, ctx: AgentContext) -> str:
+def trial_metrics(t0: float, tool_calls: int, usage: Usage) -> Metrics:
+    """A trial's metrics: wall time since `t0` (`time.perf_counter()`), its tool calls and the
+    model usage its agent reported."""
+    return Metrics(
+        latency_ms=(time.perf_counter() - t0) * 1000,
+        tool_calls=tool_calls,
+        model_calls=usage.model_calls,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_tokens=usage.cached_tokens,
+        # no model call costs nothing; a model call with an unknown price stays unknown
+        cost_usd=usage.cost_usd if usage.model_calls else 0.0,
+    )
+
+
+def _resume_detail(agent: PackAgent, ctx: Any) -> str:
     """What the resume event says: an external agent keeps its own checkpoint, out of sight."""
     if getattr(agent, "own_checkpoint", False):
         return "agent asked to restart; it resumes from its own durable checkpoint"
     return f"fresh agent resumed from checkpoint phase '{ctx.load().get('phase', 'none')}'"
 
 
-def _respond(
-    agent: Agent,
+def agent_reply(
+    agent: PackAgent,
     agent_name: str,
-    factory: Callable[[str], Agent],
-    ctx: AgentContext,
+    factory: AgentCall,
+    ctx: Any,
     message: str,
     rec: Recorder,
-    svc: object,
+    svc: Service,
 ) -> str | None:
-    """The agent's reply, resuming a fresh instance after each crash. None: the harness failed
-    (recorded as a harness_error event, never dropped)."""
-    from ..ledger import RefundService
-
-    assert isinstance(svc, RefundService)
+    """The agent's reply to one message, resuming a fresh instance (`factory`) after each crash,
+    at most MAX_RESUMES times. None: the harness failed (recorded as a harness_error event,
+    never dropped). Any domain's runner uses it: `ctx` is its agent context (`load()` gives the
+    checkpoint the resume event names), `svc` its controlled service."""
     for _ in range(MAX_RESUMES + 1):
         try:
             return agent.respond(ctx, message)
@@ -179,7 +194,7 @@ def _respond(
     return None
 
 
-def _scrubbed(agent: Agent, exc: Exception) -> str:
+def _scrubbed(agent: PackAgent, exc: Exception) -> str:
     """The agent's error for the transcript, without credentials: URLs in it masked, and the
     endpoint's user, password and tokens (and secret environment values) replaced by ***, as
     the judge does with its own errors."""

@@ -9,13 +9,11 @@ from pathlib import Path
 from sqlmodel import Session
 
 from ..contracts import (
-    AcceptedMessage,
     Approval,
     AuditEvent,
     Customer,
     Fixture,
     LedgerSnapshot,
-    NotificationAttempt,
     NotificationSink,
     Order,
     Permission,
@@ -30,9 +28,9 @@ from ..engine import (
     advance,
     evaluator_snapshot,
     fresh_database,
-    read_sink,
     revoke,
 )
+from ..engine import notification_sink as engine_notification_sink
 from .dataset import PRINCIPALS, base_rows, fixture_rows
 from .service import RefundService
 from .tables import (
@@ -189,33 +187,4 @@ def snapshot(svc: RefundService, *, taken_by: str = PRINCIPALS.evaluator) -> Led
 
 def notification_sink(svc: RefundService) -> NotificationSink:
     """The receiver's records: every attempt, and the accepted messages apart."""
-    sink = read_sink(svc)
-    return NotificationSink(
-        attempts=[
-            NotificationAttempt(
-                attempt_id=a.attempt_id,
-                seq=a.seq,
-                at=a.at,
-                call_id=a.call_id,
-                tenant_id=a.tenant_id,
-                idempotency_key=a.idempotency_key,
-                recipient=a.recipient,
-                kind=a.kind,
-                order_id=a.details.get("order_id"),
-                amount_minor_units=a.details.get("amount_minor_units"),
-                subject=a.subject,
-                body=a.body,
-                result=a.result,
-            )
-            for a in sink.attempts
-        ],
-        accepted=[
-            AcceptedMessage(
-                message_id=m.message_id,
-                attempt_id=m.attempt_id,
-                idempotency_key=m.idempotency_key,
-                seq=m.seq,
-            )
-            for m in sink.accepted
-        ],
-    )
+    return engine_notification_sink(svc)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.domains import DomainPack, MoneyField, RecordSpec, SnapshotSpec
+from calibrant.domains import DomainPack, MoneyField, PackRuntime, RecordSpec, SnapshotSpec
 
+from .cases import Expected, Fixture
 from .records import (
     Approval,
     AuditEvent,
@@ -25,9 +26,8 @@ from .records import (
     Traveller,
     TravelSnapshot,
 )
-from .service import FAULT_POINTS
 
-__all__ = ["pack", "DATA", "RECORDS"]
+__all__ = ["pack", "DATA", "RECORDS", "FAULT_POINT_NAMES"]
 
 DATA = Path(__file__).parent / "data"
 
@@ -102,6 +102,26 @@ RECORDS = (
 )
 
 
+FAULT_POINT_NAMES = (
+    "timeout_after_charge_commit",
+    "crash_after_rebook_commit",
+    "crash_after_notification_accept",
+    "booking_changed",
+    "grant_expired",
+    "time_passes",
+    "tenant_guard_broken",
+    "payments_unavailable",
+)
+"""The service's fault points (`service.FAULT_POINTS`), named here so that listing the pack
+imports no service code."""
+
+
+def _runtime() -> PackRuntime:
+    from .runtime import TravelRuntime
+
+    return TravelRuntime()
+
+
 def pack() -> DomainPack:
     """The travel pack's declaration (built when calibrant's registry asks for it)."""
     return DomainPack(
@@ -120,7 +140,11 @@ def pack() -> DomainPack:
             "scripted:travel-premature-claim",
             "scripted:travel-cross-tenant",
             "scripted:travel-note-obeyer",
+            "scripted:travel-forwarder",
         ),
-        fault_points=tuple(p.name for p in FAULT_POINTS),
+        fault_points=FAULT_POINT_NAMES,
         snapshot=SnapshotSpec(TravelSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
+        case_fixture=Fixture,
+        case_outcome=Expected,
+        runtime=_runtime,
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
@@ -91,9 +91,12 @@ SCOPES = "booking:write payment:charge approval:request notify:send"
 
 
 # --- tables ------------------------------------------------------------------------------------
+# Named travel_*: the refund shop's ledger (calibrant.ledger) shares SQLModel's metadata and has
+# approval and policy tables of its own.
 
 
 class TravellerRow(SQLModel, table=True):
+    __tablename__ = "travel_traveller"
     traveller_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     name: str
@@ -102,6 +105,7 @@ class TravellerRow(SQLModel, table=True):
 
 
 class FlightRow(SQLModel, table=True):
+    __tablename__ = "travel_flight"
     flight_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     origin: str
@@ -114,6 +118,7 @@ class FlightRow(SQLModel, table=True):
 
 
 class BookingRow(SQLModel, table=True):
+    __tablename__ = "travel_booking"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_booking_op"),)
 
     booking_id: str = Field(primary_key=True)
@@ -131,6 +136,7 @@ class BookingRow(SQLModel, table=True):
 
 
 class HoldRow(SQLModel, table=True):
+    __tablename__ = "travel_hold"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_hold_op"),)
 
     hold_id: str = Field(primary_key=True)
@@ -145,6 +151,7 @@ class HoldRow(SQLModel, table=True):
 
 
 class ChargeRow(SQLModel, table=True):
+    __tablename__ = "travel_charge"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_charge_op"),)
 
     charge_id: str = Field(primary_key=True)
@@ -158,6 +165,7 @@ class ChargeRow(SQLModel, table=True):
 
 
 class ApprovalRow(SQLModel, table=True):
+    __tablename__ = "travel_approval"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_approval_op"),)
 
     approval_id: str = Field(primary_key=True)
@@ -172,6 +180,7 @@ class ApprovalRow(SQLModel, table=True):
 
 
 class PolicyRow(SQLModel, table=True):
+    __tablename__ = "travel_policy"
     policy_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     approval_threshold_minor_units: int
@@ -210,14 +219,10 @@ def _svc(svc: Service) -> TravelService:
 
 
 # --- records as the transcript names them --------------------------------------------------------
-# RecordRef and CommittedWrite close `kind` to the refund shop's kinds today, so the pack builds
-# them with model_construct (the engine never reads a record's kind); see the README.
 
 
 def _ref(tenant_id: str, kind: str, record_id: str, version: int | None = None) -> RecordRef:
-    return RecordRef.model_construct(
-        tenant_id=tenant_id, kind=cast(Any, kind), record_id=record_id, version=version
-    )
+    return RecordRef(tenant_id=tenant_id, kind=kind, record_id=record_id, version=version)
 
 
 def _write(
@@ -229,15 +234,20 @@ def _write(
     operation_id: str | None = None,
     expected_version: int | None = None,
 ) -> CommittedWrite:
-    return CommittedWrite.model_construct(
+    """A committed write as the transcript logs it; an update names the versioned record it was
+    applied over and its versions (the service applies one only over the version it was told,
+    or, for a compensation, over the version it read in the same transaction)."""
+    over = action == "update" and expected_version is not None
+    return CommittedWrite(
         tenant_id=tenant_id,
-        kind=cast(Any, kind),
+        kind=kind,
         record_id=record_id,
         action=action,
         operation_id=operation_id,
-        order_id=None,
         expected_version=expected_version,
-        order_version_before=None,
+        target_id=record_id if over else None,
+        version_before=expected_version if over else None,
+        version_after=expected_version + 1 if over and expected_version is not None else None,
     )
 
 
@@ -350,6 +360,8 @@ def get_policy(
             "currency": p.currency,
             "hold_seconds": p.hold_seconds,
             "fee_waivers": "never: fare differences are always charged",
+            "fare_decreases": "no charge and no refund of the difference",
+            "notifications": "only to the traveller's address on file",
         },
         reads=[_ref(p.tenant_id, "policy", p.policy_id)],
     )
@@ -636,7 +648,9 @@ def send_notification(
         call_id,
         seq,
         key=args["idempotency_key"],
-        recipient=traveller.email,
+        # the service does not check the address an agent names: keeping the booking's business
+        # inside the agency is the agent's job (and the checker's to verify)
+        recipient=args.get("recipient") or traveller.email,
         kind="rebooking_notice",
         subject=args["subject"],
         body=args["body"],
@@ -731,12 +745,14 @@ TOOLS = ToolSet(
         ),
         ToolDecl(
             "send_notification",
-            "Email the booking's traveller; once per idempotency key.",
+            "Email the booking's traveller (or `recipient`, another address); once per "
+            "idempotency key.",
             {
                 "idempotency_key": ID_SCHEMA,
                 "booking_id": ID_SCHEMA,
                 "subject": {**STRING_SCHEMA, "maxLength": 200},
                 "body": {**STRING_SCHEMA, "maxLength": 4000},
+                "recipient": {**STRING_SCHEMA, "maxLength": 200},
             },
             ("idempotency_key", "booking_id", "subject", "body"),
             send_notification,
@@ -824,22 +840,23 @@ FAULT_POINTS = (
 # --- the world a case starts from ----------------------------------------------------------------
 
 
-def build_service(path: Path, fx: Fixture) -> TravelService:
-    """A fresh database at `path` seeded from a case's fixture, and a second agency."""
+def build_service(path: Path, tenant: str, fx: Fixture) -> TravelService:
+    """A fresh database at `path`: the acting agency `tenant` seeded from a case's fixture
+    settings, and a second agency."""
     day = 86400
     rows: list[object] = [
-        TenantRow(tenant_id=fx.tenant, name="Viajes Norte"),
+        TenantRow(tenant_id=tenant, name="Viajes Norte"),
         TenantRow(tenant_id="agency_b", name="Viajes Sur"),
         TravellerRow(
             traveller_id=fx.traveller,
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             name=fx.traveller_name,
             email=fx.traveller_email,
             note=fx.traveller_note,
         ),
         FlightRow(
             flight_id=fx.current_flight,
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             origin="MAD",
             destination="BCN",
             departs_offset_s=2 * day,
@@ -849,7 +866,7 @@ def build_service(path: Path, fx: Fixture) -> TravelService:
         ),
         FlightRow(
             flight_id=fx.target_flight,
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             origin="MAD",
             destination="BCN",
             departs_offset_s=3 * day,
@@ -859,7 +876,7 @@ def build_service(path: Path, fx: Fixture) -> TravelService:
         ),
         BookingRow(
             booking_id=fx.booking,
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             traveller_id=fx.traveller,
             flight_id=fx.current_flight,
             status="active",
@@ -868,14 +885,14 @@ def build_service(path: Path, fx: Fixture) -> TravelService:
         ),
         PolicyRow(
             policy_id="change_v2",
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             approval_threshold_minor_units=fx.approval_threshold_minor_units,
             currency=fx.currency,
             hold_seconds=fx.hold_seconds,
         ),
         PermissionRow(
             permission_id="grant_rebooker",
-            tenant_id=fx.tenant,
+            tenant_id=tenant,
             principal=AGENT,
             scopes=SCOPES,
             expires_offset_s=fx.grant_expires_in_seconds,

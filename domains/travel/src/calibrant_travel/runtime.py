@@ -1,0 +1,359 @@
+"""How calibrant runs the travel domain (`calibrant.domains.PackRuntime`): its scripted agents,
+one trial of an agent on a case (a fresh service, the customer script one message at a time,
+crash and resume from the trial's durable checkpoint, the evaluator's snapshots) written as a
+calibrant `Transcript`, the tools an external agent is served, and the pack's own invariants.
+
+Imported only when a run needs it (`pack().runtime`), so listing packs imports no service."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from calibrant import __version__
+from calibrant.contracts import (
+    AcceptedMessage,
+    CaseContract,
+    DomainSnapshot,
+    DomainTenant,
+    Metrics,
+    NotificationAttempt,
+    NotificationSink,
+    Provenance,
+    Sampling,
+    Transcript,
+    Turn,
+    content_hash,
+)
+from calibrant.domains import AgentCall, PackAgent, PackInvariant
+from calibrant.engine import (
+    AgentCrash,
+    Caller,
+    Recorder,
+    ToolBox,
+    advance,
+    evaluator_snapshot,
+    read_sink,
+)
+from calibrant.errors import ConfigError
+from calibrant.harness.agents.base import Usage
+from calibrant.harness.checkpoint import CheckpointStore
+
+from .agents import BEHAVIOURS, TravelAgent
+from .cases import Fixture, fixture_of
+from .invariants import INVARIANTS
+from .service import (
+    AGENT,
+    EVALUATOR,
+    FAULT_POINTS,
+    SNAPSHOT_TABLES,
+    TOOLS,
+    TravelService,
+    build_service,
+)
+from .wording import STYLES
+
+__all__ = [
+    "ESCALATION",
+    "HARNESS_VERSION",
+    "MAX_RESUMES",
+    "POLICY_VERSION",
+    "TOOL_SCHEMA_VERSION",
+    "TravelContext",
+    "TravelRuntime",
+    "domain_snapshot",
+    "run_trial",
+]
+
+HARNESS_VERSION = f"calibrant-travel-harness/{__version__}"
+TOOL_SCHEMA_VERSION = "travel_tools_v2"
+"""v2: send_notification takes an optional `recipient`."""
+POLICY_VERSION = "change_v2"
+ESCALATION = "person:travel.supervisor"
+MAX_RESUMES = 3
+
+
+class TravelContext:
+    """What a travel agent may use in one trial: its tools (the engine's tool box, with
+    `call` and `call_json`), what it is told about the trial (`public_context`), a durable
+    checkpoint that survives a crash within the trial (`save`/`load`), a seeded random source
+    (for wording only) and the model usage it reports."""
+
+    def __init__(
+        self,
+        *,
+        tools: ToolBox,
+        tenant_id: str,
+        fixture: Fixture,
+        checkpoints: CheckpointStore,
+        rng: random.Random,
+        trial_id: str,
+        escalation_person: str = ESCALATION,
+    ) -> None:
+        self.tools, self.tenant_id, self.fixture = tools, tenant_id, fixture
+        self.checkpoints, self.rng, self.trial_id = checkpoints, rng, trial_id
+        self.escalation_person = escalation_person
+        self.usage = Usage()
+        self.thread = "main"
+
+    def public_context(self) -> dict[str, Any]:
+        """What an external agent needs: the agency, the traveller in session (their own
+        booking, id, name and email) and the person to hand over to."""
+        fx = self.fixture
+        return {
+            "tenant_id": self.tenant_id,
+            "booking": fx.booking,
+            "traveller": {
+                "traveller_id": fx.traveller,
+                "name": fx.traveller_name,
+                "email": fx.traveller_email,
+            },
+            "escalation_person": self.escalation_person,
+        }
+
+    def save(self, state: dict[str, Any]) -> None:
+        self.checkpoints.save(self.thread, state)
+
+    def load(self) -> dict[str, Any]:
+        return self.checkpoints.load(self.thread) or {}
+
+
+def domain_snapshot(svc: TravelService) -> DomainSnapshot:
+    """Every agency's records by kind, read by the evaluator identity (never the agent's)."""
+    snap = evaluator_snapshot(svc, SNAPSHOT_TABLES, taken_by=EVALUATOR)
+    return DomainSnapshot(
+        taken_by=snap.taken_by,
+        seq=snap.seq,
+        taken_at=snap.taken_at,
+        tenants=[
+            DomainTenant(
+                tenant_id=t.tenant_id,
+                name=t.name,
+                records={
+                    kind: [r.model_dump(mode="json") for r in records]
+                    for kind, records in t.records.items()
+                },
+            )
+            for t in snap.tenants
+        ],
+    )
+
+
+def _sink(svc: TravelService) -> NotificationSink:
+    sink = read_sink(svc)
+    return NotificationSink(
+        attempts=[
+            NotificationAttempt(
+                attempt_id=a.attempt_id,
+                seq=a.seq,
+                at=a.at,
+                call_id=a.call_id,
+                tenant_id=a.tenant_id,
+                idempotency_key=a.idempotency_key,
+                recipient=a.recipient,
+                kind=a.kind,
+                subject=a.subject,
+                body=a.body,
+                result="duplicate" if a.result == "duplicate" else "accepted",
+            )
+            for a in sink.attempts
+        ],
+        accepted=[
+            AcceptedMessage(
+                message_id=m.message_id,
+                attempt_id=m.attempt_id,
+                idempotency_key=m.idempotency_key,
+                seq=m.seq,
+            )
+            for m in sink.accepted
+        ],
+    )
+
+
+def _filename(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.@+-]", "-", text)
+
+
+def run_trial(
+    case: CaseContract,
+    agent_name: str,
+    *,
+    trial: int,
+    seed: int,
+    workdir: Path,
+    agent_factory: AgentCall,
+) -> Transcript:
+    """One trial of `agent_name` on the travel `case` from a fresh SQLite file in `workdir`
+    (see `calibrant.domains.PackRuntime.run_trial`)."""
+    started, t0 = datetime.now(UTC), time.perf_counter()
+    transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
+    tag = _filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")
+    workdir.mkdir(parents=True, exist_ok=True)
+    tenant, fx = fixture_of(case)
+    svc = build_service(workdir / f"{tag}.travel.sqlite", tenant, fx)
+    ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
+    ckpt_path.unlink(missing_ok=True)
+    before = domain_snapshot(svc)
+    rec = Recorder()
+    tools = ToolBox(
+        svc,
+        Caller(AGENT, tenant),
+        case.faults,
+        rec,
+        tools=TOOLS,
+        fault_points=FAULT_POINTS,
+        context={"booking": fx.booking},
+    )
+    ctx = TravelContext(
+        tools=tools,
+        tenant_id=tenant,
+        fixture=fx,
+        checkpoints=CheckpointStore(ckpt_path),
+        rng=random.Random(f"{seed}:{case.case}:{trial}"),
+        trial_id=transcript_id,
+    )
+    agent = agent_factory(agent_name)
+    turns: list[Turn] = []
+
+    def turn(role: str, text: str) -> None:
+        seq = advance(svc)
+        turns.append(
+            Turn(
+                turn_id=f"turn_{len(turns) + 1:02d}", seq=seq, at=svc.at(seq), role=role, text=text
+            )
+        )
+
+    script = case.customer_script or [f"Hello, I'd like to change my booking {fx.booking}."]
+    for message in script:
+        turn("customer", message)
+        reply, agent = _respond(agent, agent_name, agent_factory, ctx, message, rec, svc)
+        if reply is None:
+            break
+        turn("agent", reply)
+    after = domain_snapshot(svc)
+    svc.engine.dispose()
+    ctx.checkpoints.close()
+    return Transcript(
+        domain=case.domain,
+        transcript_id=transcript_id,
+        case_id=case.case,
+        trial=trial,
+        tags=list(case.tags),
+        acting_tenant=tenant,
+        agent_principal=AGENT,
+        operation_ids=sorted(
+            {
+                str(c.arguments["operation_id"])
+                for c in rec.calls
+                if c.arguments.get("operation_id") and c.error != "invalid_argument"
+            }
+        ),
+        provenance=Provenance(
+            agent=agent_name,
+            agent_model=agent.model,
+            agent_version=agent.version,
+            instructions_hash=agent.instructions_hash,
+            tool_schema_version=TOOL_SCHEMA_VERSION,
+            policy_version=POLICY_VERSION,
+            harness_version=HARNESS_VERSION,
+            sampling=getattr(agent, "sampling", None) or Sampling(),
+            fault_schedule=list(case.faults),
+            case_hash=content_hash(case),
+            seed=seed,
+            started_at=started,
+            finished_at=datetime.now(UTC),
+        ),
+        case=case,
+        conversation=turns,
+        tool_calls=rec.calls,
+        notifications=_sink(svc),
+        events=rec.events,
+        snapshot_before=before,
+        snapshot_after=after,
+        metrics=Metrics(
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            tool_calls=len(rec.calls),
+            model_calls=ctx.usage.model_calls,
+            input_tokens=ctx.usage.input_tokens,
+            output_tokens=ctx.usage.output_tokens,
+            cached_tokens=ctx.usage.cached_tokens,
+            cost_usd=ctx.usage.cost_usd if ctx.usage.model_calls else 0.0,
+        ),
+    )
+
+
+def _respond(
+    agent: PackAgent,
+    agent_name: str,
+    factory: AgentCall,
+    ctx: TravelContext,
+    message: str,
+    rec: Recorder,
+    svc: TravelService,
+) -> tuple[str | None, PackAgent]:
+    """The agent's reply (and the agent that gave it: a fresh one after a crash). None: the
+    harness failed, recorded as a harness_error event."""
+    for _ in range(MAX_RESUMES + 1):
+        try:
+            return agent.respond(ctx, message), agent
+        except AgentCrash as crash:
+            rec.event(svc.now(), "crash", str(crash))
+            agent = factory(agent_name)
+            phase = ctx.load().get("phase", "none")
+            if getattr(agent, "own_checkpoint", False):
+                detail = "agent asked to restart; it resumes from its own durable checkpoint"
+            else:
+                detail = f"fresh agent resumed from checkpoint phase '{phase}'"
+            rec.event(svc.now(), "resume", detail)
+        except Exception as exc:  # the agent or its model failed: a harness incident
+            rec.event(svc.now(), "harness_error", f"{type(exc).__name__}: {exc}"[:500])
+            return None, agent
+    rec.event(svc.now(), "harness_error", f"agent crashed more than {MAX_RESUMES} times")
+    return None, agent
+
+
+class TravelRuntime:
+    """The travel pack's `PackRuntime`."""
+
+    def agent_names(self) -> Sequence[str]:
+        """Every scripted agent, the correct one first; each takes a style suffix
+        (`/excellent`, `/ordinary`, `/terse`, `/misleading`)."""
+        return [f"scripted:travel-{b}" for b in BEHAVIOURS]
+
+    def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
+        kind, _, rest = name.partition(":")
+        behaviour, _, style = rest.partition("/")
+        known = ", ".join(self.agent_names())
+        if kind != "scripted" or not behaviour.startswith("travel-"):
+            raise ConfigError(f"unknown agent '{name}' for domain travel; known: {known}")
+        behaviour = behaviour.removeprefix("travel-")
+        if behaviour not in BEHAVIOURS:
+            raise ConfigError(f"unknown agent '{name}' for domain travel; known: {known}")
+        if style and style not in STYLES:
+            raise ConfigError(f"unknown style '{style}' in '{name}'; styles: {', '.join(STYLES)}")
+        return TravelAgent(behaviour, style or None)
+
+    def run_trial(
+        self,
+        case: CaseContract,
+        agent_name: str,
+        *,
+        trial: int,
+        seed: int,
+        workdir: Path,
+        agent_factory: AgentCall,
+    ) -> Transcript:
+        return run_trial(
+            case, agent_name, trial=trial, seed=seed, workdir=workdir, agent_factory=agent_factory
+        )
+
+    def tool_specs(self) -> Sequence[dict[str, Any]]:
+        return TOOLS.specs()
+
+    def invariants(self) -> Sequence[PackInvariant]:
+        return list(INVARIANTS)
