@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..contracts import CaseContract, Metrics, Provenance, Transcript, Turn, content_hash
+from ..contracts import (
+    CaseContract,
+    Metrics,
+    Provenance,
+    Sampling,
+    Transcript,
+    Turn,
+    content_hash,
+)
 from ..domains import AgentCall, PackAgent
 from ..engine import Service
 from ..ledger import PRINCIPALS, Caller, advance, at, create_trial_service, notification_sink
@@ -29,6 +37,7 @@ __all__ = [
     "MAX_RESUMES",
     "agent_reply",
     "trial_metrics",
+    "trial_provenance",
 ]
 
 HARNESS_VERSION = f"calibrant-harness/{__version__}"
@@ -119,20 +128,15 @@ def run_trial(
                 and c.error != "invalid_argument"  # never an operation: refused before any write
             }
         ),
-        provenance=Provenance(
-            agent=agent_name,
-            agent_model=agent.model,
-            agent_version=agent.version,
-            instructions_hash=agent.instructions_hash,
-            tool_schema_version=TOOL_SCHEMA_VERSION,
-            policy_version=case.refunds_fixture.policy_version,
-            harness_version=HARNESS_VERSION,
-            sampling=agent.sampling,
-            fault_schedule=list(case.faults),
-            case_hash=content_hash(case),
+        provenance=trial_provenance(
+            agent,
+            agent_name,
+            case,
             seed=seed,
-            started_at=started,
-            finished_at=datetime.now(UTC),
+            started=started,
+            policy_version=case.refunds_fixture.policy_version,
+            tool_schema_version=TOOL_SCHEMA_VERSION,
+            harness_version=HARNESS_VERSION,
         ),
         case=case,
         conversation=turns,
@@ -142,6 +146,38 @@ def run_trial(
         ledger_before=before,
         ledger_after=after,
         metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
+    )
+
+
+def trial_provenance(
+    agent: PackAgent,
+    agent_name: str,
+    case: CaseContract,
+    *,
+    seed: int,
+    started: datetime,
+    policy_version: str,
+    tool_schema_version: str,
+    harness_version: str,
+) -> Provenance:
+    """What produced a trial of `case`: the agent (its name, model, version, instructions and
+    sampling: none for an agent that declares none), the tools, policy and harness versions,
+    the case's faults and content hash, the seed, and when it ran (until now)."""
+    sampling = getattr(agent, "sampling", None)
+    return Provenance(
+        agent=agent_name,
+        agent_model=agent.model,
+        agent_version=agent.version,
+        instructions_hash=agent.instructions_hash,
+        tool_schema_version=tool_schema_version,
+        policy_version=policy_version,
+        harness_version=harness_version,
+        sampling=sampling if isinstance(sampling, Sampling) else Sampling(),
+        fault_schedule=list(case.faults),
+        case_hash=content_hash(case),
+        seed=seed,
+        started_at=started,
+        finished_at=datetime.now(UTC),
     )
 
 

@@ -8,7 +8,6 @@ Imported only when a run needs it (`pack().runtime`), so listing packs imports n
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -17,13 +16,9 @@ from typing import Any
 
 from calibrant import __version__
 from calibrant.contracts import (
-    AcceptedMessage,
     CaseContract,
     DomainSnapshot,
     DomainTenant,
-    Metrics,
-    NotificationAttempt,
-    NotificationSink,
     Provenance,
     Sampling,
     Transcript,
@@ -32,17 +27,17 @@ from calibrant.contracts import (
 )
 from calibrant.domains import AgentCall, PackAgent, PackInvariant
 from calibrant.engine import (
-    AgentCrash,
     Caller,
     Recorder,
     ToolBox,
     advance,
     evaluator_snapshot,
-    read_sink,
+    notification_sink,
 )
 from calibrant.errors import ConfigError
 from calibrant.harness.agents.base import Usage
 from calibrant.harness.checkpoint import CheckpointStore
+from calibrant.harness.runner import MAX_RESUMES, agent_reply, transcript_filename, trial_metrics
 
 from .agents import BEHAVIOURS, TravelAgent
 from .cases import Fixture, fixture_of
@@ -67,7 +62,6 @@ __all__ = [
     "TravelContext",
     "TravelRuntime",
     "domain_snapshot",
-    "run_trial",
 ]
 
 HARNESS_VERSION = f"calibrant-travel-harness/{__version__}"
@@ -75,7 +69,6 @@ TOOL_SCHEMA_VERSION = "travel_tools_v2"
 """v2: send_notification takes an optional `recipient`."""
 POLICY_VERSION = "change_v2"
 ESCALATION = "person:travel.supervisor"
-MAX_RESUMES = 3
 
 
 class TravelContext:
@@ -144,179 +137,6 @@ def domain_snapshot(svc: TravelService) -> DomainSnapshot:
     )
 
 
-def _sink(svc: TravelService) -> NotificationSink:
-    sink = read_sink(svc)
-    return NotificationSink(
-        attempts=[
-            NotificationAttempt(
-                attempt_id=a.attempt_id,
-                seq=a.seq,
-                at=a.at,
-                call_id=a.call_id,
-                tenant_id=a.tenant_id,
-                idempotency_key=a.idempotency_key,
-                recipient=a.recipient,
-                kind=a.kind,
-                subject=a.subject,
-                body=a.body,
-                result="duplicate" if a.result == "duplicate" else "accepted",
-            )
-            for a in sink.attempts
-        ],
-        accepted=[
-            AcceptedMessage(
-                message_id=m.message_id,
-                attempt_id=m.attempt_id,
-                idempotency_key=m.idempotency_key,
-                seq=m.seq,
-            )
-            for m in sink.accepted
-        ],
-    )
-
-
-def _filename(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@+-]", "-", text)
-
-
-def run_trial(
-    case: CaseContract,
-    agent_name: str,
-    *,
-    trial: int,
-    seed: int,
-    workdir: Path,
-    agent_factory: AgentCall,
-) -> Transcript:
-    """One trial of `agent_name` on the travel `case` from a fresh SQLite file in `workdir`
-    (see `calibrant.domains.PackRuntime.run_trial`)."""
-    started, t0 = datetime.now(UTC), time.perf_counter()
-    transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
-    tag = _filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")
-    workdir.mkdir(parents=True, exist_ok=True)
-    tenant, fx = fixture_of(case)
-    svc = build_service(workdir / f"{tag}.travel.sqlite", tenant, fx)
-    ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
-    ckpt_path.unlink(missing_ok=True)
-    before = domain_snapshot(svc)
-    rec = Recorder()
-    tools = ToolBox(
-        svc,
-        Caller(AGENT, tenant),
-        case.faults,
-        rec,
-        tools=TOOLS,
-        fault_points=FAULT_POINTS,
-        context={"booking": fx.booking},
-    )
-    ctx = TravelContext(
-        tools=tools,
-        tenant_id=tenant,
-        fixture=fx,
-        checkpoints=CheckpointStore(ckpt_path),
-        rng=random.Random(f"{seed}:{case.case}:{trial}"),
-        trial_id=transcript_id,
-    )
-    agent = agent_factory(agent_name)
-    turns: list[Turn] = []
-
-    def turn(role: str, text: str) -> None:
-        seq = advance(svc)
-        turns.append(
-            Turn(
-                turn_id=f"turn_{len(turns) + 1:02d}", seq=seq, at=svc.at(seq), role=role, text=text
-            )
-        )
-
-    script = case.customer_script or [f"Hello, I'd like to change my booking {fx.booking}."]
-    for message in script:
-        turn("customer", message)
-        reply, agent = _respond(agent, agent_name, agent_factory, ctx, message, rec, svc)
-        if reply is None:
-            break
-        turn("agent", reply)
-    after = domain_snapshot(svc)
-    svc.engine.dispose()
-    ctx.checkpoints.close()
-    return Transcript(
-        domain=case.domain,
-        transcript_id=transcript_id,
-        case_id=case.case,
-        trial=trial,
-        tags=list(case.tags),
-        acting_tenant=tenant,
-        agent_principal=AGENT,
-        operation_ids=sorted(
-            {
-                str(c.arguments["operation_id"])
-                for c in rec.calls
-                if c.arguments.get("operation_id") and c.error != "invalid_argument"
-            }
-        ),
-        provenance=Provenance(
-            agent=agent_name,
-            agent_model=agent.model,
-            agent_version=agent.version,
-            instructions_hash=agent.instructions_hash,
-            tool_schema_version=TOOL_SCHEMA_VERSION,
-            policy_version=POLICY_VERSION,
-            harness_version=HARNESS_VERSION,
-            sampling=getattr(agent, "sampling", None) or Sampling(),
-            fault_schedule=list(case.faults),
-            case_hash=content_hash(case),
-            seed=seed,
-            started_at=started,
-            finished_at=datetime.now(UTC),
-        ),
-        case=case,
-        conversation=turns,
-        tool_calls=rec.calls,
-        notifications=_sink(svc),
-        events=rec.events,
-        snapshot_before=before,
-        snapshot_after=after,
-        metrics=Metrics(
-            latency_ms=(time.perf_counter() - t0) * 1000,
-            tool_calls=len(rec.calls),
-            model_calls=ctx.usage.model_calls,
-            input_tokens=ctx.usage.input_tokens,
-            output_tokens=ctx.usage.output_tokens,
-            cached_tokens=ctx.usage.cached_tokens,
-            cost_usd=ctx.usage.cost_usd if ctx.usage.model_calls else 0.0,
-        ),
-    )
-
-
-def _respond(
-    agent: PackAgent,
-    agent_name: str,
-    factory: AgentCall,
-    ctx: TravelContext,
-    message: str,
-    rec: Recorder,
-    svc: TravelService,
-) -> tuple[str | None, PackAgent]:
-    """The agent's reply (and the agent that gave it: a fresh one after a crash). None: the
-    harness failed, recorded as a harness_error event."""
-    for _ in range(MAX_RESUMES + 1):
-        try:
-            return agent.respond(ctx, message), agent
-        except AgentCrash as crash:
-            rec.event(svc.now(), "crash", str(crash))
-            agent = factory(agent_name)
-            phase = ctx.load().get("phase", "none")
-            if getattr(agent, "own_checkpoint", False):
-                detail = "agent asked to restart; it resumes from its own durable checkpoint"
-            else:
-                detail = f"fresh agent resumed from checkpoint phase '{phase}'"
-            rec.event(svc.now(), "resume", detail)
-        except Exception as exc:  # the agent or its model failed: a harness incident
-            rec.event(svc.now(), "harness_error", f"{type(exc).__name__}: {exc}"[:500])
-            return None, agent
-    rec.event(svc.now(), "harness_error", f"agent crashed more than {MAX_RESUMES} times")
-    return None, agent
-
-
 class TravelRuntime:
     """The travel pack's `PackRuntime`."""
 
@@ -348,8 +168,91 @@ class TravelRuntime:
         workdir: Path,
         agent_factory: AgentCall,
     ) -> Transcript:
-        return run_trial(
-            case, agent_name, trial=trial, seed=seed, workdir=workdir, agent_factory=agent_factory
+        """One trial of `agent_name` on the travel `case` from a fresh SQLite file in `workdir`
+        (see `calibrant.domains.PackRuntime.run_trial`)."""
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
+        tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
+        workdir.mkdir(parents=True, exist_ok=True)
+        tenant, fx = fixture_of(case)
+        svc = build_service(workdir / f"{tag}.travel.sqlite", tenant, fx)
+        ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
+        ckpt_path.unlink(missing_ok=True)
+        before = domain_snapshot(svc)
+        rec = Recorder()
+        tools = ToolBox(
+            svc,
+            Caller(AGENT, tenant),
+            case.faults,
+            rec,
+            tools=TOOLS,
+            fault_points=FAULT_POINTS,
+            context={"booking": fx.booking},
+        )
+        ctx = TravelContext(
+            tools=tools,
+            tenant_id=tenant,
+            fixture=fx,
+            checkpoints=CheckpointStore(ckpt_path),
+            rng=random.Random(f"{seed}:{case.case}:{trial}"),
+            trial_id=transcript_id,
+        )
+        agent = agent_factory(agent_name)
+        turns: list[Turn] = []
+
+        def turn(role: str, text: str) -> None:
+            seq = advance(svc)
+            tid = f"turn_{len(turns) + 1:02d}"
+            turns.append(Turn(turn_id=tid, seq=seq, at=svc.at(seq), role=role, text=text))
+
+        script = case.customer_script or [f"Hello, I'd like to change my booking {fx.booking}."]
+        for message in script:
+            turn("customer", message)
+            reply = agent_reply(agent, agent_name, agent_factory, ctx, message, rec, svc)
+            if reply is None:
+                break
+            turn("agent", reply)
+        after = domain_snapshot(svc)
+        svc.engine.dispose()
+        ctx.checkpoints.close()
+        return Transcript(
+            domain=case.domain,
+            transcript_id=transcript_id,
+            case_id=case.case,
+            trial=trial,
+            tags=list(case.tags),
+            acting_tenant=tenant,
+            agent_principal=AGENT,
+            operation_ids=sorted(
+                {
+                    str(c.arguments["operation_id"])
+                    for c in rec.calls
+                    if c.arguments.get("operation_id") and c.error != "invalid_argument"
+                }
+            ),
+            provenance=Provenance(
+                agent=agent_name,
+                agent_model=agent.model,
+                agent_version=agent.version,
+                instructions_hash=agent.instructions_hash,
+                tool_schema_version=TOOL_SCHEMA_VERSION,
+                policy_version=POLICY_VERSION,
+                harness_version=HARNESS_VERSION,
+                sampling=getattr(agent, "sampling", None) or Sampling(),
+                fault_schedule=list(case.faults),
+                case_hash=content_hash(case),
+                seed=seed,
+                started_at=started,
+                finished_at=datetime.now(UTC),
+            ),
+            case=case,
+            conversation=turns,
+            tool_calls=rec.calls,
+            notifications=notification_sink(svc),
+            events=rec.events,
+            snapshot_before=before,
+            snapshot_after=after,
+            metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
         )
 
     def tool_specs(self) -> Sequence[dict[str, Any]]:
