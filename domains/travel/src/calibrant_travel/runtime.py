@@ -19,11 +19,8 @@ from calibrant.contracts import (
     CaseContract,
     DomainSnapshot,
     DomainTenant,
-    Provenance,
-    Sampling,
     Transcript,
     Turn,
-    content_hash,
 )
 from calibrant.domains import AgentCall, PackAgent, PackInvariant
 from calibrant.engine import (
@@ -37,7 +34,13 @@ from calibrant.engine import (
 from calibrant.errors import ConfigError
 from calibrant.harness.agents.base import Usage
 from calibrant.harness.checkpoint import CheckpointStore
-from calibrant.harness.runner import MAX_RESUMES, agent_reply, transcript_filename, trial_metrics
+from calibrant.harness.runner import (
+    MAX_RESUMES,
+    agent_reply,
+    transcript_filename,
+    trial_metrics,
+    trial_provenance,
+)
 
 from .agents import BEHAVIOURS, TravelAgent
 from .cases import Fixture, fixture_of
@@ -230,20 +233,15 @@ class TravelRuntime:
                     if c.arguments.get("operation_id") and c.error != "invalid_argument"
                 }
             ),
-            provenance=Provenance(
-                agent=agent_name,
-                agent_model=agent.model,
-                agent_version=agent.version,
-                instructions_hash=agent.instructions_hash,
-                tool_schema_version=TOOL_SCHEMA_VERSION,
-                policy_version=POLICY_VERSION,
-                harness_version=HARNESS_VERSION,
-                sampling=getattr(agent, "sampling", None) or Sampling(),
-                fault_schedule=list(case.faults),
-                case_hash=content_hash(case),
+            provenance=trial_provenance(
+                agent,
+                agent_name,
+                case,
                 seed=seed,
-                started_at=started,
-                finished_at=datetime.now(UTC),
+                started=started,
+                policy_version=POLICY_VERSION,
+                tool_schema_version=TOOL_SCHEMA_VERSION,
+                harness_version=HARNESS_VERSION,
             ),
             case=case,
             conversation=turns,
