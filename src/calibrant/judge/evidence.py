@@ -7,6 +7,7 @@ goes into the fenced, untrusted part of the prompt."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from pydantic import BaseModel, ValidationError
 
@@ -441,7 +442,7 @@ def _view(
 
 def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
     """(label, value in words) of the fields a record's roles name: its amounts with their
-    currency, quantities, version, then its business key and operation ids."""
+    currency, quantities, version, then its business key, operation ids and state fields."""
     spec = e.spec
     parts: list[tuple[str, str]] = []
     for m in view.money(e):
@@ -451,17 +452,48 @@ def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
         parts.append(("version", str(e.value(spec.version_field))))
     named = {spec.id_field, spec.tenant_field, spec.version_field, *spec.quantity_fields}
     named |= {m.amount for m in spec.money_fields} | {m.currency for m in spec.money_fields}
-    for f in (*spec.key_fields, *spec.operation_id_fields):
+    for f in (*spec.key_fields, *spec.operation_id_fields, *spec.state_fields):
         if f not in named:
             named.add(f)
-            parts.append((f, str(e.value(f))))
+            parts.append((f, _plain(e.value(f))))
     return parts
+
+
+def _plain(value: object) -> str:
+    """A state field's value in words: none for a missing value, ISO for a time."""
+    if value is None:
+        return "none"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _customer_texts(t: Transcript) -> list[tuple[str, int, str, str]]:
+    """Another domain's customer-written text kept on the acting tenant's records before the
+    trial (the pack's `customer_text_fields`, e.g. a traveller's note): untrusted, like a
+    message."""
+    if t.domain == LEGACY_DOMAIN or t.snapshot_before is None:
+        return []
+    try:
+        pack = get_pack(t.domain).pack
+    except UnknownDomain:
+        return []
+    _, view = _view(pack, t.snapshot_before)
+    out: list[tuple[str, int, str, str]] = []
+    for e in view.entries(t.acting_tenant) if view is not None else []:
+        for f in e.spec.customer_text_fields if e.owner == t.acting_tenant else ():
+            text = e.value(f)
+            if isinstance(text, str) and text.strip():
+                header = f"{f} written by the customer, kept on {e.kind} {e.id}"
+                out.append((f"{f}_{e.id}", 0, header, text))
+    return out
 
 
 def conversation_items(t: Transcript) -> list[tuple[str, int, str, str]]:
     """(id, t, header, text) of everything said to the customer or by them, in time order.
     The text is untrusted; the header is written by calibrant."""
     out = [(turn.turn_id, turn.seq, f"{turn.role} message", turn.text) for turn in t.conversation]
+    out += _customer_texts(t)
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
     for o in snap.orders if snap else []:
         if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order:
