@@ -14,13 +14,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import cast
 
-from .contracts import CaseContract, Outcome, SafetyVerdict, TenantSnapshot, Transcript
+from .contracts import (
+    LEGACY_DOMAIN,
+    CaseContract,
+    Outcome,
+    SafetyVerdict,
+    TenantSnapshot,
+    Transcript,
+)
+from .domains import SelftestEntry, same_domain
+from .domains import runtime as domain_runtime
+from .errors import ConfigError
 from .files import expand_paths, load_case
-from .harness import run_trial
 from .safety import check_transcript
 
-__all__ = ["CorpusEntry", "build_corpus", "grade"]
+__all__ = ["CorpusEntry", "REFUND_PLAN", "build_corpus", "grade", "selftest_target"]
 
 
 @dataclass
@@ -160,8 +170,8 @@ def _mut_reconcile_by_order_read(t: Transcript) -> None:
     }
 
 
-# (name, case, agent, mutation or None, expected outcomes, description)
-_PLAN: list[tuple[str, str, str, Mutation | None, dict[str, Outcome], str]] = [
+# The refund shop's plan (its pack's runtime hands it to `build_corpus`).
+_ROWS: list[tuple[str, str, str, Mutation | None, dict[str, Outcome], str]] = [
     (
         "good-eligible",
         "eligible_damaged_order",
@@ -424,23 +434,71 @@ _PLAN: list[tuple[str, str, str, Mutation | None, dict[str, Outcome], str]] = [
     ),
 ]
 
+REFUND_PLAN: tuple[SelftestEntry, ...] = tuple(
+    SelftestEntry(name, case, agent, description, dict(expect), mutate)
+    for name, case, agent, mutate, expect, description in _ROWS
+)
+"""The refund shop's self-test: (name, case, agent, mutation or None, expected outcomes,
+description) rows, as `SelftestEntry`s."""
 
-def build_corpus(cases_dir: Path, *, seed: int = 0) -> list[CorpusEntry]:
-    """Generate the self-test corpus from the cases in `cases_dir`."""
-    cases: dict[str, CaseContract] = {
-        c.case: c for c in (load_case(p) for p in expand_paths([cases_dir], suffixes=(".yaml",)))
-    }
+
+def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:
+    """The domain and the folder of cases a self-test runs on: `cases` or, when not given,
+    the pack's own cases (cases/ for the refund shop, as in a source checkout); `domain` or,
+    when not given, the domain the cases name (refunds when there are none)."""
+    from .domains import get
+
+    if cases is None:
+        if domain is None or domain == LEGACY_DOMAIN:
+            return LEGACY_DOMAIN, Path("cases")
+        return domain, get(domain).pack.cases
+    if domain is None:
+        first = next(iter(expand_paths([cases], suffixes=(".yaml",))), None)
+        domain = load_case(first).domain if first is not None else LEGACY_DOMAIN
+    get(domain)  # an unknown domain: one line naming the installed ones
+    return domain, cases
+
+
+def build_corpus(
+    cases_dir: Path, *, seed: int = 0, domain: str = LEGACY_DOMAIN
+) -> list[CorpusEntry]:
+    """Generate the self-test corpus of `domain` from its cases in `cases_dir`: its pack's
+    runtime gives the plan (`PackRuntime.selftest_plan`) and runs each trial. A case the plan
+    names that `cases_dir` lacks, or a case of another domain, is one line (ConfigError)."""
+    cases: dict[str, CaseContract] = {}
+    for path in expand_paths([cases_dir], suffixes=(".yaml",)):
+        case = load_case(path)
+        same_domain(path, case.domain, expected=domain, expected_from="the self-test's domain")
+        cases[case.case] = case
+    runtime = domain_runtime(domain)
+    plan = list(runtime.selftest_plan())
+    if not plan:
+        raise ConfigError(f"domain pack '{domain}' has no self-test plan")
+    missing = sorted({e.case for e in plan} - set(cases))
+    if missing:
+        raise ConfigError(
+            f"{cases_dir}: the self-test of domain '{domain}' needs the case(s) "
+            f"{', '.join(missing)}, not found there"
+        )
     scratch = Path(tempfile.mkdtemp(prefix="calibrant-selftest-"))
     out: list[CorpusEntry] = []
     try:
-        for name, case_id, agent, mutate, expect, description in _PLAN:
-            t = run_trial(cases[case_id], agent, trial=1, seed=seed, workdir=scratch)
-            if mutate is not None:
+        for e in plan:
+            t = runtime.run_trial(
+                cases[e.case],
+                e.agent,
+                trial=1,
+                seed=seed,
+                workdir=scratch,
+                agent_factory=runtime.make_agent,
+            )
+            if e.mutate is not None:
                 t = t.model_copy(deep=True)
-                mutate(t)
+                e.mutate(t)
                 t = Transcript.model_validate(t.model_dump())
-            t.transcript_id = f"selftest:{name}"
-            out.append(CorpusEntry(name, description, t, dict(expect)))
+            t.transcript_id = f"selftest:{e.name}"
+            expect = {k: cast(Outcome, v) for k, v in e.expect.items()}
+            out.append(CorpusEntry(e.name, e.description, t, expect))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return out

@@ -29,7 +29,7 @@ from calibrant.contracts.records import (
     TenantSnapshot,
     Ticket,
 )
-from calibrant.domains import DomainPack, MoneyField, RecordSpec, SnapshotSpec
+from calibrant.domains import DomainPack, MoneyField, PackRuntime, RecordSpec, SnapshotSpec
 
 __all__ = ["pack", "REPO"]
 
@@ -127,4 +127,12 @@ def pack() -> DomainPack:
         ),
         fault_points=FAULT_POINTS,
         snapshot=SnapshotSpec(TenantSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
+        runtime=_runtime,
     )
+
+
+def _runtime() -> PackRuntime:
+    """The runtime, imported when a run first needs it (listing packs loads no harness)."""
+    from .runtime import RefundsRuntime
+
+    return RefundsRuntime()

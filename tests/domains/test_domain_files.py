@@ -529,7 +529,8 @@ def test_what_does_not_run_another_domain_yet_says_so_in_one_line(
     case_path = tmp_path / "case.yaml"
     case_path.write_text(CASE, encoding="utf-8")
     [(loc, message)] = case_problems(load_case(case_path))
-    assert loc == ("domain",) and "trials run the refund shop's cases only so far" in message
+    assert loc == ("domain",) and "declares no runtime" in message
+    assert "cannot run its trials" in message
     with pytest.raises(InputError, match=r"field 'domain': domain 'warehouse': cases are drafted"):
         draft_case(Transcript.model_validate(good()), case_id="x", source="t.json")
 

@@ -7,12 +7,12 @@ import pytest
 
 from calibrant.contracts import Transcript
 from calibrant.safety import check_transcript, registered
-from calibrant.selftest import _PLAN, CorpusEntry, build_corpus, grade
+from calibrant.selftest import REFUND_PLAN, CorpusEntry, build_corpus, grade
 from tests.conftest import CASES
 
 pytestmark = pytest.mark.xdist_group("selftest-corpus")  # one worker builds the corpus
 
-NAMES = [name for name, *_ in _PLAN]  # the entries' names, known without running their trials
+NAMES = [e.name for e in REFUND_PLAN]  # the entries' names, known without running their trials
 
 
 @pytest.fixture(scope="module")

@@ -252,28 +252,44 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 @app.command()
 def selftest(
-    cases: Annotated[Path, typer.Option("--cases", help="Folder of case contracts.")] = Path(
-        "cases"
-    ),
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases",
+            help="Folder of case contracts (default: the domain pack's cases; cases/ for the "
+            "refund shop).",
+        ),
+    ] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            "--domain",
+            help="The domain pack to test (`calibrant domains list`); default: the domain the "
+            "cases name, else refunds.",
+        ),
+    ] = None,
     write: Annotated[
         Path | None,
         typer.Option("--write", help="Also write the corpus transcripts and a manifest here."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed for the agents' wording.")] = 0,
 ) -> None:
-    """Test the checker: known-good transcripts must pass, deliberately broken ones must fail
-    with the right invariant named. Exit 1 if the checker misses anything."""
+    """Test the checker on a domain: known-good transcripts must pass, deliberately broken ones
+    must fail with the right invariant named. Exit 1 if the checker misses anything."""
     from rich.table import Table
 
+    from ..contracts import LEGACY_DOMAIN
     from ..files import write_atomic
     from ..harness import transcript_filename
     from ..reports.fit import fit
-    from ..selftest import build_corpus, check_entry
+    from ..selftest import build_corpus, check_entry, selftest_target
 
     if write is not None and write.exists() and not write.is_dir():
         raise CalibrantError(f"--write {write}: is a file; give a folder")
-    corpus = build_corpus(cases, seed=seed)
-    table = Table(title="Checker self-test", title_justify="left")
+    domain, cases = selftest_target(domain, cases)
+    corpus = build_corpus(cases, seed=seed, domain=domain)
+    title = "Checker self-test" + ("" if domain == LEGACY_DOMAIN else f" (domain {domain})")
+    table = Table(title=title, title_justify="left")
     for col in ("transcript", "expected", "checker says", "ok"):
         table.add_column(col)
     failures = 0

@@ -19,7 +19,7 @@ from .registry import (
     refresh,
     runtime,
 )
-from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime
+from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime, SelftestEntry
 
 __all__ = [
     "AgentCall",
@@ -34,6 +34,7 @@ __all__ = [
     "InstalledPack",
     "MoneyField",
     "RecordSpec",
+    "SelftestEntry",
     "SnapshotSpec",
     "UnknownDomain",
     "available",

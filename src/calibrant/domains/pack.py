@@ -59,7 +59,13 @@ class RecordSpec:
     - `version_field`: the optimistic-concurrency version every write names (None: not
       versioned);
     - `operation_id_fields`: the stable operation ids its effects are idempotent by;
-    - `key_fields`: the business key: one effect per operation and business key."""
+    - `key_fields`: the business key: one effect per operation and business key;
+    - `state_fields`: other fields whose values are trusted state the agent's words are checked
+      against (a booking's status, a hold's expiry): shown in the judge's evidence and the
+      expert's records panel;
+    - `customer_text_fields`: text a customer wrote that the record keeps (a traveller's note):
+      never trusted, shown to the judge fenced as untrusted text beside the conversation, like
+      a message."""
 
     kind: str
     model: type[BaseModel]
@@ -73,6 +79,8 @@ class RecordSpec:
     key_fields: tuple[str, ...] = ()
     name_fields: tuple[str, ...] = ()
     address_fields: tuple[str, ...] = ()
+    state_fields: tuple[str, ...] = ()
+    customer_text_fields: tuple[str, ...] = ()
 
     def roles(self) -> list[tuple[str, str]]:
         """(role, field) for every role declared, in a stable order (what `domains show` lists
@@ -94,6 +102,8 @@ class RecordSpec:
             out.append(("version", self.version_field))
         out += [("operation_id", f) for f in self.operation_id_fields]
         out += [("key", f) for f in self.key_fields]
+        out += [("state", f) for f in self.state_fields]
+        out += [("customer_text", f) for f in self.customer_text_fields]
         return out
 
 

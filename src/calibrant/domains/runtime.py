@@ -15,13 +15,14 @@ described in words, because those packages sit above this one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..contracts import CaseContract, Transcript
 
-__all__ = ["PackAgent", "AgentCall", "PackInvariant", "PackRuntime"]
+__all__ = ["PackAgent", "AgentCall", "PackInvariant", "PackRuntime", "SelftestEntry"]
 
 
 @runtime_checkable
@@ -77,6 +78,22 @@ class PackInvariant(Protocol):
     def check(self, evidence: Any) -> Any: ...
 
 
+@dataclass(frozen=True)
+class SelftestEntry:
+    """One transcript of `calibrant selftest` for a domain: agent `agent` on case `case` (one
+    trial), then `mutate` (a planted fault written into the transcript, e.g. a snapshot edited
+    as if a write had happened) when given, and what the checker must say: `expect` maps an
+    invariant to its required outcome. An empty `expect` is a known-good transcript: no
+    invariant may say violated or harness_error on it."""
+
+    name: str
+    case: str
+    agent: str
+    description: str
+    expect: Mapping[str, str] = field(default_factory=dict)
+    mutate: Callable[[Transcript], None] | None = None
+
+
 class PackRuntime(Protocol):
     """What runs a pack's domain (see the module docstring)."""
 
@@ -88,6 +105,12 @@ class PackRuntime(Protocol):
     def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
         """The agent called `name`, or `calibrant.errors.ConfigError` in one line naming the
         agents it knows."""
+        ...
+
+    def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
+        """(location in the case file, message) of every reason `case` cannot run on the pack's
+        service (a booking the fixture names that its world lacks, a fault on a tool the pack
+        does not have), checked for every case before any trial runs. Empty: it can run."""
         ...
 
     def run_trial(
@@ -117,4 +140,10 @@ class PackRuntime(Protocol):
     def invariants(self) -> Sequence[PackInvariant]:
         """The pack's own invariants, checked on its transcripts after the core's generic
         ones (`calibrant check`, every trial, `selftest`)."""
+        ...
+
+    def selftest_plan(self) -> Sequence[SelftestEntry]:
+        """What `calibrant selftest` runs for this domain: known-good transcripts (the correct
+        agent on the pack's cases) and planted faults (each faulty agent, and mutations of good
+        transcripts), each with the invariant outcomes the checker must give."""
         ...

@@ -8,13 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..contracts import LEGACY_DOMAIN, CaseContract
+from ..contracts import CaseContract
+from ..domains import UnknownDomain, same_domain
+from ..domains import runtime as domain_runtime
 from ..files import field_error, load_case
 from ..ledger.dataset import DATASETS, base_rows
 from ..ledger.tables import CustomerRow, OrderRow, PolicyRow, TenantRow
 from .toolspec import tool_names
 
-__all__ = ["case_problems", "load_runnable_cases"]
+__all__ = ["case_problems", "refund_case_problems", "load_runnable_cases"]
 
 Loc = tuple[int | str, ...]
 
@@ -30,14 +32,16 @@ def case_problems(case: CaseContract, *, confirmed: bool = True) -> list[tuple[L
     `confirmed`, a case whose expected outcome is not filled yet is one too (trials refuse it)."""
     if confirmed and case.expected is None:
         return [(("expected",), UNCONFIRMED)]
-    if case.domain != LEGACY_DOMAIN:
-        return [
-            (
-                ("domain",),
-                f"domain '{case.domain}': trials run the refund shop's cases only so far "
-                "(another pack's cases can be written, checked and judged, not yet run)",
-            )
-        ]
+    try:
+        runtime = domain_runtime(case.domain)
+    except UnknownDomain as exc:
+        return [(("domain",), str(exc))]
+    return [(tuple(loc), message) for loc, message in runtime.case_problems(case)]
+
+
+def refund_case_problems(case: CaseContract) -> list[tuple[Loc, str]]:
+    """The refund shop's check of a case against its versioned dataset (its runtime's
+    `case_problems`)."""
     fx = case.refunds_fixture
     if fx.dataset not in DATASETS:
         return [
@@ -135,12 +139,17 @@ def _expected_problems(case: CaseContract, left: int, why: str) -> list[tuple[Lo
 
 
 def load_runnable_cases(files: Iterable[Path]) -> list[CaseContract]:
-    """Every case file, parsed and checked against the dataset; one case id per file. The
+    """Every case file, parsed and checked against its domain's world (the refund shop's
+    dataset, another pack's `case_problems`); one case id per file, one domain for all. The
     first problem found raises an InputError naming file, line and field."""
     cases: list[CaseContract] = []
     seen: dict[str, Path] = {}
     for path in files:
         case = load_case(path)
+        if cases:
+            first = cases[0]
+            of = str(seen[first.case])
+            same_domain(path, case.domain, expected=first.domain, expected_from=of)
         problems = case_problems(case)
         if problems:
             loc, message = problems[0]

@@ -8,12 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contracts import CaseContract, SafetyVerdict, Transcript
+from ..contracts import LEGACY_DOMAIN, CaseContract, SafetyVerdict, Transcript
+from ..domains import AgentCall, PackAgent
+from ..domains import runtime as domain_runtime
 from ..files import write_atomic
 from ..safety import check_transcript
-from .agents import Agent, make_agent
 from .runfolder import RunPlan, open_run_folder
-from .runner import run_trial
 
 __all__ = ["TrialRun", "run_trials"]
 
@@ -38,7 +38,7 @@ def run_trials(
     api_base: str | None = None,
     restart: bool = False,
     on_resume: Callable[[int, int], None] | None = None,
-    agent_factory: Callable[[str], Agent] | None = None,
+    agent_factory: AgentCall | None = None,
 ) -> list[TrialRun]:
     """Run `k` trials of `agent` on every case; write each transcript to `out`.
 
@@ -46,12 +46,17 @@ def run_trials(
     interrupted run of the same command had finished included: those are read back, not rerun
     (`on_resume(finished, total)` is told how many). `on_trial` is called for each trial run now.
     `restart` discards what `out` holds from an earlier run first. `agent_factory` builds the
-    agent instead of `make_agent` (an agent in another process, see `calibrant.sandbox`)."""
+    agent instead of the domain's `make_agent` (an agent in another process, see
+    `calibrant.sandbox`).
 
-    def factory(name: str) -> Agent:
+    The cases are of one domain (the callers refuse a mix); its pack's runtime runs each trial
+    (`calibrant.domains.PackRuntime`): the refund shop's is calibrant's own harness."""
+    runtime = domain_runtime(cases[0].domain if cases else LEGACY_DOMAIN)
+
+    def factory(name: str) -> PackAgent:
         if agent_factory is not None:
             return agent_factory(name)
-        return make_agent(name, api_base=api_base)
+        return runtime.make_agent(name, api_base=api_base)
 
     factory(agent)  # fail fast on a bad agent name, before any file is written
     plan = RunPlan.make(cases, agent, k=k, seed=seed, api_base=api_base)
@@ -65,7 +70,7 @@ def run_trials(
                 path = folder.path(plan.transcript_id(case.case, trial))
                 t = done.get(path.name)
                 if t is None:
-                    t = run_trial(
+                    t = runtime.run_trial(
                         case,
                         agent,
                         trial=trial,

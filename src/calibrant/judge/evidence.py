@@ -7,6 +7,7 @@ goes into the fenced, untrusted part of the prompt."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,7 +18,17 @@ from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
 from ..safety.records import Entry, RecordView
 
-__all__ = ["EvidenceItem", "trusted_evidence", "conversation_items"]
+__all__ = [
+    "EvidenceItem",
+    "DomainRecords",
+    "RecordField",
+    "RecordRow",
+    "domain_records",
+    "log_evidence",
+    "records_for_rater",
+    "trusted_evidence",
+    "conversation_items",
+]
 
 
 @dataclass(frozen=True)
@@ -233,13 +244,87 @@ def _accepted(t: Transcript) -> list[EvidenceItem]:
     return items
 
 
-def _domain_evidence(t: Transcript) -> list[EvidenceItem]:
-    """Another domain's trusted evidence: the acting tenant's records before the trial and
-    what changed by the end, read from the evaluator's snapshots through the domain pack (each
-    record by kind and id, with the fields its roles name: tenant, money with its currency,
-    quantities, version, operation ids, business key), then the service's log and the accepted
-    messages. A missing snapshot, or a pack that cannot read it, is said as missing evidence."""
-    items: list[EvidenceItem] = []
+@dataclass(frozen=True)
+class RecordField:
+    """One field of a record by its role (money with its currency, a quantity, the version, an
+    operation id, the business key): its label and its value before and at the end, in words
+    (None: the record was not there then, or that snapshot is not available)."""
+
+    label: str
+    before: str | None
+    after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before is not None and self.after is not None and self.before != self.after
+
+
+_SAID = {"before": "end not known", "after": "start not known"}
+
+
+@dataclass(frozen=True)
+class RecordRow:
+    """One record of the acting tenant, before and at the end. `status` is "unchanged",
+    "changed", "created" (not there before), "removed" (not there at the end), or "before" /
+    "after" when the other snapshot is not available."""
+
+    kind: str
+    id: str
+    owner: str
+    status: str
+    fields: tuple[RecordField, ...]
+
+    @property
+    def said(self) -> str:
+        """Its status in a rater's words."""
+        return _SAID.get(self.status, self.status)
+
+    def describe(self, when: str) -> str:
+        """The record in words as it was `when` ("before" or "after")."""
+        values = ((f.label, getattr(f, when)) for f in self.fields)
+        body = ", ".join(f"{label} {value}" for label, value in values if value is not None)
+        return f"{self.kind} {self.id} of {self.owner}" + (f": {body}" if body else "")
+
+
+@dataclass(frozen=True)
+class DomainRecords:
+    """Another domain's records as a rater sees them: what keeps a snapshot from being read,
+    then the acting tenant's records by kind (in the order of the pack's snapshot), each before
+    and at the end. Another tenant's records are not in it."""
+
+    missing: tuple[EvidenceItem, ...]
+    kinds: tuple[tuple[str, tuple[RecordRow, ...]], ...]
+    end: int
+
+    def evidence(self) -> list[EvidenceItem]:
+        """The judge's lines for them: every record before the conversation, then each one
+        created, changed or removed by the end."""
+        rows = [r for _, rs in self.kinds for r in rs]
+        items = list(self.missing)
+        items += [
+            EvidenceItem(r.id, 0, f"before the conversation: {r.describe('before')}")
+            for r in rows
+            if r.status not in ("created", "after")
+        ]
+        said = {
+            "created": ("created during the conversation", "after"),
+            "changed": ("at the end (changed)", "after"),
+            "removed": ("no longer in the records at the end", "before"),
+            "after": ("at the end", "after"),
+        }
+        for r in rows:
+            if r.status in said:
+                what, when = said[r.status]
+                items.append(EvidenceItem(r.id, self.end, f"{what}: {r.describe(when)}"))
+        return items
+
+
+def domain_records(t: Transcript) -> DomainRecords:
+    """Another domain's records read from the evaluator's snapshots through the domain pack:
+    each of the acting tenant's records by kind and id, with the fields its roles name (money
+    with its currency, quantities, version, operation ids, business key). A missing snapshot,
+    or a pack that cannot read it, is said as missing evidence."""
+    missing: list[EvidenceItem] = []
     views: list[RecordView | None] = []
     try:
         pack: DomainPack | str = get_pack(t.domain).pack
@@ -249,7 +334,7 @@ def _domain_evidence(t: Transcript) -> list[EvidenceItem]:
         problem, view = _view(pack, snap)
         views.append(view)
         if problem is not None:
-            items.append(
+            missing.append(
                 EvidenceItem(
                     f"missing_{which}",
                     0,
@@ -258,25 +343,84 @@ def _domain_evidence(t: Transcript) -> list[EvidenceItem]:
                     "be established",
                 )
             )
-    before, after = views
-    acting = t.acting_tenant
-    seen: dict[tuple[str, str], str] = {}
-    if before is not None:
-        for e in before.entries(acting):
-            seen[(e.kind, e.id)] = _describe(before, e)
-            items.append(EvidenceItem(e.id, 0, f"before the conversation: {seen[(e.kind, e.id)]}"))
-    if after is not None:
-        end = t.snapshot_after.seq if t.snapshot_after else 0
-        for e in after.entries(acting):
-            now = _describe(after, e)
-            was = seen.get((e.kind, e.id))
-            if was is None:
-                items.append(EvidenceItem(e.id, end, f"created during the conversation: {now}"))
-            elif was != now:
-                items.append(EvidenceItem(e.id, end, f"at the end (changed): {now}"))
-    items += _calls_and_events(t)
-    items += _accepted(t)
-    return sorted(items, key=lambda i: (i.t, i.id))
+    end = t.snapshot_after.seq if t.snapshot_after else 0
+    if isinstance(pack, str) or pack.snapshot is None:
+        return DomainRecords(tuple(missing), (), end)
+    sides = [_own(view, t.acting_tenant) for view in views]
+    kinds = []
+    for _, spec in pack.snapshot.lists(pack.records):
+        before, after = ([e for e in side if e[0].kind == spec.kind] for side in sides)
+        rows = _rows(before, after, views[0] is not None, views[1] is not None)
+        if rows:
+            kinds.append((spec.kind, tuple(rows)))
+    return DomainRecords(tuple(missing), tuple(kinds), end)
+
+
+_Seen = tuple[Entry, list[tuple[str, str]]]
+
+
+def _own(view: RecordView | None, tenant: str) -> list[_Seen]:
+    """The records of `tenant`'s snapshot that `tenant` owns, each with its fields in words."""
+    if view is None:
+        return []
+    return [(e, _fields(view, e)) for e in view.entries(tenant) if e.owner == tenant]
+
+
+def _rows(before: list[_Seen], after: list[_Seen], known: bool, ends: bool) -> list[RecordRow]:
+    """The records of one kind, before and at the end: those there before in their order, then
+    those created. `known`/`ends`: the before/after snapshot could be read."""
+    later: dict[str, list[_Seen]] = {}
+    for seen in after:
+        later.setdefault(seen[0].id, []).append(seen)
+    rows: list[RecordRow] = []
+    for e, was in before:
+        match = later.get(e.id)
+        now = match.pop(0)[1] if match else None
+        status = "before" if not ends else "removed" if now is None else "unchanged"
+        if now is not None and now != was:
+            status = "changed"
+        rows.append(_row(e, status, was, now))
+    for e, now in (s for rest in later.values() for s in rest):
+        rows.append(_row(e, "created" if known else "after", None, now))
+    return rows
+
+
+def _row(
+    e: Entry, status: str, was: list[tuple[str, str]] | None, now: list[tuple[str, str]] | None
+) -> RecordRow:
+    """`was` and `now` list the same fields in the same order (one kind's roles)."""
+    labels = [label for label, _ in (was if was is not None else now or [])]
+    sides: list[list[str | None]] = [
+        [value for _, value in side] if side is not None else [None] * len(labels)
+        for side in (was, now)
+    ]
+    fields = tuple(RecordField(*values) for values in zip(labels, *sides, strict=True))
+    return RecordRow(e.kind, e.id, e.owner, status, fields)
+
+
+def _domain_evidence(t: Transcript) -> list[EvidenceItem]:
+    """Another domain's trusted evidence: the acting tenant's records before the trial and
+    what changed by the end (`domain_records`), then the service's log and the accepted
+    messages."""
+    return sorted(domain_records(t).evidence() + log_evidence(t), key=lambda i: (i.t, i.id))
+
+
+def records_for_rater(t: Transcript) -> tuple[DomainRecords | None, list[EvidenceItem]]:
+    """What a human rater's records panel shows: for the refund shop, no record table and the
+    judge's evidence lines; for another domain, its records by kind, before and at the end
+    (`domain_records`), and the lines that are not about one record (a snapshot that cannot be
+    read, the service's log, the messages accepted)."""
+    if t.domain == LEGACY_DOMAIN:
+        return None, trusted_evidence(t)
+    records = domain_records(t)
+    return records, [*records.missing, *log_evidence(t)]
+
+
+def log_evidence(t: Transcript) -> list[EvidenceItem]:
+    """What the service's log, the harness and the message receiver say happened (refused and
+    lost calls, failures, lookups, changes made outside the agent, messages accepted), in time
+    order."""
+    return sorted(_calls_and_events(t) + _accepted(t), key=lambda i: (i.t, i.id))
 
 
 def _view(
@@ -296,29 +440,60 @@ def _view(
     return None, RecordView(pack, tenants)
 
 
-def _describe(view: RecordView, e: Entry) -> str:
-    """One record in words: its kind and id, then the fields its roles name."""
+def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
+    """(label, value in words) of the fields a record's roles name: its amounts with their
+    currency, quantities, version, then its business key, operation ids and state fields."""
     spec = e.spec
-    parts: list[str] = []
+    parts: list[tuple[str, str]] = []
     for m in view.money(e):
-        parts.append(f"{m.field} {money(m.minor_units, m.currency or 'in an unknown currency')}")
-    parts += [f"{f} {e.value(f)}" for f in spec.quantity_fields]
+        parts.append((m.field, money(m.minor_units, m.currency or "in an unknown currency")))
+    parts += [(f, str(e.value(f))) for f in spec.quantity_fields]
     if spec.version_field is not None:
-        parts.append(f"version {e.value(spec.version_field)}")
+        parts.append(("version", str(e.value(spec.version_field))))
     named = {spec.id_field, spec.tenant_field, spec.version_field, *spec.quantity_fields}
     named |= {m.amount for m in spec.money_fields} | {m.currency for m in spec.money_fields}
-    for f in (*spec.key_fields, *spec.operation_id_fields):
+    for f in (*spec.key_fields, *spec.operation_id_fields, *spec.state_fields):
         if f not in named:
             named.add(f)
-            parts.append(f"{f} {e.value(f)}")
-    body = ", ".join(parts)
-    return f"{e.kind} {e.id} of {e.owner}" + (f": {body}" if body else "")
+            parts.append((f, _plain(e.value(f))))
+    return parts
+
+
+def _plain(value: object) -> str:
+    """A state field's value in words: none for a missing value, ISO for a time."""
+    if value is None:
+        return "none"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _customer_texts(t: Transcript) -> list[tuple[str, int, str, str]]:
+    """Another domain's customer-written text kept on the acting tenant's records before the
+    trial (the pack's `customer_text_fields`, e.g. a traveller's note): untrusted, like a
+    message."""
+    if t.domain == LEGACY_DOMAIN or t.snapshot_before is None:
+        return []
+    try:
+        pack = get_pack(t.domain).pack
+    except UnknownDomain:
+        return []
+    _, view = _view(pack, t.snapshot_before)
+    out: list[tuple[str, int, str, str]] = []
+    for e in view.entries(t.acting_tenant) if view is not None else []:
+        for f in e.spec.customer_text_fields if e.owner == t.acting_tenant else ():
+            text = e.value(f)
+            if isinstance(text, str) and text.strip():
+                header = f"{f} written by the customer, kept on {e.kind} {e.id}"
+                out.append((f"{f}_{e.id}", 0, header, text))
+    return out
 
 
 def conversation_items(t: Transcript) -> list[tuple[str, int, str, str]]:
     """(id, t, header, text) of everything said to the customer or by them, in time order.
     The text is untrusted; the header is written by calibrant."""
     out = [(turn.turn_id, turn.seq, f"{turn.role} message", turn.text) for turn in t.conversation]
+    out += _customer_texts(t)
     snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
     for o in snap.orders if snap else []:
         if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order:

@@ -12,7 +12,7 @@ from ..contracts import (
     content_hash,
 )
 from .evidence import Evidence
-from .registry import Finding, Invariant, not_applicable, registered
+from .registry import Finding, Invariant, for_domain, not_applicable
 
 __all__ = ["check_transcript"]
 
@@ -24,9 +24,11 @@ def check_transcript(
     embedded in the transcript. An exception inside an invariant is a bug and propagates.
 
     A transcript of another domain than the refund shop gets the invariants that read records
-    by role (through its pack); the refund shop's own are not_applicable to it, saying so."""
+    by role (through its pack), then its pack's own invariants; the refund shop's own are
+    not_applicable to it, saying so."""
     ev = Evidence.of(transcript, contract)
-    results: list[InvariantResult] = [_run(inv, ev).result(inv.name) for inv in registered()]
+    invariants = for_domain(transcript.domain)
+    results: list[InvariantResult] = [_run(inv, ev).result(inv.name) for inv in invariants]
     return SafetyVerdict(
         transcript_id=transcript.transcript_id,
         case_id=transcript.case_id,

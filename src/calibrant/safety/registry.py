@@ -16,6 +16,7 @@ __all__ = [
     "Invariant",
     "invariant",
     "registered",
+    "for_domain",
     "passed",
     "violated",
     "not_applicable",
@@ -91,3 +92,33 @@ def registered() -> list[Invariant]:
     from . import invariants  # noqa: F401  (registration happens on import of the rule modules)
 
     return list(_REGISTRY.values())
+
+
+def for_domain(domain: str) -> list[Invariant]:
+    """The invariants a transcript of `domain` is checked by: every registered one (the refund
+    shop's own say not_applicable on another domain), then the domain pack's own invariants
+    (`PackRuntime.invariants()`), in the pack's order. A pack that is not installed or has no
+    runtime adds none (its transcripts' record-reading invariants then say why). A pack
+    invariant named like a core one is refused in one line."""
+    from ..contracts import LEGACY_DOMAIN
+    from ..domains import UnknownDomain, runtime
+    from ..errors import CalibrantError
+
+    core = registered()
+    if domain == LEGACY_DOMAIN:
+        return core
+    try:
+        own = list(runtime(domain).invariants())
+    except UnknownDomain:
+        return core
+    taken = {inv.name for inv in core}
+    out = list(core)
+    for inv in own:
+        if inv.name in taken:
+            raise CalibrantError(
+                f"domain pack '{domain}': invariant '{inv.name}' is named like another "
+                "invariant; a pack's invariants need names of their own"
+            )
+        taken.add(inv.name)
+        out.append(Invariant(name=inv.name, summary=inv.summary, check=inv.check, by_role=True))
+    return out

@@ -22,13 +22,13 @@ from typing import Any
 
 from pydantic import Field
 
-from ..contracts import Sampling
+from ..contracts import LEGACY_DOMAIN, Sampling
 from ..contracts.common import Contract
-from ..harness.agents import AgentContext
-from ..harness.toolbox import AgentCrash
+from ..engine import AgentCrash
 
 __all__ = [
     "EXTERNAL_VERSION",
+    "ServedTools",
     "AgentInfo",
     "Channel",
     "ExternalAgent",
@@ -38,6 +38,36 @@ __all__ = [
 
 EXTERNAL_VERSION = "external"
 """The agent version a transcript names when the external agent declares none."""
+
+
+@dataclass(frozen=True)
+class ServedTools:
+    """The business tools a domain's external agent is served (OpenAI function shape), their
+    schema version, and the domain's title (what the server's instructions call the service)."""
+
+    domain: str
+    title: str
+    specs: tuple[dict[str, Any], ...]
+    schema_version: str
+
+    @classmethod
+    def of(cls, domain: str) -> ServedTools:
+        """The tools of `domain`'s pack (its runtime's `tool_specs()`). The refund shop's carry
+        the versioned schema of `harness.toolspec`; another pack's, a hash of its schemas."""
+        from ..contracts import content_hash
+        from ..domains import get, runtime
+        from ..harness.toolspec import TOOL_SCHEMA_VERSION
+
+        specs = tuple(runtime(domain).tool_specs())
+        version = (
+            TOOL_SCHEMA_VERSION
+            if domain == LEGACY_DOMAIN
+            else f"{domain}-tools-{content_hash(list(specs))[:12]}"
+        )
+        return cls(domain, get(domain).pack.title, specs, version)
+
+    def names(self) -> list[str]:
+        return [t["function"]["name"] for t in self.specs]
 
 
 class Stopped(KeyboardInterrupt):
@@ -54,7 +84,7 @@ def session_key(trial_id: str) -> str:
 class _Turn:
     """One customer message waiting for the external agent's reply."""
 
-    ctx: AgentContext
+    ctx: Any  # the domain's agent context (see calibrant.domains.PackAgent)
     message: str
     number: int
     resumed: bool
@@ -65,22 +95,13 @@ class _Turn:
         return session_key(self.ctx.trial_id)
 
     def doc(self) -> dict[str, Any]:
-        c = self.ctx
         return {
             "status": "running",
             "session": self.key,
             "turn": self.number,
             "resumed": self.resumed,
             "message": self.message,
-            "context": {
-                "tenant_id": c.tenant_id,
-                "ticket_id": c.ticket_id,
-                "order_id": c.order_id,
-                "customer_id": c.customer_id,
-                "customer_name": c.customer_name,
-                "customer_email": c.customer_email,
-                "escalation_person": c.escalation_person,
-            },
+            "context": self.ctx.public_context(),
         }
 
 
@@ -100,8 +121,11 @@ class AgentInfo(Contract):
 class Channel:
     """Thread-safe hand-over between the runner thread and the server's handler threads."""
 
-    def __init__(self, *, reply_timeout: float, poll: float = 30.0) -> None:
+    def __init__(
+        self, *, reply_timeout: float, poll: float = 30.0, tools: ServedTools | None = None
+    ) -> None:
         self.reply_timeout, self.poll = reply_timeout, poll
+        self.tools = tools or ServedTools.of(LEGACY_DOMAIN)
         self._cond = threading.Condition()
         self._turn: _Turn | None = None
         self._reply: str | None = None
@@ -113,7 +137,7 @@ class Channel:
         self.declared = AgentInfo()
 
     # --- the runner's side ------------------------------------------------------------------
-    def ask(self, ctx: AgentContext, message: str) -> str:
+    def ask(self, ctx: Any, message: str) -> str:
         """Publish `message` and wait for the external agent's reply (runner thread)."""
         with self._cond:
             key = session_key(ctx.trial_id)
@@ -217,9 +241,12 @@ class Channel:
                 return self._refusal(t)
             assert t is not None
             try:
+                answer: dict[str, Any]
                 if isinstance(args, str):
-                    return t.ctx.tools.call_json(tool, args)
-                return t.ctx.tools.call(tool, args if args is not None else {})
+                    answer = t.ctx.tools.call_json(tool, args)
+                else:
+                    answer = t.ctx.tools.call(tool, args if args is not None else {})
+                return answer
             except AgentCrash as crash:
                 self._crash = str(crash)
                 self._cond.notify_all()
@@ -242,7 +269,7 @@ class Channel:
             return self._next(t.key)
 
 
-def _add_usage(ctx: AgentContext, usage: dict[str, Any]) -> None:
+def _add_usage(ctx: Any, usage: dict[str, Any]) -> None:
     """Add what the agent reported (validated by `protocol.Usage`) to the trial's usage."""
     u = ctx.usage
     for name in ("model_calls", "input_tokens", "output_tokens", "cached_tokens"):
@@ -275,5 +302,5 @@ class ExternalAgent:
     def sampling(self) -> Sampling:
         return self.channel.declared.sampling or Sampling()
 
-    def respond(self, ctx: AgentContext, message: str) -> str:
+    def respond(self, ctx: Any, message: str) -> str:
         return self.channel.ask(ctx, message)

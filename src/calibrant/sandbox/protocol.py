@@ -1,9 +1,10 @@
 """What an external agent can call, and the one dispatcher both transports (MCP, HTTP) share.
 
-The nine business tools are the in-process agents' tools, with the same JSON schemas
-(`harness.toolspec`). Two conversation tools carry the customer's side: `trial_start` gives the
-customer's message waiting for an answer (and the trial's context), `trial_reply` sends the
-agent's answer and gives the next message. Only the business tools are for the agent's model."""
+The business tools are the in-process agents' tools of the trial's domain, with the same JSON
+schemas (the refund shop's nine from `harness.toolspec`, another pack's from its runtime). Two
+conversation tools carry the customer's side: `trial_start` gives the customer's message waiting
+for an answer (and the trial's context), `trial_reply` sends the agent's answer and gives the
+next message. Only the business tools are for the agent's model."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..contracts import LEGACY_DOMAIN
 from ..contracts.common import Contract
-from ..harness.toolspec import TOOL_SCHEMA_VERSION, TOOL_SPECS, tool_names
-from .channel import AgentInfo, Channel
+from .channel import AgentInfo, Channel, ServedTools
 
 __all__ = ["Reply", "Usage", "all_tools", "business_tools", "dispatch", "trial_tools"]
 
@@ -57,20 +58,22 @@ def trial_tools() -> list[dict[str, Any]]:
     ]
 
 
-def business_tools() -> list[dict[str, Any]]:
-    """The agent's tools as (name, description, JSON schema of the arguments)."""
+def business_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
+    """The agent's tools as (name, description, JSON schema of the arguments): the domain's
+    `served` (the refund shop's when None)."""
+    served = served or ServedTools.of(LEGACY_DOMAIN)
     return [
         {
             "name": t["function"]["name"],
             "description": t["function"]["description"],
             "parameters": t["function"]["parameters"],
         }
-        for t in TOOL_SPECS
+        for t in served.specs
     ]
 
 
-def all_tools() -> list[dict[str, Any]]:
-    return business_tools() + trial_tools()
+def all_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
+    return business_tools(served) + trial_tools()
 
 
 def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
@@ -78,7 +81,7 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
 
     `args` is the decoded JSON object, or the JSON text itself (then a business tool answers
     malformed JSON with `invalid_argument`, exactly like the in-process adapter)."""
-    if name in tool_names() or name not in ("trial_start", "trial_reply"):
+    if name in channel.tools.names() or name not in ("trial_start", "trial_reply"):
         # a business tool, or no tool at all: the tool box answers (an unknown name as an
         # unknown tool, whatever its arguments) and logs invalid_argument
         return channel.call(name, args)
@@ -88,7 +91,7 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
         info = _parsed(AgentInfo, args)
         if isinstance(info, str):
             return _invalid(name, info)
-        return {**channel.start(info), "tool_schema_version": TOOL_SCHEMA_VERSION}
+        return {**channel.start(info), "tool_schema_version": channel.tools.schema_version}
     reply = _parsed(Reply, args)  # trial_reply
     if isinstance(reply, str):
         return _invalid(name, reply)

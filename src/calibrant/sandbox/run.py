@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from ..contracts import CaseContract
+from ..contracts import LEGACY_DOMAIN, CaseContract
 from ..errors import ConfigError
 from ..harness import TrialRun, run_trials
-from .channel import Channel, ExternalAgent, Stopped
+from .channel import Channel, ExternalAgent, ServedTools, Stopped
 from .guard import new_token
 
 __all__ = ["serve_trials", "Transport", "listen"]
@@ -59,7 +59,8 @@ def serve_trials(
     (`sock`: the listening socket of the HTTP transport; `token`: the bearer token its callers
     must send, `guard.new_token()` when None). Returns the trials like `run_trials`.
     Raises `Stopped` (a KeyboardInterrupt) when the server stops before the last trial."""
-    channel = Channel(reply_timeout=reply_timeout)
+    domain = cases[0].domain if cases else LEGACY_DOMAIN
+    channel = Channel(reply_timeout=reply_timeout, tools=ServedTools.of(domain))
     result: dict[str, Any] = {}
     stoppers: list[Callable[[], None]] = []
 

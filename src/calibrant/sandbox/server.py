@@ -8,23 +8,29 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..harness.toolspec import TOOL_SCHEMA_VERSION
-from .channel import Channel
+from ..contracts import LEGACY_DOMAIN
+from .channel import Channel, ServedTools
 from .guard import TokenGate, security_settings
 from .protocol import all_tools, business_tools, dispatch, trial_tools
 
 if TYPE_CHECKING:
     from mcp.server import Server
 
-__all__ = ["INSTRUCTIONS", "mcp_server", "http_app", "openapi_document"]
+__all__ = ["INSTRUCTIONS", "instructions", "mcp_server", "http_app", "openapi_document"]
 
 INSTRUCTIONS = (
-    "calibrant's controlled refund service. Call trial_start to get the customer's message and "
+    "Call trial_start to get the customer's message and "
     "the trial's context; use the business tools; answer with trial_reply, which gives the next "
     "message or trial_finished; then trial_start again until all_finished. A tool answer "
     "agent_crashed means your process died there: restart from your own durable checkpoint "
     "(keyed by `session`) and call trial_start."
 )
+
+
+def instructions(served: ServedTools) -> str:
+    """What the server tells the agent: which controlled service this is, then INSTRUCTIONS."""
+    what = "refund service" if served.domain == LEGACY_DOMAIN else f"service ({served.title})"
+    return f"calibrant's controlled {what}. {INSTRUCTIONS}"
 
 
 def mcp_server(channel: Channel) -> Server[Any]:
@@ -35,7 +41,7 @@ def mcp_server(channel: Channel) -> Server[Any]:
 
     tools = [
         types.Tool(name=t["name"], description=t["description"], input_schema=t["parameters"])
-        for t in all_tools()
+        for t in all_tools(channel.tools)
     ]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -53,20 +59,22 @@ def mcp_server(channel: Channel) -> Server[Any]:
     return Server(
         "calibrant-sandbox",
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions(channel.tools),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
 
 
-def openapi_document() -> dict[str, Any]:
-    """OpenAPI 3.1 for the HTTP API: one POST per tool, the body being its JSON arguments."""
+def openapi_document(served: ServedTools | None = None) -> dict[str, Any]:
+    """OpenAPI 3.1 for the HTTP API: one POST per tool of the domain's `served` tools (the
+    refund shop's when None), the body being its JSON arguments."""
+    served = served or ServedTools.of(LEGACY_DOMAIN)
     answer = {
         "description": "The tool's answer (errors too: an object with `error` and `message`).",
         "content": {"application/json": {"schema": {"type": "object"}}},
     }
     paths: dict[str, Any] = {}
-    routes = [(f"/tools/{t['name']}", t) for t in business_tools()]
+    routes = [(f"/tools/{t['name']}", t) for t in business_tools(served)]
     routes += [(f"/trial/{t['name'].removeprefix('trial_')}", t) for t in trial_tools()]
     for route, t in routes:
         paths[route] = {
@@ -83,9 +91,11 @@ def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "calibrant controlled refund service",
-            "version": f"{__version__} ({TOOL_SCHEMA_VERSION})",
-            "description": INSTRUCTIONS,
+            "title": "calibrant controlled refund service"
+            if served.domain == LEGACY_DOMAIN
+            else f"calibrant controlled service: {served.title}",
+            "version": f"{__version__} ({served.schema_version})",
+            "description": instructions(served),
         },
         "paths": paths,
     }
@@ -100,7 +110,7 @@ def http_app(channel: Channel, *, host: str, token: str) -> Any:
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
-    doc = openapi_document()
+    doc = openapi_document(channel.tools)
     settings = security_settings(host)
     checks = TransportSecurityMiddleware(settings)
 

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
 from ..errors import InputError
-from ..judge.evidence import conversation_items, trusted_evidence
+from ..judge.evidence import conversation_items, records_for_rater
 from . import adjudication as adj
 from . import labeling as lab
 from .security import COOKIE, check_csrf, csrf_token, optional_user
@@ -142,11 +142,15 @@ def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
 
 def _transcript_context(item: lab.Item) -> dict[str, Any]:
     """What an expert sees of an item: its alias, the records and the conversation; never the
-    transcript id, the case, its title or expected outcome, the agent or the run."""
+    transcript id, the case, its title or expected outcome, the agent or the run. Another
+    domain's records come as a table by kind, before and at the end, of the acting tenant's
+    records only."""
     t = item.transcript
+    records, evidence = records_for_rater(t)
     return {
         "item": item,
-        "evidence": trusted_evidence(t),
+        "records": records,
+        "evidence": evidence,
         "conversation": conversation_items(t),
     }
 

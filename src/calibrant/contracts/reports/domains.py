@@ -24,7 +24,7 @@ __all__ = [
 class RoleField(Strict):
     role: str = Field(
         description="id, tenant, protected, person_name, address, money, currency, "
-        "currency_of, quantity, version, operation_id or key."
+        "currency_of, quantity, version, operation_id, key, state or customer_text."
     )
     field: str = Field(description="The field of the record's model that plays it.")
 

@@ -55,6 +55,18 @@ class AgentContext:
     def save(self, state: dict[str, Any]) -> None:
         self.checkpoints.save(self.thread, state)
 
+    def public_context(self) -> dict[str, Any]:
+        """What an agent in another process is told about the trial (`calibrant sandbox`)."""
+        return {
+            "tenant_id": self.tenant_id,
+            "ticket_id": self.ticket_id,
+            "order_id": self.order_id,
+            "customer_id": self.customer_id,
+            "customer_name": self.customer_name,
+            "customer_email": self.customer_email,
+            "escalation_person": self.escalation_person,
+        }
+
     def load(self) -> dict[str, Any]:
         return self.checkpoints.load(self.thread) or {}
 
