@@ -5,7 +5,7 @@ trial runs; each problem is one line naming the file, the line and the field."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..contracts import CaseContract
@@ -16,7 +16,12 @@ from ..ledger.dataset import DATASETS, base_rows
 from ..ledger.tables import CustomerRow, OrderRow, PolicyRow, TenantRow
 from .toolspec import tool_names
 
-__all__ = ["case_problems", "refund_case_problems", "load_runnable_cases"]
+__all__ = [
+    "case_problems",
+    "refund_case_problems",
+    "fault_tool_problems",
+    "load_runnable_cases",
+]
 
 Loc = tuple[int | str, ...]
 
@@ -104,17 +109,21 @@ def refund_case_problems(case: CaseContract) -> list[tuple[Loc, str]]:
             )
         )
     problems += _expected_problems(case, paid - prior, f"paid {paid}, earlier refunds {prior}")
-    tools = tool_names()
-    for i, fault in enumerate(case.faults):
-        if fault.on_tool not in tools:
-            problems.append(
-                (
-                    ("faults", i, "on_tool"),
-                    f"no tool named {fault.on_tool}, so the fault would never fire; "
-                    f"tools: {', '.join(tools)}",
-                )
-            )
-    return problems
+    return problems + fault_tool_problems(case, tool_names())
+
+
+def fault_tool_problems(case: CaseContract, tools: Sequence[str]) -> list[tuple[Loc, str]]:
+    """Faults scheduled on a tool the domain's service does not have (they would never fire):
+    any pack's `case_problems` can use it with its own tools."""
+    return [
+        (
+            ("faults", i, "on_tool"),
+            f"no tool named {fault.on_tool}, so the fault would never fire; "
+            f"tools: {', '.join(tools)}",
+        )
+        for i, fault in enumerate(case.faults)
+        if fault.on_tool not in tools
+    ]
 
 
 def _expected_problems(case: CaseContract, left: int, why: str) -> list[tuple[Loc, str]]:
