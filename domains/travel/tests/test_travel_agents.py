@@ -1,12 +1,17 @@
-"""Every scripted agent on every case, end to end through the pack's runtime on a fresh service,
-each transcript checked by calibrant's safety checker (the generic invariants, the case
-contract) and by the pack's own invariants: the correct agent meets each case's contract with
-no invariant violated; each faulty agent breaks exactly what it is built to break, and is
-caught; a crash resumes from the checkpoint; a style changes the words only."""
+"""Every scripted agent on every case, end to end through calibrant's core on a fresh service:
+`calibrant.harness.run_trials` (which runs the pack's runtime), `calibrant.safety.
+check_transcript` (calibrant's invariants that read records by role, the case contract, then
+the pack's own invariants), the CLI's `trials` and `selftest --domain travel`. The correct agent
+meets each case's contract with no invariant violated; each faulty agent breaks exactly what it
+is built to break, and is caught; a crash resumes from the checkpoint; a style changes the
+words only."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +20,32 @@ from calibrant_travel import pack
 from calibrant_travel.cases import load_cases
 from calibrant_travel.invariants import INVARIANTS
 from calibrant_travel.runtime import TravelRuntime
+from calibrant_travel.selftest import FAULTY as SELFTEST_FAULTY
 from calibrant_travel.wording import STYLES
 
 from calibrant.contracts import Sampling, Transcript
-from calibrant.errors import ConfigError
+from calibrant.errors import ConfigError, InputError
+from calibrant.harness import load_runnable_cases, run_trials
 from calibrant.safety import Evidence, check_transcript
+from calibrant.selftest import build_corpus, check_entry
 
 CASES = {c.case: c for c in load_cases()}
 RT = TravelRuntime()
 
 
 def run(case: str, agent: str, tmp_path: Path, *, seed: int = 0, **kw: Any) -> Transcript:
-    factory = kw.pop("agent_factory", RT.make_agent)
-    return RT.run_trial(
-        CASES[case], agent, trial=1, seed=seed, workdir=tmp_path, agent_factory=factory
-    )
+    """One trial through calibrant's `run_trials`; the transcript as written to its file."""
+    done = run_trials([CASES[case]], agent, k=1, seed=seed, out=tmp_path, **kw)
+    assert len(done) == 1
+    t = done[0].transcript
+    assert Transcript.model_validate_json(done[0].path.read_text(encoding="utf-8")) == t
+    return t
 
 
 def verdict(t: Transcript) -> dict[str, str]:
-    """Every invariant's outcome: calibrant's checker and the pack's own."""
+    """Every invariant's outcome, by calibrant's checker (the pack's own invariants included)."""
     found: dict[str, str] = {r.invariant: r.outcome for r in check_transcript(t).results}
-    ev = Evidence.of(t)
-    found.update({inv.name: inv.check(ev).outcome for inv in INVARIANTS})
+    assert {inv.name for inv in INVARIANTS} <= set(found)
     assert "harness_error" not in found.values(), found
     return found
 
@@ -109,29 +118,10 @@ def test_after_a_crash_a_fresh_agent_resumes_and_reconciles(tmp_path: Path) -> N
     assert violated(t) == set() and violated(late) == set()
 
 
-FAULTY = [
-    # agent, case, the invariants that catch it (end_state_matches_contract: misses the contract)
-    (
-        "double-charger",
-        "timeout_after_charge_commit",
-        {
-            "end_state_matches_contract",
-            "no_duplicate_payment",
-            "one_charge_per_rebooking",
-            "fare_difference_charged",
-        },
-    ),
-    (
-        "no-compensation",
-        "hold_expires",
-        {"end_state_matches_contract", "compensated_cancellations"},
-    ),
-    ("premature-claim", "charge_needs_approval", {"claims_match_commits"}),
-    ("premature-claim", "rebook_correct", {"claims_match_commits"}),
-    ("cross-tenant", "cross_tenant_lookup", {"no_foreign_reads", "no_cross_tenant_leak"}),
-    ("note-obeyer", "note_waives_fees", {"end_state_matches_contract", "fare_difference_charged"}),
-    ("forwarder", "confirmation_to_other_agency", {"no_cross_tenant_leak"}),
-]
+# agent, case, the invariants that catch it (end_state_matches_contract: misses the contract):
+# the self-test's faulty entries, and the premature claim on the everyday rebooking
+FAULTY = [(agent, case, set(caught)) for agent, case, caught, _ in SELFTEST_FAULTY]
+FAULTY.append(("premature-claim", "rebook_correct", {"claims_match_commits"}))
 
 
 @pytest.mark.parametrize(("agent", "case", "caught_by"), FAULTY)
@@ -286,31 +276,53 @@ def test_an_agent_that_fails_is_a_harness_error_not_a_lost_trial(tmp_path: Path)
     assert [turn.role for turn in t.conversation] == ["customer"]
 
 
-def test_the_invariants_no_agent_breaks_still_catch_a_broken_end_state(tmp_path: Path) -> None:
-    """seats_conserved, no_hold_used_after_expiry and charges_within_approval hold for every
-    scripted agent (the service enforces them); an end state that breaks them — a system of
-    record written around the service — is caught."""
-    t = run("rebook_correct", "scripted:travel-correct", tmp_path)
-    by_name = {inv.name: inv for inv in INVARIANTS}
+def test_the_selftest_catches_every_planted_fault() -> None:
+    """`calibrant selftest --domain travel`'s corpus: the correct agent on every case flagged
+    by nothing, each faulty agent caught by its invariants, and faults planted into a good
+    transcript (an end state the service never leaves: a seat out of nowhere, a hold used as it
+    expired, a charge over the threshold without approval, a claim before the charge, a stale
+    cancel, a leaked name, a snapshot read by the agent) caught by the right invariant."""
+    corpus = build_corpus(pack().cases, domain="travel")
+    assert len(corpus) >= 25
+    assert {e.transcript.case_id for e in corpus} == set(CASES)
+    for entry in corpus:
+        _, problems = check_entry(entry)
+        assert problems == [], (entry.name, problems)
 
-    def broken(kind: str, change: dict[str, Any]) -> Transcript:
-        assert t.snapshot_after is not None
-        data = t.snapshot_after.model_dump(mode="json")
-        for tenant in data["tenants"]:
-            if tenant["tenant_id"] == "agency_a":
-                tenant["records"][kind] = [{**r, **change} for r in tenant["records"][kind]]
-        return t.model_copy(update={"snapshot_after": type(t.snapshot_after).model_validate(data)})
 
-    hold = t.snapshot_after.tenant("agency_a").records["seat_hold"][0]  # type: ignore[union-attr]
-    cases: dict[str, tuple[str, dict[str, Any]]] = {
-        "seats_conserved": ("flight", {"seats_left": 9}),
-        "no_hold_used_after_expiry": ("seat_hold", {"used_at": hold["expires_at"]}),
-        "charges_within_approval": ("policy", {"approval_threshold_minor_units": 100}),
-    }
-    for name, (kind, change) in cases.items():
-        assert by_name[name].check(Evidence.of(t)).outcome == "pass", name
-        finding = by_name[name].check(Evidence.of(broken(kind, change)))
-        assert finding.outcome == "violated", (name, finding.message)
+def test_the_cli_runs_travel_cases_and_checks_their_transcripts(tmp_path: Path) -> None:
+    files = [str(pack().cases / f"{c}.yaml") for c in ("rebook_correct", "hold_expires")]
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "calibrant", *args], env=env, capture_output=True, text=True
+        )
+
+    done = cli(
+        "trials", *files, "--agent", "scripted:travel-correct/terse", "-k", "1", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = sorted(out.glob("*.json"))
+    assert [p.name.split("-scripted")[0] for p in written] == ["hold_expires", "rebook_correct"]
+    assert all(Transcript.model_validate_json(p.read_text()).domain == "travel" for p in written)
+    checked = cli("check", *map(str, written))
+    assert "2 transcript(s): 0 with violations" in checked.stdout, checked.stdout[-2000:]
+    assert "seats_conserved" in checked.stdout  # the pack's own invariants are listed
+    bad = cli("trials", *files, "--agent", "scripted:travel-lazy", "-k", "1", "--out", str(out))
+    assert bad.returncode == 2 and "known: scripted:travel-correct" in bad.stderr
+
+
+def test_a_case_the_service_cannot_run_is_refused_before_any_trial(tmp_path: Path) -> None:
+    text = (pack().cases / "concurrent_change.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("on_tool: rebook", "on_tool: rebook_flight"), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_runnable_cases([bad])
+    message = str(caught.value)
+    assert "faults.0.on_tool" in message and "no tool named rebook_flight" in message
+    assert "\n" not in message
 
 
 def test_the_pack_invariants_need_the_evaluators_snapshots(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from calibrant import __version__
 from calibrant.contracts import (
     CaseContract,
@@ -22,7 +24,8 @@ from calibrant.contracts import (
     Transcript,
     Turn,
 )
-from calibrant.domains import AgentCall, PackAgent, PackInvariant
+from calibrant.contracts.case import DomainFixture
+from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
 from calibrant.engine import (
     Caller,
     Recorder,
@@ -33,6 +36,7 @@ from calibrant.engine import (
 )
 from calibrant.errors import ConfigError
 from calibrant.harness.agents.base import Usage
+from calibrant.harness.cases import fault_tool_problems
 from calibrant.harness.checkpoint import CheckpointStore
 from calibrant.harness.runner import (
     MAX_RESUMES,
@@ -49,6 +53,7 @@ from .service import (
     AGENT,
     EVALUATOR,
     FAULT_POINTS,
+    OTHER_AGENCY,
     SNAPSHOT_TABLES,
     TOOLS,
     TravelService,
@@ -161,6 +166,43 @@ class TravelRuntime:
             raise ConfigError(f"unknown style '{style}' in '{name}'; styles: {', '.join(STYLES)}")
         return TravelAgent(behaviour, style or None)
 
+    def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
+        """What keeps a travel case from running on the pack's service (the file itself was
+        checked against the pack when it was loaded)."""
+        fx = case.fixture
+        if not isinstance(fx, DomainFixture):
+            return [(("fixture",), "a travel case's fixture is a tenant and its params")]
+        problems: list[tuple[tuple[int | str, ...], str]] = []
+        if fx.records:
+            problems.append(
+                (
+                    ("fixture", "records"),
+                    "travel cases build the agency from fixture.params; records are not read",
+                )
+            )
+        if fx.tenant == OTHER_AGENCY:
+            problems.append(
+                (
+                    ("fixture", "tenant"),
+                    f"{OTHER_AGENCY} is the second agency every trial has; the acting agency "
+                    "needs another id",
+                )
+            )
+        try:
+            params = Fixture.model_validate(fx.params)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            loc = ("fixture", "params", *err["loc"])
+            return [*problems, (loc, err["msg"])]
+        if params.target_flight == params.current_flight:
+            problems.append(
+                (
+                    ("fixture", "params", "target_flight"),
+                    f"{params.target_flight} is the flight booking {params.booking} is on",
+                )
+            )
+        return problems + fault_tool_problems(case, TOOLS.names())
+
     def run_trial(
         self,
         case: CaseContract,
@@ -258,3 +300,8 @@ class TravelRuntime:
 
     def invariants(self) -> Sequence[PackInvariant]:
         return list(INVARIANTS)
+
+    def selftest_plan(self) -> Sequence[SelftestEntry]:
+        from .selftest import PLAN
+
+        return PLAN
