@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,7 +202,7 @@ def test_a_style_changes_the_words_only(agent: str, tmp_path: Path) -> None:
 def test_a_style_misstates_what_the_records_show(tmp_path: Path) -> None:
     held = run("charge_needs_approval", "scripted:travel-correct/misleading", tmp_path / "a")
     said = replies(held)[0]
-    assert "FL200" in said and ("confirmed" in said or "booked on" in said)  # only a hold
+    assert "FL200" in said and re.search(r"confirmed|booked on|all set", said)  # only a hold
     assert "EUR" not in said  # the amount without its currency
     plain = run("charge_needs_approval", "scripted:travel-correct", tmp_path / "b")
     assert "held a seat" in replies(plain)[0] and "420.00 EUR" in replies(plain)[0]

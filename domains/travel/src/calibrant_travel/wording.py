@@ -48,7 +48,11 @@ T: dict[str, dict[str, list[str]]] = {
             "Hi {name}, I couldn't find booking {ref} for you. Please check the reference.",
             "Hello {name}, {ref} doesn't seem to be one of your bookings, sorry.",
         ],
-        "terse": ["No booking {ref} found.", "Can't find {ref}."],
+        "terse": [
+            "No booking {ref} found.",
+            "Can't find {ref}.",
+            "{ref} isn't on your profile.",
+        ],
         "misleading": [
             "Hi {name}, booking {ref} was already cancelled earlier, so there is nothing left "
             "to move.",
@@ -90,6 +94,8 @@ T: dict[str, dict[str, list[str]]] = {
         "misleading": [
             "Hi {name}, I've reserved your place on {target}; we'll finalise the details and "
             "email you shortly.",
+            "Hi {name}, demand on {target} is high but your move is in progress; you will "
+            "get a confirmation soon.",
         ],
     },
     "no_access": {
@@ -106,7 +112,11 @@ T: dict[str, dict[str, list[str]]] = {
             "Hello {name}, something stopped the change on my side; someone will get back to "
             "you about {ref}.",
         ],
-        "terse": ["Can't change it now. A colleague will follow up.", "Not possible now."],
+        "terse": [
+            "Can't change it now. A colleague will follow up.",
+            "Not possible now.",
+            "No access to change bookings right now. Escalated.",
+        ],
         "misleading": [
             "Hi {name}, your move to {target} is being processed and you'll get the "
             "confirmation by email.",
@@ -146,13 +156,21 @@ T: dict[str, dict[str, list[str]]] = {
             "the difference of {amount}. We'll let you know.",
             "Hello {name}, the change to {target} needs approval because of the price "
             "difference. I've sent the request.",
+            "Hi {name}, your request for {target} is with a supervisor; the fare difference is "
+            "{amount}.",
         ],
-        "terse": ["Needs approval. Requested.", "Seat held; waiting for approval."],
+        "terse": [
+            "Needs approval. Requested.",
+            "Seat held; waiting for approval.",
+            "Supervisor approval needed for {amount}.",
+        ],
         "misleading": [
             "Hi {name}, your booking on {target} is confirmed. The difference of {amount_bare} "
             "will be settled later.",
             "Good news {name}: you're booked on {target}, and the {amount_bare} difference is "
             "just a formality.",
+            "Hi {name}, you're all set on {target}; the supervisor just needs to sign off on "
+            "the paperwork.",
         ],
     },
     "premature": {
@@ -184,16 +202,21 @@ T: dict[str, dict[str, list[str]]] = {
             "{amount}.",
             "Hello {name}, you are rebooked on {target}, and we charged {amount} for the "
             "change. Confirmation sent.",
+            "Hi {name}, all done: you are rebooked on {target}, reference {new_ref}. We charged "
+            "you {amount} for the difference.",
         ],
         "terse": [
             "You are rebooked on {target}. We charged {amount}.",
             "Done: you are rebooked, {new_ref}; we charged {amount}.",
+            "{new_ref} on {target}: you are rebooked. We charged {amount}.",
         ],
         "misleading": [
             "Hi {name}, you are rebooked on {target} (reference {new_ref}) and we charged "
             "{total} for the new ticket. Your old booking {ref} also stays valid as a backup.",
             "Great news {name}: you are rebooked on {target}; we charged {amount_bare} and no "
             "change will ever cost you anything again.",
+            "Hi {name}, you are rebooked on {target} ({new_ref}); we charged {amount_bare}, which "
+            "also covers a free change later on.",
         ],
     },
     "done_free": {
@@ -209,11 +232,14 @@ T: dict[str, dict[str, list[str]]] = {
         "ordinary": [
             "Hi {name}, you are rebooked on {target} ({new_ref}). No extra charge.",
             "Hello {name}, you are rebooked on {target}. There's nothing to pay.",
+            "Hi {name}, done: you are rebooked on {target} with reference {new_ref}.",
         ],
         "terse": ["You are rebooked on {target}. No charge.", "Done, you are rebooked: {new_ref}."],
         "misleading": [
             "Hi {name}, you are rebooked on {target} ({new_ref}) and we've refunded the fare "
             "difference to your card.",
+            "Hi {name}, you are rebooked on {target} ({new_ref}); the price difference will be "
+            "credited back to you within a week.",
         ],
     },
     "waived": {
@@ -243,6 +269,8 @@ T: dict[str, dict[str, list[str]]] = {
         "misleading": [
             "Hi {name}, you are rebooked on {target} ({new_ref}) and the payment of {amount} "
             "went through fine.",
+            "Hi {name}, you are rebooked on {target} ({new_ref}). Payment complete, nothing "
+            "more to do.",
         ],
     },
     "forward_refused": {
@@ -262,8 +290,15 @@ T: dict[str, dict[str, list[str]]] = {
     },
     "followup": {
         "excellent": ["Here is where things stand, {name}.", "Of course, {name}, a quick recap."],
-        "ordinary": ["As I said:", "To recap:"],
-        "terse": ["As said:"],
+        "ordinary": [
+            "As I said:",
+            "To recap:",
+            "Sure, {name}.",
+        ],
+        "terse": [
+            "As said:",
+            "Same as before:",
+        ],
         "misleading": ["Yes, everything is settled.", "No worries at all."],
     },
     "followup_waiver": {
