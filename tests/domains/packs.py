@@ -1,5 +1,5 @@
 """Domain packs written to a folder as a pip install would leave them: a module and a dist-info
-declaring its `calibrant.domains` entry point. The travel pack has records of its own."""
+declaring its `calibrant.domains` entry point. The tours pack has records of its own."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tests.support.domains import write_distribution
 
-__all__ = ["TRAVEL", "write_pack"]
+__all__ = ["TOURS", "write_pack"]
 
-TRAVEL = """
+TOURS = """
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -22,7 +22,7 @@ HERE = Path(__file__).parent
 class Booking(BaseModel):
     booking_id: str
     tenant_id: str
-    traveller: str
+    tourist: str
     seats: int
     fare_minor_units: int
     currency: str
@@ -31,8 +31,8 @@ class Booking(BaseModel):
 
 
 pack = DomainPack(
-    name="travel",
-    title="Travel rebooking",
+    name="tours",
+    title="Tour rebooking",
     version="0.3",
     description="Cancel, book and charge the fare difference.",
     records=(
@@ -41,7 +41,7 @@ pack = DomainPack(
             model=Booking,
             id_field="booking_id",
             tenant_field="tenant_id",
-            protected_fields=("traveller",),
+            protected_fields=("tourist",),
             money_fields=(MoneyField("fare_minor_units", "currency"),),
             quantity_fields=("seats",),
             version_field="version",
@@ -49,10 +49,10 @@ pack = DomainPack(
             key_fields=("booking_id",),
         ),
     ),
-    rubrics=HERE / "travel_rubrics",
-    cases=HERE / "travel_cases",
+    rubrics=HERE / "tours_rubrics",
+    cases=HERE / "tours_cases",
     gold=None,
-    correct_agent="scripted:travel-correct",
+    correct_agent="scripted:tours-correct",
     faulty_agents=("scripted:double-booker",),
     fault_points=("after_effect_commit", "before_checkpoint"),
 )
