@@ -207,13 +207,14 @@ def test_only_the_after_snapshot_missing(cli: Cli, tmp_path: Path) -> None:
     assert sum(x.startswith("EVIDENCE MISSING") for x in texts) == 1
 
 
-def test_domain_is_refunds_only(cli: Cli, tmp_path: Path) -> None:
+def test_a_domain_no_pack_provides_is_refused(cli: Cli, tmp_path: Path) -> None:
     r = cli(
         "import", "chat", str(TRACES / "chat" / "single.json"), "--out", str(tmp_path / "x"),
         "--domain", "tours",
     )  # fmt: skip
     assert r.code == 2
-    assert "--domain tours: unknown; the domains are refunds" in r.err
+    assert "--domain tours: no domain pack named 'tours' is installed (installed: " in r.err
+    assert len(r.err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
 
 
