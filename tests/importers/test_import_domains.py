@@ -457,7 +457,6 @@ def travel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The real travel pack (domains/travel/src) on the path, found through an entry point (its
     own, when it is installed; else a dist-info written here, as pip would)."""
     src = str(ROOT / "domains" / "travel" / "src")
-    before = set(sys.modules)
     old = os.environ.get("PYTHONPATH")
     sys.path.append(src)
     os.environ["PYTHONPATH"] = src if not old else old + os.pathsep + src
@@ -476,9 +475,8 @@ def travel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop("PYTHONPATH", None)
         else:
             os.environ["PYTHONPATH"] = old
-        for name in set(sys.modules) - before:
-            if name == "calibrant_travel" or name.startswith("calibrant_travel."):
-                del sys.modules[name]
+        # calibrant_travel stays imported: its tables are in SQLModel's metadata for good, and
+        # importing it again in this process would define them twice
         domains.refresh()
 
 
