@@ -433,6 +433,22 @@ def test_an_uninstalled_domain_is_one_line_and_nothing_is_written(
     assert not out.exists()
 
 
+def test_the_snapshot_format_of_another_domain_is_printed(tours: Path, cli: Cli) -> None:
+    r = cli("schema", "snapshot", "--domain", "tours")
+    assert r.code == 0, r.err
+    found = json.loads(r.out)
+    assert found["title"] == "OperatorFile"
+    assert found["properties"]["tenants"]["items"] == {"$ref": "#/$defs/Operator"}
+    assert set(found["$defs"]["Operator"]["properties"]) == {
+        "tenant_id", "name", "tourists", "bookings"
+    }  # fmt: skip
+    assert {"taken_by", "seq", "taken_at", "tenants"} <= set(found["required"])
+    r = cli("schema", "snapshot", "--domain", "ferries")
+    assert r.code == 2 and r.out == ""
+    [said] = r.err.strip().splitlines()
+    assert "--domain ferries: no domain pack named 'ferries' is installed" in said
+
+
 def test_a_pack_without_a_snapshot_format_refuses_snapshot_files(cli: Cli, tmp_path: Path) -> None:
     bare = TOURS.replace('name="tours"', 'name="tours-bare"')  # beside the installed tours
     write_pack(tmp_path / "pack", "tours_bare_pack", bare, "tours-bare = tours_bare_pack:pack")

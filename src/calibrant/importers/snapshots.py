@@ -23,7 +23,7 @@ from ..domains import DomainPack
 from ..errors import InputError
 from ..files import field_error, validation_error
 
-__all__ = ["read_ledger", "read_domain_snapshot"]
+__all__ = ["read_ledger", "read_domain_snapshot", "snapshot_file_model"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -44,8 +44,17 @@ def _file_model(tenant: type[BaseModel]) -> type[BaseModel]:
     return create_model(
         f"{tenant.__name__}File",
         __base__=_Envelope,
+        __doc__=f"A snapshot file: every tenant's records, each tenant a {tenant.__name__}, "
+        "read by an evaluator identity.",
         tenants=(list[tenant], Field(description="One entry per tenant.")),  # type: ignore[valid-type]
     )
+
+
+def snapshot_file_model(pack: DomainPack) -> type[BaseModel]:
+    """The model of `pack`'s snapshot files (`calibrant schema snapshot --domain NAME`); the
+    pack declares its snapshot."""
+    assert pack.snapshot is not None
+    return _file_model(pack.snapshot.model)
 
 
 def _read(model: type[M], path: Path) -> M:
@@ -73,7 +82,7 @@ def read_domain_snapshot(pack: DomainPack, path: Path) -> DomainSnapshot:
     each tenant's records by kind, every kind the pack declares."""
     spec = pack.snapshot
     assert spec is not None
-    doc: Any = _read(_file_model(spec.model), path)
+    doc: Any = _read(snapshot_file_model(pack), path)
     lists = spec.lists(pack.records)
     named = "name" in spec.model.model_fields
     tenants: list[DomainTenant] = []
