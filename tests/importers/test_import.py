@@ -244,3 +244,28 @@ def test_otel_jsonl_one_export_per_line(cli: Cli, tmp_path: Path) -> None:
     r = cli("import", "otel", str(bad), "--out", str(tmp_path / "no"), "--case", ELIGIBLE)
     assert r.code == 2 and not (tmp_path / "no").exists()
     assert "bad.jsonl:2: field 'resourceSpans[0].scopeSpans[0].spans[0].traceId'" in r.err
+
+
+def test_a_refunds_import_writes_the_same_bytes_as_before_domains(cli: Cli, tmp_path: Path) -> None:
+    """Pinned when `import` learnt other domains: a refunds import's files are unchanged, byte
+    for byte (calibrant's version in the provenance aside)."""
+    from hashlib import sha256
+
+    from calibrant import __version__
+
+    out = tmp_path / "pinned"
+    r = cli(
+        "import", "chat", "tests/data/traces/chat/refunds.jsonl", "--out", str(out),
+        "--case", "cases/eligible_damaged_order.yaml", "--snapshots", "tests/data/traces/snapshots",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    found = {}
+    for path in sorted(out.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        text = text.replace(f"calibrant-import/{__version__}:", "calibrant-import/VERSION:")
+        found[path.name] = sha256(text.encode()).hexdigest()[:16]
+    assert found == {
+        "eligible_damaged_order-import-conv-duplicate.json": "9cb003688622dc6d",
+        "eligible_damaged_order-import-conv-good.json": "ed191e94c6178924",
+        "eligible_damaged_order-import-conv-lying-tool.json": "0c681794e71a0289",
+    }
