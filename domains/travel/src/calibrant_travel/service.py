@@ -91,9 +91,12 @@ SCOPES = "booking:write payment:charge approval:request notify:send"
 
 
 # --- tables ------------------------------------------------------------------------------------
+# Named travel_*: the refund shop's ledger (calibrant.ledger) shares SQLModel's metadata and has
+# approval and policy tables of its own.
 
 
 class TravellerRow(SQLModel, table=True):
+    __tablename__ = "travel_traveller"
     traveller_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     name: str
@@ -102,6 +105,7 @@ class TravellerRow(SQLModel, table=True):
 
 
 class FlightRow(SQLModel, table=True):
+    __tablename__ = "travel_flight"
     flight_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     origin: str
@@ -114,6 +118,7 @@ class FlightRow(SQLModel, table=True):
 
 
 class BookingRow(SQLModel, table=True):
+    __tablename__ = "travel_booking"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_booking_op"),)
 
     booking_id: str = Field(primary_key=True)
@@ -131,6 +136,7 @@ class BookingRow(SQLModel, table=True):
 
 
 class HoldRow(SQLModel, table=True):
+    __tablename__ = "travel_hold"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_hold_op"),)
 
     hold_id: str = Field(primary_key=True)
@@ -145,6 +151,7 @@ class HoldRow(SQLModel, table=True):
 
 
 class ChargeRow(SQLModel, table=True):
+    __tablename__ = "travel_charge"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_charge_op"),)
 
     charge_id: str = Field(primary_key=True)
@@ -158,6 +165,7 @@ class ChargeRow(SQLModel, table=True):
 
 
 class ApprovalRow(SQLModel, table=True):
+    __tablename__ = "travel_approval"
     __table_args__ = (UniqueConstraint("tenant_id", "operation_id", name="uq_approval_op"),)
 
     approval_id: str = Field(primary_key=True)
@@ -172,6 +180,7 @@ class ApprovalRow(SQLModel, table=True):
 
 
 class PolicyRow(SQLModel, table=True):
+    __tablename__ = "travel_policy"
     policy_id: str = Field(primary_key=True)
     tenant_id: str = Field(index=True)
     approval_threshold_minor_units: int
