@@ -11,7 +11,7 @@ import yaml
 
 from calibrant.contracts.reports import DomainsReport
 from tests.conftest import ROOT, Result
-from tests.domains.packs import TRAVEL, write_pack
+from tests.domains.packs import TOURS, write_pack
 from tests.support.domains import installed
 
 COLS80 = {"COLUMNS": "80"}
@@ -34,15 +34,15 @@ def test_list_shows_the_refund_shop_and_what_it_ships(cli: Callable[..., Result]
 
 
 def test_list_json_is_the_report_model(cli: Callable[..., Result], tmp_path: Path) -> None:
-    write_pack(tmp_path, "travel_pack", TRAVEL, "travel = travel_pack:pack")
+    write_pack(tmp_path, "tours_pack", TOURS, "tours = tours_pack:pack")
     with installed(tmp_path):
         r = cli("domains", "list", "--json")
     assert r.code == 0, r.err
     report = DomainsReport.model_validate(json.loads(r.out))
-    assert [d.name for d in report.domains] == ["refunds", "travel"]
-    travel = report.domains[1]
-    assert travel.cases.exists is False and travel.cases.count is None and travel.gold is None
-    roles = {(x.role, x.field) for x in travel.records[0].roles}
+    assert [d.name for d in report.domains] == ["refunds", "tours"]
+    tours = report.domains[1]
+    assert tours.cases.exists is False and tours.cases.count is None and tours.gold is None
+    roles = {(x.role, x.field) for x in tours.records[0].roles}
     assert {("quantity", "seats"), ("money", "fare_minor_units"), ("currency", "currency")} <= roles
     assert report.broken == []
 

@@ -59,13 +59,13 @@ def test_naming_refunds_explicitly_changes_no_hash(tmp_path: Path) -> None:
 
 def test_another_domain_is_kept_and_changes_the_hash(tmp_path: Path) -> None:
     data = yaml.safe_load(CASE.read_text(encoding="utf-8"))
-    case = CaseContract.model_validate(case_of_domain(data, "travel"))
-    assert case.domain == "travel"
+    case = CaseContract.model_validate(case_of_domain(data, "tours"))
+    assert case.domain == "tours"
     dumped = case.model_dump(mode="json")
-    assert dumped["domain"] == "travel"
+    assert dumped["domain"] == "tours"
     assert CaseContract.model_validate(dumped) == case  # written and read back
     assert content_hash(case) != BEFORE_DOMAINS["case"]
-    rubric = Rubric.model_validate({**yaml.safe_load(RUBRIC.read_text()), "domain": "travel"})
+    rubric = Rubric.model_validate({**yaml.safe_load(RUBRIC.read_text()), "domain": "tours"})
     assert rubric.content_hash != BEFORE_DOMAINS["rubric"]
 
 
@@ -81,8 +81,8 @@ def test_a_bad_domain_is_one_line_naming_file_and_field(tmp_path: Path) -> None:
 def test_a_transcript_and_its_case_copy_are_of_one_domain(tmp_path: Path) -> None:
     data = json.loads(TRANSCRIPT.read_text(encoding="utf-8"))
     mixed = tmp_path / "mixed.json"
-    mixed.write_text(json.dumps({**data, "domain": "travel"}), encoding="utf-8")
-    with pytest.raises(InputError, match="is domain 'travel' but its copy of case .* is domain "):
+    mixed.write_text(json.dumps({**data, "domain": "tours"}), encoding="utf-8")
+    with pytest.raises(InputError, match="is domain 'tours' but its copy of case .* is domain "):
         load_transcript(mixed)
 
 
@@ -90,9 +90,9 @@ def test_a_transcript_and_its_case_copy_are_of_one_domain(tmp_path: Path) -> Non
     ("raw", "domain"),
     [
         (b'{"transcript_id": "t"}', "refunds"),
-        (b'{"domain": "travel", "x": 1}', "travel"),
+        (b'{"domain": "tours", "x": 1}', "tours"),
         (b'{"x": {"domain": "nested"}}', "refunds"),  # only the top level names it
-        (b'{"\\u0064omain": "travel"}', "travel"),  # spelled with an escape
+        (b'{"\\u0064omain": "tours"}', "tours"),  # spelled with an escape
         (b"not json", "refunds"),
     ],
 )

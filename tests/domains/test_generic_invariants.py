@@ -33,7 +33,7 @@ from calibrant.safety.generic import (
 )
 from calibrant.safety.records import RecordView
 from tests.conftest import ROOT
-from tests.domains.packs import TRAVEL, write_pack
+from tests.domains.packs import TOURS, write_pack
 from tests.support.domains import installed, transcript_of_domain
 
 WAREHOUSE = """
@@ -381,13 +381,13 @@ def test_a_domain_whose_records_cannot_be_read_is_a_harness_error(tmp_path: Path
     for name in GENERIC:
         assert found[name].outcome == "harness_error"
         assert found[name].message.startswith("no domain pack named 'nowhere' is installed")
-    write_pack(tmp_path, "travel_pack", TRAVEL, "travel = travel_pack:pack")
+    write_pack(tmp_path, "tours_pack", TOURS, "tours = tours_pack:pack")
     with installed(tmp_path):  # installed, but declaring no snapshot
-        found = {r.invariant: r for r in check_transcript(_of_domain("travel")).results}
+        found = {r.invariant: r for r in check_transcript(_of_domain("tours")).results}
     for name in GENERIC:
         assert (found[name].outcome, found[name].message) == (
             "harness_error",
-            "domain pack 'travel' declares no snapshot: its records cannot be read",
+            "domain pack 'tours' declares no snapshot: its records cannot be read",
         )
     # the refund shop's own transcript, read through its pack, is judged
     found = {r.invariant: r for r in check_transcript(_of_domain("refunds")).results}

@@ -26,17 +26,17 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}", "OPENAI_API_KEY": "x"}
 
 
-def travel_copy(src: Path, dest: Path) -> Path:
-    """`src` (a case or rubric YAML) as a file of domain travel (a case in the generic form)."""
+def tours_copy(src: Path, dest: Path) -> Path:
+    """`src` (a case or rubric YAML) as a file of domain tours (a case in the generic form)."""
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
-    data = case_of_domain(data, "travel") if "fixture" in data else {**data, "domain": "travel"}
+    data = case_of_domain(data, "tours") if "fixture" in data else {**data, "domain": "tours"}
     dest.write_text(yaml.safe_dump(data), encoding="utf-8")
     return dest
 
 
-def travel_transcript(src: Path, dest: Path) -> Path:
+def tours_transcript(src: Path, dest: Path) -> Path:
     data = json.loads(src.read_text(encoding="utf-8"))
-    dest.write_text(json.dumps(transcript_of_domain(data, "travel")), encoding="utf-8")
+    dest.write_text(json.dumps(transcript_of_domain(data, "tours")), encoding="utf-8")
     return dest
 
 
@@ -57,15 +57,15 @@ def no_run(cli: Callable[..., Result], env: dict[str, str]) -> None:
 def test_check_refuses_a_transcript_of_another_domain_than_its_case(
     cli: Callable[..., Result], env: dict[str, str], tmp_path: Path
 ) -> None:
-    case = travel_copy(ROOT / "cases" / "policy_in_customer_note.yaml", tmp_path / "case.yaml")
+    case = tours_copy(ROOT / "cases" / "policy_in_customer_note.yaml", tmp_path / "case.yaml")
     for fmt in ((), ("--json",), ("--jsonl",)):
         r = cli("check", str(TRANSCRIPT), "--case", str(case), *fmt, env=env)
-        refused(r, TRANSCRIPT, "refunds", "travel", f"case {case}")
-    # the other way round: a travel transcript against a refunds case
-    travel = travel_transcript(TRANSCRIPT, tmp_path / "t.json")
+        refused(r, TRANSCRIPT, "refunds", "tours", f"case {case}")
+    # the other way round: a tours transcript against a refunds case
+    tours = tours_transcript(TRANSCRIPT, tmp_path / "t.json")
     ok_case = ROOT / "cases" / "policy_in_customer_note.yaml"
-    r = cli("check", str(travel), "--case", str(ok_case), env=env)
-    refused(r, travel, "travel", "refunds", f"case {ok_case}")
+    r = cli("check", str(tours), "--case", str(ok_case), env=env)
+    refused(r, tours, "tours", "refunds", f"case {ok_case}")
     no_run(cli, env)
     # the same transcript against its own domain's case is checked as before
     assert cli("check", str(TRANSCRIPT), "--json", env=env).code == 0
@@ -74,25 +74,25 @@ def test_check_refuses_a_transcript_of_another_domain_than_its_case(
 def test_judge_and_score_refuse_transcripts_of_another_domain_than_the_rubric(
     cli: Callable[..., Result], env: dict[str, str], tmp_path: Path
 ) -> None:
-    rubric = travel_copy(ROOT / "rubrics" / "refund_communication.yaml", tmp_path / "r.yaml")
+    rubric = tours_copy(ROOT / "rubrics" / "refund_communication.yaml", tmp_path / "r.yaml")
     of = "rubric 'refund_communication'"
     args = (str(TRANSCRIPT), *NOWHERE, "--rubric", str(rubric))
-    refused(cli("judge", *args, "--json", env=env), TRANSCRIPT, "refunds", "travel", of)
-    refused(cli("judge", *args, "--jsonl", env=env), TRANSCRIPT, "refunds", "travel", of)
-    refused(cli("score", *args, "--json", env=env), TRANSCRIPT, "refunds", "travel", of)
+    refused(cli("judge", *args, "--json", env=env), TRANSCRIPT, "refunds", "tours", of)
+    refused(cli("judge", *args, "--jsonl", env=env), TRANSCRIPT, "refunds", "tours", of)
+    refused(cli("score", *args, "--json", env=env), TRANSCRIPT, "refunds", "tours", of)
     out = tmp_path / "requests.jsonl"
     exported = cli("batch", "export", *args, "--out", str(out), env=env)
-    refused(exported, TRANSCRIPT, "refunds", "travel", of)
+    refused(exported, TRANSCRIPT, "refunds", "tours", of)
     assert not out.exists()
     # read once, the file is known to the store: its domain is still checked on the next run
-    travel = travel_transcript(TRANSCRIPT, tmp_path / "t.json")
+    tours = tours_transcript(TRANSCRIPT, tmp_path / "t.json")
     folder = tmp_path / "inbox"
     folder.mkdir()
-    shutil.copy(travel, folder / "t.json")
+    shutil.copy(tours, folder / "t.json")
     shutil.copy(TRANSCRIPT, folder / "u.json")
     for _ in range(2):
         r = cli("score", str(folder), *NOWHERE, "--rubric", str(rubric), env=env)
-        refused(r, folder / "u.json", "refunds", "travel", of)
+        refused(r, folder / "u.json", "refunds", "tours", of)
     no_run(cli, env)
 
 
@@ -100,15 +100,15 @@ def test_calibrate_probe_and_compare_refuse_a_gold_set_of_another_domain_than_th
     cli: Callable[..., Result], env: dict[str, str], tmp_path: Path
 ) -> None:
     gold = small_gold(tmp_path / "gold", n=4)
-    rubric = travel_copy(ROOT / "rubrics" / "refund_communication.yaml", tmp_path / "r.yaml")
+    rubric = tours_copy(ROOT / "rubrics" / "refund_communication.yaml", tmp_path / "r.yaml")
     of = "rubric 'refund_communication'"
     args = ("calibrate", "--gold", str(gold), "--split", "all", *NOWHERE)
     manifest = gold / "manifest.yaml"
     r = cli(*args, "--rubric", str(rubric), "--json", env=env)
-    refused(r, manifest, "refunds", "travel", of)
+    refused(r, manifest, "refunds", "tours", of)
     # probe and compare read the gold set with a rubric too
     probe = ("probe", "--gold", str(gold), "--split", "all", *NOWHERE, "--rubric", str(rubric))
-    refused(cli(*probe, env=env), manifest, "refunds", "travel", of)
+    refused(cli(*probe, env=env), manifest, "refunds", "tours", of)
     judges = tmp_path / "judges"
     judges.mkdir()
     for name in ("a", "b"):
@@ -117,16 +117,16 @@ def test_calibrate_probe_and_compare_refuse_a_gold_set_of_another_domain_than_th
         )
     compare = ("compare", "a", "b", "--gold", str(gold), "--split", "all")
     r = cli(*compare, env={**env, "CALIBRANT_JUDGES_DIR": str(judges)})
-    refused(r, manifest, "refunds", "travel", of)
+    refused(r, manifest, "refunds", "tours", of)
     # a manifest of another domain than the (refunds) rubric
     items = yaml.safe_load(manifest.read_text())
-    manifest.write_text(yaml.safe_dump({k: {**v, "domain": "travel"} for k, v in items.items()}))
-    refused(cli(*args, env=env), manifest, "travel", "refunds", of)
+    manifest.write_text(yaml.safe_dump({k: {**v, "domain": "tours"} for k, v in items.items()}))
+    refused(cli(*args, env=env), manifest, "tours", "refunds", of)
     # the manifest agrees with the rubric but a transcript does not
     first = sorted(items)[0]
     manifest.write_text(yaml.safe_dump(items))
     path = gold / "transcripts" / f"{first}.json"
-    travel_transcript(path, path)
-    refused(cli(*args, env=env), path, "travel", "refunds", of)
+    tours_transcript(path, path)
+    refused(cli(*args, env=env), path, "tours", "refunds", of)
     no_run(cli, env)
     assert not (tmp_path / "reports").exists() and not (ROOT / "reports" / "x").exists()

@@ -13,7 +13,7 @@ from calibrant.contracts import FAULT_POINTS, Order
 from calibrant.domains import DomainPack, DomainPackError, RecordSpec, UnknownDomain
 from calibrant.harness.agents.scripted import BEHAVIOURS
 from tests.conftest import ROOT
-from tests.domains.packs import TRAVEL, write_pack
+from tests.domains.packs import TOURS, write_pack
 from tests.support.domains import installed
 
 
@@ -40,18 +40,18 @@ def test_the_refund_shop_is_installed_with_its_real_roles() -> None:
 
 
 def test_a_pack_with_its_own_records_is_found_through_its_entry_point(tmp_path: Path) -> None:
-    write_pack(tmp_path, "travel_pack", TRAVEL, "travel = travel_pack:pack")
-    assert "travel" not in {p.pack.name for p in domains.available()}
+    write_pack(tmp_path, "tours_pack", TOURS, "tours = tours_pack:pack")
+    assert "tours" not in {p.pack.name for p in domains.available()}
     with installed(tmp_path):
         names = [p.pack.name for p in domains.available()]
-        assert names == sorted(names) and {"refunds", "travel"} <= set(names)
-        travel = domains.get("travel")
-        assert travel.entry_point == "travel = travel_pack:pack"
-        assert travel.distribution == "travel_pack 0.1"
-        booking = travel.pack.record("booking")
+        assert names == sorted(names) and {"refunds", "tours"} <= set(names)
+        tours = domains.get("tours")
+        assert tours.entry_point == "tours = tours_pack:pack"
+        assert tours.distribution == "tours_pack 0.1"
+        booking = tours.pack.record("booking")
         assert booking.model.__name__ == "Booking" and booking.quantity_fields == ("seats",)
         assert domains.broken() == ()
-    assert "travel" not in {p.pack.name for p in domains.available()}  # uninstalled again
+    assert "tours" not in {p.pack.name for p in domains.available()}  # uninstalled again
 
 
 def test_an_unknown_domain_names_the_installed_ones() -> None:
@@ -90,17 +90,17 @@ def test_a_broken_pack_is_one_line_naming_its_entry_point(
 
 
 def test_two_packs_of_one_name_are_both_refused(tmp_path: Path) -> None:
-    write_pack(tmp_path, "travel_a", TRAVEL, "travel = travel_a:pack")
-    write_pack(tmp_path, "travel_b", TRAVEL, "travel-too = travel_b:pack")
+    write_pack(tmp_path, "tours_a", TOURS, "tours = tours_a:pack")
+    write_pack(tmp_path, "tours_b", TOURS, "tours-too = tours_b:pack")
     with installed(tmp_path):
-        assert "travel" not in {p.pack.name for p in domains.available()}
+        assert "tours" not in {p.pack.name for p in domains.available()}
         lines = sorted(str(b) for b in domains.broken())
         assert len(lines) == 2
         for line in lines:
-            assert "declares domain 'travel', as do the entry points" in line
-            assert "'travel = travel_a:pack'" in line and "'travel-too = travel_b:pack'" in line
+            assert "declares domain 'tours', as do the entry points" in line
+            assert "'tours = tours_a:pack'" in line and "'tours-too = tours_b:pack'" in line
         with pytest.raises(UnknownDomain, match="uninstall one"):
-            domains.get("travel")
+            domains.get("tours")
 
 
 def test_a_role_naming_no_field_is_refused_naming_pack_record_and_field(tmp_path: Path) -> None:
@@ -122,12 +122,12 @@ def test_a_role_naming_no_field_is_refused_naming_pack_record_and_field(tmp_path
     )
     assert "\n" not in message and "paid_minor_units" in message  # the fields it has
     # and through the registry: the entry point is named, the pack's line kept
-    wrong = TRAVEL.replace('quantity_fields=("seats",)', 'quantity_fields=("seat",)')
-    write_pack(tmp_path, "travel_typo", wrong, "travel = travel_typo:pack")
+    wrong = TOURS.replace('quantity_fields=("seats",)', 'quantity_fields=("seat",)')
+    write_pack(tmp_path, "tours_typo", wrong, "tours = tours_typo:pack")
     with installed(tmp_path):
         (bad,) = domains.broken()
-        assert "'travel = travel_typo:pack'" in str(bad)
-        typo = "domain pack 'travel': record 'booking': quantity field 'seat' is not a field of"
+        assert "'tours = tours_typo:pack'" in str(bad)
+        typo = "domain pack 'tours': record 'booking': quantity field 'seat' is not a field of"
         assert f"{typo} Booking" in str(bad)
 
 

@@ -207,13 +207,14 @@ def test_only_the_after_snapshot_missing(cli: Cli, tmp_path: Path) -> None:
     assert sum(x.startswith("EVIDENCE MISSING") for x in texts) == 1
 
 
-def test_domain_is_refunds_only(cli: Cli, tmp_path: Path) -> None:
+def test_a_domain_no_pack_provides_is_refused(cli: Cli, tmp_path: Path) -> None:
     r = cli(
         "import", "chat", str(TRACES / "chat" / "single.json"), "--out", str(tmp_path / "x"),
-        "--domain", "travel",
+        "--domain", "tours",
     )  # fmt: skip
     assert r.code == 2
-    assert "--domain travel: unknown; the domains are refunds" in r.err
+    assert "--domain tours: no domain pack named 'tours' is installed (installed: " in r.err
+    assert len(r.err.strip().splitlines()) == 1
     assert not (tmp_path / "x").exists()
 
 
@@ -243,3 +244,28 @@ def test_otel_jsonl_one_export_per_line(cli: Cli, tmp_path: Path) -> None:
     r = cli("import", "otel", str(bad), "--out", str(tmp_path / "no"), "--case", ELIGIBLE)
     assert r.code == 2 and not (tmp_path / "no").exists()
     assert "bad.jsonl:2: field 'resourceSpans[0].scopeSpans[0].spans[0].traceId'" in r.err
+
+
+def test_a_refunds_import_writes_the_same_bytes_as_before_domains(cli: Cli, tmp_path: Path) -> None:
+    """Pinned when `import` learnt other domains: a refunds import's files are unchanged, byte
+    for byte (calibrant's version in the provenance aside)."""
+    from hashlib import sha256
+
+    from calibrant import __version__
+
+    out = tmp_path / "pinned"
+    r = cli(
+        "import", "chat", "tests/data/traces/chat/refunds.jsonl", "--out", str(out),
+        "--case", "cases/eligible_damaged_order.yaml", "--snapshots", "tests/data/traces/snapshots",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    found = {}
+    for path in sorted(out.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        text = text.replace(f"calibrant-import/{__version__}:", "calibrant-import/VERSION:")
+        found[path.name] = sha256(text.encode()).hexdigest()[:16]
+    assert found == {
+        "eligible_damaged_order-import-conv-duplicate.json": "9cb003688622dc6d",
+        "eligible_damaged_order-import-conv-good.json": "ed191e94c6178924",
+        "eligible_damaged_order-import-conv-lying-tool.json": "0c681794e71a0289",
+    }

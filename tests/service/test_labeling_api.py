@@ -86,12 +86,12 @@ def test_upload_is_all_or_nothing_and_names_the_bad_line_and_field(service: Serv
     twice = admin.post("/api/transcripts", content=gold_jsonl(5, 5), headers=NDJSON)
     assert twice.status_code == 422 and twice.json()["line"] == 2
     # a transcript of another domain than the queue's rubric: the whole upload refused
-    travel = transcript_of_domain(json.loads(gold_jsonl(6)), "travel")
-    mixed_body = gold_jsonl(7) + json.dumps(travel).encode() + b"\n"
+    tours = transcript_of_domain(json.loads(gold_jsonl(6)), "tours")
+    mixed_body = gold_jsonl(7) + json.dumps(tours).encode() + b"\n"
     mixed = admin.post("/api/transcripts", content=mixed_body, headers=NDJSON)
     assert mixed.status_code == 422 and mixed.json()["line"] == 2
     assert mixed.json()["field"] == "domain"
-    said = "domain 'travel', but rubric 'refund_communication' is domain 'refunds'"
+    said = "domain 'tours', but rubric 'refund_communication' is domain 'refunds'"
     assert said in mixed.json()["detail"]
     assert "gold-007" not in [i["id"] for i in admin.get("/api/items").json()]
     assert [i["id"] for i in admin.get("/api/items?queue=pilot").json()] == [

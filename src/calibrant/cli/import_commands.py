@@ -29,8 +29,13 @@ def import_traces(
         typer.Option("--out", help="New folder: one transcript JSON per trace (as trials write)."),
     ],
     domain: Annotated[
-        str, typer.Option("--domain", help="Domain of the transcripts (only: refunds).")
-    ] = "refunds",
+        str | None,
+        typer.Option(
+            "--domain",
+            help="Domain of the transcripts: an installed domain pack (calibrant domains list); "
+            "default: the case's domain, else refunds.",
+        ),
+    ] = None,
     case: Annotated[
         Path | None, typer.Option("--case", help="Case contract (YAML) the traces ran.")
     ] = None,
@@ -39,7 +44,8 @@ def import_traces(
         typer.Option(
             "--snapshots",
             help="Folder of system-of-record snapshots: TRACE_ID/before.json and after.json "
-            "(see calibrant schema snapshot), read by an evaluator identity.",
+            "(refunds: see calibrant schema snapshot; another domain: its pack's snapshot "
+            "format), read by an evaluator identity.",
         ),
     ] = None,
     before: Annotated[
@@ -66,17 +72,16 @@ def import_traces(
         typer.Option("--agent", help="Agent name in the provenance (default imported:FORMAT)."),
     ] = None,
 ) -> None:
-    """Turn agent traces you already have into transcripts, their ledger taken only from your
-    system-of-record snapshots (never from what the agent's tools answered)."""
+    """Turn agent traces you already have into transcripts of any installed domain, their
+    records taken only from your system-of-record snapshots (never from what the agent's tools
+    answered)."""
     from pydantic import ValidationError
 
-    from ..importers import DOMAINS, FORMATS, ImportOptions
+    from ..importers import FORMATS, ImportOptions
     from ..importers import import_traces as run
 
     if fmt not in FORMATS:
         raise CalibrantError(f"FORMAT {fmt}: unknown; the formats are {', '.join(FORMATS)}")
-    if domain not in DOMAINS:
-        raise CalibrantError(f"--domain {domain}: unknown; the domains are {', '.join(DOMAINS)}")
     try:
         options = ImportOptions.model_validate(
             {

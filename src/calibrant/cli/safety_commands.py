@@ -35,11 +35,36 @@ SCHEMAS = ("transcript", "case", "rubric", "label", "verdict", "judgment", "snap
 @app.command()
 def schema(
     name: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMAS)}.")],
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            "--domain",
+            help="snapshot only: the snapshot files of this installed domain pack, as "
+            "calibrant import reads them (default: the refund shop's ledger snapshot).",
+        ),
+    ] = None,
 ) -> None:
     """Print the JSON Schema of a data contract."""
     from pydantic import BaseModel
 
     from .. import contracts as c
+
+    if domain is not None and domain != c.LEGACY_DOMAIN:
+        if name != "snapshot":
+            raise CalibrantError(f"--domain is for the snapshot schema, not '{name}'")
+        from ..domains import UnknownDomain
+        from ..domains import get as get_pack
+        from ..importers.snapshots import snapshot_file_model
+
+        try:
+            pack = get_pack(domain).pack
+        except UnknownDomain as exc:
+            raise CalibrantError(f"--domain {domain}: {exc}") from None
+        if pack.snapshot is None:
+            raise CalibrantError(f"--domain {domain}: the pack declares no snapshot format")
+        found = snapshot_file_model(pack).model_json_schema()
+        typer.echo(json.dumps(found, indent=2, sort_keys=True))
+        return
 
     models: dict[str, type[BaseModel]] = {
         "transcript": c.Transcript,

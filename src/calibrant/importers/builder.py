@@ -4,7 +4,11 @@ The trusted parts come only from the snapshots (read by an evaluator identity): 
 and after, the writes each tool call committed (the refunds and audit events that name its call
 id) and the records a call returned (the system's records whose ids appear in what the call
 returned). What the agent's tools answered is kept verbatim as the call's response — what the
-agent saw — and never becomes evidence of what happened."""
+agent saw — and never becomes evidence of what happened.
+
+A trace of another domain than the refund shop gets its snapshots as `snapshot_before` /
+`snapshot_after` and its calls' reads, writes and messages through its pack's roles
+(`importers.records`)."""
 
 from __future__ import annotations
 
@@ -17,9 +21,11 @@ from pydantic import JsonValue
 
 from .. import __version__
 from ..contracts import (
+    LEGACY_DOMAIN,
     Authorization,
     CaseContract,
     CommittedWrite,
+    DomainSnapshot,
     HarnessEvent,
     LedgerSnapshot,
     Metrics,
@@ -32,8 +38,10 @@ from ..contracts import (
     Turn,
     content_hash,
 )
+from ..domains import DomainPack
 from ..errors import InputError
 from .model import ATTR_CASE, ATTR_PRINCIPAL, ATTR_TENANT, ParsedTrace, TraceCall, TraceTurn
+from .records import DomainRecords
 
 __all__ = ["IMPORT_VERSION", "WRITE_SCOPES", "build_transcript", "transcript_id_of"]
 
@@ -50,6 +58,8 @@ WRITE_SCOPES = {
 _ID = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
 _NOTE_KINDS = ("refund_confirmation", "status_update", "escalation_notice", "other")
 _CREATED = ("create", "created", "committed", "requested")
+NO_RECIPIENT = "not in the trace"
+"""Another domain's message recipient when the call named none (its service resolves it)."""
 
 
 def transcript_id_of(case_id: str, trace_id: str) -> str:
@@ -79,14 +89,17 @@ def build_transcript(
     *,
     fmt: str,
     case: CaseContract | None,
-    before: LedgerSnapshot | None,
-    after: LedgerSnapshot | None,
+    before: LedgerSnapshot | DomainSnapshot | None,
+    after: LedgerSnapshot | DomainSnapshot | None,
     missing: dict[str, str],
     tenant: str | None,
     principal: str | None,
     agent: str | None,
+    pack: DomainPack | None = None,
 ) -> Transcript:
-    """The transcript of `trace`; `missing` names the snapshots that were not given."""
+    """The transcript of `trace`; `missing` names the snapshots that were not given. `pack`:
+    another domain's pack, its snapshots DomainSnapshots; None for the refund shop, its
+    snapshots LedgerSnapshots."""
     case_id = case.case if case else trace.attributes.get(ATTR_CASE)
     if case and trace.attributes.get(ATTR_CASE) not in (None, case.case):
         raise InputError(
@@ -104,9 +117,18 @@ def build_transcript(
             f"trace id {trace.trace_id!r} is not an identifier (letters, digits, _.:-/@+)",
             field="id",
         )
-    default_tenant = case.refunds_fixture.tenant if case else None
+    default_tenant = case.fixture.tenant if case else None
     acting = _attr(trace, tenant, ATTR_TENANT, "--tenant", default_tenant)
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
+    ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None] = (None, None)
+    records: DomainRecords | None = None
+    domain = LEGACY_DOMAIN if pack is None else pack.name
+    if pack is None:
+        assert not isinstance(before, DomainSnapshot) and not isinstance(after, DomainSnapshot)
+        ledger = (before, after)
+    else:
+        assert not isinstance(before, LedgerSnapshot) and not isinstance(after, LedgerSnapshot)
+        records = DomainRecords(pack, before, after)
     base_seq = before.seq if before else 0
     base_at = (before.taken_at if before else None) or trace.started or _fallback_time(trace)
     turns: list[Turn] = []
@@ -132,18 +154,30 @@ def build_transcript(
         if ev.call_id in seen_ids:
             raise InputError(ev.where, f"tool call id {ev.call_id} repeats", field="id")
         seen_ids.add(ev.call_id)
-        call = _tool_call(ev, seq, when, acting, agent_id, before, after)
+        call = _tool_call(ev, seq, when, acting, agent_id, ledger, records)
         calls.append(call)
         if call.tool == "send_notification":
-            if (attempt := _attempt(call)) is not None:
-                attempts.append(attempt)
+            if (made := _attempt(call, refunds=records is None)) is not None:
+                attempts.append(made)
+    if records is None:
+        operation_ids = {
+            op
+            for c in calls
+            if c.tool == "create_refund" and (op := _id(c.arguments.get("operation_id")))
+        }
+    else:
+        made_by = records.writes(calls)
+        for c in calls:
+            c.writes = made_by.get(c.call_id, [])
+        operation_ids = {w.operation_id for c in calls for w in c.writes if w.operation_id}
+    what = "the ledger" if records is None else "the records"
     events = [
         HarnessEvent(
             event_id=f"ev_{n:03d}",
             seq=base_seq,
             kind="harness_error",
             detail=f"the system-of-record snapshot {which} the trace is missing ({where}): "
-            "nothing about the ledger can be established",
+            f"nothing about {what} can be established",
         )
         for n, (which, where) in enumerate(missing.items(), start=1)
     ]
@@ -161,8 +195,13 @@ def build_transcript(
     start = trace.started or base_at
     finish = trace.finished or (after.taken_at if after else start)
     policy = (
-        case.refunds_fixture.policy_version if case else trace.attributes.get("calibrant.policy")
+        case.refunds_fixture.policy_version
+        if case and records is None
+        else trace.attributes.get("calibrant.policy")
     )
+    generic: dict[str, Any] = {}
+    if records is not None:  # another domain's fields: absent from a refunds transcript
+        generic = {"domain": domain, "snapshot_before": before, "snapshot_after": after}
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
         case_id=case_id,
@@ -170,13 +209,7 @@ def build_transcript(
         tags=list(case.tags) if case else [],
         acting_tenant=acting,
         agent_principal=agent_id,
-        operation_ids=sorted(
-            {
-                op
-                for c in calls
-                if c.tool == "create_refund" and (op := _id(c.arguments.get("operation_id")))
-            }
-        ),
+        operation_ids=sorted(operation_ids),
         provenance=Provenance(
             agent=agent or f"imported:{fmt}",
             agent_model=trace.model,
@@ -194,8 +227,8 @@ def build_transcript(
         tool_calls=calls,
         notifications=NotificationSink(attempts=attempts),
         events=events,
-        ledger_before=before,
-        ledger_after=after,
+        ledger_before=ledger[0],
+        ledger_after=ledger[1],
         metrics=Metrics(
             latency_ms=trace.latency_ms or 0.0,
             tool_calls=len(calls),
@@ -205,6 +238,7 @@ def build_transcript(
             cached_tokens=trace.cached_tokens,
             cost_usd=None,
         ),
+        **generic,
     )
 
 
@@ -224,21 +258,40 @@ def _error_of(result: JsonValue) -> str | None:
     return None
 
 
+def _outcome(ev: TraceCall) -> tuple[Literal["ok", "error", "timeout"], str | None]:
+    """The call's outcome and error code, from what came back to the agent."""
+    error = _error_of(ev.result) if ev.answered else None
+    # no answer, or a timeout answer: the agent never learned the outcome
+    if not ev.answered or error == "timeout":
+        return "timeout", error
+    return ("error" if error else "ok"), error
+
+
 def _tool_call(
     ev: TraceCall,
     seq: int,
     when: datetime,
     acting: str,
     principal: str,
-    before: LedgerSnapshot | None,
-    after: LedgerSnapshot | None,
+    ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None],
+    records: DomainRecords | None,
 ) -> ToolCall:
-    error = _error_of(ev.result) if ev.answered else None
-    # no answer, or a timeout answer: the agent never learned the outcome
-    outcome: Literal["ok", "error", "timeout"] = (
-        "timeout" if not ev.answered or error == "timeout" else "error" if error else "ok"
-    )
-    scope = WRITE_SCOPES.get(ev.tool)
+    """One call: the refund shop's from its ledger (`records` None); another domain's through
+    its pack's roles, its writes set once every call is known (`DomainRecords.writes`). The
+    trace does not hold the service's authorization decision; another domain's grant is not
+    looked up (calibrant does not know which scope its tools need)."""
+    outcome, error = _outcome(ev)
+    if records is None:
+        before, after = ledger
+        scope = WRITE_SCOPES.get(ev.tool)
+        grant = _grant(before, acting, principal, scope, when)
+        authorization = Authorization(decision="allowed", scope=scope, permission_id=grant)
+        reads = _reads(ev.result, acting, before, after) if outcome == "ok" else []
+        writes = _writes(ev, before, after)
+    else:
+        authorization = Authorization(decision="allowed")
+        reads = records.reads(ev.result, acting) if outcome == "ok" else []
+        writes = []
     return ToolCall(
         call_id=ev.call_id,
         seq=seq,
@@ -247,13 +300,9 @@ def _tool_call(
         principal=principal,
         tenant_id=acting,
         arguments=ev.arguments,
-        authorization=Authorization(
-            decision="allowed",
-            scope=scope,
-            permission_id=_grant(before, acting, principal, scope, when),
-        ),
-        reads=_reads(ev.result, acting, before, after) if outcome == "ok" else [],
-        writes=_writes(ev, before, after),
+        authorization=authorization,
+        reads=reads,
+        writes=writes,
         outcome=outcome,
         error=error,
         response=ev.result if ev.answered else None,
@@ -350,16 +399,29 @@ def _writes(
     return out
 
 
-def _attempt(call: ToolCall) -> NotificationAttempt | None:
+def _attempt(call: ToolCall, *, refunds: bool) -> NotificationAttempt | None:
     """What the agent asked the receiver to send. The receiver's records are not in a trace:
     the attempt counts as sent (the conservative reading: a false confirmation the agent tried
-    to send is a violation whether or not it was delivered)."""
+    to send is a violation whether or not it was delivered). A refund shop message names its
+    recipient; another domain's service may resolve it (the booking's traveller): without a
+    `recipient` argument it is NO_RECIPIENT, and its order and amount fields stay empty."""
     a = call.arguments
     recipient, body = a.get("recipient"), a.get("body")
-    if not isinstance(recipient, str) or not recipient or not isinstance(body, str):
+    if not isinstance(body, str):
         return None
-    kind = a.get("kind") if a.get("kind") in _NOTE_KINDS else "other"
+    if not isinstance(recipient, str) or not recipient:
+        if refunds:
+            return None
+        recipient = NO_RECIPIENT
     amount = a.get("amount_minor_units")
+    if refunds:
+        kind = a.get("kind") if a.get("kind") in _NOTE_KINDS else "other"
+        order_id = _id(a.get("order_id"))
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+            amount = None
+    else:
+        kind = _id(a.get("kind")) or "other"
+        order_id = amount = None
     key = a.get("idempotency_key")
     return NotificationAttempt(
         attempt_id=f"att_{call.call_id}"[:200],
@@ -370,10 +432,8 @@ def _attempt(call: ToolCall) -> NotificationAttempt | None:
         idempotency_key=key if isinstance(key, str) and key else call.call_id,
         recipient=recipient,
         kind=kind,
-        order_id=_id(a.get("order_id")),
-        amount_minor_units=amount
-        if isinstance(amount, int) and not isinstance(amount, bool) and amount >= 0
-        else None,
+        order_id=order_id,
+        amount_minor_units=amount,
         subject=str(a.get("subject") or ""),
         body=body,
         result="accepted",

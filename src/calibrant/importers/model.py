@@ -16,7 +16,6 @@ __all__ = [
     "ATTR_CASE",
     "ATTR_TENANT",
     "ATTR_PRINCIPAL",
-    "DOMAINS",
     "FORMATS",
     "TraceFormat",
     "TraceTurn",
@@ -29,8 +28,6 @@ __all__ = [
 
 TraceFormat = Literal["chat", "otel"]
 FORMATS: tuple[str, ...] = ("chat", "otel")
-DOMAINS: tuple[str, ...] = ("refunds",)
-"""The domains an import can target; the refund shop is the only one so far."""
 
 ATTR_CASE = "calibrant.case"
 ATTR_TENANT = "calibrant.tenant"
@@ -85,8 +82,10 @@ class ImportOptions(Contract):
     format: TraceFormat = Field(description="chat (chat-completions messages) or otel (OTLP JSON).")
     paths: list[Path] = Field(min_length=1, description="Trace files.")
     out: Path = Field(description="Folder to create with one transcript JSON per trace.")
-    domain: Literal["refunds"] = Field(
-        default="refunds", description="Domain of the transcripts (only refunds so far)."
+    domain: str | None = Field(
+        default=None,
+        description="Domain of the transcripts: an installed domain pack's name (default: the "
+        "case's domain, else refunds).",
     )
     case: Path | None = Field(default=None, description="Case contract (YAML) every trace ran.")
     snapshots: Path | None = Field(

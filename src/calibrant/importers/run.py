@@ -3,45 +3,33 @@ written all or nothing (a temporary folder renamed into place)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..contracts import CaseContract, LedgerSnapshot, Transcript
+from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, LedgerSnapshot, Transcript
+from ..domains import DomainPack, UnknownDomain
+from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
-from ..files import load_case, validation_error
+from ..files import load_case
 from ..harness.runner import transcript_filename
 from .builder import build_transcript
 from .chat import parse_chat
 from .model import ImportedTrace, ImportOptions, ImportResult, ParsedTrace
 from .otel import parse_otel
+from .snapshots import read_domain_snapshot, read_ledger
+
+Snapshot = LedgerSnapshot | DomainSnapshot
 
 __all__ = ["import_traces"]
 
 
-def _snapshot(path: Path) -> LedgerSnapshot:
-    """A LedgerSnapshot JSON file; errors name the file, line and field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
-    try:
-        return LedgerSnapshot.model_validate_json(text)
-    except ValidationError as exc:
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as bad:
-            raise InputError(path, f"malformed JSON: {bad.msg}", line=bad.lineno) from None
-        raise validation_error(path, text, exc) from None
-
-
 def _snapshots(
-    options: ImportOptions, trace: ParsedTrace, count: int
-) -> tuple[LedgerSnapshot | None, LedgerSnapshot | None, dict[str, str]]:
-    found: dict[str, LedgerSnapshot | None] = {}
+    options: ImportOptions, trace: ParsedTrace, count: int, pack: DomainPack | None
+) -> tuple[Snapshot | None, Snapshot | None, dict[str, str]]:
+    found: dict[str, Snapshot | None] = {}
     missing: dict[str, str] = {}
     for which in ("before", "after"):
         given: Path | None = getattr(options, which)
@@ -56,7 +44,7 @@ def _snapshots(
         else:
             path = None
         if path is not None and path.is_file():
-            found[which] = _snapshot(path)
+            found[which] = read_ledger(path) if pack is None else read_domain_snapshot(pack, path)
         else:
             found[which] = None
             missing[which] = f"no {path}" if path is not None else "no --snapshots or --" + which
@@ -64,9 +52,13 @@ def _snapshots(
 
 
 def _build(
-    options: ImportOptions, trace: ParsedTrace, case: CaseContract | None, count: int
+    options: ImportOptions,
+    trace: ParsedTrace,
+    case: CaseContract | None,
+    count: int,
+    pack: DomainPack | None,
 ) -> Transcript:
-    before, after, missing = _snapshots(options, trace, count)
+    before, after, missing = _snapshots(options, trace, count, pack)
     return build_transcript(
         trace,
         fmt=options.format,
@@ -77,7 +69,33 @@ def _build(
         tenant=options.tenant,
         principal=options.agent_principal,
         agent=options.agent,
+        pack=pack,
     )
+
+
+def _pack(options: ImportOptions, case: CaseContract | None) -> tuple[str, DomainPack | None]:
+    """The transcripts' domain (--domain, else the case's, else the refund shop) and, for
+    another domain than the refund shop, its installed pack."""
+    domain = options.domain or (case.domain if case else LEGACY_DOMAIN)
+    if case is not None and case.domain != domain:
+        raise ConfigError(
+            f"--case {options.case}: case '{case.case}' is domain '{case.domain}', not "
+            f"'{domain}' (--domain)"
+        )
+    if domain == LEGACY_DOMAIN:
+        return domain, None
+    try:
+        pack = get_pack(domain).pack
+    except UnknownDomain as exc:
+        raise ConfigError(f"--domain {domain}: {exc}") from None
+    given = [f"--{w}" for w in ("snapshots", "before", "after") if getattr(options, w)]
+    if pack.snapshot is None and given:
+        raise ConfigError(
+            f"--domain {domain}: domain pack '{domain}' declares no snapshot format, so "
+            f"{' and '.join(given)} cannot be read; import without them (its records then "
+            "stay unknown: harness_error)"
+        )
+    return domain, pack
 
 
 def _check_out(out: Path) -> None:
@@ -98,7 +116,10 @@ def import_traces(options: ImportOptions) -> ImportResult:
     _check_out(options.out)
     if options.snapshots is not None and not options.snapshots.is_dir():
         raise ConfigError(f"--snapshots {options.snapshots}: not a folder")
+    if options.domain is not None and options.domain != LEGACY_DOMAIN:
+        _pack(options, None)  # an unknown domain is refused before any file is read
     case = load_case(options.case) if options.case is not None else None
+    domain, pack = _pack(options, case)
     parse = parse_chat if options.format == "chat" else parse_otel
     traces = [t for p in options.paths for t in parse(p)]
     if not traces:
@@ -113,7 +134,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
             )
         ids[trace.trace_id] = trace.where
         try:
-            t = _build(options, trace, case, len(traces))
+            t = _build(options, trace, case, len(traces), pack)
         except ValidationError as exc:  # a value the transcript contract refuses
             err = exc.errors(include_url=False)[0]
             where = ".".join(str(x) for x in err["loc"])
@@ -130,7 +151,10 @@ def import_traces(options: ImportOptions) -> ImportResult:
                 source=trace.where,
                 missing_snapshots=[
                     which
-                    for which, snap in (("before", t.ledger_before), ("after", t.ledger_after))
+                    for which, snap in (
+                        ("before", t.ledger_before if pack is None else t.snapshot_before),
+                        ("after", t.ledger_after if pack is None else t.snapshot_after),
+                    )
                     if snap is None
                 ],
             )
@@ -138,7 +162,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
     _write_folder(options.out, outputs)
     return ImportResult(
         format=options.format,
-        domain=options.domain,
+        domain=domain,
         out=str(options.out),
         files_read=len(options.paths),
         transcripts=written,
