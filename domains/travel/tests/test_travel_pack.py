@@ -81,6 +81,10 @@ def test_every_role_is_declared_on_the_right_field() -> None:
     traveller = p.record("traveller")
     assert set(traveller.protected_fields) >= {"name", "email"}
     assert (traveller.name_fields, traveller.address_fields) == (("name",), ("email",))
+    assert traveller.customer_text_fields == ("note",)
+    assert ("state", "status") in booking.roles() and ("state", "expires_at") in p.record(
+        "seat_hold"
+    ).roles()
     assert p.record("seat_hold").quantity_fields == ("seats",)
     assert p.fault_points == tuple(fp.name for fp in FAULT_POINTS)  # named without importing it
     assert {"timeout_after_charge_commit", "crash_after_rebook_commit"} <= set(p.fault_points)

@@ -40,6 +40,7 @@ RECORDS = (
         protected_fields=("name", "email", "note"),
         name_fields=("name",),
         address_fields=("email",),
+        customer_text_fields=("note",),  # the traveller's profile note: never instructions
     ),
     RecordSpec(
         kind="flight",
@@ -49,6 +50,7 @@ RECORDS = (
         money_fields=(MoneyField("fare_minor_units", "currency"),),
         quantity_fields=("seats_left",),
         version_field="version",
+        state_fields=("origin", "destination", "departs_at"),
     ),
     RecordSpec(
         kind="booking",
@@ -61,6 +63,7 @@ RECORDS = (
         version_field="version",
         operation_id_fields=("operation_id",),
         key_fields=("replaces",),  # one new booking per booking it replaces
+        state_fields=("status", "flight_id", "replaces"),
     ),
     RecordSpec(
         kind="seat_hold",
@@ -69,6 +72,7 @@ RECORDS = (
         tenant_field="tenant_id",
         quantity_fields=("seats",),
         operation_id_fields=("operation_id",),
+        state_fields=("status", "flight_id", "expires_at", "used_at"),
     ),
     RecordSpec(
         kind="charge",
@@ -79,6 +83,7 @@ RECORDS = (
         money_fields=(MoneyField("amount_minor_units", "currency"),),
         operation_id_fields=("operation_id",),
         key_fields=("booking_id",),  # one fare-difference charge per booking
+        state_fields=("approval_id",),
     ),
     RecordSpec(
         kind="approval",
@@ -87,6 +92,7 @@ RECORDS = (
         tenant_field="tenant_id",
         money_fields=(MoneyField("amount_minor_units", "currency"),),
         key_fields=("booking_id",),
+        state_fields=("status",),
     ),
     RecordSpec(
         kind="permission", model=Permission, id_field="permission_id", tenant_field="tenant_id"
@@ -97,6 +103,7 @@ RECORDS = (
         id_field="policy_id",
         tenant_field="tenant_id",
         money_fields=(MoneyField("approval_threshold_minor_units", "currency"),),
+        state_fields=("hold_seconds", "fee_waivers_allowed"),
     ),
     RecordSpec(kind="audit", model=AuditEvent, id_field="event_id", tenant_field="tenant_id"),
 )
