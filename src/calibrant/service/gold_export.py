@@ -11,12 +11,13 @@ The split is by whole case with the shipped gold set's near-duplicate rule
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
 import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -245,27 +246,22 @@ def write_folder(export: GoldExport, out: Path) -> Path:
     """Write the folder at `out` all or nothing: into a temporary folder beside it, renamed
     into place at the end (an empty `out` is replaced; one filled meanwhile is refused)."""
     check_out(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    tmp = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()  # mode 0o777 less the umask, as any folder the user makes
         for name, data in export.files.items():
             path = tmp / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        os.chmod(tmp, 0o777 & ~_umask())
         try:
             os.rename(tmp, out)
-        except OSError:
-            raise ConfigError(f"--out {out}: is not empty; give a new or empty folder") from None
+        except OSError as exc:  # filled, or replaced by a file or link, meanwhile
+            why = "is not empty" if exc.errno in (errno.ENOTEMPTY, errno.EEXIST) else exc.strerror
+            raise ConfigError(f"--out {out}: {why}; give a new or empty folder") from None
     except OSError as exc:
         raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return out
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
