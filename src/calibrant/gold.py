@@ -30,6 +30,8 @@ __all__ = [
     "read_manifest",
     "CONSENSUS",
     "choose_case_split",
+    "drawn_case_split",
+    "HELDOUT_SHARE",
     "split_problems",
     "case_groups",
     "conversation_text",
@@ -50,8 +52,10 @@ class GoldItem(DomainNamed):
 
     case: str = Field(description="Case id.")
     agent: str = Field(description="Agent that produced the transcript.")
-    style: str = Field(description="Wording style.")
-    seed: int = Field(description="Seed of the trial.")
+    style: str | None = Field(
+        default=None, description="Wording style (None: not recorded, e.g. a workbench export)."
+    )
+    seed: int | None = Field(default=None, description="Seed of the trial (None: not recorded).")
     tags: list[str] = Field(default_factory=list, description="regression / exploratory.")
     split: Literal["calibration", "heldout"] = Field(description="Split.")
     pair: PairRef | None = Field(default=None, description="Calibration pair, if any.")
@@ -396,3 +400,41 @@ def split_problems(
                 f"{a} ({manifest[a].split}) and {b} ({manifest[b].split}): {how} {what}"
             )
     return problems
+
+
+HELDOUT_SHARE = 0.25  # the share of free cases a drawn split holds out
+
+
+def case_draw(case: str) -> float:
+    """A case's fixed draw in [0, 1): from its id alone, so a case keeps its side of a drawn
+    split however the set around it grows."""
+    import hashlib
+
+    return int(hashlib.sha256(case.encode()).hexdigest()[:13], 16) / 16**13
+
+
+def drawn_case_split(
+    cases: dict[str, str],
+    sheets: dict[str, str],
+    templated: set[str],
+    *,
+    share: float = HELDOUT_SHARE,
+    near: float = NEAR_DUPLICATE,
+) -> dict[str, Literal["calibration", "heldout"]]:
+    """The split rule for a set that is not all hand-written (items -> case, their sheets): a
+    case is a candidate for the held-out side when its fixed draw (`case_draw`) is below
+    `share`; every other case is pinned to calibration like a templated one, and
+    `choose_case_split` decides with the near-duplicate groups of `case_groups`, so whole cases
+    and near-duplicates stay on one side exactly as in the shipped gold set. Calibration is
+    never left empty: while it would be, the candidate with the highest draw is pinned too."""
+    if not 0 <= share < 0.5:
+        raise ValueError(f"the held-out share must be at least 0 and below 0.5, not {share}")
+    all_cases = set(cases.values())
+    pinned = set(templated) | {c for c in all_cases if case_draw(c) >= share}
+    while True:
+        free = all_cases - pinned
+        groups = case_groups(cases, sheets, near=near, among=free)
+        split = choose_case_split(pinned, groups, min_heldout=0)
+        if any(s == "calibration" for s in split.values()) or not free:
+            return split
+        pinned.add(max(free, key=case_draw))

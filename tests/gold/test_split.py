@@ -19,9 +19,11 @@ from calibrant.gold import (
     MIN_HELDOUT_CASES,
     GoldItem,
     agent_text,
+    case_draw,
     case_groups,
     choose_case_split,
     conversation_text,
+    drawn_case_split,
     load_gold,
     read_manifest,
     split_problems,
@@ -327,3 +329,26 @@ def test_the_calibration_report_names_the_items_left_aside(tmp_path: Path) -> No
     assert r["n_items"] == len(loaded.items)
     for fmt, text in every_format(r).items():
         assert "no consensus label yet and were left aside" in text and drop[0] in text, fmt
+
+
+def test_a_drawn_split_keeps_each_case_on_its_side_and_never_empties_calibration() -> None:
+    """The workbench export's split: a case keeps its side when the set grows, and when every
+    case is drawn for held-out, the one drawn highest stays in calibration."""
+    a, b, c = "eligible_spanish_jordi", "concurrent_change_tenant_b", "revoked_midway_jordi"
+    assert case_draw(a) < case_draw(b) < 0.25 <= case_draw(c)
+
+    def sheet(text: str) -> str:
+        return f"# ITEM\n\n## Conversation and messages sent\n\n> {text}\n"
+
+    words = {a: "alpha " * 40, b: "bravo beta " * 30, c: "charlie " * 40}
+    cases = {f"{k}-{n}": k for k in (a, b, c) for n in (1, 2)}
+    sheets = {i: sheet(words[k] + i) for i, k in cases.items()}
+    assert drawn_case_split(cases, sheets, set()) == {a: "heldout", b: "heldout", c: "calibration"}
+    only_drawn = {i: k for i, k in cases.items() if k != c}
+    fewer = {i: sheets[i] for i in only_drawn}
+    assert drawn_case_split(only_drawn, fewer, set()) == {a: "heldout", b: "calibration"}
+    assert drawn_case_split(cases, sheets, {a}) == {
+        a: "calibration",
+        b: "heldout",
+        c: "calibration",
+    }

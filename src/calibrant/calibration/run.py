@@ -48,13 +48,15 @@ def run_calibration(
     resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int] | None = None,
     on_run: Callable[[str], None] | None = None,
     check: Callable[[GoldSet, Rubric], None] | None = None,
+    source: str | None = None,
 ) -> dict[str, Any]:
     """Judge every gold item of `split` and report agreement, gates and safety, with the latest
     probe run of this judge version (`require_robustness`: its injection gate, decided with
     `attack_margin` or the probe run's own margin, is part of the release gate). `resolved` (a
     judge already resolved, e.g. a version kept in the store) takes the place of `options`;
     `on_run` hears the run id as soon as the run is recorded; `check(gold, rubric)` may refuse
-    the pair before anything is recorded (a gold set of another domain). The run, its answers
+    the pair before anything is recorded (a gold set of another domain); `source` says where the
+    gold folder came from (report's `gold.source`). The run, its answers
     and its report are kept in `store` (the caller's, opened once per process)."""
     gold = load_gold(gold_dir, split=split)
     config, rubric, policy, concurrency = resolved or resolve_judge(options)
@@ -68,6 +70,7 @@ def run_calibration(
         seed=settings.seed,
         arguments={
             "gold": str(gold_dir),
+            **({"gold_source": source} if source else {}),
             "split": split or "all",
             "n_resamples": settings.n_resamples,
             "gate": {
@@ -90,6 +93,8 @@ def run_calibration(
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
+    if source:
+        report["gold"]["source"] = source
     report["robustness"] = robustness_section(
         store.engine,
         judge_hash=config.hash,

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (they register the commands)
     compare_commands,
     compare_judges_commands,
     domain_commands,
+    gold_commands,
     import_commands,
     judge_commands,
     labels_commands,

@@ -4,18 +4,22 @@ agreement with them on the gold set, with the release gate (`calibrate`)."""
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
+
+if TYPE_CHECKING:
+    from ..store import Store
+
 from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
-    GoldOpt,
     JudgeOpt,
     ModelOpt,
     RubricOpt,
@@ -106,7 +110,18 @@ def agree(
 
 @app.command()
 def calibrate(
-    gold: GoldOpt = Path("gold"),
+    gold: Annotated[
+        Path | None, typer.Option("--gold", help="Gold set folder (default: gold).")
+    ] = None,
+    from_store: Annotated[
+        str | None,
+        typer.Option(
+            "--from-store",
+            help="Calibrate on a labeled workbench queue of the store instead of --gold: "
+            "exported to a temporary gold folder as `calibrant gold export` writes it (its "
+            "rubric unless --rubric or --judge is given).",
+        ),
+    ] = None,
     split: SplitOpt = "calibration",
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
@@ -219,6 +234,8 @@ def calibrate(
     from ..store import Store
     from .progress import track
 
+    if gold is not None and from_store is not None:
+        raise CalibrantError("--gold and --from-store are two sources of gold: give one")
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
         raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
@@ -239,18 +256,26 @@ def calibrate(
             margin=margin,
         ),
     )
-    options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
-    note = loading_note(options)
-    with Store.open() as store:
+    with Store.open() as store, ExitStack() as stack:
+        source = None
+        if from_store is not None:
+            gold, source, labeled_on = _exported(store, from_store, stack)
+            if rubric is None and judge_name is None:
+                rubric = labeled_on
+        options = judge_options(
+            model, api_base, rubric, judge_name, concurrency, timeout, max_attempts
+        )
+        note = loading_note(options)
         report = ops_calibrate(
             store,
             CalibrateOptions(
-                gold,
+                gold or Path("gold"),
                 split=gold_subset,
                 judge=options,
                 settings=settings,
                 require_robustness=require_robustness,
                 attack_margin=attack_margin,
+                source=source,
             ),
             Hooks(progress=lambda what, total: track(what, total=total, loading=note)),
         ).report
@@ -283,3 +308,24 @@ def calibrate(
         raise typer.Exit(3)
     if fail_on_gate and report["gate"]["judge"] != "PASS":
         raise typer.Exit(1)
+
+
+def _exported(store: Store, queue: str, stack: ExitStack) -> tuple[Path, str, Path]:
+    """The gold folder of workbench queue `queue`, exported into a temporary folder that
+    `stack` removes; where it came from; the rubric file its items were labeled on."""
+    import tempfile
+
+    from ..service.gold_export import RUBRIC_FILE, gold_export, write_folder
+    from ..store.db import redact_url
+
+    export = gold_export(store.engine, queue)
+    if not export.consensus:
+        raise CalibrantError(
+            f"--from-store {queue}: no consensus label yet ({export.pending} disagreement(s) "
+            "awaiting adjudication; a label becomes consensus when two experts agree or an "
+            "adjudicator decides)"
+        )
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="calibrant-gold-")))
+    folder = write_folder(export, tmp / "gold")
+    source = f"{export.source} from the store at {redact_url(str(store.engine.url))}"
+    return folder, source, folder / RUBRIC_FILE

@@ -31,7 +31,9 @@ class CalibrateOptions:
     """The gold set at `gold`, split `split` (None: every item), judged by the judge `judge`
     resolves to (or `resolved`, a judge already resolved: a version kept in the store), with the
     statistics and gate of `settings`; `require_robustness`: the latest probe run's injection
-    gate is part of the release gate (`attack_margin`, else the probe run's own)."""
+    gate is part of the release gate (`attack_margin`, else the probe run's own); `source`: where
+    the gold folder came from when it is not the user's own (a workbench queue exported for this
+    run), said in the report."""
 
     gold: Path
     split: str | None = "calibration"
@@ -40,6 +42,7 @@ class CalibrateOptions:
     settings: Settings = field(default_factory=_settings)
     require_robustness: bool = False
     attack_margin: float | None = None
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,5 +88,6 @@ def calibrate(
             resolved=options.resolved,
             on_run=hooks.on_run,
             check=gold_in_rubric_domain,
+            source=options.source,
         )
     return CalibrateResult(run_id=str(report["run_id"]), report=report)

@@ -58,6 +58,8 @@ def render_calibration(
         f"[bold]Calibration report[/bold] — {r['n_items']} gold items (split "
         f"{r['split']}), raters {', '.join(r['gold']['raters'])}"
     )
+    if r["gold"].get("source"):
+        console.print(f"gold from: {escape(r['gold']['source'])}", highlight=False)
     if r["gold"].get("unlabeled_note"):
         console.print(f"left aside: {escape(r['gold']['unlabeled_note'])}", highlight=False)
     console.print(

@@ -63,6 +63,7 @@ def _header(r: CalibrationReport) -> list[str]:
     out += [f"> **Warning:** {w}\n" for w in r.warnings]
     return out + [
         f"- Gold: {r.n_items} items, split `{r.split}`, raters {', '.join(r.gold.raters)}",
+        *([f"- Gold from: {r.gold.source}"] if r.gold.source else []),
         *([f"- Left aside: {r.gold.unlabeled_note}"] if r.gold.unlabeled_note else []),
         f"- Judge: `{j and j.model}` (`{j and j.hash}`)",
         f"- Rubric: `{r.rubric.id}` v{r.rubric.version} (`{r.rubric.hash}`)",

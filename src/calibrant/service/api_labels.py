@@ -36,6 +36,7 @@ from .api_models import (
     TurnOut,
     UploadResult,
 )
+from .gold_export import gold_export, safe_name
 from .security import require
 from .uploads import parse_transcripts
 from .users import User
@@ -318,6 +319,28 @@ def export_one(
     if rater != user.name:
         record_views(engine, user.name, (json.loads(line)["item"] for line in text.splitlines()))
     return Response(text, media_type="application/x-ndjson")
+
+
+@router.get(
+    "/export/gold",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}, "description": "a gold folder"}},
+)
+def export_gold(request: Request, user: Admin, queue: QueueName) -> Response:
+    """A labeled queue as a complete gold folder in a zip (admin): manifest.yaml (case, agent,
+    split by case, tags, provenance), transcripts/, labels/<rater>.jsonl per expert,
+    labels/consensus.jsonl, rubric.yaml, labeling/new_items.txt; what `calibrant gold export`
+    writes. 404: no such queue; 409: no label in it yet."""
+    engine = request.app.state.engine
+    export = gold_export(engine, queue)
+    others = {x.item for x in lab.labels_of(engine) if x.rater != user.name}
+    record_views(engine, user.name, others & {i.id for i in lab.list_items(engine, queue=queue)})
+    name = f"gold-{safe_name(queue)}"
+    return Response(
+        export.zip(name),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+    )
 
 
 def install(app: FastAPI) -> None:

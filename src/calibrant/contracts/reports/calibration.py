@@ -28,6 +28,7 @@ class GoldInfo(Strict):
     unlabeled_criteria: list[str] = Field(default_factory=list)
     unlabeled_items: list[str] | None = None
     unlabeled_note: str | None = None
+    source: str | None = None  # where the folder came from, e.g. a workbench queue exported
 
 
 class CalibrationSettings(Strict):
