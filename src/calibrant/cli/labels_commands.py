@@ -26,6 +26,7 @@ from .app import (
     judge_options,
     loading_note,
 )
+from .verdicts_commands import VERDICTS_HELP, VerdictsFormatOpt
 
 
 @app.command()
@@ -203,10 +204,16 @@ def calibrate(
             "reports/RUN_ID/ in the current folder).",
         ),
     ] = None,
+    verdicts: Annotated[
+        Path | None, typer.Option("--verdicts", help=VERDICTS_HELP, show_default=False)
+    ] = None,
+    verdicts_format: VerdictsFormatOpt = "auto",
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
-    with the experts, the experts' own agreement, and the release gate; safety apart.
-    Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got a verdict."""
+    with the experts, the experts' own agreement, and the release gate; safety apart. With
+    --verdicts, the judge is one that runs elsewhere: its recorded verdicts are measured, no
+    model is called. Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got
+    a verdict."""
     from ..agreement.gate import GateSettings
     from ..calibration import Settings
     from ..ops.calibrate import CalibrateOptions
@@ -218,6 +225,7 @@ def calibrate(
     from ..reports.html import calibration_html
     from ..store import Store
     from .progress import track
+    from .verdicts_commands import check_format, load_rubric_for_verdicts
 
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
@@ -240,7 +248,23 @@ def calibrate(
         ),
     )
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
-    note = loading_note(options)
+    recorded, note = None, None
+    if verdicts is None:
+        note = loading_note(options)
+    else:
+        named = (("--model", model), ("--api-base", api_base), ("--judge", judge_name))
+        given = [n for n, v in named if v]
+        if given:
+            raise CalibrantError(
+                f"--verdicts measures a judge that runs elsewhere: {', '.join(given)} names a "
+                "judge calibrant would call; give one or the other"
+            )
+        from ..calibration.recorded import load_recorded
+
+        check_format(verdicts_format)
+        recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
+            verdicts, rubric=load_rubric_for_verdicts(rubric), gold=gold, fmt=verdicts_format
+        )
     with Store.open() as store:
         report = ops_calibrate(
             store,
@@ -251,6 +275,7 @@ def calibrate(
                 settings=settings,
                 require_robustness=require_robustness,
                 attack_margin=attack_margin,
+                recorded=recorded,
             ),
             Hooks(progress=lambda what, total: track(what, total=total, loading=note)),
         ).report

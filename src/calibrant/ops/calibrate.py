@@ -12,6 +12,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..calibration.criterion import Settings
+    from ..calibration.recorded import RecordedJudge
     from ..contracts import Rubric
     from ..gold import GoldSet
     from ..judge.config import JudgeOptions
@@ -31,7 +32,9 @@ class CalibrateOptions:
     """The gold set at `gold`, split `split` (None: every item), judged by the judge `judge`
     resolves to (or `resolved`, a judge already resolved: a version kept in the store), with the
     statistics and gate of `settings`; `require_robustness`: the latest probe run's injection
-    gate is part of the release gate (`attack_margin`, else the probe run's own)."""
+    gate is part of the release gate (`attack_margin`, else the probe run's own). `recorded`: a
+    judge that runs elsewhere, known by its recorded verdicts (`calibration.load_recorded`), in
+    place of a judge calibrant calls."""
 
     gold: Path
     split: str | None = "calibration"
@@ -40,6 +43,7 @@ class CalibrateOptions:
     settings: Settings = field(default_factory=_settings)
     require_robustness: bool = False
     attack_margin: float | None = None
+    recorded: RecordedJudge | None = None
 
 
 @dataclass(frozen=True)
@@ -68,9 +72,15 @@ def calibrate(
 ) -> CalibrateResult:
     """Calibrate the judge on the gold set; the run and its report are in the store."""
     from ..calibration import run_calibration
+    from ..errors import ConfigError
     from ..judge.config import JudgeOptions
 
     hooks = hooks or Hooks()
+    if options.recorded is not None and options.require_robustness:
+        raise ConfigError(
+            "--require-robustness needs a probe run, and calibrant can only probe a judge it "
+            "calls: not with recorded verdicts"
+        )
     with hooks.progress("gold items judged", None) as progress:
         report = run_calibration(
             options.gold,
@@ -85,5 +95,6 @@ def calibrate(
             resolved=options.resolved,
             on_run=hooks.on_run,
             check=gold_in_rubric_domain,
+            recorded=options.recorded,
         )
     return CalibrateResult(run_id=str(report["run_id"]), report=report)
