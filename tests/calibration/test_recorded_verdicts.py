@@ -271,6 +271,13 @@ BAD = [
     ),
     ("empty_label.csv", f"{H}\ngold-002,explains_next_step,,v1\n", 2, "label", "missing"),
     (
+        "extra_column.csv",
+        f"{H},score\ngold-002,explains_next_step,pass,v1,1\n",
+        1,
+        "score",
+        "unknown column",
+    ),
+    (
         "extra_key.jsonl",
         '{"item":"gold-002","criterion":"explains_next_step","label":"pass","judge_version":"v1","score":1}\n',
         1,

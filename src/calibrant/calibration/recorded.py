@@ -174,7 +174,7 @@ def _row(where: Where, data: Mapping[str, Any]) -> RecordedVerdict:
 
 
 def _csv_rows(path: Path, text: str) -> list[RecordedVerdict]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))  # a spreadsheet's BOM
     try:
         header = list(reader.fieldnames or [])
     except csv.Error as exc:
@@ -182,6 +182,9 @@ def _csv_rows(path: Path, text: str) -> list[RecordedVerdict]:
     lacking = [c for c in COLUMNS if c not in header]
     if lacking:
         raise InputError(path, "CSV header lacks this column", line=1, field=lacking[0])
+    unknown = [c for c in header if c not in COLUMNS and c not in OPTIONAL]
+    if unknown:
+        raise InputError(path, "unknown column", line=1, field=unknown[0])
     rows = []
     try:
         for raw in reader:

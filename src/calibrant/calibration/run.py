@@ -78,6 +78,11 @@ def run_calibration(
         arguments={
             "gold": str(gold_dir),
             "split": split or "all",
+            **(
+                {}
+                if recorded is None
+                else {"verdicts": {"file": str(recorded.source), "sha256": recorded.sha256}}
+            ),
             "n_resamples": settings.n_resamples,
             "gate": {
                 "min_lower": settings.gate.min_lower,

@@ -79,6 +79,11 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
             "gold": str(options.gold),
             "split": options.split,
             "min_cases": options.min_cases,
+            **{
+                f"verdicts_{side}": {"file": str(j.source), "sha256": j.sha256}
+                for side, j in (("a", options.judge_a), ("b", options.judge_b))
+                if not isinstance(j, tuple)
+            },
         },
     )
     try:
