@@ -208,3 +208,41 @@ def test_a_foreign_file_is_calibrated_as_it_is(cli: Callable[..., Result], tmp_p
     assert recorded["items_with_verdicts"] == 4 and report["judge_outcomes"]["verdict"] == 4
     by = {c["criterion"]: c for c in report["criteria"]}
     assert by["explains_next_step"]["coverage"]["usable"] == 4
+
+
+def test_an_error_in_an_eval_archive_names_the_member_and_its_line(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    log = json.loads((EXAMPLES / "inspect_log.json").read_text())
+    log["samples"][1]["scores"]["overall_clarity"]["value"] = 2.5
+    path = _eval_zip(tmp_path, log)
+    r = cli("verdicts", "import", str(path), "--from", "inspect", "--out", str(tmp_path / "v.csv"))
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1
+    member = "samples/gold-007_epoch_1.json"
+    assert f"{path}[{member}]:" in r.err and "field 'scores.overall_clarity.value'" in r.err
+    with zipfile.ZipFile(path) as z:
+        text = z.read(member).decode()
+    assert '"value": 2.5' in text.splitlines()[_line(r.err) - 1]
+    assert not (tmp_path / "v.csv").exists()
+
+
+def test_promptfoo_scores_become_labels_through_the_map(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    rows = _imported(
+        cli,
+        tmp_path,
+        EXAMPLES / "promptfoo_results.json",
+        "promptfoo",
+        "--label-from",
+        "score",
+        "--label-map",
+        "1=pass,0=fail",
+        "--judge-version",
+        "pf-v2",
+    )
+    by_pass = _imported(cli, tmp_path, EXAMPLES / "promptfoo_results.json", "promptfoo")
+    assert [(r["item"], r["criterion"], r["label"]) for r in rows] == [
+        (r["item"], r["criterion"], r["label"]) for r in by_pass
+    ]
+    assert {r["judge_version"] for r in rows} == {"pf-v2"}
