@@ -246,3 +246,19 @@ def test_promptfoo_scores_become_labels_through_the_map(
         (r["item"], r["criterion"], r["label"]) for r in by_pass
     ]
     assert {r["judge_version"] for r in rows} == {"pf-v2"}
+
+
+def test_an_inspect_sample_that_failed_unscored_gives_no_row(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    log = json.loads((EXAMPLES / "inspect_log.json").read_text())
+    del log["samples"][3]["scores"]
+    log["samples"][3]["error"] = {"message": "RateLimitError: 429", "traceback": ""}
+    path = tmp_path / "failed.json"
+    path.write_text(json.dumps(log, indent=2))
+    rows = _imported(cli, tmp_path, path, "inspect")
+    assert len(rows) == 15 and log["samples"][3]["id"] not in {r["item"] for r in rows}
+    del log["samples"][3]["error"]
+    path.write_text(json.dumps(log, indent=2))
+    r = cli("verdicts", "import", str(path), "--from", "inspect", "--out", str(tmp_path / "x.csv"))
+    assert r.code == 2 and "field 'samples[3].scores'" in r.err

@@ -11,7 +11,8 @@ an `epoch` and `scores`: scorer name -> `{value, answer, explanation, metadata}`
   false as pass and fail, a whole number as itself (`--label-map FROM=TO,...` for the rest);
 - rationale: the score's explanation;
 - judge version: `inspect/TASK@TASK_VERSION` unless `--judge-version` names it;
-- only epoch 1 is read (`--epoch N`).
+- only epoch 1 is read (`--epoch N`); a sample that failed before it was scored (an `error`,
+  no scores) gives no row: the judge abstains there.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def read_inspect(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
         item = _get(sample, item_key)
         item_at: Loc = (*at, *item_key.split("."))
         scores = sample.get("scores")
+        if scores is None and sample.get("error"):
+            continue  # the sample failed before it was scored: no verdict, an abstention
         if not isinstance(scores, dict):
             raise Where(name, text=text, fields={"scores": (*at, "scores")}).error(
                 "the sample has no scores (an object: scorer name -> score)", field="scores"
