@@ -33,22 +33,17 @@ def _csv_rows() -> list[tuple[str, str, Any, str]]:
         ]
 
 
+def _run_import(
+    cli: Callable[..., Result], source: Path, fmt: str, out: Path, *extra: str
+) -> Result:
+    return cli("verdicts", "import", str(source), "--from", fmt, "--out", str(out), *extra)
+
+
 def _imported(
     cli: Callable[..., Result], tmp_path: Path, source: Path, fmt: str, *extra: str
 ) -> list[dict[str, Any]]:
     out = tmp_path / f"{source.stem}.jsonl"
-    r = cli(
-        "verdicts",
-        "import",
-        str(source),
-        "--from",
-        fmt,
-        "--out",
-        str(out),
-        "--rubric",
-        str(RUBRIC),
-        *extra,
-    )
+    r = _run_import(cli, source, fmt, out, "--rubric", str(RUBRIC), *extra)
     assert r.code == 0, r.err
     assert f"wrote {out}" in r.out
     return [json.loads(ln) for ln in out.read_text().splitlines()]
@@ -90,18 +85,8 @@ def test_inspect_epochs_values_and_versions_are_mapped_as_asked(
     path.write_text(json.dumps(log, indent=2))
     first = _imported(cli, tmp_path, path, "inspect", "--judge-version", "judge-v9")
     assert len(first) == 20 and {r["judge_version"] for r in first} == {"judge-v9"}
-    r = cli(
-        "verdicts",
-        "import",
-        str(path),
-        "--from",
-        "inspect",
-        "--epoch",
-        "2",
-        "--out",
-        str(tmp_path / "e2.jsonl"),
-        "--rubric",
-        str(RUBRIC),
+    r = _run_import(
+        cli, path, "inspect", tmp_path / "e2.jsonl", "--epoch", "2", "--rubric", str(RUBRIC)
     )
     assert r.code == 2 and len(r.err.strip().splitlines()) == 1
     line = path.read_text().splitlines()[_line(r.err) - 1]
@@ -165,17 +150,7 @@ def test_an_imported_row_off_the_rubric_is_refused_and_nothing_written(
     path = tmp_path / "log.json"
     path.write_text(json.dumps(log, indent=2))
     out = tmp_path / "v.jsonl"
-    r = cli(
-        "verdicts",
-        "import",
-        str(path),
-        "--from",
-        "inspect",
-        "--out",
-        str(out),
-        "--rubric",
-        str(RUBRIC),
-    )
+    r = _run_import(cli, path, "inspect", out, "--rubric", str(RUBRIC))
     assert r.code == 2 and "field 'samples[2].scores.tone'" in r.err
     assert "'tone' is not in rubric" in r.err and not out.exists()
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}"}
