@@ -28,7 +28,7 @@ writing this test, `calibrant judge` on 2 gold transcripts with a cold prompt ca
 (two cores shared with other test runs) — far over a test's budget. The README's first run
 (`calibrant calibrate`, in an install block) is the same judge as its tour's `--judge embedded`
 (same configuration hash), which runs here against the fake. A judging command that would fall
-back to the embedded model (no --judge, --model or --planted) fails the test.
+back to the embedded model (no --judge, --model, --planted or --verdicts) fails the test.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def _environment(tmp: Path) -> dict[str, str]:
 def _uses_embedded_for_real(script: str) -> str | None:
     for ln in script.splitlines():
         m = JUDGING.search(ln.split("#", 1)[0])
-        if m and not re.search(r"--(judge|model|planted)\b|--wait\b", m.group(2)):
+        if m and not re.search(r"--(judge|model|planted|verdicts)\b|--wait\b", m.group(2)):
             return ln.strip()
     return None
 

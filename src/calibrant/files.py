@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +33,7 @@ __all__ = [
     "load_labels",
     "read_labels",
     "labels_from_text",
+    "jsonl_objects",
     "LocatedLabel",
     "write_atomic",
     "load_yaml_model",
@@ -40,6 +41,7 @@ __all__ = [
     "yaml_model_from_text",
     "validation_error",
     "field_error",
+    "line_of",
     "read_text",
 ]
 
@@ -282,6 +284,12 @@ def field_error(path: str | Path, loc: Sequence[int | str], message: str) -> Inp
     return InputError(p, message, line=line, field=field or None)
 
 
+def line_of(text: str, loc: Sequence[int | str]) -> int | None:
+    """The line (1-based) of the field at `loc` in JSON/YAML `text` (of its deepest part
+    present), for errors about a document that is not a file of its own (a member of a zip)."""
+    return _line_of(text, loc)[0]
+
+
 def load_yaml_model(model: type[M], path: str | Path, what: str) -> M:
     data, text = load_yaml_mapping(path, what)
     return _validate(model, Path(path), data, text)
@@ -324,11 +332,9 @@ def read_labels(path: str | Path) -> list[LocatedLabel]:
     return labels_from_text(p, read_text(p), csv_format=p.suffix.lower() == ".csv")
 
 
-def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[LocatedLabel]:
-    """Labels from JSONL (or CSV) text read from `p` (a file, or a request body)."""
-    if csv_format:
-        return _labels_from_csv(p, text)
-    labels: list[LocatedLabel] = []
+def jsonl_objects(p: Path, text: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The objects of JSON Lines text read from `p`, each with its line number and text (blank
+    lines skipped); a line that is not one JSON object is one InputError naming it."""
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -340,6 +346,15 @@ def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[Lo
             raise InputError(p, f"nested more than {MAX_DEPTH} levels deep", line=n) from None
         if not isinstance(data, dict):
             raise InputError(p, "each line is one JSON object", line=n)
+        yield n, raw, data
+
+
+def labels_from_text(p: Path, text: str, *, csv_format: bool = False) -> list[LocatedLabel]:
+    """Labels from JSONL (or CSV) text read from `p` (a file, or a request body)."""
+    if csv_format:
+        return _labels_from_csv(p, text)
+    labels: list[LocatedLabel] = []
+    for n, raw, data in jsonl_objects(p, text):
         try:
             labels.append(LocatedLabel(Label.model_validate(data), p, n))
         except ValidationError as exc:

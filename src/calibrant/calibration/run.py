@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import GoldSet, load_gold
@@ -17,6 +17,9 @@ from .build import calibration_report
 from .criterion import Settings
 from .noise import apply_run_to_run, run_to_run_section
 from .robustness import combine_gate, robustness_section
+
+if TYPE_CHECKING:
+    from .recorded import RecordedJudge
 
 __all__ = ["run_calibration", "failure_summary"]
 
@@ -49,6 +52,7 @@ def run_calibration(
     on_run: Callable[[str], None] | None = None,
     check: Callable[[GoldSet, Rubric], None] | None = None,
     source: str | None = None,
+    recorded: RecordedJudge | None = None,
 ) -> dict[str, Any]:
     """Judge every gold item of `split` and report agreement, gates and safety, with the latest
     probe run of this judge version (`require_robustness`: its injection gate, decided with
@@ -56,10 +60,15 @@ def run_calibration(
     judge already resolved, e.g. a version kept in the store) takes the place of `options`;
     `on_run` hears the run id as soon as the run is recorded; `check(gold, rubric)` may refuse
     the pair before anything is recorded (a gold set of another domain); `source` says where the
-    gold folder came from (report's `gold.source`). The run, its answers
-    and its report are kept in `store` (the caller's, opened once per process)."""
+    gold folder came from (report's `gold.source`). The run, its answers and its report are kept
+    in `store` (the caller's, opened once per process). `recorded`: a judge known by its
+    recorded verdicts (checked already), measured without any model call."""
     gold = load_gold(gold_dir, split=split)
-    config, rubric, policy, concurrency = resolved or resolve_judge(options)
+    if recorded is not None:
+        config, rubric = recorded.config, recorded.rubric
+        policy, concurrency = RetryPolicy(), 1
+    else:
+        config, rubric, policy, concurrency = resolved or resolve_judge(options)
     gold.validate(rubric)  # every label readable by this rubric, before any model call
     if check is not None:
         check(gold, rubric)
@@ -72,6 +81,11 @@ def run_calibration(
             "gold": str(gold_dir),
             **({"gold_source": source} if source else {}),
             "split": split or "all",
+            **(
+                {}
+                if recorded is None
+                else {"verdicts": {"file": str(recorded.source), "sha256": recorded.sha256}}
+            ),
             "n_resamples": settings.n_resamples,
             "gate": {
                 "min_lower": settings.gate.min_lower,
@@ -87,9 +101,12 @@ def run_calibration(
     try:
         if on_run is not None:
             on_run(run_id)
-        report = _judge_and_report(
-            gold, rubric, config, policy, concurrency, store, settings, split, on_start, on_done
-        )
+        if recorded is not None:
+            report = _recorded_report(gold, recorded, settings, split)
+        else:
+            report = _judge_and_report(
+                gold, rubric, config, policy, concurrency, store, settings, split, on_start, on_done
+            )
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
@@ -103,12 +120,55 @@ def run_calibration(
         margin=attack_margin,
     )
     report["run_to_run"] = run_to_run_section(store.engine, judge=config, rubric=rubric)
+    if recorded is not None:
+        _recorded_notes(report)
     apply_run_to_run(report)
     combine_gate(report["gate"], report["robustness"])
     report["run_id"] = run_id
     verdicts = report["judge_outcomes"].get("verdict", 0)
     runs.finish(run_id, report, status="finished" if verdicts else "no_verdict")
     return report
+
+
+def _recorded_report(
+    gold: GoldSet, recorded: RecordedJudge, settings: Settings, split: str | None
+) -> dict[str, Any]:
+    """The report of a judge known by its recorded verdicts: the same statistics and gate; a
+    gold item without a row counts as an abstention, and the report says how many."""
+    section = recorded.section(gold)
+    report = calibration_report(
+        gold,
+        recorded.rubric,
+        recorded.judgments(gold),
+        settings=settings,
+        judge=recorded.config,
+        split=split,
+        run={"model_calls": 0, "recorded": section},
+    )
+    report["judge"]["recorded"] = section
+    without = len(section["items_without_verdict"])
+    report["judge_outcomes"] = {
+        "verdict": section["items_with_verdicts"],
+        **({"no_recorded_verdict": without} if without else {}),
+    }
+    if section["verdicts_missing"]:
+        report["warnings"].append(section["note"])
+    return report
+
+
+def _recorded_notes(report: dict[str, Any]) -> None:
+    """What cannot be measured of a judge calibrant never called, said plainly."""
+    version = report["judge"]["recorded"]["judge_version"]
+    if report["robustness"]["probe_run"] is None:
+        report["robustness"]["note"] = (
+            f"not measured: judge '{version}' runs elsewhere (recorded verdicts), and "
+            "`calibrant probe` can only attack a judge it calls"
+        )
+    if not report["run_to_run"]["measured"]:
+        report["run_to_run"]["note"] = (
+            f"Run-to-run noise was not measured: judge '{version}' gave one recorded answer per "
+            "item; record it twice and compare the files with `calibrant compare FILE1 FILE2`."
+        )
 
 
 def _judge_and_report(

@@ -12,9 +12,9 @@ from ..contracts import (
     JudgeConfig,
     Judgment,
     Rubric,
-    content_hash,
 )
 from ..gold import CONSENSUS, GoldSet
+from .recorded import verdict_judgment
 
 __all__ = ["simulated_judgments", "BEHAVIOURS"]
 
@@ -68,22 +68,17 @@ def simulated_judgments(
     now = datetime.now(UTC)
     out = {}
     for i in items:
-        out[i] = Judgment(
-            transcript_id=i,
-            transcript_hash=content_hash(gold.transcripts[i]),
-            judge_hash=config.hash,
-            judge=config,
-            sample_index=0,
-            outcome="verdict",
-            criteria=[
+        out[i] = verdict_judgment(
+            config,
+            gold,
+            i,
+            [
                 CriterionJudgment(
                     criterion=c.id, label=labels[c.id][i], rationale=f"planted: {behaviour}"
                 )
                 for c in rubric.criteria
                 if i in labels[c.id]
             ],
-            attempts=0,
-            latency_ms=0.0,
-            created_at=now,
+            now,
         )
     return config, out

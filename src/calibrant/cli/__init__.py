@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (they register the commands)
     score_commands,
     service_commands,
     store_commands,
+    verdicts_commands,
 )
 from .app import app
 from .malloc import limit_malloc_arenas

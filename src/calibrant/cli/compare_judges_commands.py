@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import CalibrantError
 from ..reports.fit import fit
 from .app import (
     ApiBaseOpt,
@@ -30,6 +31,31 @@ def _resolve(name: str) -> tuple[Any, Any, Any, int]:
     from ..judge.config import resolve_judge
 
     return resolve_judge(judge_options(judge_name=name))
+
+
+RECORDED_SUFFIXES = (".csv", ".jsonl", ".json", ".eval")
+
+
+def _is_file(name: str) -> bool:
+    """A judge given as a file of recorded verdicts, not a saved judge's name."""
+    return Path(name).suffix.lower() in RECORDED_SUFFIXES
+
+
+def _judges(a: str, b: str, rubric: Path | None, gold: Path) -> tuple[Any, Any]:
+    """Each side resolved (a saved judge) or read and checked (a verdicts file, on the rubric of
+    the saved judge beside it, else --rubric), before the store opens."""
+    from ..calibration.recorded import load_recorded
+    from .verdicts_commands import load_rubric_for_verdicts
+
+    live = {n: _resolve(n) for n in (a, b) if not _is_file(n)}
+    if live and rubric is not None:
+        raise CalibrantError(
+            "--rubric is for two verdicts files; a saved judge brings its own rubric"
+        )
+    rub = next(iter(live.values()))[1] if live else load_rubric_for_verdicts(rubric)
+    return tuple(  # type: ignore[return-value]
+        live[n] if n in live else load_recorded(Path(n), rubric=rub, gold=gold) for n in (a, b)
+    )
 
 
 def _needed(c: dict[str, Any]) -> str:
@@ -121,8 +147,14 @@ def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b:
 
 @app.command("compare")
 def compare_command(
-    judge_a: Annotated[str, typer.Argument(help="Saved judge A (judges/A.yaml), the baseline.")],
-    judge_b: Annotated[str, typer.Argument(help="Saved judge B, the candidate.")],
+    judge_a: Annotated[
+        str,
+        typer.Argument(
+            help="Judge A, the baseline: a saved judge (judges/A.yaml) or a file of its recorded "
+            "verdicts (.csv, .jsonl, Inspect .eval/.json, promptfoo .json)."
+        ),
+    ],
+    judge_b: Annotated[str, typer.Argument(help="Judge B, the candidate: the same kinds.")],
     gold: GoldOpt = Path("gold"),
     split: SplitOpt = "calibration",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
@@ -137,21 +169,30 @@ def compare_command(
     fail_if_worse: Annotated[
         bool, typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any criterion.")
     ] = False,
+    rubric: Annotated[
+        Path | None,
+        typer.Option(
+            "--rubric",
+            help="The rubric of two verdicts files (default rubrics/refund_communication.yaml).",
+        ),
+    ] = None,
 ) -> None:
-    """Compare two saved judge versions on the same gold items: per criterion kappa of A and
-    B, a paired interval of the difference over whole cases, an exact McNemar test, the flipped
-    items (regressions first) and a decision taken over all criteria at once (Holm)."""
+    """Compare two judge versions on the same gold items: per criterion kappa of A and B, a
+    paired interval of the difference over whole cases, an exact McNemar test, the flipped
+    items (regressions first) and a decision taken over all criteria at once (Holm). A judge
+    that runs elsewhere is given as the file of its recorded verdicts."""
     from ..ops.common import Hooks
     from ..ops.compare import CompareOptions, compare
     from ..store import Store
     from .progress import track
 
     gold_split(split)  # a bad --split is refused before anything is read
+    side_a, side_b = _judges(judge_a, judge_b, rubric, gold)
     options = CompareOptions(
-        name_a=judge_a,
-        name_b=judge_b,
-        judge_a=_resolve(judge_a),
-        judge_b=_resolve(judge_b),
+        name_a=judge_a if isinstance(side_a, tuple) else side_a.version,
+        name_b=judge_b if isinstance(side_b, tuple) else side_b.version,
+        judge_a=side_a,
+        judge_b=side_b,
         gold=gold,
         split=split,
         seed=seed,

@@ -30,6 +30,7 @@ from .app import (
     judge_options,
     loading_note,
 )
+from .verdicts_commands import VERDICTS_HELP, VerdictsFormatOpt
 
 
 @app.command()
@@ -218,10 +219,16 @@ def calibrate(
             "reports/RUN_ID/ in the current folder).",
         ),
     ] = None,
+    verdicts: Annotated[
+        Path | None, typer.Option("--verdicts", help=VERDICTS_HELP, show_default=False)
+    ] = None,
+    verdicts_format: VerdictsFormatOpt = "auto",
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
-    with the experts, the experts' own agreement, and the release gate; safety apart.
-    Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got a verdict."""
+    with the experts, the experts' own agreement, and the release gate; safety apart. With
+    --verdicts, the judge is one that runs elsewhere: its recorded verdicts are measured, no
+    model is called. Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got
+    a verdict."""
     from ..agreement.gate import GateSettings
     from ..calibration import Settings
     from ..ops.calibrate import CalibrateOptions
@@ -233,6 +240,7 @@ def calibrate(
     from ..reports.html import calibration_html
     from ..store import Store
     from .progress import track
+    from .verdicts_commands import check_format, load_rubric_for_verdicts
 
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
@@ -256,6 +264,29 @@ def calibrate(
             margin=margin,
         ),
     )
+    recorded, note = None, None
+    if verdicts is not None:
+        named = (("--model", model), ("--api-base", api_base), ("--judge", judge_name))
+        given = [n for n, v in named if v]
+        if given:
+            raise CalibrantError(
+                f"--verdicts measures a judge that runs elsewhere: {', '.join(given)} names a "
+                "judge calibrant would call; give one or the other"
+            )
+        if from_store is not None:
+            raise CalibrantError(
+                "--verdicts reads its items from a gold folder: export the queue with "
+                "`calibrant gold export` and give it as --gold"
+            )
+        from ..calibration.recorded import load_recorded
+
+        check_format(verdicts_format)
+        recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
+            verdicts,
+            rubric=load_rubric_for_verdicts(rubric),
+            gold=gold or Path("gold"),
+            fmt=verdicts_format,
+        )
     with Store.open() as store, ExitStack() as stack:
         source = None
         if from_store is not None:
@@ -265,7 +296,8 @@ def calibrate(
         options = judge_options(
             model, api_base, rubric, judge_name, concurrency, timeout, max_attempts
         )
-        note = loading_note(options)
+        if recorded is None:
+            note = loading_note(options)
         report = ops_calibrate(
             store,
             CalibrateOptions(
@@ -276,6 +308,7 @@ def calibrate(
                 require_robustness=require_robustness,
                 attack_margin=attack_margin,
                 source=source,
+                recorded=recorded,
             ),
             Hooks(progress=lambda what, total: track(what, total=total, loading=note)),
         ).report

@@ -12,6 +12,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..calibration.criterion import Settings
+    from ..calibration.recorded import RecordedJudge
     from ..contracts import Rubric
     from ..gold import GoldSet
     from ..judge.config import JudgeOptions
@@ -33,7 +34,8 @@ class CalibrateOptions:
     statistics and gate of `settings`; `require_robustness`: the latest probe run's injection
     gate is part of the release gate (`attack_margin`, else the probe run's own); `source`: where
     the gold folder came from when it is not the user's own (a workbench queue exported for this
-    run), said in the report."""
+    run), said in the report. `recorded`: a judge that runs elsewhere, known by its recorded
+    verdicts (`calibration.load_recorded`), in place of a judge calibrant calls."""
 
     gold: Path
     split: str | None = "calibration"
@@ -43,6 +45,7 @@ class CalibrateOptions:
     require_robustness: bool = False
     attack_margin: float | None = None
     source: str | None = None
+    recorded: RecordedJudge | None = None
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,15 @@ def calibrate(
 ) -> CalibrateResult:
     """Calibrate the judge on the gold set; the run and its report are in the store."""
     from ..calibration import run_calibration
+    from ..errors import ConfigError
     from ..judge.config import JudgeOptions
 
     hooks = hooks or Hooks()
+    if options.recorded is not None and options.require_robustness:
+        raise ConfigError(
+            "--require-robustness needs a probe run, and calibrant can only probe a judge it "
+            "calls: not with recorded verdicts"
+        )
     with hooks.progress("gold items judged", None) as progress:
         report = run_calibration(
             options.gold,
@@ -89,5 +98,6 @@ def calibrate(
             on_run=hooks.on_run,
             check=gold_in_rubric_domain,
             source=options.source,
+            recorded=options.recorded,
         )
     return CalibrateResult(run_id=str(report["run_id"]), report=report)

@@ -14,6 +14,9 @@ from ..errors import CalibrantError
 from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
+    from ..calibration.recorded import RecordedJudge
+    from ..contracts import JudgeConfig, Rubric
+    from ..gold import GoldSet
     from ..store import Store
 
 __all__ = ["CompareOptions", "CompareResult", "compare"]
@@ -21,13 +24,14 @@ __all__ = ["CompareOptions", "CompareResult", "compare"]
 
 @dataclass(frozen=True)
 class CompareOptions:
-    """Judge B (`name_b`, the candidate) against judge A (`name_a`, the baseline), both resolved,
-    on the gold set at `gold`, split `split` (`all`: every item)."""
+    """Judge B (`name_b`, the candidate) against judge A (`name_a`, the baseline), each resolved
+    or known by its recorded verdicts (`calibration.load_recorded`), on the gold set at `gold`,
+    split `split` (`all`: every item)."""
 
     name_a: str
     name_b: str
-    judge_a: ResolvedJudge
-    judge_b: ResolvedJudge
+    judge_a: ResolvedJudge | RecordedJudge
+    judge_b: ResolvedJudge | RecordedJudge
     gold: Path
     split: str = "calibration"
     seed: int = 0
@@ -54,8 +58,7 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
     hooks = hooks or Hooks()
     split = None if options.split == "all" else options.split
     gold = load_gold(options.gold, split=split)
-    (config_a, rubric, _, _), config_b = options.judge_a, options.judge_b[0]
-    rubric_b = options.judge_b[1]
+    (config_a, rubric), (config_b, rubric_b) = _side(options.judge_a), _side(options.judge_b)
     if rubric_b.content_hash != rubric.content_hash:
         raise CalibrantError(
             f"judges '{options.name_a}' and '{options.name_b}' read different rubrics "
@@ -76,6 +79,11 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
             "gold": str(options.gold),
             "split": options.split,
             "min_cases": options.min_cases,
+            **{
+                f"verdicts_{side}": {"file": str(j.source), "sha256": j.sha256}
+                for side, j in (("a", options.judge_a), ("b", options.judge_b))
+                if not isinstance(j, tuple)
+            },
         },
     )
     try:
@@ -85,6 +93,9 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
             (options.name_a, options.judge_a),
             (options.name_b, options.judge_b),
         ):
+            if not isinstance(resolved, tuple):
+                judged.append(resolved.judgments(gold))  # recorded: no model call
+                continue
             what = f"gold items judged by '{name}'"
             with hooks.progress(what, len(gold.item_ids)) as progress:
                 judged.append(
@@ -111,6 +122,30 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
         runs.finish(run_id, None, status="failed")
         raise
     report["judges"]["a"]["name"], report["judges"]["b"]["name"] = options.name_a, options.name_b
+    _recorded_coverage(report, gold, options)
     report["run_id"] = run_id
     runs.finish(run_id, report)
     return CompareResult(run_id=run_id, report=report)
+
+
+def _side(judge: ResolvedJudge | RecordedJudge) -> tuple[JudgeConfig, Rubric]:
+    if isinstance(judge, tuple):
+        return judge[0], judge[1]
+    return judge.config, judge.rubric
+
+
+def _recorded_coverage(report: dict[str, Any], gold: GoldSet, options: CompareOptions) -> None:
+    """A recorded side without a row for some gold item abstains there (counted in
+    `unusable`); each criterion's reason says how many, naming the file."""
+    for side, judge in (("A", options.judge_a), ("B", options.judge_b)):
+        if isinstance(judge, tuple):
+            continue
+        rows = {(r.item, r.criterion) for r in judge.rows}
+        for c in report["criteria"]:
+            n = sum((i, c["criterion"]) not in rows for i in gold.item_ids)
+            if n:
+                note = (
+                    f"{side}: {n} gold item(s) without a row in {judge.source.name} count as "
+                    "abstaining"
+                )
+                c["reason"] = f"{c['reason']}; {note}" if c["reason"] else note

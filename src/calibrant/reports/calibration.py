@@ -71,10 +71,14 @@ def render_calibration(
     )
     outcomes = ", ".join(f"{k} {v}" for k, v in r["judge_outcomes"].items())
     run = r.get("run") or {}
-    console.print(
-        f"judge outcomes: {outcomes}"
-        + (f"; {run['from_cache']} from cache, {run['model_calls']} model call(s)" if run else "")
-    )
+    rec = run.get("recorded")
+    if rec:
+        where = f"; recorded verdicts of '{rec['judge_version']}' from {rec['file']}, no model call"
+    elif run:
+        where = f"; {run['from_cache']} from cache, {run['model_calls']} model call(s)"
+    else:
+        where = ""
+    console.print(f"judge outcomes: {outcomes}{where}", highlight=False, markup=False)
     if noise_note(r):
         console.print(escape(str(noise_note(r))), highlight=False)
     t = Table(

@@ -101,6 +101,14 @@ def calibration_next_lines(report: dict[str, Any], folder: Path) -> list[str]:
             "Next: read each criterion's reasons in the report, then revise the "
             "rubric or try another judge (--model, --judge)  (the gate did not pass)"
         )
+    recorded = (report.get("judge") or {}).get("recorded")
+    if recorded:
+        return [
+            *lines,
+            f"Next: calibrant compare {recorded['file']} OTHER_VERDICTS  (this judge version "
+            "against another, recorded or saved, on the same gold items)",
+            *([f"Next: calibrant runs show {run}  (this run, later)"] if run else []),
+        ]
     calibration = run or str(folder / "report.json")
     lines += [
         f"Next: calibrant score TRANSCRIPTS --calibration {calibration}  (pass rates "

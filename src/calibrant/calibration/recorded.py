@@ -1,0 +1,426 @@
+"""Recorded verdicts: a judge that runs elsewhere (Inspect, promptfoo, DeepEval, a team's own
+pipeline), measured by calibrant's statistics without calibrant ever calling it.
+
+A verdicts file is CSV (header `item,criterion,label,judge_version`, optionally `rationale`) or
+JSONL (one object per line with the same keys); Inspect eval logs and promptfoo result files are
+turned into the same rows by `inspect_log` and `promptfoo_results`. Every row is checked the way
+expert labels are (`labels.py`): an item the gold set lacks, a criterion the rubric lacks, a label
+off the criterion's scale (its levels, `not_applicable` where the criterion allows it, and the
+judge's abstention `insufficient_evidence`), an (item, criterion) given twice, a missing column,
+a second judge version in one file — each is one InputError naming the file, the line and the
+field. A gold item of the split without a row, or a criterion without one, counts as the judge
+abstaining (insufficient_evidence): against coverage, exactly as in the gate."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..contracts import (
+    INSUFFICIENT_EVIDENCE,
+    CriterionJudgment,
+    JudgeConfig,
+    Judgment,
+    Rubric,
+    content_hash,
+)
+from ..errors import InputError
+from ..files import jsonl_objects, line_of, read_text
+from ..gold import GoldSet, read_manifest
+
+__all__ = [
+    "COLUMNS",
+    "FORMATS",
+    "NO_ROW",
+    "ImportMapping",
+    "RecordedJudge",
+    "RecordedVerdict",
+    "Where",
+    "check_verdicts",
+    "dotted",
+    "load_recorded",
+    "parse_json",
+    "read_verdicts",
+    "verdict_judgment",
+    "verdicts_jsonl",
+    "verdicts_csv",
+]
+
+COLUMNS = ("item", "criterion", "label", "judge_version")
+"""The columns (JSONL keys) every verdict row has; `rationale` may follow."""
+OPTIONAL = ("rationale",)
+FORMATS = ("auto", "csv", "jsonl", "inspect", "promptfoo")
+NO_ROW = "no recorded verdict"
+"""The rationale of an abstention calibrant fills in where the file has no row."""
+
+Loc = tuple[int | str, ...]
+
+
+def dotted(loc: Sequence[int | str]) -> str:
+    """A JSON path as a field name: samples[3].scores.tone.value."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a row was read, for errors: the file (or zip member), the line when known, and per
+    row field the place in the source it came from (a JSON path; the line of a JSON document's
+    field is looked up only when an error names it)."""
+
+    path: str
+    line: int | None = None
+    fields: Mapping[str, Loc] = field(default_factory=dict)
+    text: Callable[[], str] | None = None
+
+    def error(self, message: str, *, field: str) -> InputError:
+        loc = self.fields.get(field)
+        if loc is None:
+            return InputError(self.path, message, line=self.line, field=field)
+        line = self.line
+        if line is None and self.text is not None:
+            line = line_of(self.text(), loc)
+        return InputError(self.path, message, line=line, field=dotted(loc))
+
+
+@dataclass(frozen=True)
+class RecordedVerdict:
+    """One recorded answer of a judge: its label for one item on one criterion."""
+
+    item: str
+    criterion: str
+    label: str | int
+    judge_version: str
+    rationale: str = ""
+    where: Where = field(default_factory=lambda: Where("-"))
+
+    def as_json(self) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "item": self.item,
+            "criterion": self.criterion,
+            "label": self.label,
+            "judge_version": self.judge_version,
+        }
+        if self.rationale:
+            row["rationale"] = self.rationale
+        return row
+
+
+@dataclass(frozen=True)
+class ImportMapping:
+    """How a foreign file's fields become rows (each None: the format's default)."""
+
+    item_from: str | None = None
+    criterion_from: str | None = None
+    label_from: str | None = None
+    judge_version: str | None = None
+    labels: Mapping[str, str | int] = field(default_factory=dict)
+    epoch: int = 1
+
+
+def parse_json(name: str, text: str) -> Any:
+    """A JSON document read from `name` (a file, or a member of an archive); malformed JSON is
+    one InputError naming it and the line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(name, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(name, "malformed JSON: nested too deep") from None
+
+
+def _label(raw: str) -> str | int:
+    text = raw.strip()
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def _text_field(where: Where, data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise where.error("required field is missing", field=key)
+    if not isinstance(value, str):
+        raise where.error(f"must be text (got {json.dumps(value)})", field=key)
+    return value.strip()
+
+
+def _row(where: Where, data: Mapping[str, Any]) -> RecordedVerdict:
+    unknown = sorted(k for k in data if k not in COLUMNS and k not in OPTIONAL)
+    if unknown:
+        raise where.error("unknown field", field=unknown[0])
+    item, criterion = _text_field(where, data, "item"), _text_field(where, data, "criterion")
+    label = data.get("label")
+    if isinstance(label, str):
+        label = _label(label) if label.strip() else None
+    if label is None:
+        raise where.error("required field is missing", field="label")
+    if isinstance(label, bool) or not isinstance(label, str | int):
+        raise where.error(
+            f"a label is a string or an integer, not {json.dumps(label)}", field="label"
+        )
+    rationale = data.get("rationale") or ""
+    if not isinstance(rationale, str):
+        raise where.error("must be text", field="rationale")
+    version = _text_field(where, data, "judge_version")
+    return RecordedVerdict(item, criterion, label, version, rationale, where)
+
+
+def _csv_rows(path: Path, text: str) -> list[RecordedVerdict]:
+    reader = csv.DictReader(io.StringIO(text.removeprefix("\ufeff")))  # a spreadsheet's BOM
+    try:
+        header = list(reader.fieldnames or [])
+    except csv.Error as exc:
+        raise InputError(path, f"malformed CSV header: {exc}", line=1) from None
+    lacking = [c for c in COLUMNS if c not in header]
+    if lacking:
+        raise InputError(path, "CSV header lacks this column", line=1, field=lacking[0])
+    unknown = [c for c in header if c not in COLUMNS and c not in OPTIONAL]
+    if unknown:
+        raise InputError(path, "unknown column", line=1, field=unknown[0])
+    rows = []
+    try:
+        for raw in reader:
+            if None in raw:
+                raise InputError(path, "more values than columns", line=reader.line_num)
+            data = {k: v for k, v in raw.items() if k not in OPTIONAL or v}
+            rows.append(_row(Where(str(path), reader.line_num), data))
+    except csv.Error as exc:
+        raise InputError(path, f"malformed CSV: {exc}", line=reader.line_num) from None
+    return rows
+
+
+def _jsonl_rows(path: Path, text: str) -> list[RecordedVerdict]:
+    return [_row(Where(str(path), n), data) for n, _, data in jsonl_objects(path, text)]
+
+
+def _sniff(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".jsonl"):
+        return suffix[1:]
+    if suffix == ".eval":
+        return "inspect"
+    if suffix == ".json":
+        text = read_text(path)
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            data = None
+        if isinstance(data, dict) and ("samples" in data or "eval" in data):
+            return "inspect"
+        if isinstance(data, dict) and isinstance(data.get("results"), dict | list):
+            return "promptfoo"
+        raise InputError(
+            path,
+            "neither an Inspect eval log (eval, samples) nor promptfoo results (results[]); "
+            "give --verdicts-format",
+            line=1,
+        )
+    raise InputError(
+        path,
+        "unknown kind of verdicts file: give a .csv, .jsonl, Inspect .eval/.json log or "
+        "promptfoo results .json",
+    )
+
+
+def read_verdicts(
+    path: Path, fmt: str = "auto", mapping: ImportMapping | None = None
+) -> tuple[str, list[RecordedVerdict]]:
+    """The rows of a verdicts file and the format they were read as (`auto`: by the file's
+    suffix, and for .json by its content). Shape errors only: `check_verdicts` does the rest."""
+    from .inspect_log import read_inspect
+    from .promptfoo_results import read_promptfoo
+
+    if fmt not in FORMATS:
+        raise InputError(path, f"unknown verdicts format '{fmt}' (formats: {', '.join(FORMATS)})")
+    kind = _sniff(path) if fmt == "auto" else fmt
+    if kind == "inspect":
+        rows = read_inspect(path, mapping or ImportMapping())
+    elif kind == "promptfoo":
+        rows = read_promptfoo(path, mapping or ImportMapping())
+    else:
+        text = read_text(path)
+        rows = _csv_rows(path, text) if kind == "csv" else _jsonl_rows(path, text)
+    if not rows:
+        raise InputError(path, "no verdicts in file")
+    return kind, rows
+
+
+def check_verdicts(
+    rows: Sequence[RecordedVerdict],
+    *,
+    rubric: Rubric,
+    items: Collection[str],
+    gold_name: str = "the gold set",
+) -> str:
+    """Refuse, at its row, what labels files may not hold either; returns the judge version
+    (one per file). `items`: every item of the gold set (`gold_name` in errors), any split."""
+    criteria = {c.id: c for c in rubric.criteria}
+    first = rows[0]
+    seen: dict[tuple[str, str], RecordedVerdict] = {}
+    for r in rows:
+        if r.judge_version != first.judge_version:
+            raise r.where.error(
+                f"a second judge version '{r.judge_version}' (the file began with "
+                f"'{first.judge_version}' at {_at(first)}): one judge version per file",
+                field="judge_version",
+            )
+        if r.item not in items:
+            raise r.where.error(f"item '{r.item}' is not in {gold_name}", field="item")
+        c = criteria.get(r.criterion)
+        if c is None:
+            raise r.where.error(
+                f"criterion '{r.criterion}' is not in rubric {rubric.rubric_id} "
+                f"(criteria: {', '.join(criteria)})",
+                field="criterion",
+            )
+        allowed = [*c.allowed_labels(), INSUFFICIENT_EVIDENCE]
+        if r.label not in allowed or isinstance(r.label, bool):
+            raise r.where.error(
+                f"label {r.label!r} is not on the scale of '{c.id}' "
+                f"(allowed: {', '.join(repr(v) for v in allowed)})",
+                field="label",
+            )
+        before = seen.get((r.item, r.criterion))
+        if before is not None:
+            raise r.where.error(
+                f"item '{r.item}' has a second verdict on '{r.criterion}' (first at {_at(before)})",
+                field="item",
+            )
+        seen[(r.item, r.criterion)] = r
+    return first.judge_version
+
+
+def _at(r: RecordedVerdict) -> str:
+    return f"line {r.where.line}" if r.where.line is not None else dotted(r.where.fields["item"])
+
+
+@dataclass(frozen=True)
+class RecordedJudge:
+    """A judge known only by its recorded verdicts, checked against a rubric and a gold set."""
+
+    version: str
+    source: Path
+    fmt: str
+    sha256: str
+    rubric: Rubric
+    rows: tuple[RecordedVerdict, ...]
+
+    @property
+    def config(self) -> JudgeConfig:
+        """Its identity in the store and the reports: the version and the rubric."""
+        return JudgeConfig(
+            model=f"recorded/{self.version}",
+            prompt_template_version="recorded",
+            rubric_hash=self.rubric.content_hash,
+        )
+
+    def judgments(self, gold: GoldSet) -> dict[str, Judgment]:
+        """One judgment per gold item of the split; no row is an abstention."""
+        config, now = self.config, datetime.now(UTC)
+        by = {(r.item, r.criterion): r for r in self.rows}
+        out = {}
+        for i in gold.item_ids:
+            answers = []
+            for c in self.rubric.criteria:
+                r = by.get((i, c.id))
+                answers.append(
+                    CriterionJudgment(
+                        criterion=c.id,
+                        label=INSUFFICIENT_EVIDENCE if r is None else r.label,
+                        rationale=NO_ROW if r is None else r.rationale,
+                    )
+                )
+            out[i] = verdict_judgment(config, gold, i, answers, now)
+        return out
+
+    def section(self, gold: GoldSet) -> dict[str, Any]:
+        """What the report says of the file: where it came from, what it covered."""
+        in_split = [r for r in self.rows if r.item in gold.items]
+        with_rows = {r.item for r in in_split}
+        without = sorted(set(gold.items) - with_rows)
+        gaps = len(with_rows) * len(self.rubric.criteria) - len(in_split)
+        missing = len(without) * len(self.rubric.criteria) + gaps
+        return {
+            "judge_version": self.version,
+            "file": str(self.source),
+            "format": self.fmt,
+            "sha256": self.sha256,
+            "rows": len(self.rows),
+            "rows_in_split": len(in_split),
+            "items_with_verdicts": len(with_rows),
+            "items_without_verdict": without,
+            "verdicts_missing": missing,
+            "note": (
+                f"{missing} (item, criterion) pair(s) of the gold split have no row in "
+                f"{self.source.name} ({len(without)} item(s) without any): each counts as the "
+                "judge abstaining (insufficient_evidence), against coverage as in the gate."
+                if missing
+                else f"every gold item of the split has a row per criterion in {self.source.name}."
+            ),
+        }
+
+
+def verdict_judgment(
+    config: JudgeConfig,
+    gold: GoldSet,
+    item: str,
+    answers: list[CriterionJudgment],
+    created_at: datetime,
+) -> Judgment:
+    """A verdict no model call produced (recorded elsewhere, or planted): the judgment of gold
+    item `item` by `config` with these answers."""
+    return Judgment(
+        transcript_id=item,
+        transcript_hash=content_hash(gold.transcripts[item]),
+        judge_hash=config.hash,
+        judge=config,
+        sample_index=0,
+        outcome="verdict",
+        criteria=answers,
+        attempts=0,
+        latency_ms=0.0,
+        created_at=created_at,
+    )
+
+
+def load_recorded(
+    path: Path,
+    *,
+    rubric: Rubric,
+    gold: Path,
+    fmt: str = "auto",
+    mapping: ImportMapping | None = None,
+) -> RecordedJudge:
+    """Read and check a verdicts file against the rubric and every item of the gold set at
+    `gold` (any split); nothing is recorded or written."""
+    manifest = gold / "manifest.yaml"
+    if not manifest.exists():
+        raise InputError(manifest, "no gold manifest here")
+    items = read_manifest(manifest)
+    kind, rows = read_verdicts(path, fmt, mapping)
+    version = check_verdicts(rows, rubric=rubric, items=items, gold_name=str(manifest))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return RecordedJudge(version, path, kind, f"sha256:{digest}", rubric, tuple(rows))
+
+
+def verdicts_jsonl(rows: Sequence[RecordedVerdict]) -> str:
+    """Rows as JSONL, as `calibrate --verdicts` reads them."""
+    return "".join(json.dumps(r.as_json(), ensure_ascii=False) + "\n" for r in rows)
+
+
+def verdicts_csv(rows: Sequence[RecordedVerdict]) -> str:
+    """Rows as CSV, as `calibrate --verdicts` reads them."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=[*COLUMNS, *OPTIONAL], lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({"rationale": "", **r.as_json()})
+    return out.getvalue()
