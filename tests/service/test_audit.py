@@ -203,6 +203,17 @@ def test_an_audit_queue_is_blind_to_the_judge(scored: Scored) -> None:
             assert audit["run_id"] not in text and scored.runs[0] not in text
             for word in ("inclusion_probability", "judge_labels", "stratum"):
                 assert word not in text
+        # the API face: an annotator can neither draw an audit nor read what the judge said
+        body = {"score_run": scored.runs[0], "queue": "api-q", "count": 3, "dry_run": True}
+        assert ann.post("/api/audits", json=body).status_code == 403
+        assert ann.get("/api/agreement-over-time").status_code == 403
+        admin = service.client(service.user("audit-admin", "admin"))
+        drawn = admin.post("/api/audits", json=body)
+        assert drawn.status_code == 200 and len(drawn.json()["items"]) == 3
+        bad = admin.post("/api/audits", json={**body, "count": 0})
+        assert bad.status_code == 400 and "--count 0" in bad.json()["detail"]
+        held = admin.post("/api/audits", json={**body, "queue": "blind-q", "dry_run": False})
+        assert held.status_code == 409
 
 
 def _kappa(pairs: list[tuple[str, str]]) -> float:
