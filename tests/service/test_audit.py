@@ -19,6 +19,7 @@ import pytest
 from sqlmodel import Session, select
 
 from calibrant.service import labeling as lab
+from calibrant.service.adjudication import adjudicate
 from calibrant.service.tables import ItemRow
 from calibrant.store import make_engine
 from calibrant.store.runs import RunRow
@@ -29,6 +30,7 @@ from tests.support.service import running_service
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 NONCE = re.compile(r"[0-9a-f]{16}")
 CRIT = "separates_done_from_pending"
+OTHER = {"pass": "fail", "fail": "pass"}
 
 
 def _answer(body: dict[str, Any]) -> str:
@@ -238,14 +240,22 @@ def test_agreement_over_two_windows_gives_the_kappa_of_the_labels(scored: Scored
             pairs = []
             for n, item in enumerate(audit["items"]):
                 judged = item["judge_labels"][CRIT]
-                expert = (
-                    judged if flip is None or n % flip else {"pass": "fail"}.get(judged, "pass")
-                )
-                raters = ("maria", "jonas") if name == "a" else ("maria",)
-                for rater in raters:
-                    lab.save_labels(engine, rater, item["item_id"], [(CRIT, expert, None)])
-                if judged in ("pass", "fail"):
-                    pairs.append((expert, judged))
+                expert = judged if flip is None or n % flip else OTHER[judged]
+                key = item["item_id"]
+                if name == "b":  # one expert: that expert's label, flagged
+                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)])
+                elif n < 2:  # two experts disagree: adjudicated (item 0) or unresolved (item 1)
+                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)])
+                    lab.save_labels(engine, "jonas", key, [(CRIT, OTHER[expert], None)])
+                    if n == 1:
+                        continue
+                    adjudicate(
+                        engine, item=key, criterion=CRIT, label=expert, reason="rule 3", by="ada"
+                    )
+                else:  # two experts agree: the consensus
+                    for rater in ("maria", "jonas"):
+                        lab.save_labels(engine, rater, key, [(CRIT, expert, None)])
+                pairs.append((expert, judged))
             expected[name] = (_kappa(pairs), len(pairs))
     finally:
         engine.dispose()
@@ -264,7 +274,13 @@ def test_agreement_over_two_windows_gives_the_kappa_of_the_labels(scored: Scored
         assert c["kappa"]["estimate"] == pytest.approx(kappa)
         assert c["kappa"]["ci"] is not None and c["kappa"]["n_clusters"] == c["n_cases"]
         assert c["n_single_expert"] == (0 if name == "a" else c["n_audited"])
+        assert c["n_unresolved"] == (1 if name == "a" else 0)
         assert c["gate_status"] in ("PASS", "FAIL", "UNDECIDED")
         assert {x["label"] for x in c["per_label"]} == {"pass", "fail"}
         assert c["pass_rate_judged"]["n"] > 0
     assert report["latest"][windows[1]["judge_version"]] == windows[1]["start"]
+    # the audit's provenance is a run of the store, as any run
+    shown = scored.cli("runs", "show", first["run_id"], "--json")
+    assert shown.code == 0, shown.err
+    stored = json.loads(shown.out)
+    assert stored["kind"] == "audit" and stored["report"]["items"] == first["items"]
