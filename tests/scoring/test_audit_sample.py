@@ -96,3 +96,17 @@ def test_a_window_gives_the_kappa_of_its_labels_and_an_undecided_gate_on_single_
     assert out["n_items"] == 40 and out["n_cases"] == 20 and out["n_single_expert"] == 40
     assert out["gate"]["status"] == "UNDECIDED"  # one expert: no expert side to compare with
     assert out["pass_rate_corrected"]["corrected"]["value"] is not None
+    passed = sum(1 for it in items if it.expert_label == "pass")
+    assert out["pass_rate_audited"]["value"] == pytest.approx(passed / 40)  # equal weights
+    assert out["pass_rate_audited"]["n_cases"] == 20
+
+
+def test_the_audited_pass_rate_weights_by_inclusion_probability() -> None:
+    rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
+    c = next(x for x in rubric.criteria if x.id == "separates_done_from_pending")
+    # judged fails drawn at 1/2, judged passes at 1/10: the passes stand for five times more
+    items = [AuditedItem(f"c{n}", f"i{n}", "fail", "fail", False, {}, 0.5) for n in range(10)] + [
+        AuditedItem(f"d{n}", f"j{n}", "pass", "pass", False, {}, 0.1) for n in range(10)
+    ]
+    out = window_criterion(c, items, n_resamples=200)
+    assert out["pass_rate_audited"]["value"] == pytest.approx(100 / 120)

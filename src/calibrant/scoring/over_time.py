@@ -18,8 +18,11 @@ scale) with a case-clustered interval, sensitivity and specificity per label, n 
 cases, the release gate's decision by its rule, and — on a pass/fail criterion, given the run's
 judged counts — the pass rate corrected by the judge's errors measured on this window's audit
 (score's Rogan-Gladen correction, the audited cases resampled). The correction counts each
-audited item once: it is not weighted by inclusion probability (the proportional allocation
-keeps the weights near equal; they are recorded for a weighted estimate)."""
+audited item once: it is not weighted by inclusion probability. Beside it,
+``pass_rate_audited`` is the experts' own pass rate on the audited items weighted by
+``1 / inclusion_probability`` (the weights scaled to sum to the number of items), with the
+case-clustered interval of :mod:`calibrant.agreement.clustered`: the run's pass rate as the
+experts would judge it, unbiased under the audit's design."""
 
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..agreement import bootstrap_pairwise
+from ..agreement.clustered import clustered_proportion
 from ..agreement.gate import GateSettings
 from ..calibration.criterion import scale_of, stat_json
 from ..calibration.explain import ABSTAIN, Side
@@ -163,10 +167,12 @@ def window_criterion(
         "gate": decision.to_dict(),
         "gate_comparison": comparison,
         "pass_rate_corrected": None,
+        "pass_rate_audited": None,
         "correction": "not applied: the correction is defined for pass/fail criteria",
     }
     if c.scale.kind != "binary":
         return out
+    out["pass_rate_audited"] = _audited_rate(rated, seed=seed)
     if judged is None:
         out["correction"] = "not applied: no judged counts for this window"
         return out
@@ -186,3 +192,21 @@ def window_criterion(
         "resampled (unweighted)"
     )
     return out
+
+
+def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> dict[str, object] | None:
+    """The experts' pass rate on `items`, weighted by 1 / inclusion probability, by case."""
+    rated = [it for it in items if it.expert_label in ("pass", "fail")]
+    if not rated or any(not it.inclusion_probability for it in rated):
+        return None
+    weights = [1 / (it.inclusion_probability or 1) for it in rated]
+    scale = len(rated) / sum(weights)
+    passed: dict[str, float] = {}
+    total: dict[str, float] = {}
+    for it, w in zip(rated, weights, strict=True):
+        total[it.case_id] = total.get(it.case_id, 0.0) + w * scale
+        if it.expert_label == "pass":
+            passed[it.case_id] = passed.get(it.case_id, 0.0) + w * scale
+    cases = sorted(total)
+    figure = clustered_proportion([passed.get(k, 0.0) for k in cases], [total[k] for k in cases])
+    return figure.as_json()

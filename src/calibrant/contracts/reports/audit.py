@@ -97,6 +97,10 @@ class WindowCriterion(Strict):
     gate_comparison: Json
     pass_rate_judged: Json | None
     pass_rate_corrected: Json | None
+    pass_rate_audited: Json | None = Field(
+        description="The experts' pass rate on the audited items, weighted by 1 / inclusion "
+        "probability, case-clustered interval (pass/fail criteria)."
+    )
     correction: str
     items: list[WindowItem]
 
