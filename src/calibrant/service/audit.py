@@ -140,12 +140,13 @@ def _rubric(engine: Engine, rubric_hash: str, text: str | None, dry_run: bool) -
     return rubric
 
 
-def _transcripts(rows: list[Any]) -> dict[int, Transcript]:
-    """The run's transcripts by position, read again from their sources and checked against
-    the hash the run recorded."""
+def _transcripts(rows: list[Any], keep: set[int] | None = None) -> dict[int, Any]:
+    """Each row's case id (or, for the positions in `keep`, its transcript), read again from
+    its source a chunk at a time and checked against the hash the run recorded: a run of any
+    size, no more than a chunk of transcripts in memory beside the ones kept."""
     from ..scoring.queue import chunk_refs, load_refs
 
-    out: dict[int, Transcript] = {}
+    out: dict[int, Any] = {}
     for start in range(0, len(rows), _LOAD):
         part = rows[start : start + _LOAD]
         (refs,) = list(chunk_refs(iter([r.source for r in part]), len(part)))
@@ -155,7 +156,7 @@ def _transcripts(rows: list[Any]) -> dict[int, Transcript]:
                     f"audit: {source} changed since the score run judged it (its content hash "
                     "differs): audit a run whose transcripts are where it read them"
                 )
-            out[row.position] = t
+            out[row.position] = t if keep is not None and row.position in keep else t.case_id
     return out
 
 
@@ -192,12 +193,12 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     rows = runs.scores(run["id"])
     if not rows:
         raise ConfigError(f"audit: score run {run['id']} has no scored transcript")
-    transcripts = _transcripts(rows)
+    case_of = _transcripts(rows)
     scored = [
         Scored(
             position=r.position,
             transcript_id=r.transcript_id,
-            case_id=transcripts[r.position].case_id,
+            case_id=case_of[r.position],
             outcome=r.judge_outcome,
             labels=json.loads(r.labels),
         )
@@ -212,7 +213,9 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
         per_case=options.per_case,
     )
     by_position = {r.position: r for r in rows}
-    drawn = [transcripts[d.scored.position] for d in design.items]
+    chosen = [d.scored.position for d in design.items]
+    again = _transcripts([by_position[p] for p in chosen], keep=set(chosen))
+    drawn: list[Transcript] = [again[p] for p in chosen]
     with Session(engine) as session:
         ids = [t.transcript_id for t in drawn]
         existing = {
