@@ -4,12 +4,13 @@ and admins read the agreement: an annotator never sees what the judge said of an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from .api_labels import ID_PATTERN
 from .audit import AuditOptions, agreement_over_time, draw_audit
 from .security import require
 from .users import User
@@ -24,13 +25,17 @@ class AuditIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    score_run: str = Field(min_length=1, max_length=100, description="Score run id or prefix.")
-    queue: str = Field(min_length=1, max_length=200, description="A new workbench queue.")
+    score_run: str = Field(
+        min_length=4, max_length=64, pattern=r"^[0-9a-f]+$", description="Score run id or prefix."
+    )
+    queue: str = Field(
+        min_length=1, max_length=200, pattern=ID_PATTERN, description="A new workbench queue."
+    )
     rate: float | None = Field(default=None, description="Share of the run, in (0, 1].")
     count: int | None = Field(default=None, description="Number of transcripts.")
     seed: int = 0
     per_case: int = 2
-    stratify_by: list[str] | None = None
+    stratify_by: list[Annotated[str, Field(max_length=200, pattern=ID_PATTERN)]] | None = None
     dry_run: bool = False
 
 
@@ -62,7 +67,7 @@ async def post_audit(
 async def get_agreement_over_time(
     request: Request,
     window: str = Query(default="week", pattern="^(day|week|month)$"),
-    judge: str | None = Query(default=None, max_length=100),
+    judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
     seed: int = 0,
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
