@@ -47,6 +47,31 @@ def test_the_inclusion_probabilities_weight_the_sample_back_to_the_run_without_b
     assert sum(rare) / len(rare) == pytest.approx(truth, rel=0.1)
 
 
+def test_below_one_item_per_stratum_every_item_keeps_its_chance_and_its_weight() -> None:
+    rows = _run()
+    criteria = ("a", "b", "c")  # 'c' is not labeled: None, one more level per stratum
+    rows = [
+        Scored(
+            r.position,
+            r.transcript_id,
+            r.case_id,
+            r.outcome,
+            {**r.labels, "c": str(r.position % 4)},
+        )
+        for r in rows
+    ]
+    totals = []
+    seen: set[int] = set()
+    for seed in range(3000):
+        design = draw_sample(rows, criteria, seed=seed, count=5, per_case=2)
+        assert design.systematic and len(design.items) == 5
+        assert len({s.name for s in design.strata}) > 5
+        totals.append(sum(1 / d.inclusion_probability for d in design.items))
+        seen.update(d.scored.position for d in design.items)
+    assert sum(totals) / len(totals) == pytest.approx(len(rows), rel=0.02)
+    assert len(seen) == len(rows)  # no item without a chance
+
+
 def test_every_verdict_is_drawn_no_case_beyond_its_cap_and_the_seed_repeats_the_sample() -> None:
     rows = _run()
     design = draw_sample(rows, CRITERIA, seed=4, count=12, per_case=2)

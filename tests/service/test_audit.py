@@ -139,7 +139,9 @@ def test_the_sample_is_stratified_by_verdict_capped_by_case_and_reproducible(
         assert all(s["drawn"] >= 1 for s in strata.values())
     for item in first["items"]:
         s = strata[item["stratum"]]
-        assert item["stratum_probability"] == pytest.approx(s["drawn"] / s["kept"])
+        # by stratum; or, below one item per stratum, each kept item at count / kept
+        share = 9 / first["kept"] if first["systematic"] else s["drawn"] / s["kept"]
+        assert item["stratum_probability"] == pytest.approx(share)
         assert item["inclusion_probability"] == pytest.approx(
             item["case_probability"] * item["stratum_probability"]
         )

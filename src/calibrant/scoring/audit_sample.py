@@ -13,7 +13,11 @@ probability and a rate measured on the sample can be weighted back to the run:
    the judge gave no verdict — and ``n`` items are allocated to the strata in proportion to
    their size (largest remainder), each stratum that has items getting at least one while
    ``n`` allows; each stratum is drawn by simple random sampling, an item with probability
-   ``n_h / K_h`` (``K_h`` kept items in the stratum).
+   ``n_h / K_h`` (``K_h`` kept items in the stratum). When ``n`` is below the number of strata
+   (many verdict combinations, a small audit), some strata would get no item, and their items
+   no chance: the kept items are then put in a line by stratum (random order within) and drawn
+   by a systematic sample with a random start (implicit stratification): each stratum gets
+   the floor or the ceiling of its proportional share, every kept item probability ``n / K``.
 
 An item's inclusion probability is the product of the two (the second given the first: the
 double-expansion weight ``1 / probability`` is unbiased for two-phase sampling). Everything is
@@ -75,6 +79,7 @@ class AuditDesign:
     population: int
     kept: int
     cases: int  # cases of the run
+    systematic: bool = False  # phase 2 was the systematic sample (fewer items than strata)
 
     @property
     def drawn_cases(self) -> int:
@@ -150,13 +155,29 @@ def draw_sample(
     strata: dict[str, list[tuple[Scored, float]]] = defaultdict(list)
     for r, p in kept:
         strata[stratum_of(r, criteria)].append((r, p))
-    alloc = _allocate(min(target, len(kept)), {s: len(v) for s, v in strata.items()})
+    n = min(target, len(kept))
     items: list[Drawn] = []
-    for s in sorted(strata):
-        pool = strata[s]
-        take = alloc.get(s, 0)
-        for r, p in rng.sample(pool, take):
-            items.append(Drawn(r, s, p, take / len(pool)))
+    if n >= len(strata):
+        alloc = _allocate(n, {s: len(v) for s, v in strata.items()})
+        for s in sorted(strata):
+            pool = strata[s]
+            take = alloc.get(s, 0)
+            for r, p in rng.sample(pool, take):
+                items.append(Drawn(r, s, p, take / len(pool)))
+        systematic = False
+    else:  # fewer items than strata: implicit stratification, every kept item at n / kept
+        line: list[tuple[str, Scored, float]] = []
+        for s in sorted(strata):
+            pool = list(strata[s])
+            rng.shuffle(pool)
+            line.extend((s, r, p) for r, p in pool)
+        step = len(line) / n
+        start = rng.random() * step
+        for i in range(n):
+            s, r, p = line[int(start + i * step)]
+            items.append(Drawn(r, s, p, n / len(line)))
+        alloc = {s: sum(1 for d in items if d.stratum == s) for s in strata}
+        systematic = True
     items.sort(key=lambda d: d.scored.position)
     return AuditDesign(
         target=target,
@@ -168,4 +189,5 @@ def draw_sample(
         population=len(ordered),
         kept=len(kept),
         cases=len(by_case),
+        systematic=systematic,
     )

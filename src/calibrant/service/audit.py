@@ -55,7 +55,8 @@ __all__ = [
 AUDIT_DESIGN = (
     "two-phase: at most per_case items of each case kept at random, then the kept items drawn "
     "by stratum of the judge's verdict on the stratified_by criteria (proportional allocation, "
-    "at least one per stratum while the count allows); inclusion probability = case "
+    "at least one per stratum; below one item per stratum, a systematic sample over the kept "
+    "items lined up by stratum, each at count / kept); inclusion probability = case "
     "probability x stratum probability"
 )
 _QUEUE = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
@@ -268,6 +269,7 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
             "per_case": options.per_case,
             "stratified_by": criteria,
             "design": AUDIT_DESIGN,
+            "systematic": design.systematic,
             "target": design.target,
             "population": design.population,
             "kept": design.kept,

@@ -64,6 +64,9 @@ class AuditReport(Report):
     per_case: int
     stratified_by: list[str] = Field(description="The criteria whose verdicts make the strata.")
     design: str
+    systematic: bool = Field(
+        description="Phase 2 was the systematic sample (the count below the number of strata)."
+    )
     target: int = Field(description="Items asked for.")
     population: int
     kept: int
