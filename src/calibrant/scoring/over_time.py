@@ -131,7 +131,15 @@ def window_criterion(
     expert_codes = [
         scale.encode([it.experts.get(r) for it in rated], missing=missing) for r in raters
     ]
-    usable = sum(1 for v in judge_raw if v is not None and v not in missing)
+    # coverage as the calibration counts it: an abstention, a failed answer, and not_applicable
+    # on an item the experts rated are not usable labels
+    usable = sum(
+        1
+        for e, j in zip(ref_raw, judge_raw, strict=True)
+        if j is not None
+        and j not in ABSTAIN
+        and not (j == NOT_APPLICABLE and e != NOT_APPLICABLE and e not in ABSTAIN)
+    )
     coverage = usable / len(rated) if rated else 0.0
     decision, comparison = gate_part(
         y,
@@ -152,6 +160,7 @@ def window_criterion(
         "n_audited": len(items),
         "n_unresolved": len(items) - len(rated),
         "n_single_expert": sum(1 for it in rated if it.single_expert),
+        "coverage": coverage,
         "kappa": stat_json(
             kappa, [Side.of("the experts", ref_raw), Side.of("the judge", judge_raw)]
         ),

@@ -93,6 +93,7 @@ class WindowCriterion(Strict):
     n_audited: int
     n_unresolved: int = Field(description="Audited items without an expert label yet.")
     n_single_expert: int
+    coverage: float = Field(description="Share of expert-labeled items with a usable judge label.")
     kappa: Json
     per_label: list[Json]
     gate: Json
