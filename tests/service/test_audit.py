@@ -30,6 +30,7 @@ from tests.support.service import running_service
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 NONCE = re.compile(r"[0-9a-f]{16}")
 CRIT = "separates_done_from_pending"
+CRIT2 = "explains_next_step"
 OTHER = {"pass": "fail", "fail": "pass"}
 
 
@@ -74,7 +75,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scored]:
         by_case[json.loads(f.read_text())["case_id"]].append(f)
     for side, index in (("a", 0), ("b", 1)):
         (work / side).mkdir()
-        for files in by_case.values():
+        for files in list(by_case.values())[:20]:
             if len(files) > index:
                 shutil.copy(files[index], work / side)
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
@@ -218,6 +219,39 @@ def test_an_audit_queue_is_blind_to_the_judge(scored: Scored) -> None:
         assert bad.status_code == 400 and "--count 0" in bad.json()["detail"]
         held = admin.post("/api/audits", json={**body, "queue": "blind-q", "dry_run": False})
         assert held.status_code == 409
+        # two experts label the queue through the API, an adjudicator settles their one
+        # disagreement, and the window of the audit holds the consensus beside the judge's label
+        ann2 = service.client(service.user("blind-expert2", "annotator"))
+        aliases = [e["alias"] for e in listed.json()]
+        for n, alias in enumerate(aliases):
+            for who, label in ((ann, "pass"), (ann2, "fail" if n == 0 else "pass")):
+                got = who.post(
+                    "/api/labels",
+                    json={"item": alias, "labels": [{"criterion": CRIT2, "label": label}]},
+                )
+                assert got.status_code == 200, got.text
+        adjudicator = service.client(service.user("blind-adj", "adjudicator"))
+        decided = adjudicator.post(
+            "/api/adjudications",
+            json={"item": aliases[0], "criterion": CRIT2, "label": "fail", "reason": "rule 2"},
+        )
+        assert decided.status_code == 200, decided.text
+        over = adjudicator.get("/api/agreement-over-time", params={"resamples": 200})
+        assert over.status_code == 200, over.text
+        (window,) = [w for w in over.json()["windows"] if audit["run_id"] in w["audits"]]
+        c = next(x for x in window["criteria"] if x["criterion"] == CRIT2)
+        assert c["n_items"] == 4 and c["n_single_expert"] == 0
+        judged = {i["item_id"]: i["judge_labels"][CRIT2] for i in audit["items"]}
+        first = next(e for e in listed.json() if e["alias"] == aliases[0])
+        labeled = {i["item_id"]: i for i in c["items"] if i["expert_label"] is not None}
+        assert len(labeled) == 4 and all(i["judge_label"] == judged[k] for k, i in labeled.items())
+        assert sorted(i["expert_label"] for i in labeled.values()) == [
+            "fail",
+            "pass",
+            "pass",
+            "pass",
+        ]
+        assert first["alias"] not in over.text  # items by their ids, for adjudicators and admins
 
 
 def _kappa(pairs: list[tuple[str, str]]) -> float:
