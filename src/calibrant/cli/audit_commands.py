@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -139,3 +139,20 @@ def agreement_over_time(
                 f"({c['n_cases']} cases, {c['n_single_expert']} single-expert), gate "
                 f"{c['gate_status']}"
             )
+            rates = [
+                f"{name} {_rate(c.get(key))}"
+                for name, key in (("judged", "pass_rate_judged"), ("audited", "pass_rate_audited"))
+                if c.get(key)
+            ]
+            corrected = (c.get("pass_rate_corrected") or {}).get("corrected")
+            if corrected:
+                rates.append(f"corrected {_rate(corrected)}")
+            if rates:
+                out.print("    pass rate " + ", ".join(rates))
+
+
+def _rate(figure: dict[str, Any] | None) -> str:
+    if not figure or figure.get("value") is None:
+        return "undefined"
+    ci = figure.get("ci95")
+    return f"{figure['value']:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
