@@ -4,12 +4,13 @@ and admins read the agreement: an annotator never sees what the judge said of an
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from ..contracts.reports import AgreementOverTimeReport, AuditReport
 from .api_labels import ID_PATTERN
 from .audit import AuditOptions, agreement_over_time, draw_audit
 from .security import require
@@ -39,12 +40,18 @@ class AuditIn(BaseModel):
     dry_run: bool = False
 
 
-@router.post("/audits")
+class AuditOut(AuditReport):
+    """The audit drawn: its report, and the audit run recording it (null on a dry run)."""
+
+    run_id: str | None = Field(description="The audit run in the store; null on a dry run.")
+
+
+@router.post("/audits", response_model=AuditOut)
 async def post_audit(
     request: Request,
     body: AuditIn,
     user: User = Depends(require("admin")),  # noqa: B008
-) -> dict[str, Any]:
+) -> AuditOut:
     """Draw an audit sample of a score run into a new blind queue (admin); the audit as
     `calibrant audit --json` prints it. Bad options: 400, a queue already holding items: 409;
     nothing is written then."""
@@ -60,10 +67,10 @@ async def post_audit(
     )
     engine = request.app.state.engine
     result = await run_in_threadpool(lambda: draw_audit(engine, options, by=user.name))
-    return {"run_id": result.run_id, **result.report}
+    return AuditOut.model_validate({"run_id": result.run_id, **result.report})
 
 
-@router.get("/agreement-over-time")
+@router.get("/agreement-over-time", response_model=AgreementOverTimeReport)
 async def get_agreement_over_time(
     request: Request,
     window: str = Query(default="week", pattern="^(day|week|month)$"),
@@ -71,12 +78,13 @@ async def get_agreement_over_time(
     seed: int = 0,
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
-) -> dict[str, Any]:
+) -> AgreementOverTimeReport:
     """The judge against the experts on audited items per judge version and window (as
     `calibrant agreement-over-time --json`)."""
     engine = request.app.state.engine
-    return await run_in_threadpool(
+    report = await run_in_threadpool(
         lambda: agreement_over_time(
             engine, window=window, judge=judge, seed=seed, n_resamples=resamples
         )
     )
+    return AgreementOverTimeReport.model_validate(report)
