@@ -26,7 +26,7 @@ from calibrant.scoring.calibration_choice import ChosenCalibration
 from calibrant.scoring.summary import ScoreSummary
 from calibrant.store import make_engine
 from tests.compare.test_audit_compare_judges import _compare
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from tests.reports.support import GOLD, RUBRIC
 
 FAST = Settings(n_resamples=200)
@@ -149,6 +149,59 @@ def judge() -> dict[str, Any]:
     return {**report, "run_id": "1" * 32}
 
 
+@cache
+def _audited() -> tuple[dict[str, Any], dict[str, Any]]:
+    """`calibrant audit` on a score run of the gold transcripts (a planted judge), its items
+    labeled by two experts as the gold consensus; and `agreement-over-time` on it."""
+    from calibrant.gold import CONSENSUS
+    from calibrant.service import labeling as lab
+    from calibrant.service.audit import AuditOptions, agreement_over_time, draw_audit
+    from calibrant.service.catalog import add_rubric
+    from calibrant.store.runs import Runs
+
+    cfg, js = simulated_judgments(GOLD, RUBRIC, "flip:no_claim_before_confirmed:0.2")
+    with tempfile.TemporaryDirectory() as folder:
+        engine = make_engine(f"sqlite:///{Path(folder) / 'store.db'}")
+        try:
+            add_rubric(engine, (ROOT / "rubrics" / "refund_communication.yaml").read_text(), "t")
+            runs = Runs(engine)
+            run_id = runs.start("score", judge=cfg, process=False)
+            summary = ScoreSummary(RUBRIC, cfg)
+            rows = [
+                summary.add(
+                    str(ROOT / "gold" / "transcripts" / f"{i}.json"),
+                    t,
+                    check_transcript(t),
+                    js[i],
+                    cached=False,
+                )
+                for i, t in sorted(GOLD.transcripts.items())
+            ]
+            runs.add_scores(run_id, rows, start=0)
+            runs.finish(run_id, summary.report(None))
+            audit = draw_audit(
+                engine, AuditOptions(run_id, "audit-1", seed=3, count=40), by="t"
+            ).report
+            for item in audit["items"]:
+                for c in RUBRIC.criteria:
+                    label = GOLD.labels_by(CONSENSUS, c.id).get(item["item_id"])
+                    if label is not None:
+                        for rater in ("maria", "jonas"):
+                            lab.save_labels(engine, rater, item["item_id"], [(c.id, label, None)])
+            over_time = agreement_over_time(engine, n_resamples=200)
+        finally:
+            engine.dispose()
+    return audit, over_time
+
+
+def audit() -> dict[str, Any]:
+    return _audited()[0]
+
+
+def agreement_over_time() -> dict[str, Any]:
+    return _audited()[1]
+
+
 def domains() -> dict[str, Any]:
     """`domains list --json`: the refund shop (and any other installed pack)."""
     from calibrant.ops.domains import list_domains
@@ -168,4 +221,6 @@ PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "stability": ("stability", stability),
     "judge": ("judge", judge),
     "domains": ("domains", domains),
+    "audit": ("audit", audit),
+    "agreement over time": ("agreement-over-time", agreement_over_time),
 }

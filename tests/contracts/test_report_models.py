@@ -35,6 +35,8 @@ CURRENT = {
     "stability": contracts.STABILITY_SCHEMA_VERSION,
     "judge": contracts.JUDGE_SCHEMA_VERSION,
     "domains": contracts.DOMAINS_SCHEMA_VERSION,
+    "audit": contracts.AUDIT_SCHEMA_VERSION,
+    "agreement-over-time": contracts.AGREEMENT_OVER_TIME_SCHEMA_VERSION,
 }
 
 

@@ -12,6 +12,7 @@ from ..settings import get_settings
 # `calibrant --help` lists the commands in the order they register, which is the order of these
 # imports: a new module's name places its commands.
 from . import (  # noqa: F401  (they register the commands)
+    audit_commands,
     batch_commands,
     case_commands,
     compare_commands,

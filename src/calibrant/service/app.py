@@ -125,8 +125,8 @@ def create_app(
         """The account the token belongs to."""
         return MeOut(name=user.name, role=user.role)
 
-    from . import routes_catalog, routes_jobs, routes_reports, routes_runs
+    from . import routes_audit, routes_catalog, routes_jobs, routes_reports, routes_runs
 
-    for module in (routes_catalog, routes_jobs, routes_runs, routes_reports):
+    for module in (routes_catalog, routes_jobs, routes_runs, routes_reports, routes_audit):
         app.include_router(module.router)
     return app

@@ -41,7 +41,7 @@ __all__ = [
 
 # Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
 # service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
-# the safety checker's and the harness's runs.
+# the safety checker's and the harness's runs; "audit" an audit sample drawn from a score run.
 RunKind = Literal[
     "calibrate",
     "judge",
@@ -53,6 +53,7 @@ RunKind = Literal[
     "probe",
     "check",
     "trials",
+    "audit",
 ]
 RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 

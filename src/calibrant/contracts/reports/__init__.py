@@ -1,6 +1,7 @@
 """The reports calibrant produces, as pydantic models: calibration, score, comparison (`compare`,
 judge B against judge A), trials (`compare-trials`, agent run B against run A), probe, check,
-stability, judge and domains (`domains list`: the installed domain packs). Each report has one
+stability, judge, domains (`domains list`: the installed domain packs), audit (an audit sample
+after release) and agreement-over-time. Each report has one
 schema version (the ``*_SCHEMA_VERSION`` constants, which its producer writes) and a JSON Schema
 under docs/schemas/ (`schemas()`).
 
@@ -13,6 +14,12 @@ keep loading: `load_report(kind, data)` upgrades what can be upgraded and valida
 older version did not record stays unset (a reader says it is missing, never guesses it), and
 `schema_version` keeps the version the report was written with."""
 
+from .audit import (
+    AGREEMENT_OVER_TIME_SCHEMA_VERSION,
+    AUDIT_SCHEMA_VERSION,
+    AgreementOverTimeReport,
+    AuditReport,
+)
 from .base import Figure, Report, ReportVersionError, RubricRef
 from .calibration import CALIBRATION_SCHEMA_VERSION, CalibrationCriterion, CalibrationReport
 from .check import CHECK_SCHEMA_VERSION, JUDGE_SCHEMA_VERSION, CheckReport, JudgeReport
@@ -49,6 +56,10 @@ __all__ = [
     "STABILITY_SCHEMA_VERSION",
     "JUDGE_SCHEMA_VERSION",
     "DOMAINS_SCHEMA_VERSION",
+    "AUDIT_SCHEMA_VERSION",
+    "AGREEMENT_OVER_TIME_SCHEMA_VERSION",
+    "AuditReport",
+    "AgreementOverTimeReport",
     "AnyReport",
     "REPORT_MODELS",
     "RUN_REPORTS",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
+from .audit import AgreementOverTimeReport, AuditReport
 from .base import Json, Report, ReportVersionError
 from .calibration import CalibrationReport
 from .check import CheckReport, JudgeReport
@@ -37,6 +38,8 @@ ReportKind = Literal[
     "stability",
     "judge",
     "domains",
+    "audit",
+    "agreement-over-time",
 ]
 AnyReport = (
     CalibrationReport
@@ -48,6 +51,8 @@ AnyReport = (
     | StabilityReport
     | JudgeReport
     | DomainsReport
+    | AuditReport
+    | AgreementOverTimeReport
 )
 REPORT_MODELS: dict[str, type[Report]] = {
     m.KIND: m
@@ -61,6 +66,8 @@ REPORT_MODELS: dict[str, type[Report]] = {
         StabilityReport,
         JudgeReport,
         DomainsReport,
+        AuditReport,
+        AgreementOverTimeReport,
     )
 }
 # The run kinds of the store (store.runs.RUN_KINDS) whose summary is a report of a kind here
@@ -73,6 +80,7 @@ RUN_REPORTS: dict[str, str] = {
     "probe": "probe",
     "stability": "stability",
     "judge": "judge",
+    "audit": "audit",
 }
 
 

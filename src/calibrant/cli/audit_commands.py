@@ -1,0 +1,158 @@
+"""After release: `calibrant audit` draws a sample of a score run into a blind workbench queue;
+`calibrant agreement-over-time` measures the judge against the experts' labels of the audited
+items per judge version and time window. The operations are `calibrant.service.audit`'s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from .app import app
+
+
+@app.command()
+def audit(
+    run: Annotated[str, typer.Argument(help="The score run to audit (its id or a prefix).")],
+    queue: Annotated[
+        str, typer.Option("--queue", help="The new workbench queue the sample goes to.")
+    ],
+    rate: Annotated[
+        float | None, typer.Option("--rate", help="Share of the run's transcripts, in (0, 1].")
+    ] = None,
+    count: Annotated[int | None, typer.Option("--count", help="Number of transcripts.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same sample.")] = 0,
+    per_case: Annotated[
+        int, typer.Option("--per-case", help="At most this many transcripts of one case.")
+    ] = 2,
+    stratify_by: Annotated[
+        str | None,
+        typer.Option(
+            "--stratify-by",
+            help="Criteria whose verdicts make the strata, comma-separated (default: the "
+            "pass/fail criteria).",
+        ),
+    ] = None,
+    rubric: Annotated[
+        Path | None,
+        typer.Option("--rubric", help="The run's rubric file, if the store does not hold it."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Draw and show the sample; write nothing.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+) -> None:
+    """Draw a sample of a score run's transcripts into a blind workbench queue (stratified by
+    the judge's verdict, at most --per-case per case), recording what the judge said of each
+    and the probability it was drawn with."""
+    from ..service.audit import AuditOptions, draw_audit
+    from ..store import make_engine
+
+    text = None
+    if rubric is not None:
+        try:
+            text = rubric.read_text(encoding="utf-8")
+        except OSError as exc:
+            from ..errors import ConfigError
+
+            raise ConfigError(f"--rubric {rubric}: cannot read it ({exc.strerror})") from None
+    engine = make_engine()
+    try:
+        result = draw_audit(
+            engine,
+            AuditOptions(
+                score_run=run,
+                queue=queue,
+                seed=seed,
+                rate=rate,
+                count=count,
+                per_case=per_case,
+                stratify_by=None
+                if stratify_by is None
+                else tuple(x.strip() for x in stratify_by.split(",") if x.strip()),
+                rubric_text=text,
+                dry_run=dry_run,
+            ),
+            by="cli",
+        )
+    finally:
+        engine.dispose()
+    r = result.report
+    if as_json:
+        typer.echo(json.dumps({"run_id": result.run_id, **r}, indent=2, sort_keys=True))
+        return
+    out = Console(highlight=False)
+    what = "would draw" if dry_run else "drew"
+    out.print(
+        f"audit {result.run_id or '(dry run)'}: {what} {len(r['items'])} of "
+        f"{r['population']} transcripts ({r['drawn_cases']} of {r['cases']} cases) of score run "
+        f"{r['score_run']['id']} into queue '{r['queue']}' ({result.added} new items, seed "
+        f"{r['seed']})"
+    )
+    for s in r["strata"]:
+        out.print(f"  {s['stratum']}: {s['drawn']} of {s['population']} (kept {s['kept']})")
+
+
+@app.command("agreement-over-time")
+def agreement_over_time(
+    window: Annotated[
+        str, typer.Option("--window", help="day, week or month (of the score runs' times).")
+    ] = "week",
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="One judge version (its hash or a prefix).")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
+    ] = 2000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """The judge against the experts on audited items, per judge version and window: kappa
+    with a case-clustered interval, sensitivity and specificity per label, the gate, and the
+    pass rate corrected by the judge's errors on the window's audit."""
+    from ..service.audit import agreement_over_time as report_op
+    from ..store import make_engine
+
+    engine = make_engine()
+    try:
+        report = report_op(engine, window=window, judge=judge, seed=seed, n_resamples=resamples)
+    finally:
+        engine.dispose()
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+        return
+    out = Console(highlight=False)
+    if not report["windows"]:
+        out.print("no audited items yet (`calibrant audit RUN --queue NAME --rate R`)")
+    for w in report["windows"]:
+        out.print(f"judge {w['judge_version'][:19]} ({w['judge_model']}) {w['start'][:10]}:")
+        for c in w["criteria"]:
+            k = c["kappa"]
+            ci = k.get("ci")
+            kappa = "undefined" if k.get("estimate") is None else f"{k['estimate']:.2f}"
+            interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+            out.print(
+                f"  {c['criterion']}: kappa {kappa}{interval}, n={c['n_items']} "
+                f"({c['n_cases']} cases, {c['n_single_expert']} single-expert), gate "
+                f"{c['gate_status']}"
+            )
+            rates = [
+                f"{name} {_rate(c.get(key))}"
+                for name, key in (("judged", "pass_rate_judged"), ("audited", "pass_rate_audited"))
+                if c.get(key)
+            ]
+            corrected = (c.get("pass_rate_corrected") or {}).get("corrected")
+            if corrected:
+                rates.append(f"corrected {_rate(corrected)}")
+            if rates:
+                out.print("    pass rate " + ", ".join(rates))
+
+
+def _rate(figure: dict[str, Any] | None) -> str:
+    if not figure or figure.get("value") is None:
+        return "undefined"
+    ci = figure.get("ci95")
+    return f"{figure['value']:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")

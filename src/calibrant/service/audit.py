@@ -1,0 +1,466 @@
+"""After release: audit a score run, and the judge's agreement with the experts over time.
+
+`draw_audit` is the one audit operation (`calibrant audit`, POST /api/audits): it draws a sample
+of a score run's transcripts (`calibrant.scoring.audit_sample`: stratified by the judge's verdict,
+at most a few per case, reproducible by seed) into a workbench queue, where experts label them
+like any item — blind: an item carries the transcript and its rubric, never the judge's verdict.
+What the judge recorded on each item, and the probability with which the item was drawn, are
+kept apart, in the summary of an `audit` run in the store.
+
+`audit_windows` joins the audited items' expert labels with those recorded verdicts, per judge
+version and time window (the window data model: `calibrant.scoring.over_time`), and
+`agreement_over_time` reports each window by the calibration's statistics and gate.
+
+It lives with the workbench it writes to (the service's labeling tables), below the faces."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from ..agreement.intervals import proportion
+from ..contracts import CANT_TELL, Rubric, Transcript
+from ..contracts.common import content_hash
+from ..contracts.reports import checked
+from ..errors import ConfigError
+from ..scoring.audit_sample import Scored, draw_sample
+from ..scoring.over_time import (
+    WINDOWS,
+    AuditedItem,
+    AuditWindow,
+    window_bounds,
+    window_criterion,
+)
+from ..store.runs import Runs
+from . import labeling as lab
+from .adjudication import consensus
+from .tables import ItemRow
+
+__all__ = [
+    "AuditOptions",
+    "AuditResult",
+    "draw_audit",
+    "audit_windows",
+    "agreement_over_time",
+    "AUDIT_DESIGN",
+]
+
+AUDIT_DESIGN = (
+    "two-phase: at most per_case items of each case kept at random, then the kept items drawn "
+    "by stratum of the judge's verdict on the stratified_by criteria (proportional allocation, "
+    "at least one per stratum; below one item per stratum, a systematic sample over the kept "
+    "items lined up by stratum, each at count / kept); inclusion probability = case "
+    "probability x stratum probability"
+)
+_QUEUE = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
+_LOAD = 200  # transcripts read at a time to learn their cases
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """`score_run`: a score run id (or unambiguous prefix); `rate` or `count`; `rubric_text`:
+    the rubric's YAML, kept in the store if it does not hold the run's rubric yet; `dry_run`:
+    draw and report, write nothing."""
+
+    score_run: str
+    queue: str
+    seed: int = 0
+    rate: float | None = None
+    count: int | None = None
+    per_case: int = 2
+    stratify_by: tuple[str, ...] | None = None  # criteria (default: the pass/fail ones)
+    rubric_text: str | None = None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    run_id: str | None  # None on a dry run
+    report: dict[str, Any]
+    added: int  # new workbench items
+
+
+def _check(options: AuditOptions) -> None:
+    if (options.rate is None) == (options.count is None):
+        raise ConfigError("audit: give --rate R or --count N (one of them)")
+    if options.rate is not None and not 0 < options.rate <= 1:
+        raise ConfigError(f"audit: --rate {options.rate} is not in (0, 1]")
+    if options.count is not None and options.count <= 0:
+        raise ConfigError(f"audit: --count {options.count} must be at least 1")
+    if options.per_case < 1:
+        raise ConfigError(f"audit: --per-case {options.per_case} must be at least 1")
+    if not _QUEUE.match(options.queue):
+        raise ConfigError(
+            f"audit: --queue '{options.queue}' is not a queue name (1-200 of A-Z a-z 0-9 _ . : - "
+            "/ @ +)"
+        )
+
+
+def _score_run(runs: Runs, ref: str) -> dict[str, Any]:
+    detail = runs.get(ref)
+    if detail is None or detail["kind"] != "score":
+        raise ConfigError(
+            f"audit: no score run '{ref}' in the store (`calibrant runs list --kind score`)"
+        )
+    if detail["status"] != "finished" or not isinstance(detail.get("report"), dict):
+        raise ConfigError(f"audit: score run {detail['id']} is {detail['status']}, not finished")
+    return detail
+
+
+def _rubric(engine: Engine, rubric_hash: str, text: str | None, dry_run: bool) -> Rubric:
+    """The score run's rubric: from the store, else from `text` (kept in the store unless this
+    is a dry run)."""
+    try:
+        return lab.stored_rubric(engine, rubric_hash)[1]
+    except lab.NotFound:
+        pass
+    if text is None:
+        raise ConfigError(
+            f"audit: the store holds no rubric {rubric_hash[:19]} (the score run's): give its "
+            "file with --rubric, or upload it (POST /api/rubrics)"
+        )
+    from ..files import yaml_model_from_text
+
+    rubric = yaml_model_from_text(Rubric, text, "rubric", "--rubric")
+    if rubric.content_hash != rubric_hash:
+        raise ConfigError(
+            f"audit: --rubric is rubric {rubric.content_hash[:19]}, the score run judged on "
+            f"{rubric_hash[:19]}"
+        )
+    if not dry_run:
+        from .catalog import add_rubric
+
+        add_rubric(engine, text, "audit")
+    return rubric
+
+
+def _transcripts(rows: list[Any], keep: set[int] | None = None) -> dict[int, Any]:
+    """Each row's case id (or, for the positions in `keep`, its transcript), read again from
+    its source a chunk at a time and checked against the hash the run recorded: a run of any
+    size, no more than a chunk of transcripts in memory beside the ones kept."""
+    from ..scoring.queue import chunk_refs, load_refs
+
+    out: dict[int, Any] = {}
+    for start in range(0, len(rows), _LOAD):
+        part = rows[start : start + _LOAD]
+        (refs,) = list(chunk_refs(iter([r.source for r in part]), len(part)))
+        for row, (source, t) in zip(part, load_refs(refs), strict=True):
+            if content_hash(t) != row.transcript_hash:
+                raise ConfigError(
+                    f"audit: {source} changed since the score run judged it (its content hash "
+                    "differs): audit a run whose transcripts are where it read them"
+                )
+            out[row.position] = t if keep is not None and row.position in keep else t.case_id
+    return out
+
+
+def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult:
+    """Draw the audit sample into its queue and record it (see the module docstring). Every
+    check comes before the first write: a refused audit writes nothing."""
+    _check(options)
+    runs = Runs(engine)
+    run = _score_run(runs, options.score_run)
+    judge = run.get("judge") or {}
+    rubric_hash = run["rubric_hash"] or judge.get("rubric_hash")
+    if not rubric_hash:
+        raise ConfigError(f"audit: score run {run['id']} records no rubric")
+    with Session(engine) as session:
+        held = session.exec(
+            select(ItemRow.id).where(col(ItemRow.queue) == options.queue).limit(1)
+        ).first()
+    if held is not None:
+        raise lab.Conflict(
+            f"audit: queue '{options.queue}' already holds items: draw the audit into a new queue"
+        )
+    rubric = _rubric(engine, rubric_hash, options.rubric_text, options.dry_run)
+    known = [c.id for c in rubric.criteria]
+    if options.stratify_by is None:
+        criteria = [c.id for c in rubric.criteria if c.scale.kind == "binary"]
+    else:
+        criteria = list(options.stratify_by)
+        for name in criteria:
+            if name not in known:
+                raise ConfigError(
+                    f"audit: --stratify-by '{name}' is not a criterion of rubric "
+                    f"{rubric.rubric_id} ({', '.join(known)})"
+                )
+    rows = runs.scores(run["id"])
+    if not rows:
+        raise ConfigError(f"audit: score run {run['id']} has no scored transcript")
+    case_of = _transcripts(rows)
+    scored = [
+        Scored(
+            position=r.position,
+            transcript_id=r.transcript_id,
+            case_id=case_of[r.position],
+            outcome=r.judge_outcome,
+            labels=json.loads(r.labels),
+        )
+        for r in rows
+    ]
+    design = draw_sample(
+        scored,
+        criteria,
+        seed=options.seed,
+        rate=options.rate,
+        count=options.count,
+        per_case=options.per_case,
+    )
+    by_position = {r.position: r for r in rows}
+    chosen = [d.scored.position for d in design.items]
+    again = _transcripts([by_position[p] for p in chosen], keep=set(chosen))
+    drawn: list[Transcript] = [again[p] for p in chosen]
+    with Session(engine) as session:
+        ids = [t.transcript_id for t in drawn]
+        existing = {
+            row.id: row for row in session.exec(select(ItemRow).where(col(ItemRow.id).in_(ids)))
+        }
+    for t in drawn:
+        old = existing.get(t.transcript_id)
+        if old is not None and old.transcript_hash != content_hash(t):
+            raise lab.Conflict(
+                f"audit: workbench item '{t.transcript_id}' holds another transcript under this "
+                "id (a transcript id names one transcript)"
+            )
+    items = []
+    for d, t in zip(design.items, drawn, strict=True):
+        old = existing.get(t.transcript_id)
+        row = by_position[d.scored.position]
+        items.append(
+            {
+                "item_id": t.transcript_id,
+                "queue": options.queue if old is None else old.queue,
+                "new": old is None,
+                "transcript_hash": row.transcript_hash,
+                "case_id": d.scored.case_id,
+                "position": d.scored.position,
+                "stratum": d.stratum,
+                "judge_outcome": d.scored.outcome,
+                "judge_labels": dict(d.scored.labels),
+                "case_probability": d.case_probability,
+                "stratum_probability": d.stratum_probability,
+                "inclusion_probability": d.inclusion_probability,
+            }
+        )
+    report = checked(
+        "audit",
+        {
+            "schema_version": 1,
+            "score_run": {
+                "id": run["id"],
+                "judge_hash": run["judge_hash"],
+                "judge_model": judge.get("model"),
+                "rubric_hash": rubric_hash,
+                "started_at": run["started_at"],
+                "finished_at": run["finished_at"],
+                "transcripts": len(rows),
+            },
+            "queue": options.queue,
+            "seed": options.seed,
+            "rate": options.rate,
+            "count": options.count,
+            "per_case": options.per_case,
+            "stratified_by": criteria,
+            "design": AUDIT_DESIGN,
+            "systematic": design.systematic,
+            "target": design.target,
+            "population": design.population,
+            "kept": design.kept,
+            "cases": design.cases,
+            "drawn_cases": design.drawn_cases,
+            "strata": [
+                {"stratum": s.name, "population": s.population, "kept": s.kept, "drawn": s.drawn}
+                for s in design.strata
+            ],
+            "items": items,
+        },
+    )
+    new = [(n, t) for n, t in enumerate(drawn, start=1) if t.transcript_id not in existing]
+    if options.dry_run:
+        return AuditResult(None, report, len(new))
+    if new:
+        lab.upload_transcripts(engine, new, queue=options.queue, rubric_hash=rubric_hash, by=by)
+    run_id = runs.start(
+        "audit",
+        seed=options.seed,
+        arguments={
+            "score_run": run["id"],
+            "queue": options.queue,
+            "rate": options.rate,
+            "count": options.count,
+            "per_case": options.per_case,
+        },
+        process=False,
+    )
+    runs.finish(run_id, report)
+    return AuditResult(run_id, report, len(new))
+
+
+# ---- agreement over time -------------------------------------------------------------------
+
+
+def _audits(runs: Runs) -> list[tuple[str, datetime, dict[str, Any]]]:
+    """Every finished audit run: (id, when it was drawn, its report), oldest first."""
+    out = []
+    for info in runs.recent(kind="audit", limit=100_000):
+        if info.status != "finished":
+            continue
+        detail = runs.get(info.id)
+        if detail is not None and isinstance(detail.get("report"), dict):
+            out.append((info.id, info.started_at, detail["report"]))
+    return sorted(out, key=lambda x: (x[1], x[0]))
+
+
+def _when(text: str) -> datetime:
+    return lab.utc(datetime.fromisoformat(text))
+
+
+def audit_windows(
+    engine: Engine, *, window: str = "week", judge: str | None = None
+) -> list[AuditWindow]:
+    """The audited items per judge version and window (the window of its score run's start),
+    each with its expert label and the judge's recorded one; `judge`: a judge version (or
+    a prefix of its hash) only. An item audited twice from the same run counts once (the
+    latest audit)."""
+    if window not in WINDOWS:
+        raise ConfigError(f"--window '{window}' is not one of {', '.join(WINDOWS)}")
+    audits = _audits(Runs(engine))
+    decided = {(x.item, x.criterion): x.label for x in consensus(engine)}
+    given: dict[tuple[str, str], dict[str, str | int]] = defaultdict(dict)
+    for x in lab.labels_of(engine):
+        given[(x.item, x.criterion)][x.rater] = x.label
+    rubrics: dict[str, list[str]] = {}
+    groups: dict[tuple[str, datetime, datetime], dict[str, Any]] = {}
+    for audit_id, _, report in audits:
+        run = report["score_run"]
+        version = run["judge_hash"]
+        if judge is not None and not version.startswith(judge):
+            continue
+        start, end = window_bounds(_when(run["started_at"]), window)
+        g = groups.setdefault((version, start, end), {"items": {}, "runs": [], "audits": []})
+        if run["id"] not in g["runs"]:
+            g["runs"].append(run["id"])
+        g["audits"].append(audit_id)
+        if run["rubric_hash"] not in rubrics:
+            rubrics[run["rubric_hash"]] = [
+                c.id for c in lab.stored_rubric(engine, run["rubric_hash"])[1].criteria
+            ]
+        for it in report["items"]:
+            g["items"][(run["id"], it["item_id"])] = (it, rubrics[run["rubric_hash"]])
+    out = []
+    for (version, start, end), g in sorted(groups.items()):
+        criteria: dict[str, list[AuditedItem]] = defaultdict(list)
+        for (_, item_id), (it, names) in sorted(g["items"].items()):
+            for c in names:
+                experts = given.get((item_id, c), {})
+                label = decided.get((item_id, c))
+                single = False
+                if label is None and len(experts) == 1:
+                    (only,) = experts.values()
+                    label, single = (None, False) if only == CANT_TELL else (only, True)
+                criteria[c].append(
+                    AuditedItem(
+                        case_id=it["case_id"],
+                        item_id=item_id,
+                        expert_label=label,
+                        judge_label=it["judge_labels"].get(c),
+                        single_expert=single,
+                        experts=dict(experts),
+                        inclusion_probability=it["inclusion_probability"],
+                    )
+                )
+        out.append(
+            AuditWindow(version, start, end, dict(criteria), tuple(g["runs"]), tuple(g["audits"]))
+        )
+    return out
+
+
+def agreement_over_time(
+    engine: Engine,
+    *,
+    window: str = "week",
+    judge: str | None = None,
+    seed: int = 0,
+    n_resamples: int = 2000,
+) -> dict[str, Any]:
+    """Each window of `audit_windows` by the calibration's statistics and gate, with the pass
+    rates of the window's score runs corrected by the judge's errors on its audit."""
+    runs = Runs(engine)
+    windows = audit_windows(engine, window=window, judge=judge)
+    out = []
+    latest: dict[str, str] = {}
+    for w in windows:
+        reports = [runs.get(r) for r in w.score_runs]
+        details = [d for d in reports if d is not None]
+        rubric_hash = details[0]["rubric_hash"] if details else None
+        rubric = lab.stored_rubric(engine, rubric_hash)[1] if rubric_hash else None
+        model = ((details[0].get("judge") or {}).get("model")) if details else None
+        criteria = []
+        for c in rubric.criteria if rubric else []:
+            counts: list[dict[str, Any]] = [
+                x.get("counts", {})
+                for d in details
+                for x in d["report"]["criteria"]
+                if x["criterion"] == c.id
+            ]
+            passed = sum(int(k.get("pass", 0)) for k in counts)
+            judged = passed + sum(int(k.get("fail", 0)) for k in counts)
+            items = w.criteria.get(c.id, [])
+            part = window_criterion(
+                c,
+                items,
+                seed=seed,
+                n_resamples=n_resamples,
+                judged=(passed, judged) if c.scale.kind == "binary" else None,
+            )
+            criteria.append(
+                {
+                    **part,
+                    "gate_status": part["gate"]["status"],
+                    "pass_rate_judged": proportion(passed, judged).as_json()
+                    if c.scale.kind == "binary"
+                    else None,
+                    "items": [
+                        {
+                            "case_id": it.case_id,
+                            "item_id": it.item_id,
+                            "expert_label": it.expert_label,
+                            "judge_label": it.judge_label,
+                            "single_expert": it.single_expert,
+                            "inclusion_probability": it.inclusion_probability,
+                        }
+                        for it in items
+                    ],
+                }
+            )
+        start = w.start.isoformat()
+        latest[w.judge_version] = max(latest.get(w.judge_version, start), start)
+        out.append(
+            {
+                "judge_version": w.judge_version,
+                "judge_model": model,
+                "start": start,
+                "end": w.end.isoformat(),
+                "score_runs": list(w.score_runs),
+                "audits": list(w.audits),
+                "criteria": criteria,
+            }
+        )
+    return checked(
+        "agreement-over-time",
+        {
+            "schema_version": 1,
+            "window": window,
+            "seed": seed,
+            "n_resamples": n_resamples,
+            "windows": out,
+            "latest": latest,
+        },
+    )
