@@ -139,7 +139,7 @@ def pack() -> DomainPack:
         records=RECORDS,
         rubrics=DATA / "rubrics",
         cases=DATA / "cases",
-        gold=None,
+        gold=DATA / "gold",
         correct_agent="scripted:travel-correct",
         faulty_agents=(
             "scripted:travel-double-charger",
