@@ -189,7 +189,10 @@ class ForkServer:
         shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         self.bin = str(bin_dir)
         base = {**os.environ, **(env or {})}
-        base["PYTHONPATH"] = str(ROOT) + os.pathsep + str(ROOT / "src")
+        extra = (env or {}).get("PYTHONPATH")  # e.g. a pack installed with pip --target
+        base["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT), str(ROOT / "src"), *([extra] if extra else [])]
+        )
         path = self.socket
         self.process = subprocess.Popen(
             [sys.executable, "-c", f"from tests.support.forkserver import serve; serve({path!r})"],
