@@ -288,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--gate", type=float, default=MonitorSettings().gate_kappa)
     parser.add_argument("--quick", action="store_true", help="30 years; print, do not write")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the table")
     args = parser.parse_args(argv)
     if args.quick:
         args.years = 30
@@ -358,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
         [
             "# Drift monitor: false alarms, power, delay and blame",
             "",
-            f"`python benchmarks/bench_drift.py --years {y} --seed {args.seed}` — {y} simulated "
+            f"`python benchmarks/bench_drift.py --years {y} --seed {args.seed} --scored "
+            f"{args.scored} --anchor-cases {args.anchor_cases} --anchors-per-week "
+            f"{args.anchors_per_week}` — {y} simulated "
             f"years of {WEEKS} weekly looks per scenario, seed {args.seed}; audit 5–15 cases × "
             f"1–4 items a week, {args.scored} scored cases a week, {args.anchors_per_week} anchor "
             f"cases a week drawn from {args.anchor_cases} frozen ones; alpha {args.alpha} per "
@@ -406,8 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         sys.stdout.write(text)
     else:
-        RESULTS.write_text(text, encoding="utf-8")
-        sys.stdout.write(f"wrote {RESULTS} in {took:.0f} s\n")
+        args.out.write_text(text, encoding="utf-8")
+        sys.stdout.write(f"wrote {args.out} in {took:.0f} s\n")
     return 0
 
 
