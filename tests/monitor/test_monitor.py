@@ -20,6 +20,7 @@ from calibrant.monitor import (
     MonitorSettings,
     ShiftEProcess,
     Window,
+    anchor_kappa,
     case_weighted_kappa,
     window_statistic,
 )
@@ -223,3 +224,13 @@ def test_the_released_anchor_kappa_is_the_case_weighted_kappa() -> None:
     assert case_weighted_kappa(cases, w) == pytest.approx(
         _population_kappa([(1 / len(cases), c) for c in cases], w)[0]
     )
+
+
+def test_the_anchor_kappa_helper_reads_cases_and_refuses_an_unknown_label() -> None:
+    b = _baseline()["tone"]
+    cases = [Case("g1", ("pass", "fail"), ("pass", "fail")), Case("g2", ("pass",), ("fail",))]
+    # p_o = (1 + 0) / 2; judge shares (3/4 pass), expert shares (1/4 pass)
+    p_e = 0.75 * 0.25 + 0.25 * 0.75
+    assert anchor_kappa(cases, b) == pytest.approx((0.5 - p_e) / (1 - p_e))
+    with pytest.raises(ValueError, match="unknown label 'maybe'"):
+        anchor_kappa([Case("g1", ("maybe",), ("pass",))], b)

@@ -484,8 +484,14 @@ def anchor_kappa(cases: Sequence[Case], baseline: CriterionBaseline) -> float | 
     index = {label: i for i, label in enumerate(baseline.labels)}
     codes: list[CaseCodes] = []
     for c in cases:
-        if c.expert is None:
-            raise ValueError(f"anchor case '{c.case}' has no expert labels")
+        if c.expert is None or len(c.expert) != len(c.judge) or not c.judge:
+            raise ValueError(f"anchor case '{c.case}' needs one expert label per judge label")
+        unknown = [x for x in (*c.judge, *c.expert) if x not in index]
+        if unknown:
+            raise ValueError(
+                f"anchor case '{c.case}': unknown label {unknown[0]!r}; the scale is "
+                f"{', '.join(baseline.labels)}"
+            )
         codes.append((tuple(index[x] for x in c.judge), tuple(index[x] for x in c.expert)))
     w = agreement_weights(len(baseline.labels), ordinal=baseline.ordinal)
     return case_weighted_kappa(codes, w)
