@@ -1,0 +1,296 @@
+"""Two e-processes for a judge after release, each valid under optional stopping.
+
+An e-process here is a nonnegative process that starts at 1 and is a supermartingale while its
+null hypothesis holds, whatever the monitor saw before. By Ville's inequality the chance that it
+*ever* reaches ``1/alpha`` under the null is at most ``alpha``: the monitor may be looked at
+every window, for as long as one likes, and stopped whenever, without the false-alarm rate
+growing with the number of looks (a z-test at 0.05 per look false-alarms on most of a year of
+weekly looks; ``benchmarks/bench_drift.py`` measures both).
+
+**The unit is the case.** Items of one case (several transcripts of one conversation, or the
+criteria read on one transcript) move together; treating them as independent makes any test too
+eager. Both processes below take whole cases, and what they assume independent, given the past,
+is one case from another.
+
+:class:`KappaEProcess` — *is agreement below a bar?* The monitored statistic is the
+**case-weighted kappa**: Cohen's kappa (or, on an ordinal scale, linear-weighted kappa, the
+gate's statistic) with every case counted once: observed agreement ``p_o`` is the mean over
+cases of the case's mean agreement weight, and chance agreement ``p_e = a' W b`` uses the
+case-averaged label shares ``a`` (judge) and ``b`` (expert). On cases of equal size it is the
+gate's pooled kappa; otherwise it gives each case the same say, as the case bootstrap of the
+gate's interval does. Kappa is not a mean of independent terms (``p_e`` is a product of two
+means), so the process does not bet on kappa estimates. It bets on
+
+    T = p̂_o - κ0 - (1 - κ0) · p̂_e,    p̂_e = mean over ordered pairs of *different* cases
+                                            (c, c') of  a_c' W b_c'
+
+computed over two cases at a time: the cases of a window are taken in pairs, in the order given.
+Two different cases are independent, so the cross-case term estimates ``a' W b`` without bias,
+and ``E[T] = (1 - p_e)(κ - κ0)``: negative exactly when the case-weighted kappa is below ``κ0``
+(``tests/monitor`` checks this exactly by enumeration). Under the null ``κ ≥ κ0`` the factor
+``1 - λ T``, with a bet ``λ ≥ 0`` fixed before the pair is seen, has mean at most 1, so the
+running product is a test supermartingale. ``T`` lies in ``[-1, 1 - κ0]`` and
+``λ ≤ 0.8 / (1 - κ0)``, so one pair never cuts the e-value below a fifth. A pair rather than a
+whole window is the unit of a bet because a bounded factor caps what one bet can win: with one
+bet per window a judge 0.1 below the bar needs about half a year of weekly windows to reach
+``1/alpha`` whatever the data say. The bet follows the ``T`` of the last windows' pairs (a
+shrunken mean over variance, "aGRAPA"): when agreement sits above the bar it bets nothing and
+the e-value stays where it is, so a judge that is fine for half a year does not start its
+decline from far below 1. A case left without a partner waits for the next window.
+
+The chance term is what makes this kappa and not raw agreement: a judge whose labels drift
+towards the majority label keeps its raw agreement where the majority is large and loses kappa,
+and a shift in the case mix moves ``p_e`` and the bar with it. Fixing ``p_e`` at its release
+value instead would test raw agreement against a bar that no longer means the gate's kappa once
+the label rates move.
+
+:class:`ShiftEProcess` — *did the judged label distribution move?* Null: every case's expected
+judged label shares equal the release baseline ``p0`` (the shares from the release run). Each
+case ``c`` with judged label shares ``x_c`` multiplies the e-value by ``Σ_k x_ck q_k / p0_k``,
+where ``q`` is the shares of the cases seen in the last windows smoothed toward ``p0`` (known
+before ``c`` is). Under the null its mean is ``Σ_k q_k = 1``: a test martingale, the sequential
+likelihood ratio of the recent shares against the baseline, one factor per case however many
+items the case holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CaseCodes",
+    "KappaEProcess",
+    "ShiftEProcess",
+    "agreement_weights",
+    "case_weighted_kappa",
+    "window_statistic",
+]
+
+CaseCodes = tuple[tuple[int, ...], tuple[int, ...]]
+"""One case: the judge's label codes and the expert's, item by item (same length, ≥ 1)."""
+
+BET_CAP = 0.8  # λ (1 - κ0) at most: one window can at most cut the e-value to a fifth
+PRIOR_VARIANCE = 0.05  # of T, before any window: the first bets are small
+PRIOR_CASES = 20.0  # the shift test's recent shares are smoothed toward p0 by this many cases
+
+
+def agreement_weights(k: int, *, ordinal: bool) -> tuple[tuple[float, ...], ...]:
+    """Agreement weights: identity (Cohen's kappa), or linear ``1 - |i-j|/(k-1)`` on an ordinal
+    scale (linear-weighted kappa, the gate's statistic for ordinal criteria)."""
+    if ordinal and k > 1:
+        return tuple(tuple(1 - abs(i - j) / (k - 1) for j in range(k)) for i in range(k))
+    return tuple(tuple(1.0 if i == j else 0.0 for j in range(k)) for i in range(k))
+
+
+def _shares(codes: Sequence[int], k: int) -> list[float]:
+    out = [0.0] * k
+    for c in codes:
+        out[c] += 1.0
+    n = len(codes)
+    return [v / n for v in out]
+
+
+def _case_parts(
+    cases: Sequence[CaseCodes], w: tuple[tuple[float, ...], ...]
+) -> tuple[float, list[list[float]], list[list[float]]]:
+    k = len(w)
+    agree = 0.0
+    a: list[list[float]] = []
+    b: list[list[float]] = []
+    for judge, expert in cases:
+        agree += sum(w[j][e] for j, e in zip(judge, expert, strict=True)) / len(judge)
+        a.append(_shares(judge, k))
+        b.append(_shares(expert, k))
+    return agree / len(cases), a, b
+
+
+def _cross(a: Sequence[float], w: tuple[tuple[float, ...], ...], b: Sequence[float]) -> float:
+    return sum(a[i] * w[i][j] * b[j] for i in range(len(w)) for j in range(len(w)))
+
+
+def window_statistic(
+    cases: Sequence[CaseCodes], kappa0: float, w: tuple[tuple[float, ...], ...]
+) -> float:
+    """``T = p̂_o - κ0 - (1 - κ0) p̂_e`` over ≥ 2 cases, ``p̂_e`` from pairs of different cases;
+    ``E[T] = (1 - p_e)(κ - κ0)`` for the case-weighted kappa ``κ``."""
+    m = len(cases)
+    if m < 2:
+        raise ValueError("the window statistic needs at least two cases")
+    p_o, a, b = _case_parts(cases, w)
+    k = len(w)
+    sa = [sum(x[i] for x in a) for i in range(k)]
+    sb = [sum(x[i] for x in b) for i in range(k)]
+    same = sum(_cross(a[c], w, b[c]) for c in range(m))
+    p_e = (_cross(sa, w, sb) - same) / (m * (m - 1))
+    return p_o - kappa0 - (1 - kappa0) * p_e
+
+
+def case_weighted_kappa(
+    cases: Sequence[CaseCodes], w: tuple[tuple[float, ...], ...]
+) -> float | None:
+    """The case-weighted kappa of a set of cases (plug-in ``p_e`` from the averaged shares),
+    e.g. the released judge's on the anchors; ``None`` when chance agreement is 1."""
+    if not cases:
+        return None
+    p_o, a, b = _case_parts(cases, w)
+    k = len(w)
+    m = len(cases)
+    p_e = _cross(
+        [sum(x[i] for x in a) / m for i in range(k)],
+        w,
+        [sum(x[i] for x in b) / m for i in range(k)],
+    )
+    if p_e >= 1 - 1e-12:
+        return None
+    return (p_o - p_e) / (1 - p_e)
+
+
+@dataclass
+class KappaEProcess:
+    """Test supermartingale for ``H0: case-weighted kappa ≥ kappa0`` (see the module text).
+
+    ``memory`` windows of ``T`` set the next bet. State is plain data (:meth:`to_dict`)."""
+
+    kappa0: float
+    k: int
+    ordinal: bool = False
+    memory: int = 8
+    log_e: float = 0.0
+    windows: int = 0  # windows bet on
+    cases: int = 0  # cases counted in those windows
+    recent: list[list[float]] = field(default_factory=list)  # T of each pair, by window
+    pending: list[CaseCodes] = field(default_factory=list)  # a lone case waits for a partner
+
+    def __post_init__(self) -> None:
+        if not -1.0 < self.kappa0 < 1.0:
+            raise ValueError(f"kappa0 must lie in (-1, 1), got {self.kappa0}")
+
+    @property
+    def e_value(self) -> float:
+        return math.exp(self.log_e)
+
+    def bet(self, current: Sequence[float] = ()) -> float:
+        """λ for the next pair, from the pairs of the last windows and of this one so far
+        (predictable: nothing of the pair it bets on)."""
+        ts = [t for w in self.recent for t in w] + list(current)
+        return self._bet(len(ts), sum(ts), sum(t * t for t in ts))
+
+    def _bet(self, n: int, total: float, squares: float) -> float:
+        if n == 0:
+            return 0.0
+        drift = -total / (n + 1)  # shrunk toward 0: no big bet on one noisy pair
+        var = (max(squares - total * total / n, 0.0) + PRIOR_VARIANCE) / (n + 1)
+        cap = BET_CAP / (1 - self.kappa0)
+        return min(max(drift / (var + drift * drift), 0.0), cap)
+
+    def update(self, cases: Sequence[CaseCodes]) -> list[float]:
+        """Bet on one window's cases, two at a time in the order given (the order must not
+        depend on the labels); returns each pair's ``T``. A case left without a partner waits
+        for the next window."""
+        batch = [*self.pending, *cases]
+        w = agreement_weights(self.k, ordinal=self.ordinal)
+        before = [t for window in self.recent for t in window]
+        n, total, squares = len(before), sum(before), sum(t * t for t in before)
+        ts: list[float] = []
+        for i in range(0, len(batch) - 1, 2):
+            lam = self._bet(n, total, squares)
+            t = window_statistic(batch[i : i + 2], self.kappa0, w)
+            self.log_e += math.log1p(-lam * t)
+            ts.append(t)
+            n, total, squares = n + 1, total + t, squares + t * t
+        self.pending = batch[len(batch) - len(batch) % 2 :]
+        if ts:
+            self.windows += 1
+            self.cases += 2 * len(ts)
+            self.recent = [*self.recent, ts][-self.memory :]
+        return ts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kappa0": self.kappa0,
+            "k": self.k,
+            "ordinal": self.ordinal,
+            "memory": self.memory,
+            "log_e": self.log_e,
+            "windows": self.windows,
+            "cases": self.cases,
+            "recent": [list(w) for w in self.recent],
+            "pending": [[list(j), list(e)] for j, e in self.pending],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> KappaEProcess:
+        return cls(
+            kappa0=float(d["kappa0"]),
+            k=int(d["k"]),
+            ordinal=bool(d["ordinal"]),
+            memory=int(d["memory"]),
+            log_e=float(d["log_e"]),
+            windows=int(d["windows"]),
+            cases=int(d["cases"]),
+            recent=[[float(t) for t in w] for w in d["recent"]],
+            pending=[(tuple(int(c) for c in j), tuple(int(c) for c in e)) for j, e in d["pending"]],
+        )
+
+
+@dataclass
+class ShiftEProcess:
+    """Test martingale for ``H0: each case's expected judged label shares are p0``."""
+
+    p0: tuple[float, ...]
+    memory: int = 8  # windows whose cases make the recent shares
+    log_e: float = 0.0
+    windows: int = 0
+    cases: int = 0
+    recent: list[list[float]] = field(default_factory=list)  # per window: share sums + count
+
+    def __post_init__(self) -> None:
+        if any(p <= 0 for p in self.p0) or abs(sum(self.p0) - 1) > 1e-6:
+            raise ValueError(f"baseline shares must be positive and sum to 1, got {self.p0}")
+
+    @property
+    def e_value(self) -> float:
+        return math.exp(self.log_e)
+
+    def update(self, cases: Sequence[Sequence[int]]) -> None:
+        """One factor per case, in the order given (the order must not depend on the labels)."""
+        k = len(self.p0)
+        total = [0.0] * (k + 1)
+        for window in self.recent:
+            total = [t + v for t, v in zip(total, window, strict=True)]
+        this = [0.0] * (k + 1)
+        for codes in cases:
+            n = total[k] + this[k] + PRIOR_CASES
+            q = [(total[i] + this[i] + PRIOR_CASES * self.p0[i]) / n for i in range(k)]
+            x = _shares(codes, k)
+            self.log_e += math.log(sum(x[i] * q[i] / self.p0[i] for i in range(k)))
+            for i in range(k):
+                this[i] += x[i]
+            this[k] += 1
+        self.windows += 1
+        self.cases += len(cases)
+        self.recent = [*self.recent, this][-self.memory :]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "p0": list(self.p0),
+            "memory": self.memory,
+            "log_e": self.log_e,
+            "windows": self.windows,
+            "cases": self.cases,
+            "recent": [list(w) for w in self.recent],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ShiftEProcess:
+        return cls(
+            p0=tuple(float(p) for p in d["p0"]),
+            memory=int(d["memory"]),
+            log_e=float(d["log_e"]),
+            windows=int(d["windows"]),
+            cases=int(d["cases"]),
+            recent=[[float(v) for v in w] for w in d["recent"]],
+        )

@@ -1,0 +1,497 @@
+"""The drift monitor: three anytime-valid rules per criterion, updated window by window.
+
+Per criterion, from the release baseline (:class:`CriterionBaseline`):
+
+1. **below the gate** — the audit sample (expert and judge labels on scored cases of the window):
+   a :class:`~calibrant.monitor.eprocess.KappaEProcess` for ``H0: case-weighted kappa ≥ the
+   gate's bar`` (``GateSettings.min_lower``, 0.6). It fires when agreement on current traffic
+   is below the bar with confidence, whatever the cause.
+2. **label shift** — the judged labels of the window's scored cases: a
+   :class:`~calibrant.monitor.eprocess.ShiftEProcess` for ``H0: the judged label shares are the
+   release shares``.
+3. **judge or product** — the anchors, a frozen set of expert-labeled cases re-scored by the
+   current judge each window: a KappaEProcess for ``H0: case-weighted kappa on the anchors ≥
+   its release value - tolerance`` (the gate's margin, 0.10). The anchors and their expert
+   labels never change, so only the judge can move them: when it fires the verdict is
+   ``judge_changed``; a label shift while it has not fired is ``product_changed``, not blamed on
+   the judge.
+
+Each rule alarms when its e-value reaches ``1 / alpha``; an alarm stays raised (it names the
+window it fired in). The anchor cases of a window must be drawn at random, with replacement,
+from the frozen set (:func:`draw_anchors`), so two of them are independent draws as the e-process
+assumes.
+
+:class:`Monitor` holds the state, which round-trips through :meth:`Monitor.to_dict` /
+:meth:`Monitor.from_dict` (plain JSON values), so a command can run it once a window.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from calibrant.agreement.gate import GateSettings
+from calibrant.errors import InputError
+
+from .eprocess import (
+    CaseCodes,
+    KappaEProcess,
+    ShiftEProcess,
+    agreement_weights,
+    case_weighted_kappa,
+)
+
+__all__ = [
+    "Case",
+    "CriterionBaseline",
+    "CriterionStatus",
+    "Monitor",
+    "MonitorSettings",
+    "MonitorStatus",
+    "RuleStatus",
+    "Verdict",
+    "Window",
+    "anchor_kappa",
+    "draw_anchors",
+]
+
+STATE_VERSION = 1
+_GATE = GateSettings()
+
+Verdict = Literal["ok", "below_gate", "judge_changed", "product_changed", "shift_unexplained"]
+Rule = Literal["agreement", "shift", "anchors"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a window: the judge's label per item and, for audited and anchor cases, the
+    experts' (consensus) label per item, in the same order. Labels are on the criterion's
+    scale: items the judge abstained on or that either side found not applicable are left out,
+    as the gate leaves them out of kappa."""
+
+    case: str
+    judge: tuple[str, ...]
+    expert: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Window:
+    """One time window (e.g. a week): per criterion, the audited cases, the scored cases'
+    judged labels, and the anchor cases re-scored by the current judge. A criterion missing from
+    a part leaves that rule where it was."""
+
+    name: str
+    audit: Mapping[str, Sequence[Case]] = field(default_factory=dict)
+    scored: Mapping[str, Sequence[Case]] = field(default_factory=dict)
+    anchors: Mapping[str, Sequence[Case]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CriterionBaseline:
+    """What the release measured for one criterion.
+
+    ``labels``: the scale (ordered low to high when ``ordinal``); ``judged_shares``: the
+    release run's judged label shares, one per label, each case counted once; ``anchor_kappa``:
+    the released judge's case-weighted kappa on the anchor cases
+    (:func:`~calibrant.monitor.eprocess.case_weighted_kappa`), ``None`` without anchors."""
+
+    labels: tuple[str, ...]
+    judged_shares: tuple[float, ...]
+    ordinal: bool = False
+    anchor_kappa: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "labels": list(self.labels),
+            "judged_shares": list(self.judged_shares),
+            "ordinal": self.ordinal,
+            "anchor_kappa": self.anchor_kappa,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CriterionBaseline:
+        anchor = d.get("anchor_kappa")
+        return cls(
+            labels=tuple(str(x) for x in d["labels"]),
+            judged_shares=tuple(float(x) for x in d["judged_shares"]),
+            ordinal=bool(d.get("ordinal", False)),
+            anchor_kappa=None if anchor is None else float(anchor),
+        )
+
+
+@dataclass(frozen=True)
+class MonitorSettings:
+    """``alpha``: each rule's false-alarm bound over the monitor's whole life (one criterion);
+    ``gate_kappa``: the bar of rule 1 (the gate's ``min_lower``); ``anchor_tolerance``: how far
+    the anchors' kappa may fall below its release value before rule 3 calls the judge changed
+    (the gate's margin); ``memory``: windows that set the next bet."""
+
+    alpha: float = 0.05
+    gate_kappa: float = _GATE.min_lower
+    anchor_tolerance: float = _GATE.margin
+    memory: int = 4
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha}")
+        if self.memory < 1:
+            raise ValueError(f"memory must be at least 1 window, got {self.memory}")
+
+    @property
+    def threshold(self) -> float:
+        return 1 / self.alpha
+
+
+@dataclass(frozen=True)
+class RuleStatus:
+    e_value: float
+    threshold: float
+    alarm: bool  # reached the threshold in this window or an earlier one
+    fired_at: str | None  # the window it first reached it in
+    windows: int  # windows that entered the e-value
+    cases: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "e_value": self.e_value,
+            "threshold": self.threshold,
+            "alarm": self.alarm,
+            "fired_at": self.fired_at,
+            "windows": self.windows,
+            "cases": self.cases,
+        }
+
+
+@dataclass(frozen=True)
+class CriterionStatus:
+    criterion: str
+    verdicts: tuple[Verdict, ...]  # ("ok",) when no rule has fired
+    reasons: tuple[str, ...]
+    agreement: RuleStatus
+    shift: RuleStatus
+    anchors: RuleStatus | None
+    window_kappa_statistic: float | None  # mean T of the audit's pairs this window, ∝ κ - bar
+    judged_shares: dict[str, float] | None  # this window's scored cases, case-weighted
+    baseline_shares: dict[str, float]
+
+    @property
+    def alarm(self) -> bool:
+        return self.verdicts != ("ok",)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "criterion": self.criterion,
+            "alarm": self.alarm,
+            "verdicts": list(self.verdicts),
+            "reasons": list(self.reasons),
+            "agreement": self.agreement.to_dict(),
+            "shift": self.shift.to_dict(),
+            "anchors": None if self.anchors is None else self.anchors.to_dict(),
+            "window_kappa_statistic": self.window_kappa_statistic,
+            "judged_shares": self.judged_shares,
+            "baseline_shares": self.baseline_shares,
+        }
+
+
+@dataclass(frozen=True)
+class MonitorStatus:
+    window: str
+    index: int  # 1 for the first window
+    criteria: dict[str, CriterionStatus]
+
+    @property
+    def alarm(self) -> bool:
+        return any(c.alarm for c in self.criteria.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "window": self.window,
+            "index": self.index,
+            "alarm": self.alarm,
+            "criteria": {k: c.to_dict() for k, c in self.criteria.items()},
+        }
+
+
+def draw_anchors(case_ids: Sequence[str], per_window: int, *, seed: int, window: int) -> list[str]:
+    """The anchor cases to re-score in window number ``window``: ``per_window`` draws with
+    replacement from the frozen set, reproducible from ``seed`` (a steady interleave)."""
+    if not case_ids:
+        raise ValueError("no anchor cases to draw from")
+    rng = random.Random(f"{seed}:{window}")
+    return [rng.choice(list(case_ids)) for _ in range(per_window)]
+
+
+@dataclass
+class _Criterion:
+    baseline: CriterionBaseline
+    agreement: KappaEProcess
+    shift: ShiftEProcess
+    anchors: KappaEProcess | None
+    fired: dict[str, str] = field(default_factory=dict)  # rule -> window it fired in
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline.to_dict(),
+            "agreement": self.agreement.to_dict(),
+            "shift": self.shift.to_dict(),
+            "anchors": None if self.anchors is None else self.anchors.to_dict(),
+            "fired": dict(self.fired),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> _Criterion:
+        return cls(
+            baseline=CriterionBaseline.from_dict(d["baseline"]),
+            agreement=KappaEProcess.from_dict(d["agreement"]),
+            shift=ShiftEProcess.from_dict(d["shift"]),
+            anchors=None if d["anchors"] is None else KappaEProcess.from_dict(d["anchors"]),
+            fired={str(k): str(v) for k, v in d["fired"].items()},
+        )
+
+
+class Monitor:
+    """Drift monitor state for one judge version; :meth:`update` once per window."""
+
+    def __init__(
+        self,
+        baseline: Mapping[str, CriterionBaseline],
+        settings: MonitorSettings | None = None,
+    ) -> None:
+        self.settings = settings or MonitorSettings()
+        self.windows: list[str] = []
+        self._criteria: dict[str, _Criterion] = {}
+        s = self.settings
+        for name, b in baseline.items():
+            k = len(b.labels)
+            if k < 2 or len(set(b.labels)) != k:
+                raise ValueError(f"criterion '{name}': labels must be ≥ 2 distinct, got {b.labels}")
+            if len(b.judged_shares) != k:
+                raise ValueError(
+                    f"criterion '{name}': {len(b.judged_shares)} judged shares for {k} labels"
+                )
+            anchors = None
+            if b.anchor_kappa is not None:
+                anchors = KappaEProcess(
+                    b.anchor_kappa - s.anchor_tolerance, k, b.ordinal, memory=s.memory
+                )
+            self._criteria[name] = _Criterion(
+                baseline=b,
+                agreement=KappaEProcess(s.gate_kappa, k, b.ordinal, memory=s.memory),
+                shift=ShiftEProcess(b.judged_shares, memory=s.memory),
+                anchors=anchors,
+            )
+
+    @property
+    def criteria(self) -> tuple[str, ...]:
+        return tuple(self._criteria)
+
+    # -- input checks -----------------------------------------------------------------------
+
+    def _codes(
+        self, window: Window, part: str, criterion: str, cases: Sequence[Case], *, expert: bool
+    ) -> list[CaseCodes]:
+        where = f"window '{window.name}'"
+        c = self._criteria.get(criterion)
+        if c is None:
+            raise InputError(
+                where,
+                f"criterion '{criterion}' is not in the baseline ({', '.join(self._criteria)})",
+                field=f"{part}.{criterion}",
+            )
+        index = {label: i for i, label in enumerate(c.baseline.labels)}
+        allowed = ", ".join(c.baseline.labels)
+        out: list[CaseCodes] = []
+        for n, case in enumerate(cases):
+            at = f"{part}.{criterion}[{n}]"
+            if not case.judge:
+                raise InputError(where, f"case '{case.case}' has no item", field=f"{at}.judge")
+            sides: list[tuple[str, tuple[str, ...]]] = [("judge", case.judge)]
+            if expert:
+                if case.expert is None or len(case.expert) != len(case.judge):
+                    got = "no" if case.expert is None else str(len(case.expert))
+                    raise InputError(
+                        where,
+                        f"case '{case.case}' has {len(case.judge)} judge label(s) and {got} "
+                        "expert label(s); an audited or anchor case needs one of each per item",
+                        field=f"{at}.expert",
+                    )
+                sides.append(("expert", case.expert))
+            codes: list[tuple[int, ...]] = []
+            for side, labels in sides:
+                for i, label in enumerate(labels):
+                    if label not in index:
+                        raise InputError(
+                            where,
+                            f"unknown label {label!r} for criterion '{criterion}' in case "
+                            f"'{case.case}' (item {i + 1}); the baseline's labels are {allowed}",
+                            field=f"{at}.{side}",
+                        )
+                codes.append(tuple(index[label] for label in labels))
+            out.append((codes[0], codes[-1]))
+        return out
+
+    # -- one window -------------------------------------------------------------------------
+
+    def update(self, window: Window) -> MonitorStatus:
+        """Enter one window and return every criterion's status. The window is checked whole
+        before any state changes: a bad window raises :class:`InputError` (naming the window,
+        the field and the label) and leaves the monitor as it was."""
+        if window.name in self.windows:
+            raise InputError(
+                f"window '{window.name}'", "this window was already entered", field="name"
+            )
+        audit = {
+            c: self._codes(window, "audit", c, v, expert=True) for c, v in window.audit.items()
+        }
+        anchors = {
+            c: self._codes(window, "anchors", c, v, expert=True) for c, v in window.anchors.items()
+        }
+        scored = {
+            c: [j for j, _ in self._codes(window, "scored", c, v, expert=False)]
+            for c, v in window.scored.items()
+        }
+        for crit in anchors:
+            if self._criteria[crit].anchors is None:
+                raise InputError(
+                    f"window '{window.name}'",
+                    f"anchor cases for criterion '{crit}', whose baseline has no anchor_kappa",
+                    field=f"anchors.{crit}",
+                )
+        self.windows.append(window.name)
+        statuses = {}
+        for name, c in self._criteria.items():
+            ts = c.agreement.update(audit[name]) if name in audit else []
+            t = sum(ts) / len(ts) if ts else None
+            if name in scored:
+                c.shift.update(scored[name])
+            if c.anchors is not None and name in anchors:
+                c.anchors.update(anchors[name])
+            statuses[name] = self._status(name, c, window.name, t, scored.get(name))
+        return MonitorStatus(window.name, len(self.windows), statuses)
+
+    def _rule(
+        self, c: _Criterion, rule: Rule, e: KappaEProcess | ShiftEProcess, now: str
+    ) -> RuleStatus:
+        threshold = self.settings.threshold
+        if rule not in c.fired and e.log_e >= math.log(threshold) - 1e-12:
+            c.fired[rule] = now
+        return RuleStatus(
+            e_value=e.e_value,
+            threshold=threshold,
+            alarm=rule in c.fired,
+            fired_at=c.fired.get(rule),
+            windows=e.windows,
+            cases=e.cases,
+        )
+
+    def _status(
+        self,
+        name: str,
+        c: _Criterion,
+        now: str,
+        t: float | None,
+        scored: list[tuple[int, ...]] | None,
+    ) -> CriterionStatus:
+        s = self.settings
+        labels = c.baseline.labels
+        agreement = self._rule(c, "agreement", c.agreement, now)
+        shift = self._rule(c, "shift", c.shift, now)
+        anchors = None if c.anchors is None else self._rule(c, "anchors", c.anchors, now)
+        verdicts: list[Verdict] = []
+        reasons: list[str] = []
+        if anchors is not None and anchors.alarm:
+            verdicts.append("judge_changed")
+            reasons.append(
+                f"judge changed: the anchors' kappa is below its release value "
+                f"{c.baseline.anchor_kappa:.2f} - {s.anchor_tolerance:.2f} with confidence "
+                f"(e-value {anchors.e_value:.3g} ≥ {anchors.threshold:g}, since window "
+                f"'{anchors.fired_at}'); only the judge moves the anchors"
+            )
+        if agreement.alarm:
+            verdicts.append("below_gate")
+            reasons.append(
+                f"agreement below the gate: the audited cases' kappa is below {s.gate_kappa:.2f} "
+                f"with confidence (e-value {agreement.e_value:.3g} ≥ {agreement.threshold:g}, "
+                f"since window '{agreement.fired_at}')"
+            )
+        if shift.alarm:
+            what = (
+                f"the judged label shares moved from the release's beyond sampling (e-value "
+                f"{shift.e_value:.3g} ≥ {shift.threshold:g}, since window '{shift.fired_at}')"
+            )
+            if anchors is None:
+                verdicts.append("shift_unexplained")
+                reasons.append(f"label shift: {what}; no anchors to tell judge from product")
+            elif not anchors.alarm:
+                verdicts.append("product_changed")
+                reasons.append(f"product changed: {what} while the anchors hold")
+            else:
+                reasons.append(f"label shift too: {what}, with the judge changed")
+        shares = None
+        if scored:
+            k = len(labels)
+            sums = [0.0] * k
+            for codes in scored:
+                for code in codes:
+                    sums[code] += 1 / len(codes)
+            shares = {labels[i]: sums[i] / len(scored) for i in range(k)}
+        return CriterionStatus(
+            criterion=name,
+            verdicts=tuple(verdicts) or ("ok",),
+            reasons=tuple(reasons),
+            agreement=agreement,
+            shift=shift,
+            anchors=anchors,
+            window_kappa_statistic=t,
+            judged_shares=shares,
+            baseline_shares=dict(zip(labels, c.baseline.judged_shares, strict=True)),
+        )
+
+    # -- state ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "state_version": STATE_VERSION,
+            "settings": {
+                "alpha": s.alpha,
+                "gate_kappa": s.gate_kappa,
+                "anchor_tolerance": s.anchor_tolerance,
+                "memory": s.memory,
+            },
+            "windows": list(self.windows),
+            "criteria": {k: c.to_dict() for k, c in self._criteria.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Monitor:
+        if d.get("state_version") != STATE_VERSION:
+            raise ValueError(
+                f"monitor state version {d.get('state_version')!r}, expected {STATE_VERSION}"
+            )
+        settings = MonitorSettings(**d["settings"])
+        m = cls({}, settings)
+        m.windows = [str(w) for w in d["windows"]]
+        m._criteria = {str(k): _Criterion.from_dict(v) for k, v in d["criteria"].items()}
+        return m
+
+
+def anchor_kappa(cases: Sequence[Case], baseline: CriterionBaseline) -> float | None:
+    """The released judge's case-weighted kappa on anchor cases (for ``anchor_kappa``)."""
+    index = {label: i for i, label in enumerate(baseline.labels)}
+    codes: list[CaseCodes] = []
+    for c in cases:
+        if c.expert is None or len(c.expert) != len(c.judge) or not c.judge:
+            raise ValueError(f"anchor case '{c.case}' needs one expert label per judge label")
+        unknown = [x for x in (*c.judge, *c.expert) if x not in index]
+        if unknown:
+            raise ValueError(
+                f"anchor case '{c.case}': unknown label {unknown[0]!r}; the scale is "
+                f"{', '.join(baseline.labels)}"
+            )
+        codes.append((tuple(index[x] for x in c.judge), tuple(index[x] for x in c.expert)))
+    w = agreement_weights(len(baseline.labels), ordinal=baseline.ordinal)
+    return case_weighted_kappa(codes, w)

@@ -1,0 +1,236 @@
+"""The drift monitor's e-processes hold their level (exactly, and in a seeded simulation), fire
+on a degraded judge within a bounded number of windows, tell a changed judge from a changed
+product, keep their state through JSON, and refuse a bad window in one line."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+import pytest
+
+from calibrant.errors import InputError
+from calibrant.monitor import (
+    Case,
+    CriterionBaseline,
+    KappaEProcess,
+    Monitor,
+    MonitorSettings,
+    ShiftEProcess,
+    Window,
+    anchor_kappa,
+    case_weighted_kappa,
+    window_statistic,
+)
+from calibrant.monitor.eprocess import CaseCodes, agreement_weights
+
+# A population of cases: (probability, judge codes, expert codes). Items of one case share
+# labels more than chance would (the case effect the e-process must not treat as independence).
+BINARY: list[tuple[float, CaseCodes]] = [
+    (0.30, ((1, 1, 1), (1, 1, 0))),
+    (0.25, ((0,), (0,))),
+    (0.20, ((0, 1), (0, 0))),
+    (0.15, ((1, 0, 1, 1), (1, 0, 1, 1))),
+    (0.10, ((1,), (0,))),
+]
+ORDINAL: list[tuple[float, CaseCodes]] = [
+    (0.4, ((2, 2), (2, 1))),
+    (0.3, ((0,), (0,))),
+    (0.2, ((1, 0, 2), (1, 1, 2))),
+    (0.1, ((2,), (0,))),
+]
+
+
+def _population_kappa(
+    pop: list[tuple[float, CaseCodes]], w: tuple[tuple[float, ...], ...]
+) -> tuple[float, float]:
+    """(case-weighted kappa, chance agreement p_e) of the population, from its definition."""
+    k = len(w)
+    p_o = sum(p * sum(w[j][e] for j, e in zip(*c, strict=True)) / len(c[0]) for p, c in pop)
+    a = [sum(p * c[0].count(i) / len(c[0]) for p, c in pop) for i in range(k)]
+    b = [sum(p * c[1].count(i) / len(c[1]) for p, c in pop) for i in range(k)]
+    p_e = sum(a[i] * w[i][j] * b[j] for i in range(k) for j in range(k))
+    return (p_o - p_e) / (1 - p_e), p_e
+
+
+@pytest.mark.parametrize(("pop", "k", "ordinal"), [(BINARY, 2, False), (ORDINAL, 3, True)])
+def test_the_pair_statistic_is_exactly_unbiased_so_every_bet_is_a_fair_or_losing_one(
+    pop: list[tuple[float, CaseCodes]], k: int, ordinal: bool
+) -> None:
+    """E[T] over two independent cases, enumerated exactly, is (1 - p_e)(κ - κ0): at κ0 = κ a
+    bet 1 - λT has mean exactly 1 (a martingale), above it less than 1 (a supermartingale)."""
+    w = agreement_weights(k, ordinal=ordinal)
+    kappa, p_e = _population_kappa(pop, w)
+    for kappa0 in (kappa - 0.2, kappa, min(kappa + 0.3, 0.95)):
+        expected = sum(
+            p1 * p2 * window_statistic([c1, c2], kappa0, w)
+            for (p1, c1), (p2, c2) in itertools.product(pop, repeat=2)
+        )
+        assert expected == pytest.approx((1 - p_e) * (kappa - kappa0), abs=1e-12)
+    # a bet on T at the boundary: mean factor exactly 1 for any λ within the cap
+    mean_factor = sum(
+        p1 * p2 * (1 - 1.5 * window_statistic([c1, c2], kappa, w))
+        for (p1, c1), (p2, c2) in itertools.product(pop, repeat=2)
+    )
+    assert mean_factor == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_shift_factor_has_mean_one_under_the_baseline() -> None:
+    """Cases whose expected judged shares are p0: whatever the recent shares, one case's factor
+    has mean exactly 1 (enumerated)."""
+    cases = [(0.5, (1, 1)), (0.3, (0,)), (0.2, (0, 1, 0, 0))]
+    p0 = tuple(sum(p * c.count(i) / len(c) for p, c in cases) for i in range(2))
+    for seen in ([], [(1,)] * 7, [(0, 0)] * 30):
+        process = ShiftEProcess(p0)
+        process.update(seen)
+        mean = 0.0
+        for p, c in cases:
+            trial = ShiftEProcess.from_dict(process.to_dict())
+            trial.update([c])
+            mean += p * math.exp(trial.log_e - process.log_e)
+        assert mean == pytest.approx(1.0, abs=1e-12)
+
+
+def _draw(rng: random.Random, pop: list[tuple[float, CaseCodes]], n: int) -> list[CaseCodes]:
+    return rng.choices([c for _, c in pop], weights=[p for p, _ in pop], k=n)
+
+
+def test_at_the_null_boundary_the_alarm_rate_over_many_looks_stays_within_alpha() -> None:
+    """A seeded simulation: a judge exactly at the bar, 40 weekly looks of 6-12 cases, 300
+    runs. Ville's bound says at most 5% ever alarm; a rolling test would alarm in most runs."""
+    w = agreement_weights(2, ordinal=False)
+    kappa, _ = _population_kappa(BINARY, w)
+    rng = random.Random(7)
+    alarms = 0
+    for _ in range(300):
+        process = KappaEProcess(kappa, 2)
+        for _ in range(40):
+            process.update(_draw(rng, BINARY, rng.randint(6, 12)))
+            if process.e_value >= 20:
+                alarms += 1
+                break
+    assert alarms / 300 <= 0.06  # the bound is 0.05; 0.06 leaves room for 300 runs' noise
+
+
+def _baseline(anchor_kappa: float | None = 0.8) -> dict[str, CriterionBaseline]:
+    return {
+        "tone": CriterionBaseline(("fail", "pass"), (0.4, 0.6), anchor_kappa=anchor_kappa),
+        "accuracy": CriterionBaseline(("poor", "fair", "good"), (0.2, 0.3, 0.5), ordinal=True),
+    }
+
+
+def _window(
+    rng: random.Random,
+    name: str,
+    *,
+    judge_skill: float = 0.9,
+    pass_rate: float = 0.6,
+    anchor_skill: float | None = None,
+) -> Window:
+    """A window of 8 audited cases, 30 scored ones and 20 anchor cases on 'tone'."""
+
+    def case(i: int, skill: float, rate: float) -> Case:
+        expert = tuple("pass" if rng.random() < rate else "fail" for _ in range(rng.randint(1, 4)))
+        judge = tuple(
+            e if rng.random() < skill else ("pass" if rng.random() < 0.6 else "fail")
+            for e in expert
+        )
+        return Case(f"c{i}", judge, expert)
+
+    skill = judge_skill if anchor_skill is None else anchor_skill
+    return Window(
+        name,
+        audit={"tone": [case(i, judge_skill, pass_rate) for i in range(8)]},
+        scored={"tone": [case(i, judge_skill, pass_rate) for i in range(30)]},
+        anchors={"tone": [case(i, skill, 0.6) for i in range(20)]},
+    )
+
+
+def test_a_judge_answering_at_random_is_caught_within_ten_windows() -> None:
+    rng = random.Random(3)
+    monitor = Monitor(_baseline())
+    fired = None
+    for week in range(1, 11):
+        status = monitor.update(_window(rng, f"w{week}", judge_skill=0.0)).criteria["tone"]
+        if "judge_changed" in status.verdicts and "below_gate" in status.verdicts:
+            fired = week
+            break
+    assert fired is not None, status.to_dict()
+    assert status.alarm and status.anchors is not None
+    assert status.anchors.fired_at is not None and status.agreement.fired_at is not None
+    assert any("judge changed" in r for r in status.reasons)
+
+
+def test_a_stable_judge_raises_nothing_and_a_product_change_is_not_blamed_on_it() -> None:
+    rng = random.Random(11)
+    monitor = Monitor(_baseline())
+    for week in range(1, 11):
+        status = monitor.update(_window(rng, f"w{week}")).criteria["tone"]
+    assert status.verdicts == ("ok",) and status.agreement.e_value < 20
+    for week in range(11, 31):  # customers change: far fewer conversations deserve a pass
+        status = monitor.update(_window(rng, f"w{week}", pass_rate=0.15)).criteria["tone"]
+    assert "product_changed" in status.verdicts, status.to_dict()
+    assert "judge_changed" not in status.verdicts
+    assert status.judged_shares is not None and status.judged_shares["pass"] < 0.4
+
+
+def test_state_round_trips_through_json_and_continues_identically() -> None:
+    rng = random.Random(5)
+    monitor = Monitor(_baseline(), MonitorSettings(alpha=0.01, memory=3))
+    for week in range(1, 6):
+        monitor.update(_window(rng, f"w{week}", judge_skill=0.5))
+    state = json.loads(json.dumps(monitor.to_dict()))
+    again = Monitor.from_dict(state)
+    assert again.to_dict() == monitor.to_dict()
+    assert again.settings == monitor.settings and again.windows == [f"w{i}" for i in range(1, 6)]
+    nxt = _window(rng, "w6", judge_skill=0.5)
+    assert again.update(nxt).to_dict() == monitor.update(nxt).to_dict()
+
+
+def test_an_unknown_label_is_one_clear_error_and_changes_nothing() -> None:
+    monitor = Monitor(_baseline())
+    monitor.update(_window(random.Random(1), "w1"))
+    before = monitor.to_dict()
+    bad = Window(
+        "w2",
+        scored={"tone": [Case("c1", ("pass",)), Case("c2", ("pass", "maybe"))]},
+    )
+    with pytest.raises(InputError) as err:
+        monitor.update(bad)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert msg == (
+        "window 'w2': field 'scored.tone[1].judge': unknown label 'maybe' for criterion 'tone' "
+        "in case 'c2' (item 2); the baseline's labels are fail, pass"
+    )
+    assert monitor.to_dict() == before  # checked whole before any state changed
+    with pytest.raises(InputError, match=r"audit\.tone\[0\]\.expert.*1 judge label\(s\) and no"):
+        monitor.update(Window("w2", audit={"tone": [Case("c1", ("pass",))]}))
+    with pytest.raises(InputError, match="criterion 'speed' is not in the baseline"):
+        monitor.update(Window("w2", scored={"speed": [Case("c1", ("pass",))]}))
+    with pytest.raises(InputError, match="already entered"):
+        monitor.update(Window("w1"))
+
+
+def test_the_released_anchor_kappa_is_the_case_weighted_kappa() -> None:
+    w = agreement_weights(2, ordinal=False)
+    cases = [c for _, c in BINARY]
+    # equal-size cases make it the pooled kappa: two cases of two items each
+    same = [((1, 0), (1, 0)), ((1, 1), (1, 0))]
+    p_o, p_e = 3 / 4, (3 / 4) * (2 / 4) + (1 / 4) * (2 / 4)
+    assert case_weighted_kappa(same, w) == pytest.approx((p_o - p_e) / (1 - p_e))
+    assert case_weighted_kappa(cases, w) == pytest.approx(
+        _population_kappa([(1 / len(cases), c) for c in cases], w)[0]
+    )
+
+
+def test_the_anchor_kappa_helper_reads_cases_and_refuses_an_unknown_label() -> None:
+    b = _baseline()["tone"]
+    cases = [Case("g1", ("pass", "fail"), ("pass", "fail")), Case("g2", ("pass",), ("fail",))]
+    # p_o = (1 + 0) / 2; judge shares (3/4 pass), expert shares (1/4 pass)
+    p_e = 0.75 * 0.25 + 0.25 * 0.75
+    assert anchor_kappa(cases, b) == pytest.approx((0.5 - p_e) / (1 - p_e))
+    with pytest.raises(ValueError, match="unknown label 'maybe'"):
+        anchor_kappa([Case("g1", ("maybe",), ("pass",))], b)
