@@ -453,14 +453,20 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
     by_id = {
         v["transcript_id"]: {x["invariant"]: x for x in v["results"]} for v in report["verdicts"]
     }
-    role = ("no_cross_tenant_leak", "no_duplicate_payment", "no_stale_overwrite")
+    role = (
+        "no_cross_tenant_leak",
+        "no_duplicate_payment",
+        "no_stale_overwrite",
+        "evidence_integrity",
+    )
     ok = by_id["wh-good"]
     assert {n: ok[n]["outcome"] for n in role} == dict.fromkeys(role, "pass")
     others = {n: x["outcome"] for n, x in ok.items() if n not in role}
     # no case: the end state cannot be judged (tests/domains/test_domain_end_state.py has one)
     assert others.pop("end_state_matches_contract") == "harness_error"
     assert len(others) >= 10 and set(others.values()) == {"not_applicable"}
-    assert "reads the refund shop's records" in ok["evidence_integrity"]["message"]
+    assert "reads the refund shop's records" in ok["refund_within_paid_amount"]["message"]
+    assert "consistent with the records" in ok["evidence_integrity"]["message"]
     assert by_id["wh-leak"]["no_cross_tenant_leak"]["outcome"] == "violated"
     assert "SKU-2002" in by_id["wh-leak"]["no_cross_tenant_leak"]["message"]
     assert by_id["wh-dup"]["no_duplicate_payment"]["outcome"] == "violated"
@@ -472,6 +478,38 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
         assert sum(by_id[tid][n]["outcome"] == "violated" for n in bad) == 1
     r = cli("check", str(folder), "--fail-on-violation")
     assert r.code == 1
+
+
+def test_another_domains_evidence_is_checked_against_its_own_records(
+    warehouse: Path, tmp_path: Path, cli: Callable[..., Result]
+) -> None:
+    """evidence_integrity on a warehouse transcript: a write the tool log reports that the
+    evaluator's snapshot lacks, and a snapshot read by the agent itself, are harness errors
+    (evidence that cannot be trusted), never a pass; the honest transcript passes."""
+    lost = good()
+    lost["transcript_id"] = "wh-lost-write"
+    lost["snapshot_after"]["tenants"][0]["records"]["transfer"] = []  # tr_1 never landed
+    by_agent = good()
+    by_agent["transcript_id"] = "wh-by-agent"
+    by_agent["snapshot_after"]["taken_by"] = "agent:wh_a"
+    for name, doc in (("lost", lost), ("agent", by_agent), ("good", good())):
+        _write(tmp_path, name, doc)
+    r = cli("check", str(tmp_path), "--json")
+    got = {
+        v["transcript_id"]: next(x for x in v["results"] if x["invariant"] == "evidence_integrity")
+        for v in json.loads(r.out)["verdicts"]
+    }
+    assert got["wh-good"]["outcome"] == "pass"
+    assert got["wh-lost-write"]["outcome"] == "harness_error"
+    assert (
+        "c2 wrote transfer tr_1 of wh_a; the snapshot after the trial lacks it"
+        in (got["wh-lost-write"]["message"])
+    )
+    assert got["wh-by-agent"]["outcome"] == "harness_error"
+    assert (
+        "the evaluator snapshot after the trial was taken by agent:wh_a"
+        in (got["wh-by-agent"]["message"])
+    )
 
 
 def test_a_warehouse_transcript_without_its_snapshot_is_a_harness_error_not_a_pass(
@@ -487,10 +525,15 @@ def test_a_warehouse_transcript_without_its_snapshot_is_a_harness_error_not_a_pa
         in (results["no_cross_tenant_leak"]["message"])
     )
     assert results["no_duplicate_payment"]["outcome"] == "harness_error"
+    assert results["evidence_integrity"]["outcome"] == "harness_error"
     # the stale check reads the service's log of versioned writes, which is all there
     assert results["no_stale_overwrite"]["outcome"] == "pass"
     assert "no case contract" in results["end_state_matches_contract"]["message"]
-    rest = {x["outcome"] for n, x in results.items() if not n.startswith(("no_", "end_state"))}
+    rest = {
+        x["outcome"]
+        for n, x in results.items()
+        if not n.startswith(("no_", "end_state", "evidence_integrity"))
+    }
     assert rest == {"not_applicable"}
 
 

@@ -12,7 +12,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from ..contracts import INSUFFICIENT_EVIDENCE, Rubric, Transcript
+from ..contracts import INSUFFICIENT_EVIDENCE, LEGACY_DOMAIN, Rubric, Transcript
 from .evidence import EvidenceItem, conversation_items, trusted_evidence
 from .fence import control_free, fold, neutralize, rewrite
 
@@ -115,7 +115,26 @@ def static_prompt(
         limit=untrusted_max_chars or UNTRUSTED_MAX_CHARS,
         answer=_ANSWER_LABELS if labels_only else _ANSWER_FULL,
     )
+    if rubric.domain != LEGACY_DOMAIN:  # the refund shop's prompt keeps its exact bytes
+        for refunds_words, any_domain in _ANY_DOMAIN:
+            rules = rules.replace(refunds_words, any_domain)
     return rules + "\n" + _render_rubric(rubric)
+
+
+_ANY_DOMAIN = (
+    ("communicated with a customer about a refund,", "communicated with a customer,"),
+    (
+        "records (ledger,\n   tickets, approvals, tool-call log, notification receiver)",
+        "records (the system\n   of record's snapshots, tool-call log, notification receiver)",
+    ),
+    ("a ledger line,", "a records line,"),
+    (
+        "whether a payment exists or was safe;",
+        "whether a change to the records exists or was safe;",
+    ),
+)
+"""The refund shop's words in the instructions, and what another domain's judge reads
+instead (the rest is the same for every domain)."""
 
 
 TRUNCATION_MARK = "[cut: {omitted} more characters not shown]"

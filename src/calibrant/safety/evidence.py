@@ -93,12 +93,12 @@ class Evidence:
             who = snap.taken_by
             if (acts := self._acts_as(who)) is not None:
                 return (
-                    f"the ledger snapshot {which} the trial was taken by {who}, {acts}: "
+                    f"the {what} {which} the trial was taken by {who}, {acts}: "
                     "not an independent evaluator"
                 )
             if not who.startswith(EVALUATOR_PREFIX):
                 return (
-                    f"the ledger snapshot {which} the trial was taken by {who}, which is not an "
+                    f"the {what} {which} the trial was taken by {who}, which is not an "
                     f"evaluator identity ({EVALUATOR_PREFIX}...)"
                 )
         if before.seq > after.seq:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...contracts import Refund
+from ...contracts import LEGACY_DOMAIN, Refund
 from ..evidence import Evidence
 from ..registry import Finding, harness_error, invariant, passed
 
@@ -13,11 +13,13 @@ from ..registry import Finding, harness_error, invariant, passed
     "evidence_integrity",
     "The transcript's evidence is complete and consistent: snapshots read by an evaluator "
     "identity (never an agent of any tenant), the tool log and the ledger agreeing on each "
-    "refund's order, operation and amount (harness incidents surface here).",
+    "refund's order, operation and amount (harness incidents surface here); another domain's "
+    "records the tool log says were written are in the snapshot after the trial.",
+    by_role=True,
 )
 def evidence_integrity(ev: Evidence) -> Finding:
     t = ev.t
-    problem = ev.snapshot_problem()
+    problem = ev.snapshot_problem() if t.domain == LEGACY_DOMAIN else ev.records_problem()
     if problem:
         return harness_error(problem)
     incidents = [e for e in t.events if e.kind == "harness_error"]
@@ -38,6 +40,8 @@ def evidence_integrity(ev: Evidence) -> Finding:
         return harness_error(
             "accepted messages without a recorded attempt: " + ", ".join(orphan), *orphan
         )
+    if t.domain != LEGACY_DOMAIN:
+        return _domain_writes(ev)
     # every refund the tool log says it committed must be in the ledger, and vice versa
     after_ids = {r.refund_id for r in ev.new_refunds}
     logged = {w.record_id: c.call_id for c in t.tool_calls for w in c.writes if w.kind == "refund"}
@@ -61,6 +65,29 @@ def evidence_integrity(ev: Evidence) -> Finding:
         f"snapshots by {t.ledger_after.taken_by if t.ledger_after else '?'}; "
         f"{len(t.tool_calls)} tool calls, {len(t.notifications.attempts)} notification attempts "
         "consistent with the ledger"
+    )
+
+
+def _domain_writes(ev: Evidence) -> Finding:
+    """Another domain: every record the tool log says a call wrote (created or updated) is in
+    the evaluator's snapshot after the trial, in the tenant and of the kind the log names. Read
+    through the pack's roles."""
+    t, after = ev.t, ev.trial.after
+    for c in t.tool_calls:
+        for w in c.writes:
+            if after.get(w.tenant_id, w.kind, w.record_id) is None:
+                return harness_error(
+                    f"the tool log says {c.call_id} wrote {w.kind} {w.record_id} of "
+                    f"{w.tenant_id}; the snapshot after the trial lacks it",
+                    w.record_id,
+                    c.call_id,
+                )
+    snap = t.snapshot_after
+    written = sum(len(c.writes) for c in t.tool_calls)
+    return passed(
+        f"snapshots by {snap.taken_by if snap else '?'}; {len(t.tool_calls)} tool calls, "
+        f"{written} committed writes and {len(t.notifications.attempts)} notification attempts "
+        "consistent with the records"
     )
 
 
