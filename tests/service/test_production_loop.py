@@ -161,6 +161,11 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             )
             truth[_key(call.kwargs["messages"])] = consensus[item]
 
+        r = cli("monitor")  # nothing audited yet: one line, exit 2
+        assert r.code == 2 and r.err.strip() == (
+            "calibrant: error: monitor: no audit in the store yet (`calibrant audit RUN "
+            "--queue NAME --rate R`)"
+        ), r.err
         # release: calibrate on the gold cut (the judge agrees with the consensus)
         gold = ("--gold", str(work / "gold"), "--resamples", "200")
         r = cli("calibrate", *gold, "--judge", "loop", "--json")
@@ -246,6 +251,8 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             assert fired[(CRIT, "anchors")]["fired_at"] == week2
             assert fired[(CRIT, "agreement")]["fired_at"] == week2
             assert experts[0].get("/api/monitor").status_code == 403  # annotators never
+            unknown = adjudicator.get("/api/monitor", params={"judge": "ffffffff"})
+            assert unknown.status_code == 400 and "unknown judge version" in unknown.text
             page = adjudicator.get("/monitor", params={"resamples": 200})
             assert page.status_code == 200 and "<svg" in page.text
             written = html.read_text()
