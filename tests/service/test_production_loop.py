@@ -15,14 +15,17 @@ import json
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from sqlmodel import Session
 
-from calibrant.files import load_rubric
+from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.client import prepare_call
 from calibrant.judge.config import JudgeOptions, SavedJudge, build_judge
 from calibrant.judge.reliability import RetryPolicy
@@ -73,33 +76,34 @@ def _gold_cut(dest: Path, items: list[str], manifest: dict[str, Any]) -> None:
         (dest / "labels" / f.name).write_text("\n".join(rows) + "\n")
 
 
-def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
-    work = tmp_path
-    manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
-    consensus = _consensus()
-    by_case: dict[str, list[str]] = defaultdict(list)
-    for item in sorted(manifest):
-        if item in consensus:
-            by_case[manifest[item]["case"]].append(item)
-    cases = sorted(c for c, items in by_case.items() if len(items) >= 2)
-    # the calibration's gold: two items of each of 16 cases; the weeks: other cases' items
-    calibration = [i for c in cases[:16] for i in by_case[c][:2]]
-    _gold_cut(work / "gold", calibration, manifest)
-    weeks = {}
-    for name, index in (("week1", 0), ("week2", 1)):
-        (work / name).mkdir()
-        weeks[name] = [by_case[c][index] for c in cases[16:]]
-        for item in weeks[name]:
-            shutil.copy(GOLD / "transcripts" / f"{item}.json", work / name)
+class Loop:
+    """A store, a gold cut (two items of each of 16 cases) and week folders in `work`; the fake
+    judge (see the module docstring) and the saved judge `loop` at it while `running()`."""
 
-    rubric = load_rubric(RUBRIC)
-    mode = {"flip": False, "unknown": 0}
-    truth: dict[str, dict[str, Any]] = {}
+    def __init__(
+        self, work: Path, weeks: Callable[[list[str], dict[str, list[str]]], dict[str, list[str]]]
+    ) -> None:
+        self.work = work
+        self.manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
+        self.consensus = _consensus()
+        by_case: dict[str, list[str]] = defaultdict(list)
+        for item in sorted(self.manifest):
+            if item in self.consensus:
+                by_case[self.manifest[item]["case"]].append(item)
+        cases = sorted(c for c, items in by_case.items() if len(items) >= 2)
+        _gold_cut(work / "gold", [i for c in cases[:16] for i in by_case[c][:2]], self.manifest)
+        for name, items in weeks(cases[16:], by_case).items():
+            (work / name).mkdir()
+            for item in items:
+                shutil.copy(GOLD / "transcripts" / f"{item}.json", work / name)
+        self.mode = {"flip": False, "unknown": 0}
+        self.truth: dict[str, dict[str, Any]] = {}
+        self.env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
 
-    def answer(body: dict[str, Any]) -> str:
-        labels = truth.get(_key(body.get("messages")))
+    def answer(self, body: dict[str, Any]) -> str:
+        labels = self.truth.get(_key(body.get("messages")))
         if labels is None:
-            mode["unknown"] += 1
+            self.mode["unknown"] += 1
             labels = {}
         out = {}
         schema = body["response_format"]["json_schema"]["schema"]
@@ -108,22 +112,48 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             out[crit] = {
                 "rationale": "fake",
                 "evidence": (spec["properties"]["evidence"]["items"].get("enum") or [])[:1],
-                "label": _flip(label) if mode["flip"] else label,
+                "label": _flip(label) if self.mode["flip"] else label,
             }
         return json.dumps(out)
 
-    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        rubric = load_rubric(RUBRIC)
+        with fake_openai(self.answer) as server:
+            (self.work / "judges").mkdir()
+            saved = {"model": "openai/loop", "api_base": server.url, "rubric": str(RUBRIC)}
+            (self.work / "judges" / "loop.yaml").write_text(
+                yaml.safe_dump({**saved, "max_attempts": 1})
+            )
+            config = build_judge(SavedJudge(**saved, max_attempts=1), JudgeOptions(), rubric)[0]
+            for item, labels in self.consensus.items():
+                call = prepare_call(
+                    load_transcript(GOLD / "transcripts" / f"{item}.json"),
+                    rubric=rubric,
+                    config=config,
+                    sample_index=0,
+                    policy=RetryPolicy(),
+                )
+                self.truth[_key(call.kwargs["messages"])] = labels
+            yield
 
-    def cli(*args: str) -> Any:
-        return run_cli(*args, cwd=work, env=env)
+    def cli(self, *args: str) -> Any:
+        return run_cli(*args, cwd=self.work, env=self.env)
 
-    def score_and_audit(name: str, days_back: int = 0) -> Any:
+    def calibrate(self) -> None:
+        """The release: calibrate on the gold cut (the judge agrees with the consensus)."""
+        gold = ("--gold", str(self.work / "gold"), "--resamples", "200")
+        r = self.cli("calibrate", *gold, "--judge", "loop", "--json")
+        assert r.code in (0, 1), r.err  # 1: the gate did not pass on so few items
+        assert self.mode["unknown"] == 0  # every prompt was a known gold transcript
+
+    def score_and_audit(self, name: str, days_back: int = 0) -> Any:
         """Score the week's transcripts (the run moved `days_back` days back, into its week),
         then audit every case of the run into the blind queue audit-NAME."""
-        r = cli("score", str(work / name), "--judge", "loop", "--json")
+        r = self.cli("score", str(self.work / name), "--judge", "loop", "--json")
         assert r.code == 0, r.err
         run = json.loads(r.out)["run_id"]
-        engine = make_engine(env["CALIBRANT_DATABASE_URL"])
+        engine = make_engine(self.env["CALIBRANT_DATABASE_URL"])
         with Session(engine) as s:
             row = s.get(RunRow, run)
             assert row is not None
@@ -132,49 +162,39 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             s.commit()
         engine.dispose()
         every = ("--rate", "1", "--per-case", "1", "--rubric", str(RUBRIC), "--json")
-        r = cli("audit", run, "--queue", f"audit-{name}", *every)
+        r = self.cli("audit", run, "--queue", f"audit-{name}", *every)
         assert r.code == 0, r.err
         return json.loads(r.out)
 
-    def monitor(*args: str) -> Any:
+    def monitor(self, *args: str) -> Any:
         """`calibrant monitor` as a pipeline runs it after each week, anchors re-scored."""
-        anchors = ("--anchors", str(work / "gold"), "--per-window", "20")
-        return cli(
+        anchors = ("--anchors", str(self.work / "gold"), "--per-window", "20")
+        return self.cli(
             "monitor", "--judge", "loop", *anchors, "--resamples", "200", "--fail-on-drift", *args
         )
 
-    with fake_openai(answer) as server:
-        (work / "judges").mkdir()
-        saved = {"model": "openai/loop", "api_base": server.url, "rubric": str(RUBRIC)}
-        (work / "judges" / "loop.yaml").write_text(yaml.safe_dump({**saved, "max_attempts": 1}))
-        config = build_judge(SavedJudge(**saved, max_attempts=1), JudgeOptions(), rubric)[0]
-        for item in consensus:
-            t_path = GOLD / "transcripts" / f"{item}.json"
-            from calibrant.files import load_transcript
 
-            call = prepare_call(
-                load_transcript(t_path),
-                rubric=rubric,
-                config=config,
-                sample_index=0,
-                policy=RetryPolicy(),
-            )
-            truth[_key(call.kwargs["messages"])] = consensus[item]
+def _two_weeks(cases: list[str], by_case: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Week 1: the first item of each case outside the gold cut; week 2: the second."""
+    return {
+        name: [by_case[c][index] for c in cases] for name, index in (("week1", 0), ("week2", 1))
+    }
 
+
+def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, _two_weeks)
+    work, consensus, mode, cli, monitor = tmp_path, loop.consensus, loop, loop.cli, loop.monitor
+    with loop.running():
         r = cli("monitor")  # nothing audited yet: one line, exit 2
         assert r.code == 2 and r.err.strip() == (
             "calibrant: error: monitor: no audit in the store yet (`calibrant audit RUN "
             "--queue NAME --rate R`)"
         ), r.err
-        # release: calibrate on the gold cut (the judge agrees with the consensus)
-        gold = ("--gold", str(work / "gold"), "--resamples", "200")
-        r = cli("calibrate", *gold, "--judge", "loop", "--json")
-        assert r.code in (0, 1), r.err  # 1: the gate did not pass on so few items
-        assert mode["unknown"] == 0  # every prompt was a known gold transcript
+        loop.calibrate()
         # week 1: score, move the run a week back, audit everything into a blind queue
-        audits = {"week1": score_and_audit("week1", days_back=7)}
+        audits = {"week1": loop.score_and_audit("week1", days_back=7)}
 
-        with running_service(env["CALIBRANT_DATABASE_URL"], work) as service:
+        with running_service(loop.env["CALIBRANT_DATABASE_URL"], work) as service:
             experts = [service.client(service.user(n, "annotator")) for n in ("maria", "jonas")]
             adjudicator = service.client(service.user("ada", "adjudicator"))
 
@@ -220,8 +240,8 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             assert c1["kappa"] == 1.0 and c1["anchor_kappa"] == 1.0 and c1["anchor_cases"] > 0
 
             # week 2: the provider changes the model behind the name: every label flipped
-            mode["flip"] = True
-            audits["week2"] = score_and_audit("week2")
+            mode.mode["flip"] = True
+            audits["week2"] = loop.score_and_audit("week2")
             label_week("week2")
 
             over = adjudicator.get("/api/agreement-over-time", params={"resamples": 200})
@@ -262,3 +282,34 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
             r = cli("monitor", "--judge", "ffffffff")
             assert r.code == 2 and "unknown judge version 'ffffffff'" in r.err
             assert len(r.err.strip().splitlines()) == 1
+
+
+def _product_changes(cases: list[str], by_case: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Week 1 as in the other test; week 2: only transcripts whose experts fail them on CRIT
+    (the agent got worse at it), none of week 1's."""
+    consensus = _consensus()
+    later = [i for c in cases for i in by_case[c][1:]]
+    return {
+        "week1": [by_case[c][0] for c in cases],
+        "week2": [i for i in later if consensus[i][CRIT] == "fail"],
+    }
+
+
+def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
+    tmp_path: Path,
+) -> None:
+    loop = Loop(tmp_path, _product_changes)
+    with loop.running():
+        loop.calibrate()
+        loop.score_and_audit("week1", days_back=7)
+        loop.score_and_audit("week2")  # not labeled yet: the shift and the anchors decide
+        r = loop.monitor("--json")
+    assert r.code == 1, r.err
+    report = json.loads(r.out)
+    assert report["status"][CRIT] == ["product_changed"]
+    assert all("judge_changed" not in v for v in report["status"].values())
+    week1, week2 = report["windows"]
+    c = {x["criterion"]: x for x in week2["criteria"]}[CRIT]
+    assert c["shift"]["fired_at"] == week2["name"] and not c["anchors"]["alarm"]
+    assert c["judged_shares"]["fail"] == pytest.approx(1.0) and c["anchor_kappa"] == 1.0
+    assert not week1["alarm"]
