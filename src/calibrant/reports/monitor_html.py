@@ -24,20 +24,20 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
     windows = report["windows"]
     rows = [next(c for c in w["criteria"] if c["criterion"] == criterion) for w in windows]
     gate = float(report["settings"]["gate_kappa"])
-    w, h, left, right, top, bottom = 720, 220, 48, 16, 16, 44
+    w, h, left, right, top, bottom = 720, 260, 48, 16, 30, 44
     n = len(windows)
 
     def x(i: int) -> float:
         return left + (w - left - right) * ((i + 0.5) / max(n, 1))
 
-    def y(v: float) -> float:  # kappa axis from -0.2 to 1.0
-        return top + (1.0 - max(-0.2, min(1.0, v))) / 1.2 * (h - top - bottom)
+    def y(v: float) -> float:  # kappa axis from -1 to 1
+        return top + (1.0 - max(-1.0, min(1.0, v))) / 2.0 * (h - top - bottom)
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
         f'aria-label="kappa per window for {escape(criterion)}, with 95% CI, gate and alarms">'
     ]
-    for tick in (-0.2, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0):
+    for tick in (-1.0, -0.5, 0.0, 0.5, 1.0):
         parts.append(
             f'<line x1="{left}" y1="{y(tick):.1f}" x2="{w - right}" y2="{y(tick):.1f}" '
             f'stroke="{GRID}"/><text x="{left - 6}" y="{y(tick) + 4:.1f}" font-size="11" '
@@ -66,12 +66,14 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
         f'<line x1="{left}" y1="{y(gate):.1f}" x2="{w - right}" y2="{y(gate):.1f}" '
         f'stroke="{ALARM}" stroke-dasharray="5 4"><title>gate bar {gate:g}</title></line>'
     )
-    for key, colour, shape in (("kappa", KAPPA, "circle"), ("anchor_kappa", ANCHOR, "square")):
+    # the anchors first (dashed), the audited kappa on top
+    for key, colour, shape in (("anchor_kappa", ANCHOR, "square"), ("kappa", KAPPA, "circle")):
         points = [(i, r[key]) for i, r in enumerate(rows) if r[key] is not None]
         if len(points) > 1:
             line = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in points)
+            dash = ' stroke-dasharray="6 3"' if key == "anchor_kappa" else ""
             parts.append(
-                f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>'
+                f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>'
             )
         for i, v in points:
             tip = f"{windows[i]['name']}: {'anchors ' if key != 'kappa' else ''}kappa {v:.2f}"
@@ -95,8 +97,11 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
             what = ", ".join(RULE_WORD[f] for f in fired)
             cx = x(i)
             parts.append(
-                f'<path class="alarm" d="M{cx:.1f},{top + 2} l7,12 h-14 z" fill="{ALARM}">'
+                f'<path class="alarm" d="M{cx:.1f},4 l7,12 h-14 z" fill="{ALARM}">'
                 f"<title>alarm in {escape(windows[i]['name'])}: {escape(what)}</title></path>"
+                f'<text x="{cx + (10 if cx < w / 2 else -10):.1f}" y="15" font-size="11" '
+                f'text-anchor="{"start" if cx < w / 2 else "end"}" fill="{ALARM}">'
+                f"{escape(what)}</text>"
             )
         parts.append(
             f'<text x="{x(i):.1f}" y="{h - bottom + 16}" font-size="11" text-anchor="middle" '
@@ -110,7 +115,7 @@ def _legend() -> str:
     keys = [
         f'<span><i style="background:{KAPPA};border-radius:50%"></i> kappa, audited items</span>',
         f'<span><i style="background:{BAND}"></i> its 95% interval (cases resampled)</span>',
-        f'<span><i style="background:{ANCHOR}"></i> kappa on the anchors</span>',
+        f'<span><i style="background:{ANCHOR}"></i> kappa on the anchors (dashed)</span>',
         f'<span><i style="border-top:2px dashed {ALARM};height:0"></i> gate bar</span>',
         f'<span style="color:{ALARM}">&#9650;</span> <span>a rule raised its alarm</span>',
     ]

@@ -109,7 +109,7 @@ def monitor_version(engine: Engine, judge: str | None, window: str = "week") -> 
         run = report["score_run"]
         audited.setdefault(run["judge_hash"], run["rubric_hash"])
     if judge is not None:
-        found = [v for v in audited if v.startswith(judge)]
+        found = [v for v in audited if v.startswith(judge) or v.partition(":")[2].startswith(judge)]
         if not found:
             calibrated = any(
                 (i.judge_hash or "").startswith(judge)
