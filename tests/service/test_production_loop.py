@@ -300,8 +300,11 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
 ) -> None:
     loop = Loop(tmp_path, _product_changes)
     with loop.running():
-        loop.calibrate()
         loop.score_and_audit("week1", days_back=7)
+        r = loop.cli("monitor", "--judge", "loop")  # audited, but never calibrated: exit 2
+        assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+        assert "has no finished calibration in the store" in r.err
+        loop.calibrate()
         loop.score_and_audit("week2")  # not labeled yet: the shift and the anchors decide
         r = loop.monitor("--json")
     assert r.code == 1, r.err
