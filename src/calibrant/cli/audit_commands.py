@@ -261,14 +261,15 @@ def _saved_judge(name: str) -> bool:
 
 
 def _print_monitor(report: dict[str, Any]) -> None:
-    out = Console(highlight=False)
+    """One line per fact, unwrapped, for a pipeline's log (and grep)."""
+    out = typer.echo
     s = report["settings"]
-    out.print(
+    out(
         f"judge {report['judge_version'][:19]} ({report['judge_model']}), release calibration "
         f"{report['calibration_run'][:12]}; alarm at e-value >= {s['threshold']:g}"
     )
     for w in report["windows"]:
-        out.print(f"{report['window']} {w['name']}:")
+        out(f"{report['window']} {w['name']}:")
         for c in w["criteria"]:
             k = "undefined" if c["kappa"] is None else f"{c['kappa']:.2f}"
             if c["kappa_ci"]:
@@ -278,16 +279,16 @@ def _print_monitor(report: dict[str, Any]) -> None:
                 for r in ("agreement", "shift", "anchors")
                 if c[r] is not None
             )
-            out.print(
+            out(
                 f"  {c['criterion']}: kappa {k} (n={c['n_items']}), e-values {e}: "
                 f"{', '.join(c['verdicts'])}"
             )
     if not report["alarms"]:
-        out.print("no drift alarm")
+        out("no drift alarm")
     for a in report["alarms"]:
-        out.print(
+        out(
             f"DRIFT {a['criterion']}: {a['verdict']} (rule {a['rule']}, since {a['fired_at']}, "
             f"e-value {a['e_value']:.3g})"
         )
     for w in report["warnings"]:
-        out.print(f"warning: {w}")
+        out(f"warning: {w}")
