@@ -32,7 +32,7 @@ from calibrant.judge.reliability import RetryPolicy
 from calibrant.store import make_engine
 from calibrant.store.runs import RunRow
 from tests.conftest import ROOT, run_cli
-from tests.support.fake_openai import fake_openai
+from tests.support.fake_openai import FakeServer, fake_openai
 from tests.support.service import running_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -117,7 +117,7 @@ class Loop:
         return json.dumps(out)
 
     @contextmanager
-    def running(self) -> Iterator[None]:
+    def running(self) -> Iterator[FakeServer]:
         rubric = load_rubric(RUBRIC)
         with fake_openai(self.answer) as server:
             (self.work / "judges").mkdir()
@@ -135,7 +135,7 @@ class Loop:
                     policy=RetryPolicy(),
                 )
                 self.truth[_key(call.kwargs["messages"])] = labels
-            yield
+            yield server
 
     def cli(self, *args: str) -> Any:
         return run_cli(*args, cwd=self.work, env=self.env)
@@ -299,7 +299,7 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     tmp_path: Path,
 ) -> None:
     loop = Loop(tmp_path, _product_changes)
-    with loop.running():
+    with loop.running() as server:
         loop.score_and_audit("week1", days_back=7)
         r = loop.cli("monitor", "--judge", "loop")  # audited, but never calibrated: exit 2
         assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
@@ -307,8 +307,15 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
         loop.calibrate()
         loop.score_and_audit("week2")  # not labeled yet: the shift and the anchors decide
         r = loop.monitor("--json")
+        # a second look: the same report, and no model call (each week's anchors are recorded)
+        calls = sum(server.requests.values())
+        again = loop.monitor("--json")
+        assert sum(server.requests.values()) == calls
+        listed = loop.cli("runs", "list", "--kind", "anchors", "--json")
     assert r.code == 1, r.err
     report = json.loads(r.out)
+    assert again.code == 1 and json.loads(again.out) == report
+    assert len(json.loads(listed.out)) == 2  # one anchors run per week
     assert report["status"][CRIT] == ["product_changed"]
     assert all("judge_changed" not in v for v in report["status"].values())
     week1, week2 = report["windows"]
