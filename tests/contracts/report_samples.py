@@ -150,13 +150,15 @@ def judge() -> dict[str, Any]:
 
 
 @cache
-def _audited() -> tuple[dict[str, Any], dict[str, Any]]:
+def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """`calibrant audit` on a score run of the gold transcripts (a planted judge), its items
-    labeled by two experts as the gold consensus; and `agreement-over-time` on it."""
+    labeled by two experts as the gold consensus; `agreement-over-time` on it; and `monitor`
+    from the planted judge's calibration."""
     from calibrant.gold import CONSENSUS
     from calibrant.service import labeling as lab
     from calibrant.service.audit import AuditOptions, agreement_over_time, draw_audit
     from calibrant.service.catalog import add_rubric
+    from calibrant.service.monitor import MonitorOptions, monitor_report
     from calibrant.store.runs import Runs
 
     cfg, js = simulated_judgments(GOLD, RUBRIC, "flip:no_claim_before_confirmed:0.2")
@@ -189,9 +191,12 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any]]:
                         for rater in ("maria", "jonas"):
                             lab.save_labels(engine, rater, item["item_id"], [(c.id, label, None)])
             over_time = agreement_over_time(engine, n_resamples=200)
+            cal = runs.start("calibrate", judge=cfg, process=False)
+            runs.finish(cal, built_calibration())
+            monitored = monitor_report(engine, MonitorOptions(n_resamples=200))
         finally:
             engine.dispose()
-    return audit, over_time
+    return audit, over_time, monitored
 
 
 def audit() -> dict[str, Any]:
@@ -200,6 +205,10 @@ def audit() -> dict[str, Any]:
 
 def agreement_over_time() -> dict[str, Any]:
     return _audited()[1]
+
+
+def monitor() -> dict[str, Any]:
+    return _audited()[2]
 
 
 def domains() -> dict[str, Any]:
@@ -223,4 +232,5 @@ PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "domains": ("domains", domains),
     "audit": ("audit", audit),
     "agreement over time": ("agreement-over-time", agreement_over_time),
+    "monitor": ("monitor", monitor),
 }

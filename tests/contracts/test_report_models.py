@@ -37,6 +37,7 @@ CURRENT = {
     "domains": contracts.DOMAINS_SCHEMA_VERSION,
     "audit": contracts.AUDIT_SCHEMA_VERSION,
     "agreement-over-time": contracts.AGREEMENT_OVER_TIME_SCHEMA_VERSION,
+    "monitor": contracts.MONITOR_SCHEMA_VERSION,
 }
 
 

@@ -1,6 +1,7 @@
 """After release: `calibrant audit` draws a sample of a score run into a blind workbench queue;
 `calibrant agreement-over-time` measures the judge against the experts' labels of the audited
-items per judge version and time window. The operations are `calibrant.service.audit`'s."""
+items per judge version and time window; `calibrant monitor` raises the drift alarm. The
+operations are `calibrant.service.audit`'s and `calibrant.service.monitor`'s."""
 
 from __future__ import annotations
 
@@ -156,3 +157,138 @@ def _rate(figure: dict[str, Any] | None) -> str:
         return "undefined"
     ci = figure.get("ci95")
     return f"{figure['value']:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+
+
+@app.command()
+def monitor(
+    window: Annotated[
+        str, typer.Option("--window", help="day, week or month (of the score runs' times).")
+    ] = "week",
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="The judge: a saved judge's name (judges/NAME.yaml) or a judge version (its "
+            "hash or a prefix). Default: the one judge version audited.",
+        ),
+    ] = None,
+    anchors: Annotated[
+        Path | None,
+        typer.Option(
+            "--anchors",
+            help="The calibration's gold folder: re-score a draw of its cases with the judge "
+            "for each window not yet anchored (needs --judge NAME), so the monitor can tell a "
+            "changed judge from a changed product.",
+        ),
+    ] = None,
+    per_window: Annotated[
+        int, typer.Option("--per-window", help="Anchor cases drawn per window.")
+    ] = 20,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Each rule's false-alarm bound over its life.")
+    ] = 0.05,
+    seed: Annotated[int, typer.Option("--seed", help="Anchor draws and bootstrap seed.")] = 0,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Bootstrap resamples (kappa CIs).")
+    ] = 2000,
+    fail_on_drift: Annotated[
+        bool, typer.Option("--fail-on-drift", help="Exit 1 when an alarm is raised.")
+    ] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the page with the time-series plot.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Drift after release: replay a judge version's audit windows through anytime-valid rules
+    (agreement below the gate, judged label shift, anchors moved) from its release calibration,
+    and name the rule behind any alarm."""
+    from ..service.monitor import MonitorOptions, monitor_report, record_anchors
+    from ..store import make_engine
+
+    version = judge
+    resolved = None
+    if judge is not None and _saved_judge(judge):
+        from ..judge.config import JudgeOptions, resolve_judge
+
+        resolved = resolve_judge(JudgeOptions(judge=judge))
+        version = resolved[0].hash
+    engine = make_engine()
+    try:
+        if anchors is not None:
+            from ..errors import ConfigError
+
+            if resolved is None:
+                raise ConfigError(
+                    "monitor: --anchors re-scores gold items with the judge: give --judge NAME "
+                    "(a saved judge)"
+                )
+            config, rubric, policy, concurrency = resolved
+            record_anchors(
+                engine,
+                gold=anchors,
+                config=config,
+                rubric=rubric,
+                policy=policy,
+                window=window,
+                per_window=per_window,
+                seed=seed,
+                concurrency=concurrency,
+            )
+        report = monitor_report(
+            engine,
+            MonitorOptions(
+                judge=version, window=window, alpha=alpha, seed=seed, n_resamples=resamples
+            ),
+        )
+    finally:
+        engine.dispose()
+    if html is not None:
+        from ..reports.monitor_html import monitor_page
+
+        html.write_text(monitor_page(report), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        _print_monitor(report)
+    if fail_on_drift and report["alarm"]:
+        raise typer.Exit(1)
+
+
+def _saved_judge(name: str) -> bool:
+    from ..judge.config import judges_dir
+
+    return "/" not in name and (judges_dir() / f"{name}.yaml").is_file()
+
+
+def _print_monitor(report: dict[str, Any]) -> None:
+    """One line per fact, unwrapped, for a pipeline's log (and grep)."""
+    out = typer.echo
+    s = report["settings"]
+    out(
+        f"judge {report['judge_version'][:19]} ({report['judge_model']}), release calibration "
+        f"{report['calibration_run'][:12]}; alarm at e-value >= {s['threshold']:g}"
+    )
+    for w in report["windows"]:
+        out(f"{report['window']} {w['name']}:")
+        for c in w["criteria"]:
+            k = "undefined" if c["kappa"] is None else f"{c['kappa']:.2f}"
+            if c["kappa_ci"]:
+                k += f" [{c['kappa_ci'][0]:.2f}, {c['kappa_ci'][1]:.2f}]"
+            e = ", ".join(
+                f"{r} {c[r]['e_value']:.3g}"
+                for r in ("agreement", "shift", "anchors")
+                if c[r] is not None
+            )
+            out(
+                f"  {c['criterion']}: kappa {k} (n={c['n_items']}), e-values {e}: "
+                f"{', '.join(c['verdicts'])}"
+            )
+    if not report["alarms"]:
+        out("no drift alarm")
+    for a in report["alarms"]:
+        out(
+            f"DRIFT {a['criterion']}: {a['verdict']} (rule {a['rule']}, since {a['fired_at']}, "
+            f"e-value {a['e_value']:.3g})"
+        )
+    for w in report["warnings"]:
+        out(f"warning: {w}")

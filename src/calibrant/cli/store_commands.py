@@ -69,7 +69,8 @@ def runs_list(
         typer.Option(
             "--kind",
             help="calibrate, judge (a service job), score, batch (a provider batch), compare, "
-            "compare-trials, stability, probe, check or trials.",
+            "compare-trials, stability, probe, check, trials, audit (an audit sample) or "
+            "anchors (the drift monitor's anchors re-scored).",
         ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many, newest first.")] = 50,

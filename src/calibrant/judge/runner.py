@@ -120,9 +120,12 @@ def judge_transcripts(
     seed: int = 0,
     on_done: Callable[[Judgment, bool], None] | None = None,
     hashes: Sequence[str] | None = None,
+    first_sample: int = 0,
 ) -> JudgeRun:
     """Judge every transcript `samples` times; cached answers are reused, not re-asked.
-    `hashes` (the transcripts' content hashes, if the caller has them) saves recomputing them."""
+    `hashes` (the transcripts' content hashes, if the caller has them) saves recomputing them.
+    `first_sample`: the sample numbers are `first_sample` .. `first_sample + samples - 1` (the
+    drift monitor's anchors ask again under a sample number of their own per window)."""
     terminated: list[bool] = []
     try:
         with quiet_gc():
@@ -139,6 +142,7 @@ def judge_transcripts(
                     on_done=on_done,
                     hashes=hashes,
                     terminated=terminated,
+                    first_sample=first_sample,
                 )
             )
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -162,6 +166,7 @@ async def judge_transcripts_async(
     on_done: Callable[[Judgment, bool], None] | None = None,
     hashes: Sequence[str] | None = None,
     terminated: list[bool] | None = None,
+    first_sample: int = 0,
 ) -> JudgeRun:
     """`judge_transcripts` on the running event loop: for a process that keeps one loop for
     all its model calls (the queue worker: litellm's background logging is bound to one loop
@@ -181,6 +186,7 @@ async def judge_transcripts_async(
         on_done=on_done,
         hashes=hashes,
         terminated=[] if terminated is None else terminated,
+        first_sample=first_sample,
     )
     return run
 
@@ -338,6 +344,7 @@ async def _judge_all(
     on_done: Callable[[Judgment, bool], None] | None,
     hashes: Sequence[str] | None,
     terminated: list[bool],
+    first_sample: int = 0,
 ) -> None:
     asker = _Asker(
         run=run,
@@ -357,11 +364,11 @@ async def _judge_all(
     todo: list[tuple[int, Transcript, str, int]] = []
     for n, (t, th) in enumerate(zip(transcripts, hashes, strict=True)):
         for i in range(samples):
-            found = cached.get((th, i))
+            found = cached.get((th, first_sample + i))
             if found is not None:
                 results[n * samples + i] = asker.hit(found)
             else:
-                todo.append((n * samples + i, t, th, i))
+                todo.append((n * samples + i, t, th, first_sample + i))
     if not todo:
         run.judgments = results
         return

@@ -129,4 +129,5 @@ def create_app(
 
     for module in (routes_catalog, routes_jobs, routes_runs, routes_reports, routes_audit):
         app.include_router(module.router)
+    app.include_router(routes_audit.pages)
     return app

@@ -50,6 +50,7 @@ __all__ = [
     "audit_windows",
     "agreement_over_time",
     "AUDIT_DESIGN",
+    "run_cases",
 ]
 
 AUDIT_DESIGN = (
@@ -159,6 +160,12 @@ def _transcripts(rows: list[Any], keep: set[int] | None = None) -> dict[int, Any
                 )
             out[row.position] = t if keep is not None and row.position in keep else t.case_id
     return out
+
+
+def run_cases(rows: list[Any]) -> dict[int, str]:
+    """Each score row's case id (by its position in the run), its transcript read again and
+    checked against the hash the run recorded."""
+    return {p: str(c) for p, c in _transcripts(rows).items()}
 
 
 def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult:

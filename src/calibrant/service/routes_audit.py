@@ -1,5 +1,6 @@
-"""/api/audits and /api/agreement-over-time: the service's face of `calibrant audit` and
-`calibrant agreement-over-time` (the operations are `audit`'s). Admins draw audits; adjudicators
+"""/api/audits, /api/agreement-over-time and /api/monitor: the service's face of `calibrant
+audit`, `calibrant agreement-over-time` and `calibrant monitor` (the operations are `audit`'s and
+`monitor`'s). Admins draw audits; adjudicators
 and admins read the agreement: an annotator never sees what the judge said of an item."""
 
 from __future__ import annotations
@@ -7,16 +8,18 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ..contracts.reports import AgreementOverTimeReport, AuditReport
+from ..contracts.reports import AgreementOverTimeReport, AuditReport, MonitorReport
 from .api_labels import ID_PATTERN
 from .audit import AuditOptions, agreement_over_time, draw_audit
+from .monitor import MonitorOptions, monitor_report
 from .security import require
 from .users import User
 
-__all__ = ["router"]
+__all__ = ["pages", "router"]
 
 router = APIRouter(prefix="/api", tags=["audit"])
 
@@ -88,3 +91,44 @@ async def get_agreement_over_time(
         )
     )
     return AgreementOverTimeReport.model_validate(report)
+
+
+@router.get("/monitor", response_model=MonitorReport)
+async def get_monitor(
+    request: Request,
+    window: str = Query(default="week", pattern="^(day|week|month)$"),
+    judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
+    alpha: float = Query(default=0.05, gt=0, lt=1),
+    seed: int = 0,
+    resamples: int = Query(default=2000, ge=100, le=20000),
+    _: User = Depends(require("adjudicator")),  # noqa: B008
+) -> MonitorReport:
+    """The drift monitor of a judge version (as `calibrant monitor --json`): the anchors it
+    reads are those `calibrant monitor --anchors` recorded; the service calls no model here."""
+    engine = request.app.state.engine
+    options = MonitorOptions(
+        judge=judge, window=window, alpha=alpha, seed=seed, n_resamples=resamples
+    )
+    report = await run_in_threadpool(lambda: monitor_report(engine, options))
+    return MonitorReport.model_validate(report)
+
+
+pages = APIRouter(tags=["audit"])
+
+
+@pages.get("/monitor", response_class=HTMLResponse, include_in_schema=False)
+async def monitor_page(
+    request: Request,
+    window: str = Query(default="week", pattern="^(day|week|month)$"),
+    judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
+    resamples: int = Query(default=2000, ge=100, le=20000),
+    _: User = Depends(require("adjudicator")),  # noqa: B008
+) -> HTMLResponse:
+    """The monitor's page: per criterion kappa per window with its interval, the gate's bar
+    and the alarms (the report of GET /api/monitor, drawn)."""
+    from ..reports.monitor_html import monitor_page as page
+
+    engine = request.app.state.engine
+    options = MonitorOptions(judge=judge, window=window, n_resamples=resamples)
+    report = await run_in_threadpool(lambda: monitor_report(engine, options))
+    return HTMLResponse(page(report))

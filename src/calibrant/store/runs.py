@@ -41,7 +41,8 @@ __all__ = [
 
 # Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
 # service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
-# the safety checker's and the harness's runs; "audit" an audit sample drawn from a score run.
+# the safety checker's and the harness's runs; "audit" an audit sample drawn from a score run;
+# "anchors" the drift monitor's anchor items re-scored by the judge for one window.
 RunKind = Literal[
     "calibrate",
     "judge",
@@ -54,6 +55,7 @@ RunKind = Literal[
     "check",
     "trials",
     "audit",
+    "anchors",
 ]
 RUN_KINDS: tuple[str, ...] = get_args(RunKind)
 

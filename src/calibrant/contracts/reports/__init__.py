@@ -1,7 +1,7 @@
 """The reports calibrant produces, as pydantic models: calibration, score, comparison (`compare`,
 judge B against judge A), trials (`compare-trials`, agent run B against run A), probe, check,
 stability, judge, domains (`domains list`: the installed domain packs), audit (an audit sample
-after release) and agreement-over-time. Each report has one
+after release), agreement-over-time and monitor (drift after release). Each report has one
 schema version (the ``*_SCHEMA_VERSION`` constants, which its producer writes) and a JSON Schema
 under docs/schemas/ (`schemas()`).
 
@@ -43,6 +43,7 @@ from .load import (
     schema_files,
     schemas,
 )
+from .monitor import MONITOR_SCHEMA_VERSION, MonitorReport
 from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
 from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
 
@@ -58,6 +59,8 @@ __all__ = [
     "DOMAINS_SCHEMA_VERSION",
     "AUDIT_SCHEMA_VERSION",
     "AGREEMENT_OVER_TIME_SCHEMA_VERSION",
+    "MONITOR_SCHEMA_VERSION",
+    "MonitorReport",
     "AuditReport",
     "AgreementOverTimeReport",
     "AnyReport",

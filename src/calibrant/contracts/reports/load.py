@@ -13,6 +13,7 @@ from .calibration import CalibrationReport
 from .check import CheckReport, JudgeReport
 from .compare import ComparisonReport, TrialsReport
 from .domains import DomainsReport
+from .monitor import MonitorReport
 from .probe import ProbeReport, StabilityReport
 from .score import ScoreReport
 
@@ -40,6 +41,7 @@ ReportKind = Literal[
     "domains",
     "audit",
     "agreement-over-time",
+    "monitor",
 ]
 AnyReport = (
     CalibrationReport
@@ -53,6 +55,7 @@ AnyReport = (
     | DomainsReport
     | AuditReport
     | AgreementOverTimeReport
+    | MonitorReport
 )
 REPORT_MODELS: dict[str, type[Report]] = {
     m.KIND: m
@@ -68,6 +71,7 @@ REPORT_MODELS: dict[str, type[Report]] = {
         DomainsReport,
         AuditReport,
         AgreementOverTimeReport,
+        MonitorReport,
     )
 }
 # The run kinds of the store (store.runs.RUN_KINDS) whose summary is a report of a kind here

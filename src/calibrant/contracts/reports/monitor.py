@@ -1,0 +1,110 @@
+"""The drift monitor's report (`calibrant monitor`, GET /api/monitor): one judge version's audit
+windows replayed through the anytime-valid rules of `calibrant.monitor`, from its release
+calibration."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .base import GateStatus, Report, Strict, version_field
+
+MONITOR_SCHEMA_VERSION = 1
+
+Verdict = Literal["ok", "below_gate", "judge_changed", "product_changed", "shift_unexplained"]
+
+
+class MonitorSettingsOut(Strict):
+    alpha: float = Field(description="Each rule's false-alarm bound over the monitor's life.")
+    threshold: float = Field(description="The e-value that raises an alarm (1 / alpha).")
+    gate_kappa: float = Field(description="Rule 1's bar: the gate's min_lower.")
+    anchor_tolerance: float = Field(description="Rule 3: how far the anchors' kappa may fall.")
+    memory: int = Field(description="Windows that set the next bet.")
+    seed: int
+    n_resamples: int
+
+
+class BaselineOut(Strict):
+    labels: list[str]
+    judged_shares: dict[str, float] = Field(
+        description="The judge's label shares on the calibration's gold items (rule 2's null)."
+    )
+    ordinal: bool
+    release_kappa: float | None = Field(description="The calibration's kappa (judge vs consensus).")
+    anchor_kappa: float | None = Field(
+        description="The released judge's case-weighted kappa on the anchor set; null: no anchors."
+    )
+
+
+class RuleOut(Strict):
+    e_value: float
+    threshold: float
+    alarm: bool = Field(description="Reached the threshold in this window or an earlier one.")
+    fired_at: str | None = Field(description="The window it first reached it in.")
+    windows: int
+    cases: int
+
+
+class WindowCriterionOut(Strict):
+    criterion: str
+    kappa: float | None = Field(description="The window's kappa (agreement over time).")
+    kappa_ci: list[float] | None = Field(description="Its case-clustered 95% interval.")
+    n_items: int
+    n_cases: int
+    gate_status: GateStatus | None
+    anchor_kappa: float | None = Field(description="Case-weighted kappa on the window's anchors.")
+    anchor_cases: int
+    alarm: bool
+    verdicts: list[Verdict]
+    reasons: list[str]
+    agreement: RuleOut = Field(description="Rule 1: agreement below the gate.")
+    shift: RuleOut = Field(description="Rule 2: judged label shares moved.")
+    anchors: RuleOut | None = Field(description="Rule 3: the anchors moved (null: no anchors).")
+    judged_shares: dict[str, float] | None = Field(
+        description="The window's judged label shares, case-weighted."
+    )
+
+
+class MonitorWindow(Strict):
+    name: str = Field(description="The window's first day.")
+    start: str
+    end: str
+    score_runs: list[str]
+    audits: list[str]
+    anchors_run: str | None = Field(description="The anchors run re-scored for this window.")
+    alarm: bool
+    criteria: list[WindowCriterionOut]
+
+
+class Alarm(Strict):
+    criterion: str
+    rule: Literal["agreement", "shift", "anchors"]
+    verdict: Verdict
+    fired_at: str | None
+    e_value: float
+
+
+class MonitorReport(Report):
+    """One judge version after release: per window and criterion kappa, e-values and alarms."""
+
+    KIND = "monitor"
+    VERSION = MONITOR_SCHEMA_VERSION
+
+    schema_version: int = version_field(MONITOR_SCHEMA_VERSION)
+    judge_version: str
+    judge_model: str | None
+    rubric_hash: str
+    calibration_run: str = Field(description="The release calibration (the baseline).")
+    window: str = Field(description="day, week (from Monday) or month, UTC.")
+    settings: MonitorSettingsOut
+    baseline: dict[str, BaselineOut]
+    anchors_gold: dict[str, object] | None = Field(
+        description="The frozen anchor set (gold folder, split, hashes); null: no anchors."
+    )
+    windows: list[MonitorWindow]
+    alarm: bool
+    alarms: list[Alarm]
+    status: dict[str, list[Verdict]] = Field(description="Per criterion, after the last window.")
+    reasons: dict[str, list[str]]
+    warnings: list[str]

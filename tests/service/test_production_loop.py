@@ -1,0 +1,325 @@
+"""The production loop closed (issue 22), end to end: a judge calibrated on gold, two weeks of
+scored transcripts, each week audited into a blind queue, two experts labeling through the
+service's API and an adjudicator settling their disagreements, agreement over time per week, and
+`calibrant monitor` raising the drift alarm — naming the rule — once the judge degrades.
+
+Real parts: a SQLite store file, the real CLI, the real service process on 127.0.0.1, and an
+OpenAI-compatible fake judge on 127.0.0.1 that answers each gold transcript with its experts'
+consensus (week 1) until it is switched to flip every label (week 2: the provider changed the
+model behind the judge's name; the judge's version hash stays the same)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from sqlmodel import Session
+
+from calibrant.files import load_rubric, load_transcript
+from calibrant.judge.client import prepare_call
+from calibrant.judge.config import JudgeOptions, SavedJudge, build_judge
+from calibrant.judge.reliability import RetryPolicy
+from calibrant.store import make_engine
+from calibrant.store.runs import RunRow
+from tests.conftest import ROOT, run_cli
+from tests.support.fake_openai import FakeServer, fake_openai
+from tests.support.service import running_service
+
+RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
+GOLD = ROOT / "gold"
+NONCE = re.compile(r"[0-9a-f]{16}")
+CRIT = "separates_done_from_pending"
+FLIP = {"pass": "fail", "fail": "pass"}
+
+
+def _key(messages: Any) -> str:
+    """A prompt with its random fence nonce left out: the same transcript, the same key."""
+    text = NONCE.sub("", json.dumps(messages, sort_keys=True))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _consensus() -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = defaultdict(dict)
+    for line in (GOLD / "labels" / "consensus.jsonl").read_text().splitlines():
+        x = json.loads(line)
+        out[x["item"]][x["criterion"]] = x["label"]
+    return out
+
+
+def _flip(label: Any) -> Any:
+    if isinstance(label, int):
+        return label % 4 + 1
+    return FLIP.get(label, label)
+
+
+def _gold_cut(dest: Path, items: list[str], manifest: dict[str, Any]) -> None:
+    """A gold folder of `items` (calibration split), with the shipped labels."""
+    (dest / "transcripts").mkdir(parents=True)
+    (dest / "labels").mkdir()
+    (dest / "manifest.yaml").write_text(
+        yaml.safe_dump({k: {**manifest[k], "split": "calibration"} for k in items})
+    )
+    for k in items:
+        shutil.copy(GOLD / "transcripts" / f"{k}.json", dest / "transcripts")
+    for f in (GOLD / "labels").glob("*.jsonl"):
+        rows = [ln for ln in f.read_text().splitlines() if json.loads(ln)["item"] in items]
+        (dest / "labels" / f.name).write_text("\n".join(rows) + "\n")
+
+
+class Loop:
+    """A store, a gold cut (two items of each of 16 cases) and week folders in `work`; the fake
+    judge (see the module docstring) and the saved judge `loop` at it while `running()`."""
+
+    def __init__(
+        self, work: Path, weeks: Callable[[list[str], dict[str, list[str]]], dict[str, list[str]]]
+    ) -> None:
+        self.work = work
+        self.manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
+        self.consensus = _consensus()
+        by_case: dict[str, list[str]] = defaultdict(list)
+        for item in sorted(self.manifest):
+            if item in self.consensus:
+                by_case[self.manifest[item]["case"]].append(item)
+        cases = sorted(c for c, items in by_case.items() if len(items) >= 2)
+        _gold_cut(work / "gold", [i for c in cases[:16] for i in by_case[c][:2]], self.manifest)
+        for name, items in weeks(cases[16:], by_case).items():
+            (work / name).mkdir()
+            for item in items:
+                shutil.copy(GOLD / "transcripts" / f"{item}.json", work / name)
+        self.mode = {"flip": False, "unknown": 0}
+        self.truth: dict[str, dict[str, Any]] = {}
+        self.env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
+
+    def answer(self, body: dict[str, Any]) -> str:
+        labels = self.truth.get(_key(body.get("messages")))
+        if labels is None:
+            self.mode["unknown"] += 1
+            labels = {}
+        out = {}
+        schema = body["response_format"]["json_schema"]["schema"]
+        for crit, spec in schema["properties"].items():
+            label = labels.get(crit, "pass")
+            out[crit] = {
+                "rationale": "fake",
+                "evidence": (spec["properties"]["evidence"]["items"].get("enum") or [])[:1],
+                "label": _flip(label) if self.mode["flip"] else label,
+            }
+        return json.dumps(out)
+
+    @contextmanager
+    def running(self) -> Iterator[FakeServer]:
+        rubric = load_rubric(RUBRIC)
+        with fake_openai(self.answer) as server:
+            (self.work / "judges").mkdir()
+            saved = {"model": "openai/loop", "api_base": server.url, "rubric": str(RUBRIC)}
+            (self.work / "judges" / "loop.yaml").write_text(
+                yaml.safe_dump({**saved, "max_attempts": 1})
+            )
+            config = build_judge(SavedJudge(**saved, max_attempts=1), JudgeOptions(), rubric)[0]
+            for item, labels in self.consensus.items():
+                call = prepare_call(
+                    load_transcript(GOLD / "transcripts" / f"{item}.json"),
+                    rubric=rubric,
+                    config=config,
+                    sample_index=0,
+                    policy=RetryPolicy(),
+                )
+                self.truth[_key(call.kwargs["messages"])] = labels
+            yield server
+
+    def cli(self, *args: str) -> Any:
+        return run_cli(*args, cwd=self.work, env=self.env)
+
+    def calibrate(self) -> None:
+        """The release: calibrate on the gold cut (the judge agrees with the consensus)."""
+        gold = ("--gold", str(self.work / "gold"), "--resamples", "200")
+        r = self.cli("calibrate", *gold, "--judge", "loop", "--json")
+        assert r.code in (0, 1), r.err  # 1: the gate did not pass on so few items
+        assert self.mode["unknown"] == 0  # every prompt was a known gold transcript
+
+    def score_and_audit(self, name: str, days_back: int = 0) -> Any:
+        """Score the week's transcripts (the run moved `days_back` days back, into its week),
+        then audit every case of the run into the blind queue audit-NAME."""
+        r = self.cli("score", str(self.work / name), "--judge", "loop", "--json")
+        assert r.code == 0, r.err
+        run = json.loads(r.out)["run_id"]
+        engine = make_engine(self.env["CALIBRANT_DATABASE_URL"])
+        with Session(engine) as s:
+            row = s.get(RunRow, run)
+            assert row is not None
+            row.started_at = row.started_at - timedelta(days=days_back)
+            s.add(row)
+            s.commit()
+        engine.dispose()
+        every = ("--rate", "1", "--per-case", "1", "--rubric", str(RUBRIC), "--json")
+        r = self.cli("audit", run, "--queue", f"audit-{name}", *every)
+        assert r.code == 0, r.err
+        return json.loads(r.out)
+
+    def monitor(self, *args: str) -> Any:
+        """`calibrant monitor` as a pipeline runs it after each week, anchors re-scored."""
+        anchors = ("--anchors", str(self.work / "gold"), "--per-window", "20")
+        return self.cli(
+            "monitor", "--judge", "loop", *anchors, "--resamples", "200", "--fail-on-drift", *args
+        )
+
+
+def _two_weeks(cases: list[str], by_case: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Week 1: the first item of each case outside the gold cut; week 2: the second."""
+    return {
+        name: [by_case[c][index] for c in cases] for name, index in (("week1", 0), ("week2", 1))
+    }
+
+
+def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
+    loop = Loop(tmp_path, _two_weeks)
+    work, consensus, mode, cli, monitor = tmp_path, loop.consensus, loop, loop.cli, loop.monitor
+    with loop.running():
+        r = cli("monitor")  # nothing audited yet: one line, exit 2
+        assert r.code == 2 and r.err.strip() == (
+            "calibrant: error: monitor: no audit in the store yet (`calibrant audit RUN "
+            "--queue NAME --rate R`)"
+        ), r.err
+        loop.calibrate()
+        # week 1: score, move the run a week back, audit everything into a blind queue
+        audits = {"week1": loop.score_and_audit("week1", days_back=7)}
+
+        with running_service(loop.env["CALIBRANT_DATABASE_URL"], work) as service:
+            experts = [service.client(service.user(n, "annotator")) for n in ("maria", "jonas")]
+            adjudicator = service.client(service.user("ada", "adjudicator"))
+
+            def label_week(name: str) -> None:
+                """Two experts label the queue through the API with the items' true labels,
+                except that the second expert errs on the first two items; the adjudicator
+                settles those two."""
+                by_hash = {i["transcript_hash"]: i["item_id"] for i in audits[name]["items"]}
+                listed = experts[0].get("/api/items", params={"queue": f"audit-{name}"})
+                assert listed.status_code == 200 and len(listed.json()) == len(by_hash)
+                for n, entry in enumerate(listed.json()):
+                    true = consensus[by_hash[entry["transcript_hash"]]][CRIT]
+                    for e, expert in enumerate(experts):
+                        label = FLIP[true] if (e == 1 and n < 2) else true
+                        got = expert.post(
+                            "/api/labels",
+                            json={
+                                "item": entry["alias"],
+                                "labels": [{"criterion": CRIT, "label": label}],
+                            },
+                        )
+                        assert got.status_code == 200, got.text
+                    if n < 2:
+                        got = adjudicator.post(
+                            "/api/adjudications",
+                            json={
+                                "item": entry["alias"],
+                                "criterion": CRIT,
+                                "label": true,
+                                "reason": "the record shows it",
+                            },
+                        )
+                        assert got.status_code == 200, got.text
+
+            label_week("week1")
+            # a stable week: no alarm, exit 0 (anchors re-scored by the unchanged judge)
+            r = monitor("--json")
+            assert r.code == 0, r.err
+            stable = json.loads(r.out)
+            assert not stable["alarm"] and stable["status"][CRIT] == ["ok"]
+            (w1,) = stable["windows"]
+            c1 = next(c for c in w1["criteria"] if c["criterion"] == CRIT)
+            assert c1["kappa"] == 1.0 and c1["anchor_kappa"] == 1.0 and c1["anchor_cases"] > 0
+
+            # week 2: the provider changes the model behind the name: every label flipped
+            mode.mode["flip"] = True
+            audits["week2"] = loop.score_and_audit("week2")
+            label_week("week2")
+
+            over = adjudicator.get("/api/agreement-over-time", params={"resamples": 200})
+            assert over.status_code == 200, over.text
+            kappas = [
+                next(c for c in w["criteria"] if c["criterion"] == CRIT)["kappa"]["estimate"]
+                for w in over.json()["windows"]
+            ]
+            assert kappas[0] == 1.0 and kappas[1] < 0  # the two weeks, one after the other
+
+            html = work / "monitor.html"
+            r = monitor("--html", str(html))
+            assert r.code == 1, r.err
+            assert f"DRIFT {CRIT}: judge_changed (rule anchors" in r.out, r.out
+            assert f"DRIFT {CRIT}: below_gate (rule agreement" in r.out
+
+            # the service's face: the same report (the anchors as recorded), and its page
+            api = adjudicator.get("/api/monitor", params={"resamples": 200})
+            assert api.status_code == 200, api.text
+            report = api.json()
+            assert report["alarm"] and set(report["status"][CRIT]) >= {
+                "judge_changed",
+                "below_gate",
+            }
+            fired = {(a["criterion"], a["rule"]): a for a in report["alarms"]}
+            week2 = report["windows"][1]["name"]
+            assert fired[(CRIT, "anchors")]["fired_at"] == week2
+            assert fired[(CRIT, "agreement")]["fired_at"] == week2
+            assert experts[0].get("/api/monitor").status_code == 403  # annotators never
+            unknown = adjudicator.get("/api/monitor", params={"judge": "ffffffff"})
+            assert unknown.status_code == 400 and "unknown judge version" in unknown.text
+            page = adjudicator.get("/monitor", params={"resamples": 200})
+            assert page.status_code == 200 and "<svg" in page.text
+            written = html.read_text()
+            assert written.count('class="alarm"') >= 2 and "gate bar" in written
+
+            # bad input: one line, exit 2
+            r = cli("monitor", "--judge", "ffffffff")
+            assert r.code == 2 and "unknown judge version 'ffffffff'" in r.err
+            assert len(r.err.strip().splitlines()) == 1
+
+
+def _product_changes(cases: list[str], by_case: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Week 1 as in the other test; week 2: only transcripts whose experts fail them on CRIT
+    (the agent got worse at it), none of week 1's."""
+    consensus = _consensus()
+    later = [i for c in cases for i in by_case[c][1:]]
+    return {
+        "week1": [by_case[c][0] for c in cases],
+        "week2": [i for i in later if consensus[i][CRIT] == "fail"],
+    }
+
+
+def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
+    tmp_path: Path,
+) -> None:
+    loop = Loop(tmp_path, _product_changes)
+    with loop.running() as server:
+        loop.score_and_audit("week1", days_back=7)
+        r = loop.cli("monitor", "--judge", "loop")  # audited, but never calibrated: exit 2
+        assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+        assert "has no finished calibration in the store" in r.err
+        loop.calibrate()
+        loop.score_and_audit("week2")  # not labeled yet: the shift and the anchors decide
+        r = loop.monitor("--json")
+        # a second look: the same report, and no model call (each week's anchors are recorded)
+        calls = sum(server.requests.values())
+        again = loop.monitor("--json")
+        assert sum(server.requests.values()) == calls
+        listed = loop.cli("runs", "list", "--kind", "anchors", "--json")
+    assert r.code == 1, r.err
+    report = json.loads(r.out)
+    assert again.code == 1 and json.loads(again.out) == report
+    assert len(json.loads(listed.out)) == 2  # one anchors run per week
+    assert report["status"][CRIT] == ["product_changed"]
+    assert all("judge_changed" not in v for v in report["status"].values())
+    week1, week2 = report["windows"]
+    c = {x["criterion"]: x for x in week2["criteria"]}[CRIT]
+    assert c["shift"]["fired_at"] == week2["name"] and not c["anchors"]["alarm"]
+    assert c["judged_shares"]["fail"] == pytest.approx(1.0) and c["anchor_kappa"] == 1.0
+    assert not week1["alarm"]
