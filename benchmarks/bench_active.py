@@ -9,12 +9,13 @@ the consensus, with ``clusters=`` the cases, 2,000 resamples) and
 :func:`calibrant.agreement.gate.release_gate` (``use_ceiling=False``, coverage 1). The proposal
 is :func:`calibrant.calibration.propose.propose`, as ``calibrant propose`` calls it.
 
-Population of one run (``--scenarios``, e.g. ``1-4x300``): 300 cases of 1-4 items each
-(uniform). The rare class's share
+Population of one run (``--scenarios``, ``LO-HIxCASES[cCONC]``, e.g. ``1-4x300c4``): 300 cases
+of 1-4 items each (uniform). The rare class's share
 ``p`` is drawn per run, uniform in [0.15, 0.30]; a case's own fail share is Beta with mean ``p``
 and concentration 4 (cases differ), an item's consensus label is fail with that share. The judge
 gives the consensus label with probability ``a_c``, the case's accuracy, Beta with mean ``a`` and
-concentration 20 (some cases are hard for it), and the other label otherwise; ``a`` is solved so
+concentration 20 (``c4``: 4, the judge's errors cluster by case much more; some cases are hard
+for it), and the other label otherwise; ``a`` is solved so
 that the population's kappa, ``(a - pe) / (1 - pe)`` with ``pe`` from the rates ``p`` and ``p a +
 (1 - p)(1 - a)``, is the target κ. A second judge version errs independently with the same case
 accuracies (for ``disagree``). The consensus is the truth of the simulation (no expert noise).
@@ -26,8 +27,9 @@ were added. A decision is wrong when it is PASS while the population's own kappa
 items, the quantity a random sample estimates) is below the bar, or FAIL while it is at or above
 it.
 
-    python benchmarks/bench_active.py              # -> benchmarks/results/active.md
-    python benchmarks/bench_active.py --runs 1000  # tighter intervals
+    python benchmarks/bench_active.py              # 80 runs per κ, one scenario: < 3 min
+    python benchmarks/bench_active.py --runs 200 --scenarios 1-4x300,1-4x300c4,4-8x150c4
+                                                   # the committed results/active.md
     python benchmarks/bench_active.py --quick      # a smoke run: printed, not written
 """
 
@@ -94,15 +96,17 @@ class Scenario:
     smallest: int  # items per case, uniform from smallest to largest
     largest: int
     cases: int
+    accuracy_concentration: float = ACC_CONC  # lower: the judge's errors cluster more by case
 
     @classmethod
     def parse(cls, text: str) -> Scenario:
-        sizes, _, cases = text.partition("x")
+        sizes, _, rest = text.partition("x")
+        cases, _, conc = rest.partition("c")
         lo, _, hi = sizes.partition("-")
-        return cls(int(lo), int(hi or lo), int(cases))
+        return cls(int(lo), int(hi or lo), int(cases), float(conc or ACC_CONC))
 
     def __str__(self) -> str:
-        return f"{self.smallest}-{self.largest}x{self.cases}"
+        return f"{self.smallest}-{self.largest}x{self.cases}c{self.accuracy_concentration:g}"
 
 
 def population(rng: np.random.Generator, kappa: float, sc: Scenario) -> Population:
@@ -112,7 +116,8 @@ def population(rng: np.random.Generator, kappa: float, sc: Scenario) -> Populati
     sizes = rng.integers(sc.smallest, sc.largest + 1, n_cases)
     case = np.repeat(np.arange(n_cases), sizes)
     pc = rng.beta(p * CASE_CONC, (1 - p) * CASE_CONC, n_cases)[case]
-    ac = rng.beta(a * ACC_CONC, (1 - a) * ACC_CONC, n_cases)[case]
+    conc = sc.accuracy_concentration
+    ac = rng.beta(a * conc, (1 - a) * conc, n_cases)[case]
     truth = (rng.random(case.size) < pc).astype(np.int64)
     judge = np.where(rng.random(case.size) < ac, truth, 1 - truth)
     judge_b = np.where(rng.random(case.size) < ac, truth, 1 - truth)
@@ -233,7 +238,7 @@ def ratio_ci(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--runs", type=int, default=100, help="simulated runs per scenario and kappa"
+        "--runs", type=int, default=80, help="simulated runs per scenario and kappa"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kappas", default="0.5,0.7", help="true kappas, comma-separated")
@@ -294,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         realized = [k for k, _ in runs[cell]]
         n = len(rs)
         lines += [
-            f"## {sc.cases} cases of {sc.smallest}–{sc.largest} items, true κ {kappa} "
+            f"## {sc.cases} cases of {sc.smallest}–{sc.largest} items, judge accuracy by case "
+            f"Beta(concentration {sc.accuracy_concentration:g}), true κ {kappa} "
             f"({'above' if kappa > BAR else 'below'} the bar; {n} runs"
             + (f", {skipped[cell]} without an undecided start skipped" if skipped[cell] else "")
             + ")",

@@ -214,13 +214,13 @@ def _reason(
     if strategy == "stratified":
         parts.append(
             f"judged '{p.judge}', the judged class with the fewest labels "
-            f"({class_labels[p.judge]} so far)"
+            f"({class_labels[p.judge]} labeled or proposed before it)"
         )
     if strategy == "proposed":
         share = population[p.judge] / sum(population.values())
         parts.append(
             f"judged '{p.judge}', keeping that class at its {share:.0%} share of all judged "
-            f"items ({class_labels[p.judge]} labeled so far)"
+            f"items ({class_labels[p.judge]} labeled or proposed before it)"
         )
     return "; ".join(parts)
 
