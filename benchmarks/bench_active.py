@@ -28,7 +28,7 @@ items, the quantity a random sample estimates) is below the bar, or FAIL while i
 it.
 
     python benchmarks/bench_active.py              # 80 runs per κ, one scenario: < 3 min
-    python benchmarks/bench_active.py --runs 200 --scenarios 1-4x300,1-4x300c4,4-8x150c4
+    python benchmarks/bench_active.py --runs 200 --scenarios 1-4x300,1-4x300c4,4-8x150c4,10-20x40c4
                                                    # the committed results/active.md
     python benchmarks/bench_active.py --quick      # a smoke run: printed, not written
 """
