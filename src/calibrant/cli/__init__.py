@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (they register the commands)
     judge_commands,
     labels_commands,
     probe_commands,
+    propose_commands,
     queue_commands,
     safety_commands,
     sandbox_commands,

@@ -1,0 +1,81 @@
+"""`calibrant propose`: which items of a gold folder to label next for an UNDECIDED criterion."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .app import GoldOpt, SplitOpt, app, gold_split
+from .verdicts_commands import load_rubric_for_verdicts
+
+
+@app.command()
+def propose(
+    gold: GoldOpt,
+    verdicts: Annotated[
+        Path,
+        typer.Option(
+            "--verdicts",
+            help="The judge's recorded verdicts (CSV or JSONL rows item, criterion, label, "
+            "judge_version) on the gold items, labeled and not yet labeled.",
+        ),
+    ],
+    criterion: Annotated[str, typer.Option("--criterion", help="The criterion to decide.")],
+    count: Annotated[int, typer.Option("--count", help="How many items to propose.")] = 20,
+    verdicts_b: Annotated[
+        Path | None,
+        typer.Option(
+            "--verdicts-b", help="A second judge version's verdicts (for --strategy disagree)."
+        ),
+    ] = None,
+    strategy: Annotated[
+        str,
+        typer.Option(
+            "--strategy",
+            help="proposed (new cases first, judged classes at their share; the default), "
+            "random, stratified, unseen or disagree.",
+        ),
+    ] = "proposed",
+    rubric: Annotated[
+        Path | None, typer.Option("--rubric", help="Rubric YAML the verdicts are checked against.")
+    ] = None,
+    split: SplitOpt = "calibration",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random tie-breaks.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
+) -> None:
+    """Rank the gold folder's items without a consensus label (judged by the recorded judge)
+    to label next for an UNDECIDED gate: new cases first, since the gate's interval counts
+    cases, judged classes at their share. Each item comes with its reason. Measured by
+    simulation: as good as random sampling, no demonstrated saving (docs/calibration.md)."""
+    from ..calibration.propose import propose_for_gold
+
+    out = propose_for_gold(
+        gold,
+        verdicts,
+        rubric=load_rubric_for_verdicts(rubric),
+        criterion=criterion,
+        count=count,
+        verdicts_b=verdicts_b,
+        strategy=strategy,  # type: ignore[arg-type]  # checked by propose_for_gold
+        seed=seed,
+        split=gold_split(split),
+    )
+    if as_json:
+        typer.echo(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    lab, pool = out["labeled"], out["pool"]
+    typer.echo(
+        f"{out['criterion']}: {lab['items']} labeled item(s) in {lab['cases']} case(s); "
+        f"{pool['items']} judged item(s) in {pool['cases']} case(s) to choose from; "
+        f"strategy {out['strategy']}, seed {out['seed']}"
+    )
+    for p in out["proposals"]:
+        typer.echo(f"{p['rank']:>3}. {p['item']} (case {p['case']}, judged {p['judge_label']})")
+        typer.echo(f"     {p['reason']}")
+    typer.echo(
+        f"{len(out['proposals'])} item(s), {out['proposed_new_cases']} of them in new cases. "
+        "Label them, then run `calibrate` again."
+    )
