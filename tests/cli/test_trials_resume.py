@@ -44,7 +44,9 @@ def _args(server: FakeServer, out: Path, *extra: str) -> list[str]:
 
 def _env(tmp: Path) -> dict[str, str]:
     tmp.mkdir(exist_ok=True)
-    return {"TMPDIR": str(tmp), "OPENAI_API_KEY": "sk-test"}
+    # a store of its own: the child runs in the repository, whose calibrant.db is no test's
+    store = f"sqlite:///{tmp / 'store.db'}"
+    return {"TMPDIR": str(tmp), "OPENAI_API_KEY": "sk-test", "CALIBRANT_DATABASE_URL": store}
 
 
 def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
