@@ -63,6 +63,8 @@ def fake_logits(llama: FakeLlama) -> np.ndarray:
     s = int(found.group(1)) if found else 0
     logits = np.full(256, -20.0)
     logits[ord("f")], logits[ord("p")], logits[ord("i")] = 4 - s / 4, 2 + s / 4, 0.0
+    if b"ABSTAIN" in seen:  # the abstention gains, still far below fail
+        logits[ord("i")] = 1.5
     return logits
 
 
@@ -83,7 +85,7 @@ def _answer(prompt: bytes, prior: Any) -> dict[str, str]:
     return json.loads(picked[0])
 
 
-def _content_free_prior() -> Any:
+def _content_free_prior(unbalanced: Any = None) -> Any:
     llama = FakeLlama()
     prompt = list(b"judge this: N/A\n")
 
@@ -93,7 +95,9 @@ def _content_free_prior() -> Any:
         return fake_logits(llama)
 
     assert PLAN is not None
-    return enumerate_prior(PLAN, lambda text: list(text.encode()), logits_after)
+    return enumerate_prior(
+        PLAN, lambda text: list(text.encode()), logits_after, unbalanced=unbalanced
+    )
 
 
 def test_rebalanced_labels_follow_the_item_where_raw_labels_are_constant() -> None:
@@ -115,6 +119,18 @@ def test_joint_prior_is_the_content_free_distribution_after_each_path_of_earlier
     assert first is not None
     expected = np.log(np.exp([4.0, 0.0, 2.0]) / np.exp([4.0, 0.0, 2.0]).sum())
     assert [first[ord(c)] for c in "fip"] == pytest.approx(list(expected))
+
+
+def test_an_abstention_left_unbalanced_is_not_boosted_by_its_tiny_prior() -> None:
+    item = b"judge this: SIGNAL=-1 ABSTAIN\n"
+    assert _answer(item, None)["first"] == "fail"
+    assert _answer(item, _content_free_prior())["first"] == "insufficient_evidence"
+    assert PLAN is not None
+    unbalanced = embedded._options(PLAN, ("insufficient_evidence",))
+    assert unbalanced == {1: {2}, 3: {2}}  # the option writing it, at each choice
+    kept = _content_free_prior(unbalanced=unbalanced)
+    assert ord("i") not in (kept.lookup(tuple(b'{"first": "'), (1, ())) or {})
+    assert _answer(item, kept) == {"first": "fail", "second": "fail"}
 
 
 def _formatter(messages: list[dict[str, str]]) -> Any:
@@ -195,9 +211,12 @@ def test_embedded_judge_defaults_to_calibrated_and_joint_keeps_the_old_identity(
     call = prepare_call(transcript, rubric=rubric, config=default, sample_index=0, policy=policy)
     free = call.kwargs["extra_body"][CONTENT_FREE_KEY]
     assert len(free) == 2 and all(m[0] == call.kwargs["messages"][0] for m in free)
-    assert "N/A" in free[0][1]["content"]
-    assert "\n--- " in call.kwargs["messages"][1]["content"]  # the item's messages...
-    assert all("\n--- " not in m[1]["content"] for m in free)  # ...are not in the content-free
+    # the item's shape, its content replaced: two records and two messages, N/A or empty
+    assert [m[1]["content"].count("N/A") for m in free] == [4, 0]
+    assert all(m[1]["content"].count("\n--- turn_0") == 2 for m in free)
+    item = call.kwargs["messages"][1]["content"]
+    assert all(e not in m[1]["content"] for e in call.evidence_ids[2:] for m in free)
+    assert "<<<BEGIN-UNTRUSTED" in item
     assert (
         "extra_body"
         not in prepare_call(

@@ -110,6 +110,19 @@ def _reusable_prefix(cached: Any, prompt: list[int], message_starts: list[int]) 
     return max(start for start in message_starts if start <= shared)
 
 
+def _options(plan: tuple[str | Choice, ...], values: tuple[str, ...]) -> dict[int, set[int]]:
+    """Per choice of `plan`, the options that write one of the string `values`."""
+    out: dict[int, set[int]] = {}
+    for step, choice in enumerate(plan):
+        if isinstance(choice, Choice):
+            out[step] = {
+                i
+                for i, option in enumerate(choice.options)
+                if any(option.lstrip('"').startswith(f'{v}"') for v in values)
+            }
+    return out
+
+
 class _LocalModel:
     """The llama.cpp model: loaded once on first use, one generation at a time."""
 
@@ -214,7 +227,7 @@ class _LocalModel:
         schema: from memory or a file, else measured once (see embedded_prior)."""
         prompts = [chat_tokens(llama, formatter, m)[0] for m in request.content_free]
         assert self._priors is not None and request.schema_json is not None
-        key = self._priors.key(prompts, request.schema_json)
+        key = self._priors.key(prompts, request.schema_json, json.dumps(request.unbalanced))
         found = self._priors.get(key)
         if found is not None:
             return found
@@ -237,7 +250,14 @@ class _LocalModel:
                 llama.eval(list(answer))
                 return read_logits(llama)
 
-            measured.append({name: enumerate_prior(p, tokenize, logits_after) for name, p in parts})
+            measured.append(
+                {
+                    name: enumerate_prior(
+                        plan, tokenize, logits_after, unbalanced=_options(plan, request.unbalanced)
+                    )
+                    for name, plan in parts
+                }
+            )
         priors = {name: average_priors(m[name] for m in measured) for name, _ in parts}
         self._priors.put(key, priors)
         return priors

@@ -95,13 +95,17 @@ def enumerate_prior(
     tokenize: Callable[[str], list[int]],
     logits_after: Callable[[Key], Any],
     *,
+    unbalanced: Mapping[int, set[int]] | None = None,
     max_points: int = MAX_POINTS,
 ) -> LabelPrior:
     """Walk every path of labels through `plan` (choice_plan's forced texts and choices) after a
     content-free prompt: `logits_after(key)` gives the model's logits after the answer tokens
     `key`. Branches are visited most likely first, so the first visit of a position is on the
-    content-free input's most likely path."""
+    content-free input's most likely path. `unbalanced`: per plan step, the options whose prior
+    is left out (their branching tokens are not rebalanced: an abstention, whose tiny prior
+    would otherwise make it win)."""
     prior = LabelPrior()
+    unbalanced = unbalanced or {}
 
     def forced(step: int, key: Key) -> None:
         while step < len(plan) and isinstance(plan[step], str):
@@ -127,9 +131,13 @@ def enumerate_prior(
                     return  # enumeration stopped: this position's prior is known already
             logits = logits_after(key)
             scores = dict(zip(heads, log_softmax([float(logits[t]) for t in heads]), strict=True))
+            order = sorted(heads, key=lambda t: -scores[t])
+            skip = unbalanced.get(step, set())
+            for head in heads:
+                if all(i in skip for i in alive if options[i][depth] == head):
+                    del scores[head]
             prior.exact[key] = scores
             prior.by_position.setdefault(position, scores)
-            order = sorted(heads, key=lambda t: -scores[t])
         for head in order:
             sub = [i for i in alive if options[i][depth] == head]
             branch(step, key + (head,), options, sub, depth + 1)
@@ -165,8 +173,8 @@ class PriorFiles:
         self.identity = identity
         self._memory: dict[str, dict[str, LabelPrior]] = {}
 
-    def key(self, prompts: Sequence[Sequence[int]], schema_json: str) -> str:
-        digest = hashlib.sha256(f"{self.identity}\n{schema_json}\n".encode())
+    def key(self, prompts: Sequence[Sequence[int]], schema_json: str, unbalanced: str = "") -> str:
+        digest = hashlib.sha256(f"{self.identity}\n{schema_json}\n{unbalanced}\n".encode())
         for tokens in prompts:
             digest.update(json.dumps(list(tokens)).encode("ascii") + b"\n")
         return digest.hexdigest()[:32]

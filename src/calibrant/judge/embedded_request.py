@@ -40,6 +40,7 @@ __all__ = [
     "CHATML",
     "CONTENT_FREE_KEY",
     "INDEPENDENT_KEY",
+    "UNBALANCED_KEY",
 ]
 
 EMBEDDED_PROVIDER = "calibrant-local"
@@ -131,6 +132,7 @@ class Request:
     # content-free prompts whose label prior rebalances each label choice (embedded_prior)
     content_free: tuple[list[dict[str, str]], ...] = ()
     independent: bool = False  # each label picked on its own right after the prompt
+    unbalanced: tuple[str, ...] = ()  # string values whose content-free prior is not subtracted
     cancelled: threading.Event = field(default_factory=threading.Event)
 
 
@@ -220,6 +222,7 @@ def build_request(call: Mapping[str, Any]) -> Request:
         tools=bool(tools),
         content_free=content_free,
         independent=independent,
+        unbalanced=_unbalanced(extra),
     )
 
 
@@ -227,9 +230,21 @@ CONTENT_FREE_KEY = "content_free_messages"
 """``extra_body`` key: a list of content-free message lists (same roles as the prompt, the
 item's content replaced), whose label prior rebalances each label the model picks (each picked
 on its own, as with INDEPENDENT_KEY)."""
+UNBALANCED_KEY = "unbalanced_values"
+"""``extra_body`` key: string values (an abstention) whose content-free prior is left out, so a
+tiny prior does not make them win."""
 INDEPENDENT_KEY = "independent_labels"
 """``extra_body`` key: true to pick each property's value of a labels answer on its own, right
 after the prompt, instead of after the values before it."""
+
+
+def _unbalanced(extra_body: Any) -> tuple[str, ...]:
+    value = extra_body.get(UNBALANCED_KEY) if isinstance(extra_body, Mapping) else None
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadRequest(f"extra_body {UNBALANCED_KEY} must be a list of strings")
+    return tuple(value)
 
 
 def _content_free(extra_body: Any) -> tuple[list[dict[str, str]], ...]:
