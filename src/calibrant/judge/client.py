@@ -14,18 +14,11 @@ from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from ..contracts import (
-    INSUFFICIENT_EVIDENCE,
-    JudgeConfig,
-    Judgment,
-    Rubric,
-    Transcript,
-    content_hash,
-)
+from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..contracts.judgment import mask_url, url_secrets
 from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
-from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY, UNBALANCED_KEY
+from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
 from .prompt import build_prompt, content_free_prompts, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
@@ -184,10 +177,7 @@ def prepare_call(
             untrusted_max_chars=config.untrusted_max_chars,
             variant=prompt_variant(config.prompt_template_version),
         )
-        kwargs["extra_body"] = {
-            CONTENT_FREE_KEY: [p.messages() for p in free],
-            UNBALANCED_KEY: [INSUFFICIENT_EVIDENCE],  # an abstention is not boosted
-        }
+        kwargs["extra_body"] = {CONTENT_FREE_KEY: [p.messages() for p in free]}
     return PreparedCall(
         kwargs=kwargs,
         evidence_ids=evidence_ids,

@@ -221,10 +221,9 @@ def _user_message(ev_block: str, parts: list[str], nonce: str, datamark: bool) -
 
 
 CONTENT_FREE_FILLERS = ("N/A", "")
-"""What replaces each evidence line's text and each message of the conversation in the
-content-free prompts (Zhao et al. 2021 average over such inputs)."""
-_CONTENT_FREE_EVIDENCE = ("[ev_001] t=0: {}", "[ev_002] t=1: {}")
-_CONTENT_FREE_MESSAGES = ("turn_01 · t=2 · customer message", "turn_02 · t=3 · agent message")
+"""What replaces the evidence block and the conversation in the content-free prompts (Zhao et
+al. 2021 average over such inputs). Measured on 24 calibration items, the item's shape (two
+records and two messages, each N/A or empty) instead made the judge more constant, not less."""
 CONTENT_FREE_NONCE = "0" * 16
 """A fixed nonce, so the content-free prompts are the same bytes on every call."""
 
@@ -237,22 +236,20 @@ def content_free_prompts(
     untrusted_max_chars: int | None = None,
     variant: PromptVariant | None = None,
 ) -> list[JudgePrompt]:
-    """The judge prompt with the item's content replaced by each of CONTENT_FREE_FILLERS in the
-    shape of an item (two evidence lines, a customer and an agent message): what the model
-    answers when there is nothing to judge is its label prior (contextual calibration)."""
+    """The judge prompt with the item's content (evidence and conversation) replaced by each of
+    CONTENT_FREE_FILLERS: what the model answers when there is nothing to judge is its label
+    prior (contextual calibration)."""
     variant = variant or PromptVariant()
     limit = untrusted_max_chars or UNTRUSTED_MAX_CHARS
     system = static_prompt(
         rubric, labels_only=labels_only, untrusted_max_chars=limit, defenses=variant.defenses
     )
     out = []
-    for filler in CONTENT_FREE_FILLERS:  # the item's skeleton: two records, two messages
-        evidence = "\n".join(line.format(filler) for line in _CONTENT_FREE_EVIDENCE)
-        parts = [f"--- {header} ---\n{filler}" for header in _CONTENT_FREE_MESSAGES]
+    for filler in CONTENT_FREE_FILLERS:
         if variant.defenses:
-            user = _user_message(evidence, parts, CONTENT_FREE_NONCE, datamark)
+            user = _user_message(filler, [filler], CONTENT_FREE_NONCE, datamark)
         else:
-            user = _naive_user_message(evidence, parts)
+            user = _naive_user_message(filler, [filler])
         out.append(JudgePrompt(system=system, user=user, nonce=CONTENT_FREE_NONCE, evidence=()))
     return out
 
