@@ -1,14 +1,16 @@
-"""The embedded judge with and without contextual calibration of its labels, on the gold set.
+"""The embedded judge's three ways of picking labels, on the gold set.
 
 Run: python benchmarks/bench_embedded_calibration.py [--split heldout] [--subset N] [--out FILE]
 Each judge is the real command, `calibrant calibrate --gold G --split S --judge NAME --json`, in
 a subprocess with a fresh store and a fresh embedded cache folder (so the content-free prior
-and the rubric's prompt state are computed inside the timed run). The two saved judges differ
-only in `label_calibration`: `none` (the raw log-probabilities decide, the old behaviour) and
-the default `content_free`. Per criterion: the judge's label counts on the judged items (a
-constant rater uses one label), κ with its 95% case-clustered CI, items and cases, the gate.
-`--subset N`: a fixed subset of the split, N items taken round-robin over its cases in item-id
-order, to iterate quickly; the default is the whole split.
+and the rubric's prompt state are computed inside the timed run). The saved judges are
+judges/embedded.yaml plus `label_scoring: joint` (the old way: one answer, each label after the
+ones before it), `independent` (each label on its own right after the prompt) or `calibrated`
+(independent, rebalanced by the content-free prior). Per criterion: the judge's
+label counts on the judged items (a constant rater uses one label), κ with its 95%
+case-clustered CI, items and cases, the gate. `--subset N`: a fixed subset of the split, N
+items taken round-robin over its cases in item-id order, to iterate quickly; the default is
+the whole split.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ JUDGES = {
     "calibrated": "label_scoring: calibrated",
 }
 NAMES = {
-    "joint": "joint, raw log-probabilities (before: each label after the ones before it)",
-    "independent": "independent, raw log-probabilities (each label on its own after the prompt)",
-    "calibrated": "independent, content-free prior subtracted (after: the default now)",
+    "joint": "joint: each label after the ones before it (before, and the default)",
+    "independent": "independent: each label on its own after the prompt, raw",
+    "calibrated": "calibrated: each label on its own, content-free prior subtracted (after)",
 }
 
 
@@ -159,10 +161,10 @@ def main() -> None:
         f"`calibrant calibrate --split {args.split} --judge NAME --json`, in a subprocess with a "
         "fresh store and a fresh embedded cache folder, so each wall time includes the model "
         "load, the rubric's evaluation and (calibrated) the content-free prior. The saved judges "
-        "are judges/embedded.yaml plus `label_calibration: none` (raw: the old behaviour) or "
-        "`label_calibration: content_free` (rebalanced by the labels' content-free prior, the "
-        "default now). κ is the judge's against the consensus with its 95% case-clustered "
-        "bootstrap CI, as the report gives it; the gate is calibrate's own.",
+        "are judges/embedded.yaml plus `label_scoring: joint` (the old way and the default), "
+        "`independent` or `calibrated`. κ is the judge's against the consensus with its 95% "
+        "case-clustered bootstrap CI, as the report gives it; the gate is calibrate's own. "
+        "Label counts are the judge's on every item of the split (a constant rater uses one).",
         "",
     ]
     for judge, (wall, report, labels) in results.items():

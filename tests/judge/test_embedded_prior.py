@@ -189,15 +189,15 @@ def test_content_free_prior_is_measured_once_and_kept(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_embedded_judge_defaults_to_calibrated_and_joint_keeps_the_old_identity() -> None:
+def test_calibrated_is_an_option_and_the_default_keeps_the_old_identity() -> None:
     rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
-    default, _, policy, _ = build_judge(SavedJudge(model=EMBEDDED_MODEL), JudgeOptions(), rubric)
-    joint = build_judge(
-        SavedJudge(model=EMBEDDED_MODEL, label_scoring="joint"), JudgeOptions(), rubric
+    joint, _, policy, _ = build_judge(SavedJudge(model=EMBEDDED_MODEL), JudgeOptions(), rubric)
+    calibrated = build_judge(
+        SavedJudge(model=EMBEDDED_MODEL, label_scoring="calibrated"), JudgeOptions(), rubric
     )[0]
-    assert default.label_scoring == "calibrated" and joint.label_scoring is None
+    assert calibrated.label_scoring == "calibrated" and joint.label_scoring is None
     assert "label_scoring" not in joint.model_dump()  # hashed as before the field existed
-    assert default.hash != joint.hash  # answers cached under the old rule are not reused
+    assert calibrated.hash != joint.hash  # answers cached under the other rule are not reused
     hosted = build_judge(SavedJudge(model="openai/gpt-4o-mini"), JudgeOptions(), rubric)[0]
     assert hosted.label_scoring is None
     with pytest.raises(ConfigError, match="label_scoring calibrated needs the embedded model"):
@@ -208,7 +208,7 @@ def test_embedded_judge_defaults_to_calibrated_and_joint_keeps_the_old_identity(
         )
 
     transcript = load_transcript(ROOT / "gold" / "transcripts" / "gold-001.json")
-    call = prepare_call(transcript, rubric=rubric, config=default, sample_index=0, policy=policy)
+    call = prepare_call(transcript, rubric=rubric, config=calibrated, sample_index=0, policy=policy)
     free = call.kwargs["extra_body"][CONTENT_FREE_KEY]
     assert len(free) == 2 and all(m[0] == call.kwargs["messages"][0] for m in free)
     # the evidence and the conversation replaced by N/A, then by nothing

@@ -131,7 +131,7 @@ class JudgeConfig(Contract):
         description="How a labels answer's labels are picked by log-probability: absent (joint) "
         "each after the ones before it in one answer; independent: each on its own right after "
         "the prompt; calibrated: independent, each rebalanced by the labels' prior on "
-        "content-free inputs (contextual calibration; the embedded model's default).",
+        "content-free inputs (contextual calibration).",
     )
     _endpoint: str | None = PrivateAttr(default=None)
 

@@ -69,9 +69,9 @@ class SavedJudge(Contract):
     label_scoring: Literal["joint", "independent", "calibrated"] | None = Field(
         default=None,
         description="How the embedded model's labels are picked by log-probability: joint "
-        "(each after the ones before it, the old way), independent (each on its own after the "
+        "(each after the ones before it, in one answer), independent (each on its own after the "
         "prompt) or calibrated (independent, rebalanced by the labels' prior on content-free "
-        "inputs: the default). Only for the embedded model's labels answer.",
+        "inputs). Default joint. Only for the embedded model's labels answer.",
     )
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
@@ -129,9 +129,9 @@ def build_judge(
     model = opts.model or saved.model
     embedded = model == EMBEDDED_MODEL
     answer_format = saved.answer_format or ("labels" if embedded else "full")
-    scoring = saved.label_scoring
-    if scoring is None:  # the embedded model's labels are rebalanced unless told otherwise
-        scoring = "calibrated" if embedded and answer_format == "labels" else "joint"
+    # joint stays the default: contextual calibration did not raise the embedded judge's kappa
+    # (benchmarks/results/embedded_calibration.md)
+    scoring = saved.label_scoring or "joint"
     if scoring != "joint" and not (embedded and answer_format == "labels"):
         raise ConfigError(
             f"label_scoring {scoring} needs the embedded model's label log-probabilities "
