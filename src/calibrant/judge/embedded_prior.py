@@ -2,15 +2,17 @@
 al. 2021).
 
 A small model prefers some labels whatever it reads (SmolLM2-135M answered ``fail`` on every
-calibration item for three of five criteria). The prior is measured on *content-free* inputs:
+calibration item for three of five criteria). Measured on the held-out split, rebalancing did
+not raise its kappa (benchmarks/results/embedded_calibration.md): it is an option, not the
+default. The prior is measured on *content-free* inputs:
 the same prompt with the evidence and the conversation replaced by ``N/A`` or by nothing. At
 every point where the allowed labels' tokens branch, the content-free log-probabilities of the
 branching tokens (renormalized over them) are the prior; an item's own log-probabilities minus
 the prior (``W = diag(p_cf)^-1`` on the probabilities) decide the label. The content-free
 inputs are averaged in probability.
 
-The judge picks each criterion's label on its own, right after the prompt (embedded.py), so a
-criterion's prior is one content-free answer per input: a handful of evaluations, once per
+With ``label_scoring: calibrated`` the judge picks each criterion's label on its own, right
+after the prompt (embedded.py), so a criterion's prior is one content-free answer per input: a handful of evaluations, once per
 model, content-free prompts and answer schema (the rubric and the prompt version are in both),
 kept in memory and in a JSON file beside the saved prompt states (see embedded_state).
 ``enumerate_prior`` also serves a joint answer, where a label follows the ones before it: it
