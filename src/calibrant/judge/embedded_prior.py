@@ -13,8 +13,9 @@ inputs are averaged in probability.
 
 With ``label_scoring: calibrated`` the judge picks each criterion's label on its own, right
 after the prompt (embedded.py), so a criterion's prior is one content-free answer per input:
-a handful of evaluations, once per model, content-free prompts and answer schema (the rubric and the prompt version are in both),
-kept in memory and in a JSON file beside the saved prompt states (see embedded_state).
+a handful of evaluations, once per model, content-free prompts and answer schema (the rubric
+and the prompt version are in both), kept in memory and in a JSON file beside the saved prompt
+states (see embedded_state).
 ``enumerate_prior`` also serves a joint answer, where a label follows the ones before it: it
 walks every path of earlier labels, each branch point keyed by the answer's tokens before it
 (238 points for the shipped rubric, about 4 minutes on two cores: why labels are picked on
