@@ -124,6 +124,15 @@ class JudgeConfig(Contract):
         description="full: rationale, cited evidence ids and label per criterion; labels: the "
         "label only (fast: what a tiny model can do).",
     )
+    label_scoring: Literal["independent", "calibrated"] | None = Field(
+        default=None,
+        # absent when None, so the hash of every judge configured before this field is unchanged
+        exclude_if=lambda value: value is None,
+        description="How a labels answer's labels are picked by log-probability: absent (joint) "
+        "each after the ones before it in one answer; independent: each on its own right after "
+        "the prompt; calibrated: independent, each rebalanced by the labels' prior on "
+        "content-free inputs (contextual calibration).",
+    )
     _endpoint: str | None = PrivateAttr(default=None)
 
     @field_validator("api_base")

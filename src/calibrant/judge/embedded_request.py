@@ -38,6 +38,9 @@ __all__ = [
     "Generation",
     "build_request",
     "CHATML",
+    "CONTENT_FREE_KEY",
+    "INDEPENDENT_KEY",
+    "UNBALANCED_KEY",
 ]
 
 EMBEDDED_PROVIDER = "calibrant-local"
@@ -126,6 +129,10 @@ class Request:
     schema_json: str | None
     deadline: float | None  # time.monotonic() value
     tools: bool = False  # answer is a tool call or a reply (see embedded_tools)
+    # content-free prompts whose label prior rebalances each label choice (embedded_prior)
+    content_free: tuple[list[dict[str, str]], ...] = ()
+    independent: bool = False  # each label picked on its own right after the prompt
+    unbalanced: tuple[str, ...] = ()  # string values whose content-free prior is not subtracted
     cancelled: threading.Event = field(default_factory=threading.Event)
 
 
@@ -192,6 +199,13 @@ def build_request(call: Mapping[str, Any]) -> Request:
         schema: dict[str, Any] | None = tools_schema(tools)
     else:
         schema = _schema_from_response_format(params.get("response_format"))
+    extra = params.get("extra_body")
+    content_free = _content_free(extra)
+    independent = bool(content_free) or bool(
+        isinstance(extra, Mapping) and extra.get(INDEPENDENT_KEY)
+    )
+    if independent and (tools or schema is None):
+        raise BadRequest(f"{INDEPENDENT_KEY} needs a response_format schema of labels")
     stop = params.get("stop") or []
     seconds = getattr(call.get("timeout"), "read", call.get("timeout"))  # float | httpx.Timeout
     temperature = params.get("temperature")
@@ -206,4 +220,43 @@ def build_request(call: Mapping[str, Any]) -> Request:
         schema_json=None if schema is None else json.dumps(schema, sort_keys=True),
         deadline=time.monotonic() + float(seconds) if isinstance(seconds, int | float) else None,
         tools=bool(tools),
+        content_free=content_free,
+        independent=independent,
+        unbalanced=_unbalanced(extra),
     )
+
+
+CONTENT_FREE_KEY = "content_free_messages"
+"""``extra_body`` key: a list of content-free message lists (same roles as the prompt, the
+item's content replaced), whose label prior rebalances each label the model picks (each picked
+on its own, as with INDEPENDENT_KEY)."""
+UNBALANCED_KEY = "unbalanced_values"
+"""``extra_body`` key: string values (an abstention) whose content-free prior is left out, so a
+tiny prior does not make them win."""
+INDEPENDENT_KEY = "independent_labels"
+"""``extra_body`` key: true to pick each property's value of a labels answer on its own, right
+after the prompt, instead of after the values before it."""
+
+
+def _unbalanced(extra_body: Any) -> tuple[str, ...]:
+    value = extra_body.get(UNBALANCED_KEY) if isinstance(extra_body, Mapping) else None
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise BadRequest(f"extra_body {UNBALANCED_KEY} must be a list of strings")
+    return tuple(value)
+
+
+def _content_free(extra_body: Any) -> tuple[list[dict[str, str]], ...]:
+    if not isinstance(extra_body, Mapping) or CONTENT_FREE_KEY not in extra_body:
+        return ()
+    value = extra_body[CONTENT_FREE_KEY]
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(
+            isinstance(m, list) and m and all(isinstance(x, Mapping) for x in m) for m in value
+        )
+    ):
+        raise BadRequest(f"extra_body {CONTENT_FREE_KEY} must be a non-empty list of message lists")
+    return tuple(_plain_messages(m) for m in value)
