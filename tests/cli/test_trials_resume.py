@@ -44,8 +44,9 @@ def _args(server: FakeServer, out: Path, *extra: str) -> list[str]:
 
 def _env(tmp: Path) -> dict[str, str]:
     tmp.mkdir(exist_ok=True)
-    # a store of its own: the child runs in the repository, whose calibrant.db is no test's
-    store = f"sqlite:///{tmp / 'store.db'}"
+    # a store of its own, beside TMPDIR (whose leftovers the tests count): the child runs in
+    # the repository, whose calibrant.db is no test's
+    store = f"sqlite:///{tmp.parent / 'store.db'}"
     return {"TMPDIR": str(tmp), "OPENAI_API_KEY": "sk-test", "CALIBRANT_DATABASE_URL": store}
 
 
