@@ -295,7 +295,12 @@ def test_the_selftest_catches_every_planted_fault() -> None:
 def test_the_cli_runs_travel_cases_and_checks_their_transcripts(tmp_path: Path) -> None:
     files = [str(pack().cases / f"{c}.yaml") for c in ("rebook_correct", "hold_expires")]
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        # the runs are recorded in a store of the test's, not in calibrant.db of the cwd
+        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",
+    }
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
