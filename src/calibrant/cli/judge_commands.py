@@ -4,6 +4,7 @@ experts from the rubric it reads (`rubric guide`)."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,12 +17,16 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    GoldOpt,
     JudgeOpt,
     ModelOpt,
     RubricOpt,
+    SplitOpt,
     TimeoutOpt,
     app,
+    gold_split,
     judge_options,
+    judges_app,
     loading_note,
     rubric_app,
 )
@@ -51,6 +56,74 @@ def rubric_guide(
     else:
         write_atomic(out, text)
         Console(stderr=True).print(f"wrote {out}", highlight=False)
+
+
+@judges_app.command("fit-prior")
+def judges_fit_prior(
+    out: Annotated[str, typer.Option("--out", help="The saved judge to write: judges/NAME.yaml.")],
+    gold_dir: GoldOpt = Path("gold"),
+    split: SplitOpt = "calibration",
+    judge_name: JudgeOpt = None,
+    rubric: RubricOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace judges/NAME.yaml.")] = False,
+) -> None:
+    """Fit the embedded judge's label prior on a gold split's transcripts (their labels are not
+    read) and save a judge that picks each label rebalanced by it (`label_scoring: fitted`)."""
+    import time
+
+    import yaml
+
+    from ..files import load_yaml_mapping
+    from ..gold import load_gold
+    from ..judge.config import judges_dir, resolve_judge
+    from ..judge.fit_prior import fit_label_prior
+    from ..paths import write_atomic
+    from .progress import duration, track
+
+    if not out or not out.replace("-", "").replace("_", "").isalnum():
+        raise CalibrantError(f"--out {out!r}: a judge name is letters, digits, - and _")
+    target = judges_dir() / f"{out}.yaml"
+    if target.exists() and not force:
+        raise CalibrantError(f"--out {out}: {target} exists; give --force to replace it")
+    options = judge_options(rubric=rubric, judge_name=judge_name)
+    config, rub, _, _ = resolve_judge(options)
+    gold = load_gold(gold_dir, split=gold_split(split))
+    base: dict[str, Any] = {"model": config.model}
+    if judge_name:
+        base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
+    if rubric is not None:
+        base["rubric"] = str(rubric)
+    items = [(i, gold.items[i].case, gold.transcripts[i]) for i in gold.item_ids]
+    cases = len({case for _, case, _ in items})
+    fitted_on = f"{gold_dir} split {split}: {len(items)} items, {cases} cases; labels not read"
+    started = time.monotonic()
+    with track("items", total=len(items), loading="loading the embedded model") as tracker:
+        prior = fit_label_prior(
+            items,
+            rub,
+            config.model_copy(update={"label_scoring": None, "label_prior": None}),
+            fitted_on=fitted_on,
+            on_item=tracker.advance,
+        )
+    saved = {k: v for k, v in base.items() if k not in ("label_scoring", "label_prior")}
+    saved["label_scoring"] = "fitted"
+    saved["label_prior"] = prior.model_dump(mode="json")
+    header = (
+        f"# Written by `calibrant judges fit-prior --out {out}`: the label prior is the embedded\n"
+        "# model's own mean label probabilities on the reference transcripts (no expert label\n"
+        "# read); the judge picks each label rebalanced by it. Calibrate it before trusting it.\n"
+    )
+    write_atomic(target, header + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True))
+    resolve_judge(judge_options(judge_name=out))  # the file written reads back as a judge
+    console = Console(stderr=True)
+    console.print(
+        f"wrote {target}: label prior fitted on {len(items)} items from {cases} cases "
+        f"in {duration(time.monotonic() - started)}",
+        highlight=False,
+    )
+    for criterion, labels in prior.labels.items():
+        shares = ", ".join(f"{k} {math.exp(v):.2f}" for k, v in labels.items())
+        typer.echo(f"{criterion}: {shares}")
 
 
 @app.command()

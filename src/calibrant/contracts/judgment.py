@@ -124,14 +124,22 @@ class JudgeConfig(Contract):
         description="full: rationale, cited evidence ids and label per criterion; labels: the "
         "label only (fast: what a tiny model can do).",
     )
-    label_scoring: Literal["independent", "calibrated"] | None = Field(
+    label_scoring: Literal["independent", "calibrated", "fitted"] | None = Field(
         default=None,
         # absent when None, so the hash of every judge configured before this field is unchanged
         exclude_if=lambda value: value is None,
         description="How a labels answer's labels are picked by log-probability: absent (joint) "
         "each after the ones before it in one answer; independent: each on its own right after "
         "the prompt; calibrated: independent, each rebalanced by the labels' prior on "
-        "content-free inputs (contextual calibration).",
+        "content-free inputs (contextual calibration); fitted: independent, each rebalanced by "
+        "label_prior.",
+    )
+    label_prior: dict[str, dict[str, float]] | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="With label_scoring fitted: criterion -> label -> log of the label's mean "
+        "probability on a reference set (batch calibration); a label left out is not "
+        "rebalanced.",
     )
     _endpoint: str | None = PrivateAttr(default=None)
 

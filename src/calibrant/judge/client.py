@@ -18,7 +18,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..contracts.judgment import mask_url, url_secrets
 from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
-from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY
+from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY, LABEL_PRIOR_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
 from .prompt import build_prompt, content_free_prompts, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
@@ -178,6 +178,8 @@ def prepare_call(
             variant=prompt_variant(config.prompt_template_version),
         )
         kwargs["extra_body"] = {CONTENT_FREE_KEY: [p.messages() for p in free]}
+    elif config.label_scoring == "fitted":  # ... and rebalanced by a prior fitted on items
+        kwargs["extra_body"] = {LABEL_PRIOR_KEY: config.label_prior}
     return PreparedCall(
         kwargs=kwargs,
         evidence_ids=evidence_ids,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -19,6 +20,7 @@ from .reliability import RetryPolicy
 
 __all__ = [
     "SavedJudge",
+    "FittedLabelPrior",
     "JudgePrice",
     "JudgeOptions",
     "resolve_judge",
@@ -35,6 +37,21 @@ class JudgePrice(Contract):
 
     input_usd_per_mtok: float = Field(ge=0, description="USD per million input tokens.")
     output_usd_per_mtok: float = Field(ge=0, description="USD per million output tokens.")
+
+
+class FittedLabelPrior(Contract):
+    """A label prior fitted on a reference set of transcripts (`calibrant judges fit-prior`):
+    per criterion, the log of each label's probability averaged over the set's items, as the
+    embedded model gives it right after the prompt ("batch calibration"). No expert label is
+    read. A label left out is not rebalanced (the abstention, by default)."""
+
+    rubric_hash: str = Field(description="Content hash of the rubric the prior was fitted on.")
+    fitted_on: str = Field(default="", description="What the reference set was (for people).")
+    items: int = Field(ge=1, description="Reference transcripts averaged.")
+    cases: int = Field(ge=1, description="Cases those transcripts came from.")
+    labels: dict[str, dict[str, float]] = Field(
+        description="criterion -> label -> log of its mean probability (<= 0)."
+    )
 
 
 class SavedJudge(Contract):
@@ -66,12 +83,18 @@ class SavedJudge(Contract):
         description="full (rationale, evidence ids, label) or labels (label only); default "
         "labels for the embedded model, full otherwise.",
     )
-    label_scoring: Literal["joint", "independent", "calibrated"] | None = Field(
+    label_scoring: Literal["joint", "independent", "calibrated", "fitted"] | None = Field(
         default=None,
         description="How the embedded model's labels are picked by log-probability: joint "
         "(each after the ones before it, in one answer), independent (each on its own after the "
-        "prompt) or calibrated (independent, rebalanced by the labels' prior on content-free "
-        "inputs). Default joint. Only for the embedded model's labels answer.",
+        "prompt), calibrated (independent, rebalanced by the labels' prior on content-free "
+        "inputs) or fitted (independent, rebalanced by `label_prior`). Default joint. Only for "
+        "the embedded model's labels answer.",
+    )
+    label_prior: FittedLabelPrior | None = Field(
+        default=None,
+        description="The prior `label_scoring: fitted` rebalances by (`calibrant judges "
+        "fit-prior` writes it).",
     )
     concurrency: int = Field(default=4, ge=1, description="Parallel calls.")
     timeout_s: float = Field(default=60.0, gt=0, description="Per-call timeout, seconds.")
@@ -117,11 +140,48 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
             )
         saved = load_yaml_model(SavedJudge, path, "saved judge")
     rubric_path = opts.rubric or (Path(saved.rubric) if saved.rubric else DEFAULT_RUBRIC)
-    return build_judge(saved, opts, load_rubric(rubric_path))
+    source = f"{judges_dir() / opts.judge}.yaml" if opts.judge else "the default judge"
+    return build_judge(saved, opts, load_rubric(rubric_path), source)
+
+
+def _checked_prior(saved: SavedJudge, rubric: Rubric, source: str) -> dict[str, dict[str, float]]:
+    """The fitted prior's numbers, once it is known to fit this rubric (one line otherwise)."""
+    prior = saved.label_prior
+    if prior is None:
+        raise ConfigError(
+            f"{source}: label_scoring fitted needs a label_prior "
+            "(`calibrant judges fit-prior` writes one)"
+        )
+    if prior.rubric_hash != rubric.content_hash:
+        raise ConfigError(
+            f"{source}: label_prior.rubric_hash: fitted on rubric {prior.rubric_hash[:19]}, "
+            f"the judge reads {rubric.rubric_id} {rubric.content_hash[:19]}; fit it again with "
+            "`calibrant judges fit-prior`"
+        )
+    allowed = {
+        c.id: {str(x) for x in c.allowed_labels()} | {"insufficient_evidence"}
+        for c in rubric.criteria
+    }
+    for criterion, labels in prior.labels.items():
+        if criterion not in allowed:
+            raise ConfigError(
+                f"{source}: label_prior.labels.{criterion}: not a criterion of {rubric.rubric_id}"
+            )
+        for label, value in labels.items():
+            if label not in allowed[criterion]:
+                raise ConfigError(
+                    f"{source}: label_prior.labels.{criterion}.{label}: not a label of {criterion}"
+                )
+            if not (math.isfinite(value) and value <= 0):
+                raise ConfigError(
+                    f"{source}: label_prior.labels.{criterion}.{label}: {value} is not a "
+                    "log-probability (finite, <= 0)"
+                )
+    return {c: dict(sorted(v.items())) for c, v in sorted(prior.labels.items())}
 
 
 def build_judge(
-    saved: SavedJudge, opts: JudgeOptions, rubric: Rubric
+    saved: SavedJudge, opts: JudgeOptions, rubric: Rubric, source: str = "saved judge"
 ) -> tuple[JudgeConfig, Rubric, RetryPolicy, int]:
     """The judge of a saved configuration on `rubric` (already read), explicit options
     overriding it: what `resolve_judge` does once the files are read, and what the service does
@@ -137,6 +197,9 @@ def build_judge(
             f"label_scoring {scoring} needs the embedded model's label log-probabilities "
             f"(model {EMBEDDED_MODEL}, answer_format labels); set label_scoring: joint"
         )
+    prior = _checked_prior(saved, rubric, source) if scoring == "fitted" else None
+    if scoring != "fitted" and saved.label_prior is not None:
+        raise ConfigError(f"{source}: label_prior is read only with label_scoring: fitted")
     config = JudgeConfig(
         model=model,
         api_base=opts.api_base if opts.api_base is not None else saved.api_base,
@@ -153,6 +216,7 @@ def build_judge(
         # the embedded model only picks labels (scored by llama.cpp, nothing generated)
         answer_format=answer_format,
         label_scoring=None if scoring == "joint" else scoring,
+        label_prior=prior,
     )
     if saved.price is not None and model == saved.model:  # the price is the saved model's
         set_price(model, saved.price.input_usd_per_mtok, saved.price.output_usd_per_mtok)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -53,7 +54,14 @@ from typing import Any
 from ..errors import JudgeError
 from .embedded_chat import chat_tokens
 from .embedded_choice import Choice, choice_plan, choose, criterion_plans, read_logits
-from .embedded_prior import LabelPrior, PriorFiles, average_priors, enumerate_prior
+from .embedded_prior import (
+    LabelPrior,
+    PriorFiles,
+    average_priors,
+    branch_prior,
+    enumerate_prior,
+    option_probabilities,
+)
 from .embedded_request import (
     CHATML,
     CONTEXT_TOKENS,
@@ -76,6 +84,7 @@ from .embedded_tools import parse_tool_answer
 
 __all__ = [
     "CONTEXT_TOKENS",
+    "label_probabilities",
     "EMBEDDED_MODEL",
     "EMBEDDED_MODEL_NAME",
     "EMBEDDED_PROVIDER",
@@ -293,6 +302,55 @@ class _LocalModel:
             tokens += picked[1]
         return json.dumps(values, ensure_ascii=False), tokens
 
+    def label_probabilities(self, request: Request) -> dict[str, dict[str, float]]:
+        """Each criterion's labels with their probabilities under constrained decoding, each
+        label right after the prompt (as ``independent_labels`` picks them): every branch of the
+        labels' tokens is evaluated. What a fitted label prior averages (see fit_prior)."""
+        schema = request.schema_json
+        parts = criterion_plans(schema) if schema else None
+        if parts is None or schema is None:
+            raise BadRequest("label probabilities need an object schema of enum values")
+        llama, _ = self._llama, self._formatter
+        if llama is None:
+            llama, _ = self._load()
+        interrupted: list[str] = []
+
+        def stopped() -> bool:
+            if request.deadline is not None and time.monotonic() > request.deadline:
+                interrupted.append("timed out while measuring label probabilities")
+            return bool(interrupted)
+
+        def tokenize(text: str) -> list[int]:
+            return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        self._acquire(request)
+        try:
+            prompt = chat_tokens(llama, self._formatter, request.messages)[0]
+            if len(prompt) >= llama.n_ctx():
+                raise ContextOverflow(f"prompt of {len(prompt)} tokens is too long")
+            self._evaluate(llama, prompt, stopped)
+            if interrupted:
+                raise DeadlineExceeded(interrupted[0])
+
+            def logits_after(answer: tuple[int, ...]) -> Any:
+                if stopped():
+                    raise DeadlineExceeded(interrupted[0])
+                llama.n_tokens = len(prompt)
+                llama.eval(list(answer))
+                return read_logits(llama)
+
+            enums = json.loads(schema)["properties"]
+            out = {}
+            for name, plan in parts:
+                measured = enumerate_prior(plan, tokenize, logits_after)
+                shares = option_probabilities(plan, tokenize, measured)
+                out[name] = {
+                    _label_key(v): p for v, p in zip(enums[name]["enum"], shares, strict=True)
+                }
+            return out
+        finally:
+            self._run_lock.release()
+
     def generate(self, request: Request) -> Generation:
         """Run one chat completion; raises the private exceptions above."""
         schema = None if request.tools else request.schema_json
@@ -324,6 +382,8 @@ class _LocalModel:
             self._priors_now = {}
             if parts is not None and request.content_free:
                 self._priors_now = self._label_priors(llama, formatter, request, parts, interrupt)
+            elif parts is not None and request.label_prior is not None:
+                self._priors_now = _fitted_priors(llama, request, parts)
             reused = self._evaluate(llama, prompt, interrupt)
             if interrupted:
                 raise DeadlineExceeded(interrupted[0])
@@ -383,7 +443,37 @@ class _LocalModel:
         )
 
 
+def _label_key(value: Any) -> str:
+    """A label as a fitted prior names it: the string itself, an ordinal level as digits."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _fitted_priors(llama: Any, request: Request, parts: Parts) -> dict[str, LabelPrior]:
+    """The request's label-level prior (fitted on a reference set's own label probabilities)
+    as each criterion's branch-point prior; a label it leaves out is not rebalanced."""
+    assert request.label_prior is not None and request.schema_json is not None
+    enums = json.loads(request.schema_json)["properties"]
+
+    def tokenize(text: str) -> list[int]:
+        return list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    out = {}
+    for name, plan in parts:
+        given = request.label_prior.get(name)
+        if given:
+            shares = [given.get(_label_key(v)) for v in enums[name]["enum"]]
+            out[name] = branch_prior(
+                plan, tokenize, [None if x is None else math.exp(x) for x in shares]
+            )
+    return out
+
+
 _MODEL = _LocalModel()
+
+
+def label_probabilities(request: Request) -> dict[str, dict[str, float]]:
+    """Each criterion's label probabilities on this request's prompt (the embedded model)."""
+    return _MODEL.label_probabilities(request)
 
 
 # --- the litellm side ----------------------------------------------------------------------

@@ -34,7 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LabelPrior", "MAX_POINTS", "enumerate_prior", "average_priors", "PriorFiles"]
+__all__ = [
+    "LabelPrior",
+    "MAX_POINTS",
+    "enumerate_prior",
+    "average_priors",
+    "PriorFiles",
+    "option_probabilities",
+    "branch_prior",
+]
 
 MAX_POINTS = 1024
 """Branch points enumerated per content-free input, beyond which the prior is by position."""
@@ -164,6 +172,82 @@ def average_priors(priors: Iterable[LabelPrior]) -> LabelPrior:
             if all(len(v) == len(priors) for v in per_token.values()):
                 total = sum(sum(v) for v in per_token.values())
                 table[k] = {t: math.log(sum(v) / total) for t, v in per_token.items()}
+    return out
+
+
+def _single_choice(plan: Sequence[Any], tokenize: Callable[[str], list[int]]) -> tuple[int, Key]:
+    """The index of a one-label plan's choice, and the forced tokens before it."""
+    before: Key = ()
+    for step, part in enumerate(plan):
+        if not isinstance(part, str):
+            if any(not isinstance(rest, str) for rest in plan[step + 1 :]):
+                raise ValueError("a label prior needs a plan with one choice")
+            return step, before
+        before += tuple(tokenize(part))
+    raise ValueError("a label prior needs a plan with one choice")
+
+
+def option_probabilities(
+    plan: Sequence[Any], tokenize: Callable[[str], list[int]], measured: LabelPrior
+) -> list[float]:
+    """Each option's probability under constrained decoding, for a plan with one choice (one
+    criterion's label), from the branch points `enumerate_prior` measured on an item's own
+    prompt: the product of the branching tokens' renormalized probabilities along the option's
+    path. An option that another one is a prefix of is never reached (as in ``_pick``)."""
+    step, before = _single_choice(plan, tokenize)
+    options = [tokenize(o) for o in plan[step].options]
+    out = [0.0] * len(options)
+
+    def walk(alive: list[int], depth: int, mass: float) -> None:
+        if len(alive) == 1:
+            out[alive[0]] += mass
+            return
+        done = [i for i in alive if len(options[i]) == depth]
+        if done:
+            out[done[0]] += mass
+            return
+        heads = sorted({options[i][depth] for i in alive})
+        if len(heads) == 1:
+            walk(alive, depth + 1, mass)
+            return
+        scores = measured.exact[before + tuple(options[alive[0]][:depth])]
+        for head in heads:
+            sub = [i for i in alive if options[i][depth] == head]
+            walk(sub, depth + 1, mass * math.exp(scores[head]))
+
+    walk(list(range(len(options))), 0, 1.0)
+    return out
+
+
+def branch_prior(
+    plan: Sequence[Any], tokenize: Callable[[str], list[int]], prior: Sequence[float | None]
+) -> LabelPrior:
+    """A label-level prior (each option's probability, None for an option left out of the
+    rebalancing) as the branch-point prior ``_pick`` subtracts, for a plan with one choice: at
+    each point where the options' tokens branch, a branching token's prior is the share of the
+    options below it among those still alive. A token whose options are all left out gets no
+    prior (its score is not rebalanced)."""
+    step, _ = _single_choice(plan, tokenize)
+    options = [tokenize(o) for o in plan[step].options]
+    out = LabelPrior()
+
+    def walk(alive: list[int], depth: int) -> None:
+        if len(alive) == 1 or any(len(options[i]) == depth for i in alive):
+            return
+        heads = sorted({options[i][depth] for i in alive})
+        if len(heads) > 1:
+            kept = {h: [prior[i] for i in alive if options[i][depth] == h] for h in heads}
+            total = sum(p for ps in kept.values() for p in ps if p is not None)
+            scores = {
+                h: math.log(sum(p for p in ps if p is not None) / total)
+                for h, ps in kept.items()
+                if total > 0 and any(p is not None and p > 0 for p in ps)
+            }
+            out.by_position[(step, tuple(options[alive[0]][:depth]))] = scores
+        for head in heads:
+            walk([i for i in alive if options[i][depth] == head], depth + 1)
+
+    walk(list(range(len(options))), 0)
     return out
 
 

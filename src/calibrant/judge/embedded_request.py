@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import threading
 import time
@@ -40,6 +41,7 @@ __all__ = [
     "CHATML",
     "CONTENT_FREE_KEY",
     "INDEPENDENT_KEY",
+    "LABEL_PRIOR_KEY",
     "UNBALANCED_KEY",
 ]
 
@@ -133,6 +135,8 @@ class Request:
     content_free: tuple[list[dict[str, str]], ...] = ()
     independent: bool = False  # each label picked on its own right after the prompt
     unbalanced: tuple[str, ...] = ()  # string values whose content-free prior is not subtracted
+    # a fitted label prior: criterion -> label -> log-probability (labels rebalanced by it)
+    label_prior: Mapping[str, Mapping[str, float]] | None = None
     cancelled: threading.Event = field(default_factory=threading.Event)
 
 
@@ -201,8 +205,13 @@ def build_request(call: Mapping[str, Any]) -> Request:
         schema = _schema_from_response_format(params.get("response_format"))
     extra = params.get("extra_body")
     content_free = _content_free(extra)
-    independent = bool(content_free) or bool(
-        isinstance(extra, Mapping) and extra.get(INDEPENDENT_KEY)
+    label_prior = _label_prior(extra)
+    if content_free and label_prior is not None:
+        raise BadRequest(f"extra_body: {CONTENT_FREE_KEY} and {LABEL_PRIOR_KEY} are exclusive")
+    independent = (
+        bool(content_free)
+        or label_prior is not None
+        or bool(isinstance(extra, Mapping) and extra.get(INDEPENDENT_KEY))
     )
     if independent and (tools or schema is None):
         raise BadRequest(f"{INDEPENDENT_KEY} needs a response_format schema of labels")
@@ -223,6 +232,7 @@ def build_request(call: Mapping[str, Any]) -> Request:
         content_free=content_free,
         independent=independent,
         unbalanced=_unbalanced(extra),
+        label_prior=label_prior,
     )
 
 
@@ -236,6 +246,31 @@ tiny prior does not make them win."""
 INDEPENDENT_KEY = "independent_labels"
 """``extra_body`` key: true to pick each property's value of a labels answer on its own, right
 after the prompt, instead of after the values before it."""
+
+
+LABEL_PRIOR_KEY = "label_prior"
+"""``extra_body`` key: a fitted label prior, ``{criterion: {label: log-probability}}``, that
+rebalances each label the model picks (each picked on its own, as with INDEPENDENT_KEY); a
+label it leaves out is not rebalanced."""
+
+
+def _label_prior(extra_body: Any) -> dict[str, dict[str, float]] | None:
+    if not isinstance(extra_body, Mapping) or LABEL_PRIOR_KEY not in extra_body:
+        return None
+    value = extra_body[LABEL_PRIOR_KEY]
+    ok = isinstance(value, Mapping) and all(
+        isinstance(labels, Mapping)
+        and all(
+            isinstance(k, str) and isinstance(x, int | float) and math.isfinite(x) and x <= 0
+            for k, x in labels.items()
+        )
+        for labels in value.values()
+    )
+    if not ok:
+        raise BadRequest(
+            f"extra_body {LABEL_PRIOR_KEY} must map criteria to labels to log-probabilities (<= 0)"
+        )
+    return {str(c): {k: float(x) for k, x in labels.items()} for c, labels in value.items()}
 
 
 def _unbalanced(extra_body: Any) -> tuple[str, ...]:
