@@ -4,6 +4,7 @@ the calibration report (slow: it runs SmolLM2-135M on the CPU)."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -63,3 +64,44 @@ def test_calibrate_offline_on_a_small_gold_subset(
     for c in doc["criteria"]:
         assert c["coverage"]["n_items"] == 6
         assert c["gate"]["status"] in ("FAIL", "UNDECIDED")
+
+
+def test_fit_a_label_prior_then_judge_with_it(cli: Callable[..., Result], tmp_path: Path) -> None:
+    """`judges fit-prior` measures the real model's label probabilities on a gold split's
+    transcripts and saves a judge that reads back; that judge answers with it."""
+    gold = tmp_path / "gold"
+    (gold / "transcripts").mkdir(parents=True)
+    manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text())
+    keep: dict[str, str] = {}  # one item from each of three cases
+    for item, entry in sorted(manifest.items()):
+        if entry["case"] not in keep.values() and len(keep) < 3:
+            keep[item] = entry["case"]
+    for i in keep:
+        shutil.copy(ROOT / "gold" / "transcripts" / f"{i}.json", gold / "transcripts")
+    (gold / "manifest.yaml").write_text(
+        yaml.safe_dump({i: {**manifest[i], "split": "calibration"} for i in keep})
+    )
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    env = {
+        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}",
+        "CALIBRANT_JUDGES_DIR": str(judges),
+    }
+    r = cli("judges", "fit-prior", "--gold", str(gold), "--out", "mine", env=env)
+    assert r.code == 0, r.err  # a gold folder with no labels: the fit reads none
+    assert "label prior fitted on 3 items from 3 cases" in r.err
+    saved = yaml.safe_load((judges / "mine.yaml").read_text())
+    assert saved["label_scoring"] == "fitted" and saved["label_prior"]["items"] == 3
+    for criterion, labels in saved["label_prior"]["labels"].items():
+        # the abstention is left out; the other labels' mean probabilities sum to one
+        assert "insufficient_evidence" not in labels, criterion
+        assert sum(math.exp(v) for v in labels.values()) == pytest.approx(1.0, abs=1e-3)
+        assert f"{criterion}: " in r.out
+    again = cli("judges", "fit-prior", str(gold / "transcripts"), "--out", "mine", env=env)
+    assert again.code == 2 and "exists; give --force" in again.err
+    path = str(ROOT / "gold" / "transcripts" / f"{next(iter(keep))}.json")
+    doc = json.loads(cli("judge", path, "--judge", "mine", "--json", env=env).out)
+    [j] = doc["transcripts"][0]["communication"]
+    assert j["outcome"] == "verdict" and doc["judge"]["label_scoring"] == "fitted"
+    listed = json.loads(cli("judges", "list", "--json", env=env).out)
+    assert [row["name"] for row in listed] == ["mine"] and "error" not in listed[0]

@@ -61,41 +61,41 @@ def rubric_guide(
 @judges_app.command("fit-prior")
 def judges_fit_prior(
     out: Annotated[str, typer.Option("--out", help="The saved judge to write: judges/NAME.yaml.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Transcript files or folders (default: the gold split's)."),
+    ] = None,
     gold_dir: GoldOpt = Path("gold"),
     split: SplitOpt = "calibration",
     judge_name: JudgeOpt = None,
     rubric: RubricOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Replace judges/NAME.yaml.")] = False,
 ) -> None:
-    """Fit the embedded judge's label prior on a gold split's transcripts (their labels are not
-    read) and save a judge that picks each label rebalanced by it (`label_scoring: fitted`)."""
+    """Fit the embedded judge's label prior on transcripts (a gold split's by default; nobody's
+    labels are read) and save a judge that picks each label rebalanced by it
+    (`label_scoring: fitted`)."""
     import time
 
     import yaml
 
     from ..files import load_yaml_mapping
-    from ..gold import load_gold
     from ..judge.config import judges_dir, resolve_judge
-    from ..judge.fit_prior import fit_label_prior
+    from ..judge.fit_prior import fit_label_prior, reference_set
     from ..paths import write_atomic
     from .progress import duration, track
 
-    if not out or not out.replace("-", "").replace("_", "").isalnum():
+    if not out.replace("-", "").replace("_", "").isalnum():
         raise CalibrantError(f"--out {out!r}: a judge name is letters, digits, - and _")
     target = judges_dir() / f"{out}.yaml"
     if target.exists() and not force:
         raise CalibrantError(f"--out {out}: {target} exists; give --force to replace it")
-    options = judge_options(rubric=rubric, judge_name=judge_name)
-    config, rub, _, _ = resolve_judge(options)
-    gold = load_gold(gold_dir, split=gold_split(split))
+    config, rub, _, _ = resolve_judge(judge_options(rubric=rubric, judge_name=judge_name))
     base: dict[str, Any] = {"model": config.model}
     if judge_name:
         base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
     if rubric is not None:
         base["rubric"] = str(rubric)
-    items = [(i, gold.items[i].case, gold.transcripts[i]) for i in gold.item_ids]
-    cases = len({case for _, case, _ in items})
-    fitted_on = f"{gold_dir} split {split}: {len(items)} items, {cases} cases; labels not read"
+    items, fitted_on = reference_set(paths or [], gold_dir, gold_split(split))
     started = time.monotonic()
     with track("items", total=len(items), loading="loading the embedded model") as tracker:
         prior = fit_label_prior(
@@ -115,9 +115,8 @@ def judges_fit_prior(
     )
     write_atomic(target, header + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True))
     resolve_judge(judge_options(judge_name=out))  # the file written reads back as a judge
-    console = Console(stderr=True)
-    console.print(
-        f"wrote {target}: label prior fitted on {len(items)} items from {cases} cases "
+    Console(stderr=True).print(
+        f"wrote {target}: label prior fitted on {prior.items} items from {prior.cases} cases "
         f"in {duration(time.monotonic() - started)}",
         highlight=False,
     )

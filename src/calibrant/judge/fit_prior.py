@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from ..contracts import INSUFFICIENT_EVIDENCE, JudgeConfig, Rubric, Transcript
 from ..errors import ConfigError, JudgeError
@@ -30,7 +31,39 @@ from .config import FittedLabelPrior
 from .embedded import EMBEDDED_MODEL
 from .prompt import build_prompt, prompt_variant
 
-__all__ = ["fit_label_prior", "item_label_probabilities"]
+__all__ = ["fit_label_prior", "item_label_probabilities", "reference_set"]
+
+Reference = list[tuple[str, str, Transcript]]  # (item id, case, transcript)
+
+
+def reference_set(
+    paths: Sequence[Path], gold_dir: Path, split: str | None
+) -> tuple[Reference, str]:
+    """The transcripts a prior is fitted on, with their cases, and a line saying what they
+    are: transcript files or folders when `paths` are given (nobody need have labeled them),
+    else the gold set's split (its labels are not read, nor needed)."""
+    from ..files import load_transcript
+    from ..gold import read_manifest
+    from ..paths import expand_paths
+
+    if paths:
+        files = expand_paths(paths, suffixes=(".json",))
+        if not files:
+            raise ConfigError(f"no transcript file in {', '.join(map(str, paths))}")
+        items = [(str(f), t.case_id, t) for f in files for t in [load_transcript(f)]]
+        what = f"{len(items)} transcript files"
+    else:
+        manifest = read_manifest(gold_dir / "manifest.yaml")
+        chosen = sorted(i for i, m in manifest.items() if split in (None, m.split))
+        if not chosen:
+            raise ConfigError(f"{gold_dir / 'manifest.yaml'}: no item in split '{split}'")
+        items = [
+            (i, manifest[i].case, load_transcript(gold_dir / "transcripts" / f"{i}.json"))
+            for i in chosen
+        ]
+        what = f"{gold_dir} split {split or 'all'}"
+    cases = len({case for _, case, _ in items})
+    return items, f"{what}: {len(items)} items, {cases} cases; labels not read"
 
 
 def item_label_probabilities(
@@ -72,7 +105,7 @@ def item_label_probabilities(
 
 
 def fit_label_prior(
-    items: Sequence[tuple[str, str, Transcript]],
+    items: Reference,
     rubric: Rubric,
     config: JudgeConfig,
     *,
