@@ -146,6 +146,9 @@ def test_a_recorded_judge_is_monitored_and_its_drop_raises_the_alarm(tmp_path: P
     monitored.write_text(HEADER + week1 + week2)
     r = w.cli(*args)
     assert r.code == 1, (r.out, r.err)
+    assert (
+        f"recorded verdicts {monitored} ({monitored.read_text().count(chr(10)) - 1} rows" in r.out
+    )
     assert "week 2026-11-30:" in r.out  # 09:30+01:00 on Monday is 08:30 UTC: that week
     assert f"DRIFT {CRIT}: below_gate (rule agreement, since 2026-11-30" in r.out, r.out
     assert f"DRIFT {CRIT}: judge_changed (rule anchors, since 2026-11-30" in r.out, r.out

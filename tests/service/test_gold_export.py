@@ -256,7 +256,7 @@ def test_propose_from_store_reads_the_queue_as_gold_export_writes_it(
     line = _one_line(
         cli("propose", "--from-store", "pilot", "--verdicts", str(bad), *args[2:], env=env)
     )
-    assert f"{bad}:12" in line and "gold-001" in line
+    assert f"{bad}:12" in line and "item 'gold-001' is not in workbench queue pilot" in line
     both = _one_line(cli("propose", "--gold", str(out), "--from-store", "pilot", *args, env=env))
     assert "--gold and --from-store" in both
     none = _one_line(cli("propose", "--from-store", "nope", *args, env=env))

@@ -339,6 +339,12 @@ def _print_monitor(report: dict[str, Any]) -> None:
         f"judge {report['judge_version'][:19]} ({report['judge_model']}), release calibration "
         f"{report['calibration_run'][:12]}; alarm at e-value >= {s['threshold']:g}"
     )
+    v = report.get("verdicts")
+    if v:
+        out(
+            f"recorded verdicts {v['file']} ({v['rows']} rows, {v['audited_items']} audited "
+            f"items, {v['anchor_rows']} anchor rows)"
+        )
     for w in report["windows"]:
         out(f"{report['window']} {w['name']}:")
         for c in w["criteria"]:

@@ -70,11 +70,13 @@ def propose(
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
     subset = gold_split(split)
+    source = None
     with ExitStack() as stack:
         if from_store is not None:
             with Store.open() as store:
                 gold, _, labeled_on = exported_gold(store, from_store, stack, need_consensus=False)
             rubric = rubric or labeled_on
+            source = f"workbench queue {from_store}"
         out = propose_for_gold(
             gold or Path("gold"),
             verdicts,
@@ -85,6 +87,7 @@ def propose(
             strategy=strategy,  # type: ignore[arg-type]  # checked by propose_for_gold
             seed=seed,
             split=subset,
+            source=source,
         )
     if as_json:
         typer.echo(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
