@@ -144,8 +144,10 @@ def test_a_recorded_judge_is_monitored_and_its_drop_raises_the_alarm(tmp_path: P
     # week 2: the model behind the judge changed elsewhere; every label flipped
     week2 = w.rows(w.weeks[1], WEEK2, flip=True) + w.rows(w.anchors, WEEK2, flip=True)
     monitored.write_text(HEADER + week1 + week2)
-    r = w.cli(*args)
+    html = tmp_path / "monitor.html"
+    r = w.cli(*args, "--html", str(html))
     assert r.code == 1, (r.out, r.err)
+    assert "recorded/ext-judge-v1" in html.read_text() and "<svg" in html.read_text()
     assert (
         f"recorded verdicts {monitored} ({monitored.read_text().count(chr(10)) - 1} rows" in r.out
     )
