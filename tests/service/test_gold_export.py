@@ -223,3 +223,41 @@ def test_bad_inputs_are_one_line_and_write_nothing(
     assert "--gold and --from-store" in both
     none = _one_line(cli("calibrate", "--from-store", "nope", env=env))
     assert "no queue 'nope'" in none
+
+
+def test_propose_from_store_reads_the_queue_as_gold_export_writes_it(
+    labeled: Service, tmp_path: Path, cli: Callable[..., Result]
+) -> None:
+    """`propose --from-store QUEUE`: the queue exported by the one operation; its item without
+    a consensus label (gold-139, labeled by one expert only) is the pool, the same proposal as
+    on the folder `gold export` writes."""
+    env = {"CALIBRANT_DATABASE_URL": labeled.database_url}
+    crit = "separates_done_from_pending"
+    verdicts = tmp_path / "verdicts.csv"
+    items = [f"gold-{n:03d}" for n in ITEMS] + [PLANTED]
+    verdicts.write_text(
+        "item,criterion,label,judge_version\n" + "".join(f"{i},{crit},pass,v1\n" for i in items)
+    )
+    args = ["--verdicts", str(verdicts), "--criterion", crit, "--split", "all", "--json"]
+    from_store = cli("propose", "--from-store", "pilot", *args, env=env)
+    assert from_store.code == 0, from_store.err
+    got = json.loads(from_store.out)
+    assert [p["item"] for p in got["proposals"]] == ["gold-139"]
+    assert got["labeled"]["items"] == 9 and got["pool"]["items"] == 1
+    out = tmp_path / "gold"
+    assert cli("gold", "export", "--queue", "pilot", "--out", str(out), env=env).code == 0
+    rubric = ["--rubric", str(out / "rubric.yaml")]
+    on_folder = cli("propose", "--gold", str(out), *rubric, *args, env=env)
+    assert on_folder.code == 0, on_folder.err
+    assert json.loads(on_folder.out) == got
+    # a verdicts row on an item the queue lacks: one line naming the file and line, exit 2
+    bad = tmp_path / "bad.csv"
+    bad.write_text(verdicts.read_text() + f"gold-001,{crit},pass,v1\n")
+    line = _one_line(
+        cli("propose", "--from-store", "pilot", "--verdicts", str(bad), *args[2:], env=env)
+    )
+    assert f"{bad}:12" in line and "item 'gold-001' is not in workbench queue pilot" in line
+    both = _one_line(cli("propose", "--gold", str(out), "--from-store", "pilot", *args, env=env))
+    assert "--gold and --from-store" in both
+    none = _one_line(cli("propose", "--from-store", "nope", *args, env=env))
+    assert "no queue 'nope'" in none

@@ -238,12 +238,15 @@ def propose_for_gold(
     strategy: Strategy = DEFAULT_STRATEGY,
     seed: int = 0,
     split: str | None = "calibration",
+    source: str | None = None,
 ) -> dict[str, Any]:
-    """The proposal for one criterion of the gold folder ``gold``: its items with a consensus
-    label are the labeled set, the items of the split without one the pool; the judge's labels
-    come from a recorded verdicts file (``verdicts_b``: a second judge version's, for
-    ``disagree``). Items the judge abstained on (or has no row for) are left out and counted.
-    Bad input raises one :class:`InputError` or :class:`ConfigError` line."""
+    """The proposal for one criterion of the gold folder ``gold`` (``source``: what errors call
+    it when it is not the user's own folder, e.g. a workbench queue exported for this call):
+    its items with a consensus label are the labeled set, the items of the split without one
+    the pool; the judge's labels come from a recorded verdicts file (``verdicts_b``: a second
+    judge version's, for ``disagree``). Items the judge abstained on (or has no row for) are
+    left out and counted. Bad input raises one :class:`InputError` or :class:`ConfigError`
+    line."""
     from ..errors import ConfigError
     from ..gold import load_gold, read_manifest
     from .explain import ABSTAIN
@@ -263,7 +266,7 @@ def propose_for_gold(
     if not manifest_path.exists():
         raise InputError(manifest_path, "no gold manifest here")
     manifest = read_manifest(manifest_path)  # read once: the verdicts are checked against it
-    known = (manifest, str(manifest_path))
+    known = (manifest, source or str(manifest_path))
     judged = _judged(verdicts, rubric, known, criterion)
     judged_b = None if verdicts_b is None else _judged(verdicts_b, rubric, known, criterion)
     loaded = load_gold(gold, split=split)

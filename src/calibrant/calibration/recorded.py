@@ -1,8 +1,11 @@
 """Recorded verdicts: a judge that runs elsewhere (Inspect, promptfoo, DeepEval, a team's own
 pipeline), measured by calibrant's statistics without calibrant ever calling it.
 
-A verdicts file is CSV (header `item,criterion,label,judge_version`, optionally `rationale`) or
-JSONL (one object per line with the same keys); Inspect eval logs and promptfoo result files are
+A verdicts file is CSV (header `item,criterion,label,judge_version`, optionally `rationale` and
+`judged_at`) or JSONL (one object per line with the same keys); `judged_at` is when the judge gave
+the verdict (ISO 8601 date or date and time, UTC unless it names its offset), which `calibrant
+monitor --verdicts` needs to put each verdict in its window (an item may then come back once per
+window: anchors re-judged week after week); Inspect eval logs and promptfoo result files are
 turned into the same rows by `inspect_log` and `promptfoo_results`. Every row is checked the way
 expert labels are (`labels.py`): an item the gold set lacks, a criterion the rubric lacks, a label
 off the criterion's scale (its levels, `not_applicable` where the criterion allows it, and the
@@ -55,7 +58,7 @@ __all__ = [
 
 COLUMNS = ("item", "criterion", "label", "judge_version")
 """The columns (JSONL keys) every verdict row has; `rationale` may follow."""
-OPTIONAL = ("rationale",)
+OPTIONAL = ("rationale", "judged_at")
 FORMATS = ("auto", "csv", "jsonl", "inspect", "promptfoo")
 NO_ROW = "no recorded verdict"
 """The rationale of an abstention calibrant fills in where the file has no row."""
@@ -102,6 +105,7 @@ class RecordedVerdict:
     judge_version: str
     rationale: str = ""
     where: Where = field(default_factory=lambda: Where("-"))
+    judged_at: datetime | None = None  # when the judge answered (UTC); the monitor's window
 
     def as_json(self) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -112,6 +116,8 @@ class RecordedVerdict:
         }
         if self.rationale:
             row["rationale"] = self.rationale
+        if self.judged_at is not None:
+            row["judged_at"] = self.judged_at.isoformat()
         return row
 
 
@@ -170,7 +176,23 @@ def _row(where: Where, data: Mapping[str, Any]) -> RecordedVerdict:
     if not isinstance(rationale, str):
         raise where.error("must be text", field="rationale")
     version = _text_field(where, data, "judge_version")
-    return RecordedVerdict(item, criterion, label, version, rationale, where)
+    when = None if data.get("judged_at") in (None, "") else _moment(where, data["judged_at"])
+    return RecordedVerdict(item, criterion, label, version, rationale, where, when)
+
+
+def _moment(where: Where, value: Any) -> datetime:
+    """`judged_at`: an ISO 8601 date or date and time, in UTC (naive: taken as UTC)."""
+    try:
+        if not isinstance(value, str):
+            raise ValueError
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise where.error(
+            f"not an ISO 8601 date or time (got {json.dumps(value)}; e.g. 2026-11-30 or "
+            "2026-11-30T14:05:00Z)",
+            field="judged_at",
+        ) from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def _csv_rows(path: Path, text: str) -> list[RecordedVerdict]:
@@ -257,14 +279,17 @@ def check_verdicts(
     rows: Sequence[RecordedVerdict],
     *,
     rubric: Rubric,
-    items: Collection[str],
+    items: Collection[str] | None,
     gold_name: str = "the gold set",
+    window: Callable[[datetime], str] | None = None,
 ) -> str:
     """Refuse, at its row, what labels files may not hold either; returns the judge version
-    (one per file). `items`: every item of the gold set (`gold_name` in errors), any split."""
+    (one per file). `items`: every item of the gold set (`gold_name` in errors), any split
+    (None: any item, as production verdicts are). `window` (the monitor's): every row needs
+    `judged_at`, and an item has one verdict per criterion per window (of `judged_at`)."""
     criteria = {c.id: c for c in rubric.criteria}
     first = rows[0]
-    seen: dict[tuple[str, str], RecordedVerdict] = {}
+    seen: dict[tuple[str, str, str], RecordedVerdict] = {}
     for r in rows:
         if r.judge_version != first.judge_version:
             raise r.where.error(
@@ -272,7 +297,7 @@ def check_verdicts(
                 f"'{first.judge_version}' at {_at(first)}): one judge version per file",
                 field="judge_version",
             )
-        if r.item not in items:
+        if items is not None and r.item not in items:
             raise r.where.error(f"item '{r.item}' is not in {gold_name}", field="item")
         c = criteria.get(r.criterion)
         if c is None:
@@ -288,13 +313,24 @@ def check_verdicts(
                 f"(allowed: {', '.join(repr(v) for v in allowed)})",
                 field="label",
             )
-        before = seen.get((r.item, r.criterion))
+        when = ""
+        if window is not None:
+            if r.judged_at is None:
+                raise r.where.error(
+                    "required field is missing: the monitor puts each verdict in the window of "
+                    "its judged_at",
+                    field="judged_at",
+                )
+            when = window(r.judged_at)
+        before = seen.get((r.item, r.criterion, when))
         if before is not None:
             raise r.where.error(
-                f"item '{r.item}' has a second verdict on '{r.criterion}' (first at {_at(before)})",
+                f"item '{r.item}' has a second verdict on '{r.criterion}'"
+                + (f" in the window from {when}" if when else "")
+                + f" (first at {_at(before)})",
                 field="item",
             )
-        seen[(r.item, r.criterion)] = r
+        seen[(r.item, r.criterion, when)] = r
     return first.judge_version
 
 
@@ -417,10 +453,12 @@ def verdicts_jsonl(rows: Sequence[RecordedVerdict]) -> str:
 
 
 def verdicts_csv(rows: Sequence[RecordedVerdict]) -> str:
-    """Rows as CSV, as `calibrate --verdicts` reads them."""
+    """Rows as CSV, as `calibrate --verdicts` reads them (`judged_at` when a row has it)."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=[*COLUMNS, *OPTIONAL], lineterminator="\n")
+    timed = any(r.judged_at is not None for r in rows)
+    names = [*COLUMNS, *(c for c in OPTIONAL if timed or c != "judged_at")]
+    writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({"rationale": "", **r.as_json()})
+        writer.writerow({**dict.fromkeys(OPTIONAL, ""), **r.as_json()})
     return out.getvalue()

@@ -6,6 +6,7 @@ operations are `calibrant.service.audit`'s and `calibrant.service.monitor`'s."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +14,7 @@ import typer
 from rich.console import Console
 
 from .app import app
+from .verdicts_commands import VerdictsFormatOpt
 
 
 @app.command()
@@ -178,7 +180,8 @@ def monitor(
             "--anchors",
             help="The calibration's gold folder: re-score a draw of its cases with the judge "
             "for each window not yet anchored (needs --judge NAME), so the monitor can tell a "
-            "changed judge from a changed product.",
+            "changed judge from a changed product. With --verdicts: the file's rows on its "
+            "items are the anchors, re-judged elsewhere.",
         ),
     ] = None,
     per_window: Annotated[
@@ -198,13 +201,49 @@ def monitor(
         Path | None, typer.Option("--html", help="Write the page with the time-series plot.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    verdicts: Annotated[
+        Path | None,
+        typer.Option(
+            "--verdicts",
+            help="A judge that runs elsewhere: its recorded verdicts (as for `calibrate "
+            "--verdicts`, each row with judged_at, the time it answered) take the place of the "
+            "store's judgments; audited items are the file's items the workbench holds, "
+            "anchors (with --anchors) the file's rows on the gold folder's items.",
+            show_default=False,
+        ),
+    ] = None,
+    verdicts_format: VerdictsFormatOpt = "auto",
+    rubric: Annotated[
+        Path | None,
+        typer.Option("--rubric", help="With --verdicts: the rubric the verdicts are on."),
+    ] = None,
+    queue: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--queue",
+            help="With --verdicts: audited items only from this workbench queue (repeatable; "
+            "default any queue).",
+        ),
+    ] = None,
 ) -> None:
     """Drift after release: replay a judge version's audit windows through anytime-valid rules
     (agreement below the gate, judged label shift, anchors moved) from its release calibration,
-    and name the rule behind any alarm."""
+    and name the rule behind any alarm. With --verdicts, the judge is one that runs elsewhere
+    (see docs/daily-loop.md)."""
     from ..service.monitor import MonitorOptions, monitor_report, record_anchors
     from ..store import make_engine
 
+    options = MonitorOptions(
+        judge=judge, window=window, alpha=alpha, seed=seed, n_resamples=resamples
+    )
+    if verdicts is not None:
+        report = _recorded_monitor(options, verdicts, verdicts_format, rubric, anchors, queue)
+        _show_monitor(report, html=html, as_json=as_json, fail_on_drift=fail_on_drift)
+        return
+    if rubric is not None or queue:
+        from ..errors import ConfigError
+
+        raise ConfigError("monitor: --rubric and --queue go with --verdicts")
     version = judge
     resolved = None
     if judge is not None and _saved_judge(judge):
@@ -222,26 +261,58 @@ def monitor(
                     "monitor: --anchors re-scores gold items with the judge: give --judge NAME "
                     "(a saved judge)"
                 )
-            config, rubric, policy, concurrency = resolved
+            config, judge_rubric, policy, concurrency = resolved
             record_anchors(
                 engine,
                 gold=anchors,
                 config=config,
-                rubric=rubric,
+                rubric=judge_rubric,
                 policy=policy,
                 window=window,
                 per_window=per_window,
                 seed=seed,
                 concurrency=concurrency,
             )
-        report = monitor_report(
-            engine,
-            MonitorOptions(
-                judge=version, window=window, alpha=alpha, seed=seed, n_resamples=resamples
-            ),
+        report = monitor_report(engine, replace(options, judge=version))
+    finally:
+        engine.dispose()
+    _show_monitor(report, html=html, as_json=as_json, fail_on_drift=fail_on_drift)
+
+
+def _recorded_monitor(
+    options: Any,
+    verdicts: Path,
+    fmt: str,
+    rubric: Path | None,
+    anchors: Path | None,
+    queues: list[str] | None,
+) -> dict[str, Any]:
+    """`monitor --verdicts`: the file read and checked before the store opens."""
+    from ..errors import ConfigError
+    from ..service.monitor_recorded import read_monitored, recorded_monitor_report
+    from ..store import make_engine
+    from .verdicts_commands import check_format, load_rubric_for_verdicts
+
+    if options.judge is not None:
+        raise ConfigError(
+            "monitor: --verdicts names its judge (the file's judge_version): leave out --judge"
+        )
+    check_format(fmt)
+    judge = read_monitored(
+        verdicts, rubric=load_rubric_for_verdicts(rubric), window=options.window, fmt=fmt
+    )
+    engine = make_engine()
+    try:
+        return recorded_monitor_report(
+            engine, options, judge, anchors=anchors, queues=tuple(queues or ())
         )
     finally:
         engine.dispose()
+
+
+def _show_monitor(
+    report: dict[str, Any], *, html: Path | None, as_json: bool, fail_on_drift: bool
+) -> None:
     if html is not None:
         from ..reports.monitor_html import monitor_page
 
@@ -268,6 +339,12 @@ def _print_monitor(report: dict[str, Any]) -> None:
         f"judge {report['judge_version'][:19]} ({report['judge_model']}), release calibration "
         f"{report['calibration_run'][:12]}; alarm at e-value >= {s['threshold']:g}"
     )
+    v = report.get("verdicts")
+    if v:
+        out(
+            f"recorded verdicts {v['file']} ({v['rows']} rows, {v['audited_items']} audited "
+            f"items, {v['anchor_rows']} anchor rows)"
+        )
     for w in report["windows"]:
         out(f"{report['window']} {w['name']}:")
         for c in w["criteria"]:

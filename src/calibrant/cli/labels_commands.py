@@ -6,16 +6,12 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
-
-if TYPE_CHECKING:
-    from ..store import Store
-
 from .app import (
     ApiBaseOpt,
     AttemptsOpt,
@@ -30,6 +26,7 @@ from .app import (
     judge_options,
     loading_note,
 )
+from .from_store import GoldOrStoreOpt, exported_gold
 from .verdicts_commands import VERDICTS_HELP, VerdictsFormatOpt
 
 
@@ -111,9 +108,7 @@ def agree(
 
 @app.command()
 def calibrate(
-    gold: Annotated[
-        Path | None, typer.Option("--gold", help="Gold set folder (default: gold).")
-    ] = None,
+    gold: GoldOrStoreOpt = None,
     from_store: Annotated[
         str | None,
         typer.Option(
@@ -290,7 +285,7 @@ def calibrate(
     with Store.open() as store, ExitStack() as stack:
         source = None
         if from_store is not None:
-            gold, source, labeled_on = _exported(store, from_store, stack)
+            gold, source, labeled_on = exported_gold(store, from_store, stack)
             if rubric is None and judge_name is None:
                 rubric = labeled_on
         options = judge_options(
@@ -341,24 +336,3 @@ def calibrate(
         raise typer.Exit(3)
     if fail_on_gate and report["gate"]["judge"] != "PASS":
         raise typer.Exit(1)
-
-
-def _exported(store: Store, queue: str, stack: ExitStack) -> tuple[Path, str, Path]:
-    """The gold folder of workbench queue `queue`, exported into a temporary folder that
-    `stack` removes; where it came from; the rubric file its items were labeled on."""
-    import tempfile
-
-    from ..service.gold_export import RUBRIC_FILE, gold_export, write_folder
-    from ..store.db import redact_url
-
-    export = gold_export(store.engine, queue)
-    if not export.consensus:
-        raise CalibrantError(
-            f"--from-store {queue}: no consensus label yet ({export.pending} disagreement(s) "
-            "awaiting adjudication; a label becomes consensus when two experts agree or an "
-            "adjudicator decides)"
-        )
-    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="calibrant-gold-")))
-    folder = write_folder(export, tmp / "gold")
-    source = f"{export.source} from the store at {redact_url(str(store.engine.url))}"
-    return folder, source, folder / RUBRIC_FILE

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .app import GoldOpt, SplitOpt, app, gold_split
+from ..errors import CalibrantError
+from .app import SplitOpt, app, gold_split
+from .from_store import GoldOrStoreOpt
 from .verdicts_commands import load_rubric_for_verdicts
 
 
 @app.command()
 def propose(
-    gold: GoldOpt,
     verdicts: Annotated[
         Path,
         typer.Option(
@@ -24,6 +26,16 @@ def propose(
         ),
     ],
     criterion: Annotated[str, typer.Option("--criterion", help="The criterion to decide.")],
+    gold: GoldOrStoreOpt = None,
+    from_store: Annotated[
+        str | None,
+        typer.Option(
+            "--from-store",
+            help="Propose from a workbench queue of the store instead of --gold: exported to a "
+            "temporary gold folder as `calibrant gold export` writes it (its items without a "
+            "consensus label are the pool; its rubric unless --rubric is given).",
+        ),
+    ] = None,
     count: Annotated[int, typer.Option("--count", help="How many items to propose.")] = 20,
     verdicts_b: Annotated[
         Path | None,
@@ -46,23 +58,37 @@ def propose(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random tie-breaks.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:
-    """Rank the gold folder's items without a consensus label (judged by the recorded judge)
-    to label next for an UNDECIDED gate: new cases first, since the gate's interval counts
-    cases, judged classes at their share. Each item comes with its reason. Measured by
-    simulation: as good as random sampling, no demonstrated saving (docs/calibration.md)."""
+    """Rank the gold folder's (or, with --from-store, the workbench queue's) items without a
+    consensus label (judged by the recorded judge) to label next for an UNDECIDED gate: new
+    cases first, since the gate's interval counts cases, judged classes at their share. Each
+    item comes with its reason. Measured by simulation: as good as random sampling, no
+    demonstrated saving (docs/calibration.md)."""
     from ..calibration.propose import propose_for_gold
+    from ..store import Store
+    from .from_store import exported_gold
 
-    out = propose_for_gold(
-        gold,
-        verdicts,
-        rubric=load_rubric_for_verdicts(rubric),
-        criterion=criterion,
-        count=count,
-        verdicts_b=verdicts_b,
-        strategy=strategy,  # type: ignore[arg-type]  # checked by propose_for_gold
-        seed=seed,
-        split=gold_split(split),
-    )
+    if gold is not None and from_store is not None:
+        raise CalibrantError("--gold and --from-store are two sources of gold: give one")
+    subset = gold_split(split)
+    source = None
+    with ExitStack() as stack:
+        if from_store is not None:
+            with Store.open() as store:
+                gold, _, labeled_on = exported_gold(store, from_store, stack, need_consensus=False)
+            rubric = rubric or labeled_on
+            source = f"workbench queue {from_store}"
+        out = propose_for_gold(
+            gold or Path("gold"),
+            verdicts,
+            rubric=load_rubric_for_verdicts(rubric),
+            criterion=criterion,
+            count=count,
+            verdicts_b=verdicts_b,
+            strategy=strategy,  # type: ignore[arg-type]  # checked by propose_for_gold
+            seed=seed,
+            split=subset,
+            source=source,
+        )
     if as_json:
         typer.echo(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
         return

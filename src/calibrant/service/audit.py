@@ -50,6 +50,7 @@ __all__ = [
     "audit_windows",
     "agreement_over_time",
     "AUDIT_DESIGN",
+    "ExpertLabels",
     "run_cases",
 ]
 
@@ -329,6 +330,44 @@ def _when(text: str) -> datetime:
     return lab.utc(datetime.fromisoformat(text))
 
 
+class ExpertLabels:
+    """The workbench's expert labels, read once: per (item, criterion) the consensus
+    (adjudicated, or agreed by two or more experts), else the one expert's label (marked
+    single-expert), else none."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.decided = {(x.item, x.criterion): x.label for x in consensus(engine)}
+        self.given: dict[tuple[str, str], dict[str, str | int]] = defaultdict(dict)
+        for x in lab.labels_of(engine):
+            self.given[(x.item, x.criterion)][x.rater] = x.label
+
+    def item(
+        self,
+        case_id: str,
+        item_id: str,
+        criterion: str,
+        judge_label: str | int | None,
+        *,
+        inclusion_probability: float | None = None,
+    ) -> AuditedItem:
+        """The audited item: the experts' label beside the judge's."""
+        experts = self.given.get((item_id, criterion), {})
+        label = self.decided.get((item_id, criterion))
+        single = False
+        if label is None and len(experts) == 1:
+            (only,) = experts.values()
+            label, single = (None, False) if only == CANT_TELL else (only, True)
+        return AuditedItem(
+            case_id=case_id,
+            item_id=item_id,
+            expert_label=label,
+            judge_label=judge_label,
+            single_expert=single,
+            experts=dict(experts),
+            inclusion_probability=inclusion_probability,
+        )
+
+
 def audit_windows(
     engine: Engine, *, window: str = "week", judge: str | None = None
 ) -> list[AuditWindow]:
@@ -339,10 +378,7 @@ def audit_windows(
     if window not in WINDOWS:
         raise ConfigError(f"--window '{window}' is not one of {', '.join(WINDOWS)}")
     audits = _audits(Runs(engine))
-    decided = {(x.item, x.criterion): x.label for x in consensus(engine)}
-    given: dict[tuple[str, str], dict[str, str | int]] = defaultdict(dict)
-    for x in lab.labels_of(engine):
-        given[(x.item, x.criterion)][x.rater] = x.label
+    experts_of = ExpertLabels(engine)
     rubrics: dict[str, list[str]] = {}
     groups: dict[tuple[str, datetime, datetime], dict[str, Any]] = {}
     for audit_id, _, report in audits:
@@ -366,20 +402,12 @@ def audit_windows(
         criteria: dict[str, list[AuditedItem]] = defaultdict(list)
         for (_, item_id), (it, names) in sorted(g["items"].items()):
             for c in names:
-                experts = given.get((item_id, c), {})
-                label = decided.get((item_id, c))
-                single = False
-                if label is None and len(experts) == 1:
-                    (only,) = experts.values()
-                    label, single = (None, False) if only == CANT_TELL else (only, True)
                 criteria[c].append(
-                    AuditedItem(
-                        case_id=it["case_id"],
-                        item_id=item_id,
-                        expert_label=label,
-                        judge_label=it["judge_labels"].get(c),
-                        single_expert=single,
-                        experts=dict(experts),
+                    experts_of.item(
+                        it["case_id"],
+                        item_id,
+                        c,
+                        it["judge_labels"].get(c),
                         inclusion_probability=it["inclusion_probability"],
                     )
                 )

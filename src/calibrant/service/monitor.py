@@ -62,9 +62,16 @@ from .audit import _audits, agreement_over_time, audit_windows, run_cases
 __all__ = [
     "ANCHOR_SAMPLE_BASE",
     "MonitorOptions",
+    "Version",
+    "WindowInput",
+    "audit_cases",
+    "check_alpha",
+    "label_cases",
     "monitor_report",
-    "record_anchors",
     "monitor_version",
+    "record_anchors",
+    "release_baseline",
+    "replay",
 ]
 
 ANCHOR_SAMPLE_BASE = 1_000_000
@@ -158,7 +165,7 @@ def _labels(c: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(str(x) for x in c["scale"] if str(x) not in _SKIP)
 
 
-def _baseline(
+def release_baseline(
     calibration: Mapping[str, Any], anchor: Mapping[str, float | None]
 ) -> dict[str, CriterionBaseline]:
     out = {}
@@ -183,7 +190,7 @@ def _baseline(
     return out
 
 
-def _cases(
+def label_cases(
     pairs: Iterable[tuple[str, str | int | None, str | int | None]],
     labels: Sequence[str],
     *,
@@ -220,7 +227,8 @@ def _scored(
             for crit in criteria:
                 rows_by_crit[crit].append((case_of[r.position], labels.get(crit), None))
     return {
-        crit: _cases(rows_by_crit[crit], b.labels, expert=False) for crit, b in criteria.items()
+        crit: label_cases(rows_by_crit[crit], b.labels, expert=False)
+        for crit, b in criteria.items()
     }
 
 
@@ -242,10 +250,22 @@ def _anchor_runs(runs: Runs, version: str, window: str) -> dict[str, dict[str, A
     return out
 
 
+@dataclass(frozen=True)
+class WindowInput:
+    """One window as the monitor reads it: the audited items (expert and judge label), the
+    scored cases' judged labels and the anchor cases, per criterion; `kappas`: per criterion
+    the window's agreement (`window_criterion`'s kappa, n and gate status), for the report."""
+
+    window: AuditWindow
+    scored: Mapping[str, Sequence[Case]]
+    anchors: Mapping[str, Sequence[Case]]
+    kappas: Mapping[str, Mapping[str, Any]]
+    anchors_run: str | None = None
+
+
 def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
     """The monitor's report for one judge version (see the module docstring)."""
-    if not 0 < options.alpha < 1:
-        raise ConfigError(f"monitor: --alpha {options.alpha} is not in (0, 1)")
+    check_alpha(options)
     v = monitor_version(engine, options.judge, options.window)
     runs = Runs(engine)
     anchors = _anchor_runs(runs, v.judge_hash, options.window)
@@ -264,9 +284,7 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
         anchor_baseline = first["baseline_anchor_kappa"]
     else:
         anchor_baseline = {}
-    baseline = _baseline(v.calibration, anchor_baseline)
-    settings = MonitorSettings(alpha=options.alpha)
-    monitor = Monitor(baseline, settings)
+    baseline = release_baseline(v.calibration, anchor_baseline)
     over = agreement_over_time(
         engine,
         window=options.window,
@@ -278,21 +296,11 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
         (w["judge_version"], w["start"]): {c["criterion"]: c for c in w["criteria"]}
         for w in over["windows"]
     }
-    windows_out = []
-    last = None
+    inputs = []
     for w in audit_windows(engine, window=options.window, judge=v.judge_hash):
         if w.judge_version != v.judge_hash:
             continue
         start = w.start.isoformat()
-        audit = {
-            crit: _cases(
-                ((it.case_id, it.judge_label, it.expert_label) for it in items),
-                baseline[crit].labels,
-                expert=True,
-            )
-            for crit, items in w.criteria.items()
-            if crit in baseline
-        }
         anchored = anchors.get(start)
         anchor_cases = {}
         if anchored is not None:
@@ -301,16 +309,67 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
                 for crit, cases in anchored["cases"].items()
                 if crit in baseline and baseline[crit].anchor_kappa is not None
             }
+        inputs.append(
+            WindowInput(
+                w,
+                scored=_scored(runs, w.score_runs, baseline),
+                anchors=anchor_cases,
+                kappas=kappas.get((w.judge_version, start), {}),
+                anchors_run=None if anchored is None else anchored["run_id"],
+            )
+        )
+    return replay(v, baseline, inputs, options, frozen=frozen, warnings=warnings)
+
+
+def check_alpha(options: MonitorOptions) -> None:
+    if not 0 < options.alpha < 1:
+        raise ConfigError(f"monitor: --alpha {options.alpha} is not in (0, 1)")
+
+
+def audit_cases(w: AuditWindow, baseline: Mapping[str, CriterionBaseline]) -> dict[str, list[Case]]:
+    """The window's audited items as rule 1's cases, per criterion."""
+    return {
+        crit: label_cases(
+            ((it.case_id, it.judge_label, it.expert_label) for it in items),
+            baseline[crit].labels,
+            expert=True,
+        )
+        for crit, items in w.criteria.items()
+        if crit in baseline
+    }
+
+
+def replay(
+    v: Version,
+    baseline: Mapping[str, CriterionBaseline],
+    inputs: Sequence[WindowInput],
+    options: MonitorOptions,
+    *,
+    frozen: Mapping[str, Any] | None,
+    warnings: list[str],
+    verdicts: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The windows, oldest first, through the monitor's rules from the release baseline, and
+    the report (`verdicts`: the recorded verdicts file the judge's labels came from)."""
+    settings = MonitorSettings(alpha=options.alpha)
+    monitor = Monitor(dict(baseline), settings)
+    windows_out = []
+    last = None
+    for x in inputs:
+        w = x.window
+        audit = audit_cases(w, baseline)
         status = monitor.update(
             Window(
-                name=start[:10],
-                audit={k: x for k, x in audit.items() if x},
-                scored={k: x for k, x in _scored(runs, w.score_runs, baseline).items() if x},
-                anchors={k: x for k, x in anchor_cases.items() if x},
+                name=w.start.isoformat()[:10],
+                audit={k: c for k, c in audit.items() if c},
+                scored={k: c for k, c in x.scored.items() if c and k in baseline},
+                anchors={k: c for k, c in x.anchors.items() if c and k in baseline},
             )
         )
         last = status
-        windows_out.append(_window(w, status.to_dict(), kappas, anchor_cases, anchored, baseline))
+        windows_out.append(
+            _window(w, status.to_dict(), x.kappas, x.anchors, x.anchors_run, baseline)
+        )
     if last is None:
         raise ConfigError(f"monitor: judge version {v.judge_hash[:19]} has no audit window")
     alarms = []
@@ -356,7 +415,8 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
                 }
                 for name, b in baseline.items()
             },
-            "anchors_gold": frozen,
+            "anchors_gold": None if frozen is None else dict(frozen),
+            "verdicts": None if verdicts is None else dict(verdicts),
             "windows": windows_out,
             "alarm": bool(alarms),
             "alarms": alarms,
@@ -378,13 +438,12 @@ def _release_kappa(calibration: Mapping[str, Any], criterion: str) -> float | No
 def _window(
     w: AuditWindow,
     status: Mapping[str, Any],
-    kappas: Mapping[tuple[str, str], Mapping[str, Mapping[str, Any]]],
+    per: Mapping[str, Mapping[str, Any]],
     anchor_cases: Mapping[str, Sequence[Case]],
-    anchored: Mapping[str, Any] | None,
+    anchors_run: str | None,
     baseline: Mapping[str, CriterionBaseline],
 ) -> dict[str, Any]:
     start = w.start.isoformat()
-    per = kappas.get((w.judge_version, start), {})
     criteria = []
     for name, s in status["criteria"].items():
         k = per.get(name) or {}
@@ -421,7 +480,7 @@ def _window(
         "end": w.end.isoformat(),
         "score_runs": list(w.score_runs),
         "audits": list(w.audits),
-        "anchors_run": None if anchored is None else anchored["run_id"],
+        "anchors_run": anchors_run,
         "alarm": bool(status["alarm"]),
         "criteria": criteria,
     }
@@ -479,7 +538,7 @@ def record_anchors(
             "release kappa comes from the calibration's judgments; calibrate this judge on "
             "this gold set"
         )
-    baseline = _baseline(v.calibration, {})
+    baseline = release_baseline(v.calibration, {})
 
     def cases_of(drawn: Sequence[str], labels: Mapping[str, Any]) -> dict[str, list[Case]]:
         out: dict[str, list[Case]] = {}
@@ -490,7 +549,7 @@ def record_anchors(
                     rows.append(
                         (f"{n:04d}:{case}", labels[item].label(crit), consensus[item].get(crit))
                     )
-            out[crit] = _cases(rows, b.labels, expert=True)
+            out[crit] = label_cases(rows, b.labels, expert=True)
         return out
 
     at_release = cases_of(case_ids, {i: release[(hashes[i], 0)] for i in g.items})

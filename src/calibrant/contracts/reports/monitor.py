@@ -102,6 +102,12 @@ class MonitorReport(Report):
     anchors_gold: dict[str, object] | None = Field(
         description="The frozen anchor set (gold folder, split, hashes); null: no anchors."
     )
+    verdicts: dict[str, object] | None = Field(
+        default=None,
+        description="A judge that runs elsewhere (`monitor --verdicts`): the recorded verdicts "
+        "file its labels came from (file, format, sha256, rows, judge version, queues, the "
+        "release calibration's verdicts file); null: the store's judgments.",
+    )
     windows: list[MonitorWindow]
     alarm: bool
     alarms: list[Alarm]
