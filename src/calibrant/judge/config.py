@@ -27,6 +27,7 @@ __all__ = [
     "build_judge",
     "DEFAULT_RUBRIC",
     "judges_dir",
+    "default_judge",
 ]
 
 DEFAULT_RUBRIC = Path("rubrics/refund_communication.yaml")
@@ -140,8 +141,27 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
             )
         saved = load_yaml_model(SavedJudge, path, "saved judge")
     rubric_path = opts.rubric or (Path(saved.rubric) if saved.rubric else DEFAULT_RUBRIC)
+    rubric = load_rubric(rubric_path)
+    if not opts.judge and (opts.model or EMBEDDED_MODEL) == EMBEDDED_MODEL:
+        saved = default_judge(rubric)
     source = f"{judges_dir() / opts.judge}.yaml" if opts.judge else "the default judge"
-    return build_judge(saved, opts, load_rubric(rubric_path), source)
+    return build_judge(saved, opts, rubric, source)
+
+
+SHIPPED_PRIORS = Path(__file__).with_name("label_priors")
+"""Label priors that ship with calibrant, one JSON file per rubric (named by its content hash):
+the embedded model's mean label probabilities on the shipped gold set's calibration split."""
+
+
+def default_judge(rubric: Rubric) -> SavedJudge:
+    """The judge when none is named: the embedded model, its labels rebalanced by the prior
+    shipped for this rubric when there is one (`label_scoring: fitted`), else picked jointly.
+    A rubric of your own gets a prior with `calibrant judges fit-prior`."""
+    path = SHIPPED_PRIORS / f"{rubric.content_hash.removeprefix('sha256:')}.json"
+    if not path.is_file():
+        return SavedJudge(model=EMBEDDED_MODEL)
+    prior = FittedLabelPrior.model_validate_json(path.read_text())
+    return SavedJudge(model=EMBEDDED_MODEL, label_scoring="fitted", label_prior=prior)
 
 
 def _checked_prior(saved: SavedJudge, rubric: Rubric, source: str) -> dict[str, dict[str, float]]:
