@@ -6,16 +6,12 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
-
-if TYPE_CHECKING:
-    from ..store import Store
-
 from .app import (
     ApiBaseOpt,
     AttemptsOpt,
@@ -238,6 +234,7 @@ def calibrate(
     from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
+    from ..service.gold_export import queue_gold
     from ..store import Store
     from .progress import track
     from .verdicts_commands import check_format, load_rubric_for_verdicts
@@ -290,9 +287,10 @@ def calibrate(
     with Store.open() as store, ExitStack() as stack:
         source = None
         if from_store is not None:
-            gold, source, labeled_on = _exported(store, from_store, stack)
+            exported = queue_gold(store.engine, from_store, stack, option="--from-store")
+            gold, source = exported.folder, exported.source
             if rubric is None and judge_name is None:
-                rubric = labeled_on
+                rubric = exported.rubric
         options = judge_options(
             model, api_base, rubric, judge_name, concurrency, timeout, max_attempts
         )
@@ -341,24 +339,3 @@ def calibrate(
         raise typer.Exit(3)
     if fail_on_gate and report["gate"]["judge"] != "PASS":
         raise typer.Exit(1)
-
-
-def _exported(store: Store, queue: str, stack: ExitStack) -> tuple[Path, str, Path]:
-    """The gold folder of workbench queue `queue`, exported into a temporary folder that
-    `stack` removes; where it came from; the rubric file its items were labeled on."""
-    import tempfile
-
-    from ..service.gold_export import RUBRIC_FILE, gold_export, write_folder
-    from ..store.db import redact_url
-
-    export = gold_export(store.engine, queue)
-    if not export.consensus:
-        raise CalibrantError(
-            f"--from-store {queue}: no consensus label yet ({export.pending} disagreement(s) "
-            "awaiting adjudication; a label becomes consensus when two experts agree or an "
-            "adjudicator decides)"
-        )
-    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="calibrant-gold-")))
-    folder = write_folder(export, tmp / "gold")
-    source = f"{export.source} from the store at {redact_url(str(store.engine.url))}"
-    return folder, source, folder / RUBRIC_FILE
