@@ -19,11 +19,10 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, run_cli
-from tests.service.test_jobs import wait_job
 from tests.support.fake_openai import FakeServer, answer_from_schema, fake_openai
 from tests.support.gold import small_gold
 from tests.support.labeling import NDJSON, RUBRIC, gold_jsonl, labeling_service
-from tests.support.service import Service
+from tests.support.service import Service, wait_job
 
 pytestmark = pytest.mark.postgres
 
