@@ -1,7 +1,8 @@
 """After release (issue 22): `calibrant audit` draws a reproducible, stratified sample of a score
 run into a blind workbench queue, and `calibrant agreement-over-time` measures the judge against
-the experts' labels of the audited items per window. A real SQLite store, score runs judged by a
-fake OpenAI-compatible server on 127.0.0.1, the real CLI, and the real service for blindness."""
+the experts' labels of the audited items per window. A real SQLite store and a fresh schema of
+the PostgreSQL server on 127.0.0.1, score runs judged by a fake OpenAI-compatible server on
+127.0.0.1, the real CLI, and the real service for blindness."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from calibrant.store import make_engine
 from calibrant.store.runs import RunRow
 from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import fake_openai
+from tests.support.labeling import BACKENDS
+from tests.support.pg import fresh_schema
 from tests.support.service import running_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -65,11 +68,22 @@ class Scored:
         return self.env["CALIBRANT_DATABASE_URL"]
 
 
-@pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scored]:
+@pytest.fixture(scope="module", params=BACKENDS)
+def scored(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Scored]:
     """Two score runs: A over the first gold transcript of every case, B over the second; run A
-    moved a week back (its window is the week before B's)."""
+    moved a week back (its window is the week before B's). On a SQLite file, and on a fresh
+    schema of the PostgreSQL server."""
     work = tmp_path_factory.mktemp("audit")
+    if request.param == "sqlite":
+        yield from _scored(work, f"sqlite:///{work / 'store.db'}")
+        return
+    with fresh_schema() as url:
+        yield from _scored(work, url)
+
+
+def _scored(work: Path, url: str) -> Iterator[Scored]:
     by_case: dict[str, list[Path]] = defaultdict(list)
     for f in sorted((ROOT / "gold" / "transcripts").glob("gold-*.json")):
         by_case[json.loads(f.read_text())["case_id"]].append(f)
@@ -78,7 +92,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scored]:
         for files in list(by_case.values())[:20]:
             if len(files) > index:
                 shutil.copy(files[index], work / side)
-    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
+    env = {"CALIBRANT_DATABASE_URL": url}
     with fake_openai(_answer) as server:
         (work / "judges").mkdir()
         (work / "judges" / "a.yaml").write_text(
@@ -320,3 +334,49 @@ def test_agreement_over_two_windows_gives_the_kappa_of_the_labels(scored: Scored
     assert shown.code == 0, shown.err
     stored = json.loads(shown.out)
     assert stored["kind"] == "audit" and stored["report"]["items"] == first["items"]
+
+
+def test_audits_sent_at_once_into_one_queue_draw_it_once(scored: Scored) -> None:
+    """Four admins draw an audit into the same new queue at the same moment: one is drawn and
+    recorded, the others get 409, and the queue holds the one sample."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    fresh = scored.work / "race"  # transcripts no audit has put in the workbench yet
+    fresh.mkdir()
+    for f in sorted((scored.work / "b").glob("*.json")):
+        t = json.loads(f.read_text())
+        t["transcript_id"] = f"race-{t['transcript_id']}"
+        (fresh / f.name).write_text(json.dumps(t))
+    with fake_openai(_answer) as server:
+        (scored.work / "judges" / "race.yaml").write_text(
+            f"model: openai/audit\napi_base: {server.url}\nrubric: {RUBRIC}\nmax_attempts: 1\n"
+        )
+        r = scored.cli("score", str(fresh), "--judge", "race", "--json")
+        assert r.code == 0, r.err
+        run = json.loads(r.out)["run_id"]
+    with running_service(scored.url, scored.work) as service:
+        token = service.user("race-admin", "admin")
+        with service.client(token) as admin:  # the score run's rubric, as an admin uploads it
+            rubric = {"Content-Type": "application/yaml"}
+            assert admin.post(
+                "/api/rubrics", content=RUBRIC.read_bytes(), headers=rubric
+            ).is_success
+        body = {"score_run": run, "queue": "race-q", "count": 6, "seed": 3}
+
+        def post(_: int) -> int:
+            with service.client(token) as admin:
+                return admin.post("/api/audits", json=body).status_code
+
+        with ThreadPoolExecutor(4) as pool:
+            codes = sorted(pool.map(post, range(4)))
+        assert codes == [200, 409, 409, 409], codes
+        with service.client(token) as admin:
+            listed = admin.get("/api/items", params={"queue": "race-q"}).json()
+    engine = make_engine(scored.url)
+    try:
+        with Session(engine) as s:
+            audits = s.exec(select(RunRow).where(RunRow.kind == "audit")).all()
+            mine = [r for r in audits if '"race-q"' in (r.arguments or "")]
+    finally:
+        engine.dispose()
+    assert len(mine) == 1 and len(listed) == 6

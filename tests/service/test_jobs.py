@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -21,7 +20,7 @@ from tests.conftest import ROOT
 from tests.support.counting_endpoint import CountingEndpoint, make_items
 from tests.support.gold import small_gold
 from tests.support.pg import fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.service import Service, running_service, wait_job
 
 pytestmark = pytest.mark.postgres
 
@@ -37,16 +36,6 @@ def judge_yaml(
         f"model: {model}\napi_base: {url}\nrubric: {RUBRIC}\n"
         f"temperature: {temperature}\nconcurrency: {concurrency}\nmax_attempts: 1\n"
     )
-
-
-def wait_job(client: httpx.Client, job_id: str, *states: str, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        job = client.get(f"/api/jobs/{job_id}").json()
-        if job["status"] in states:
-            return job
-        assert time.monotonic() < deadline, job
-        time.sleep(0.1)
 
 
 @dataclass

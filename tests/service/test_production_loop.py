@@ -3,8 +3,9 @@ scored transcripts, each week audited into a blind queue, two experts labeling t
 service's API and an adjudicator settling their disagreements, agreement over time per week, and
 `calibrant monitor` raising the drift alarm — naming the rule — once the judge degrades.
 
-Real parts: a SQLite store file, the real CLI, the real service process on 127.0.0.1, and an
-OpenAI-compatible fake judge on 127.0.0.1 that answers each gold transcript with its experts'
+Real parts: a SQLite store file (or, for the main loop, a fresh schema of the PostgreSQL server
+on 127.0.0.1), the real CLI, the real service process on 127.0.0.1, and an OpenAI-compatible
+fake judge on 127.0.0.1 that answers each gold transcript with its experts'
 consensus (week 1) until it is switched to flip every label (week 2: the provider changed the
 model behind the judge's name; the judge's version hash stays the same)."""
 
@@ -33,6 +34,8 @@ from calibrant.store import make_engine
 from calibrant.store.runs import RunRow
 from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import FakeServer, fake_openai
+from tests.support.labeling import BACKENDS
+from tests.support.pg import fresh_schema
 from tests.support.service import running_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -81,7 +84,10 @@ class Loop:
     judge (see the module docstring) and the saved judge `loop` at it while `running()`."""
 
     def __init__(
-        self, work: Path, weeks: Callable[[list[str], dict[str, list[str]]], dict[str, list[str]]]
+        self,
+        work: Path,
+        weeks: Callable[[list[str], dict[str, list[str]]], dict[str, list[str]]],
+        url: str | None = None,
     ) -> None:
         self.work = work
         self.manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
@@ -98,7 +104,7 @@ class Loop:
                 shutil.copy(GOLD / "transcripts" / f"{item}.json", work / name)
         self.mode = {"flip": False, "unknown": 0}
         self.truth: dict[str, dict[str, Any]] = {}
-        self.env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'store.db'}"}
+        self.env = {"CALIBRANT_DATABASE_URL": url or f"sqlite:///{work / 'store.db'}"}
 
     def answer(self, body: dict[str, Any]) -> str:
         labels = self.truth.get(_key(body.get("messages")))
@@ -181,8 +187,18 @@ def _two_weeks(cases: list[str], by_case: dict[str, list[str]]) -> dict[str, lis
     }
 
 
-def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path) -> None:
-    loop = Loop(tmp_path, _two_weeks)
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The store: a SQLite file, or a fresh schema of the PostgreSQL server (dropped after)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    with fresh_schema() as url:
+        yield url
+
+
+def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path, store_url: str) -> None:
+    loop = Loop(tmp_path, _two_weeks, store_url)
     work, consensus, mode, cli, monitor = tmp_path, loop.consensus, loop, loop.cli, loop.monitor
     with loop.running():
         r = cli("monitor")  # nothing audited yet: one line, exit 2

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -83,3 +84,14 @@ def running_service(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def wait_job(client: httpx.Client, job_id: str, *states: str, timeout: float = 60) -> Any:
+    """The job once it is in one of `states` (fails the test after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = client.get(f"/api/jobs/{job_id}").json()
+        if job["status"] in states:
+            return job
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)

@@ -434,17 +434,40 @@ def load_recorded(
     gold: Path,
     fmt: str = "auto",
     mapping: ImportMapping | None = None,
+    text: str | None = None,
 ) -> RecordedJudge:
     """Read and check a verdicts file against the rubric and every item of the gold set at
-    `gold` (any split); nothing is recorded or written."""
+    `gold` (any split); nothing is recorded or written. `text`: the file's content, uploaded
+    (CSV or JSONL), `path` its name (errors and the report name it)."""
     manifest = gold / "manifest.yaml"
     if not manifest.exists():
         raise InputError(manifest, "no gold manifest here")
     items = read_manifest(manifest)
-    kind, rows = read_verdicts(path, fmt, mapping)
+    if text is None:
+        kind, rows = read_verdicts(path, fmt, mapping)
+        data = path.read_bytes()
+    else:
+        kind, rows = _uploaded(path, text, fmt)
+        data = text.encode()
     version = check_verdicts(rows, rubric=rubric, items=items, gold_name=str(manifest))
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256(data).hexdigest()
     return RecordedJudge(version, path, kind, f"sha256:{digest}", rubric, tuple(rows))
+
+
+def _uploaded(name: Path, text: str, fmt: str) -> tuple[str, list[RecordedVerdict]]:
+    """The rows of an uploaded verdicts file `name` (CSV or JSONL, by `fmt` or its suffix)."""
+    kind = name.suffix.lower()[1:] if fmt == "auto" else fmt
+    if kind not in ("csv", "jsonl"):
+        raise InputError(
+            name,
+            "an uploaded verdicts file is CSV or JSONL (a .csv or .jsonl name, or format csv "
+            "or jsonl): turn an Inspect log or promptfoo results into one with `calibrant "
+            "verdicts import`, or name the file on the server",
+        )
+    rows = _csv_rows(name, text) if kind == "csv" else _jsonl_rows(name, text)
+    if not rows:
+        raise InputError(name, "no verdicts in file")
+    return kind, rows
 
 
 def verdicts_jsonl(rows: Sequence[RecordedVerdict]) -> str:

@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import CalibrantError
 from ..reports.fit import fit
 from .app import (
     ApiBaseOpt,
@@ -45,14 +44,13 @@ def _judges(a: str, b: str, rubric: Path | None, gold: Path) -> tuple[Any, Any]:
     """Each side resolved (a saved judge) or read and checked (a verdicts file, on the rubric of
     the saved judge beside it, else --rubric), before the store opens."""
     from ..calibration.recorded import load_recorded
+    from ..ops.compare import verdicts_rubric
     from .verdicts_commands import load_rubric_for_verdicts
 
     live = {n: _resolve(n) for n in (a, b) if not _is_file(n)}
-    if live and rubric is not None:
-        raise CalibrantError(
-            "--rubric is for two verdicts files; a saved judge brings its own rubric"
-        )
-    rub = next(iter(live.values()))[1] if live else load_rubric_for_verdicts(rubric)
+    given = None if rubric is None else (lambda: load_rubric_for_verdicts(rubric))
+    rub = verdicts_rubric(list(live.values()), given, option="--rubric")
+    rub = rub or load_rubric_for_verdicts(None)  # two files, no --rubric: the shipped one
     return tuple(  # type: ignore[return-value]
         live[n] if n in live else load_recorded(Path(n), rubric=rub, gold=gold) for n in (a, b)
     )
@@ -182,15 +180,15 @@ def compare_command(
     items (regressions first) and a decision taken over all criteria at once (Holm). A judge
     that runs elsewhere is given as the file of its recorded verdicts."""
     from ..ops.common import Hooks
-    from ..ops.compare import CompareOptions, compare
+    from ..ops.compare import CompareOptions, compare, side_name
     from ..store import Store
     from .progress import track
 
     gold_split(split)  # a bad --split is refused before anything is read
     side_a, side_b = _judges(judge_a, judge_b, rubric, gold)
     options = CompareOptions(
-        name_a=judge_a if isinstance(side_a, tuple) else side_a.version,
-        name_b=judge_b if isinstance(side_b, tuple) else side_b.version,
+        name_a=side_name(judge_a, side_a),
+        name_b=side_name(judge_b, side_b),
         judge_a=side_a,
         judge_b=side_b,
         gold=gold,

@@ -26,7 +26,7 @@ from .app import (
     judge_options,
     loading_note,
 )
-from .from_store import GoldOrStoreOpt, exported_gold
+from .from_store import GoldOrStoreOpt
 from .verdicts_commands import VERDICTS_HELP, VerdictsFormatOpt
 
 
@@ -233,6 +233,7 @@ def calibrate(
     from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
+    from ..service.gold_export import queue_gold
     from ..store import Store
     from .progress import track
     from .verdicts_commands import check_format, load_rubric_for_verdicts
@@ -285,9 +286,10 @@ def calibrate(
     with Store.open() as store, ExitStack() as stack:
         source = None
         if from_store is not None:
-            gold, source, labeled_on = exported_gold(store, from_store, stack)
+            exported = queue_gold(store.engine, from_store, stack, option="--from-store")
+            gold, source = exported.folder, exported.source
             if rubric is None and judge_name is None:
-                rubric = labeled_on
+                rubric = exported.rubric
         options = judge_options(
             model, api_base, rubric, judge_name, concurrency, timeout, max_attempts
         )

@@ -64,8 +64,8 @@ def propose(
     item comes with its reason. Measured by simulation: as good as random sampling, no
     demonstrated saving (docs/calibration.md)."""
     from ..calibration.propose import propose_for_gold
+    from ..service.gold_export import queue_gold
     from ..store import Store
-    from .from_store import exported_gold
 
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
@@ -74,7 +74,10 @@ def propose(
     with ExitStack() as stack:
         if from_store is not None:
             with Store.open() as store:
-                gold, _, labeled_on = exported_gold(store, from_store, stack, need_consensus=False)
+                exported = queue_gold(
+                    store.engine, from_store, stack, option="--from-store", need_consensus=False
+                )
+                gold, labeled_on = exported.folder, exported.rubric
             rubric = rubric or labeled_on
             source = f"workbench queue {from_store}"
         out = propose_for_gold(

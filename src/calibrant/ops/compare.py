@@ -6,6 +6,7 @@ first model call (a job can follow and cancel it), finished with its report."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ..gold import GoldSet
     from ..store import Store
 
-__all__ = ["CompareOptions", "CompareResult", "compare"]
+__all__ = ["CompareOptions", "CompareResult", "compare", "side_name", "verdicts_rubric"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,25 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
     report["run_id"] = run_id
     runs.finish(run_id, report)
     return CompareResult(run_id=run_id, report=report)
+
+
+def side_name(given: str, judge: ResolvedJudge | RecordedJudge) -> str:
+    """A side's name in the report: the saved judge's as given, a recorded one's version."""
+    return given if isinstance(judge, tuple) else judge.version
+
+
+def verdicts_rubric(
+    live: list[ResolvedJudge], given: Callable[[], Rubric] | None, *, option: str
+) -> Rubric | None:
+    """The rubric a side's verdicts file is checked on: that of the saved judge beside it; the
+    one given (`option`, loaded by `given`) only when both sides are files (None: none given)."""
+    if live and given is not None:
+        raise CalibrantError(
+            f"{option} is for two verdicts files; a saved judge brings its own rubric"
+        )
+    if live:
+        return live[0][1]
+    return None if given is None else given()
 
 
 def _side(judge: ResolvedJudge | RecordedJudge) -> tuple[JudgeConfig, Rubric]:

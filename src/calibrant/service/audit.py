@@ -179,14 +179,12 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     rubric_hash = run["rubric_hash"] or judge.get("rubric_hash")
     if not rubric_hash:
         raise ConfigError(f"audit: score run {run['id']} records no rubric")
+    held = lab.Conflict(
+        f"audit: queue '{options.queue}' already holds items: draw the audit into a new queue"
+    )
     with Session(engine) as session:
-        held = session.exec(
-            select(ItemRow.id).where(col(ItemRow.queue) == options.queue).limit(1)
-        ).first()
-    if held is not None:
-        raise lab.Conflict(
-            f"audit: queue '{options.queue}' already holds items: draw the audit into a new queue"
-        )
+        if session.exec(lab.in_queue(options.queue)).first() is not None:
+            raise held
     rubric = _rubric(engine, rubric_hash, options.rubric_text, options.dry_run)
     known = [c.id for c in rubric.criteria]
     if options.stratify_by is None:
@@ -293,8 +291,11 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     new = [(n, t) for n, t in enumerate(drawn, start=1) if t.transcript_id not in existing]
     if options.dry_run:
         return AuditResult(None, report, len(new))
-    if new:
-        lab.upload_transcripts(engine, new, queue=options.queue, rubric_hash=rubric_hash, by=by)
+    # even with nothing new to add: the queue's check, under its lock, refuses a second audit
+    # drawn into it at the same moment
+    lab.upload_transcripts(
+        engine, new, queue=options.queue, rubric_hash=rubric_hash, by=by, held=held
+    )
     run_id = runs.start(
         "audit",
         seed=options.seed,

@@ -18,8 +18,10 @@ import os
 import re
 import secrets
 import shutil
+import tempfile
 import zipfile
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +39,16 @@ from . import adjudication as adj
 from . import labeling as lab
 from .tables import RubricRow
 
-__all__ = ["GoldExport", "gold_export", "check_out", "write_folder", "safe_name", "RUBRIC_FILE"]
+__all__ = [
+    "GoldExport",
+    "QueueGold",
+    "gold_export",
+    "check_out",
+    "queue_gold",
+    "write_folder",
+    "safe_name",
+    "RUBRIC_FILE",
+]
 
 RUBRIC_FILE = "rubric.yaml"
 _SAFE = re.compile(r"[^A-Za-z0-9_.@+-]")
@@ -265,3 +276,33 @@ def write_folder(export: GoldExport, out: Path) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+@dataclass(frozen=True)
+class QueueGold:
+    """A queue's gold folder, exported for one calibration: where it is, where it came from
+    (said in the report), and the rubric file its items were labeled on."""
+
+    folder: Path
+    source: str
+    rubric: Path
+
+
+def queue_gold(
+    engine: Engine, queue: str, stack: ExitStack, *, option: str, need_consensus: bool = True
+) -> QueueGold:
+    """The gold folder of workbench queue `queue`, exported into a temporary folder that
+    `stack` removes (`calibrate --from-store`, `propose --from-store`, the service's calibrate
+    job with a queue); `option` names the queue in errors. `need_consensus`: refuse a queue
+    without a consensus label (calibrate measures against it; propose can start from none)."""
+    export = gold_export(engine, queue)
+    if need_consensus and not export.consensus:
+        raise ConfigError(
+            f"{option} {queue}: no consensus label yet ({export.pending} disagreement(s) "
+            "awaiting adjudication; a label becomes consensus when two experts agree or an "
+            "adjudicator decides)"
+        )
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="calibrant-gold-")))
+    folder = write_folder(export, tmp / "gold")
+    source = f"{export.source} from the store at {redact_url(str(engine.url))}"
+    return QueueGold(folder, source, folder / RUBRIC_FILE)

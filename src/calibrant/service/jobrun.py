@@ -13,6 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ..errors import CalibrantError
 from ..store import Store
 from . import jobs
 from .catalog import resolve_stored_judge
+from .job_inputs import calibrate_judge, compare_sides, gold_of
 
 __all__ = ["run_job", "run_service_job", "service_tasks", "JobCancelled"]
 
@@ -161,13 +163,18 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
             margin=p.get("margin", 0.10),
         ),
     )
-    options = CalibrateOptions(
-        Path(p["gold"]),
-        split=split,
-        settings=settings,
-        resolved=resolve_stored_judge(store.engine, p["judge"]),
-    )
-    return calibrate(store, options, _hooks(watch)).run_id
+    with ExitStack() as stack:  # a queue's gold folder lives while the run does
+        gold, source = gold_of(store.engine, p, stack)
+        resolved, recorded = calibrate_judge(store.engine, p, gold)
+        options = CalibrateOptions(
+            gold,
+            split=split,
+            settings=settings,
+            resolved=resolved,
+            source=source,
+            recorded=recorded,
+        )
+        return calibrate(store, options, _hooks(watch)).run_id
 
 
 def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
@@ -196,11 +203,12 @@ def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..ops.compare import CompareOptions, compare
 
+    judge_a, judge_b, name_a, name_b = compare_sides(store.engine, p)
     options = CompareOptions(
-        name_a=p["a"],
-        name_b=p["b"],
-        judge_a=resolve_stored_judge(store.engine, p["a"]),
-        judge_b=resolve_stored_judge(store.engine, p["b"]),
+        name_a=name_a,
+        name_b=name_b,
+        judge_a=judge_a,
+        judge_b=judge_b,
         gold=Path(p["gold"]),
         split=p["split"],
         seed=p["seed"],

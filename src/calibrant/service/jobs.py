@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import json
 import uuid
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
+from .job_inputs import Name, Text, Verdicts, calibrate_judge, compare_sides, gold_of, shown
 from .tables import JobRow
 
 __all__ = [
@@ -45,25 +47,37 @@ SQLITE_REFUSAL = (
 Split = Literal["calibration", "heldout", "all"]
 
 
-def _no_nul(value: str) -> str:
-    """PostgreSQL text cannot hold a NUL, nor can a file name: refused as bad input (422)."""
-    if "\x00" in value:
-        raise ValueError("holds a NUL character")
-    return value
-
-
-Text = Annotated[str, AfterValidator(_no_nul)]
 JudgeRef = Annotated[
     Text,
     Field(min_length=1, max_length=200, description="A stored judge: its hash or its name."),
 ]
 
 
-class CalibrateParams(Contract):
-    """`calibrant calibrate`: judge the gold set and measure the judge against the experts."""
+RubricRef = Annotated[
+    Text,
+    Field(min_length=1, max_length=200, description="A stored rubric: its hash."),
+]
 
-    judge: JudgeRef
+
+class CalibrateParams(Contract):
+    """`calibrant calibrate`: judge the gold set and measure the judge against the experts;
+    the judge is a stored judge version, or a judge that runs elsewhere known by its recorded
+    verdicts (`calibrate --verdicts`); the gold set a folder on the server, or a labeled
+    workbench queue (`calibrate --from-store`)."""
+
+    judge: JudgeRef | None = None
+    verdicts: Verdicts | None = Field(
+        default=None, description="Recorded verdicts of the judge, in place of `judge`."
+    )
+    rubric: RubricRef | None = Field(
+        default=None, description="The stored rubric recorded verdicts are checked on."
+    )
     gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    queue: Name | None = Field(
+        default=None,
+        description="A labeled workbench queue as the gold set, in place of `gold` (exported "
+        "for the run as `calibrant gold export` writes it).",
+    )
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
@@ -110,10 +124,22 @@ class ScoreParams(Contract):
 
 
 class CompareParams(Contract):
-    """`calibrant compare`: two judge versions paired on the same gold items."""
+    """`calibrant compare`: two judge versions paired on the same gold items, each a stored
+    judge version or a judge that runs elsewhere known by its recorded verdicts."""
 
-    a: JudgeRef
-    b: JudgeRef
+    a: JudgeRef | None = None
+    b: JudgeRef | None = None
+    verdicts_a: Verdicts | None = Field(
+        default=None, description="Recorded verdicts of judge A, in place of `a`."
+    )
+    verdicts_b: Verdicts | None = Field(
+        default=None, description="Recorded verdicts of judge B, in place of `b`."
+    )
+    rubric: RubricRef | None = Field(
+        default=None,
+        description="The stored rubric two verdicts files are checked on (a stored judge "
+        "brings its own).",
+    )
     gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
@@ -156,22 +182,16 @@ PARAMS: dict[str, type[Contract]] = {
 
 
 def _check(engine: Engine, kind: str, params: Any) -> None:
-    """Everything a worker would refuse, refused now: unknown judges, missing paths."""
-    refs = [params.a, params.b] if kind == "compare" else [params.judge]
-    for ref in refs:
-        try:
-            resolve_stored_judge(engine, ref)
-        except NotFound as exc:
-            raise InputError("params", str(exc), field="judge") from None
-    if kind == "compare":
-        a = resolve_stored_judge(engine, params.a)[1]
-        b = resolve_stored_judge(engine, params.b)[1]
-        if a.content_hash != b.content_hash:
-            raise InputError(
-                "params", "judges a and b read different rubrics: compare them on one", field="b"
-            )
-    folders = [params.gold] if kind in ("calibrate", "compare") else list(params.paths)
-    for path in folders:
+    """Everything a worker would refuse, refused now: unknown judges, missing paths, a queue
+    without consensus, recorded verdicts the gold set or the rubric cannot take."""
+    if kind in ("calibrate", "compare"):
+        _check_gold(engine, kind, params)
+        return
+    try:
+        resolve_stored_judge(engine, params.judge)
+    except NotFound as exc:
+        raise InputError("params", str(exc), field="judge") from None
+    for path in params.paths:
         if not Path(path).exists():
             raise InputError("params", f"{path}: no such file or folder on the server")
     if kind == "score" and params.calibration_run is not None:
@@ -185,6 +205,29 @@ def _check(engine: Engine, kind: str, params: Any) -> None:
             )
         except CalibrantError as exc:
             raise InputError("params", str(exc), field="calibration_run") from None
+
+
+def _check_gold(engine: Engine, kind: str, params: Any) -> None:
+    """A calibrate or compare job read as its worker will read it (the same functions)."""
+    p = params.model_dump(mode="json")
+    if kind == "calibrate" and params.queue is not None and "gold" in params.model_fields_set:
+        raise InputError(
+            "params", "gold and queue are two sources of gold: give one", field="queue"
+        )
+    with ExitStack() as stack:
+        gold = gold_of(engine, p, stack) if kind == "calibrate" else (Path(p["gold"]), None)
+        if not gold[0].exists():
+            raise InputError(
+                "params", f"{gold[0]}: no such file or folder on the server", field="gold"
+            )
+        if kind == "calibrate":
+            calibrate_judge(engine, p, gold[0])
+            return
+        a, b, _, _ = compare_sides(engine, p)
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[1].content_hash != b[1].content_hash:
+        raise InputError(
+            "params", "judges a and b read different rubrics: compare them on one", field="b"
+        )
 
 
 def create(engine: Engine, request: Any, user: str) -> JobRow:
@@ -279,7 +322,7 @@ def job_info(row: JobRow) -> dict[str, Any]:
         "id": row.id,
         "kind": row.kind,
         "status": row.status,
-        "params": json.loads(row.params),
+        "params": shown(json.loads(row.params)),
         "created_by": row.created_by,
         "created_at": iso(row.created_at),
         "started_at": iso(row.started_at),

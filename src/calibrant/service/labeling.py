@@ -25,6 +25,7 @@ from ..contracts import CANT_TELL, Rubric, Transcript
 from ..contracts.common import content_hash
 from ..domains import same_domain
 from ..errors import CalibrantError, ConfigError, InputError
+from .queue_lock import queue_transaction
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY, MAX_TEXT, text_problem
 from .views import seen_at
@@ -40,6 +41,7 @@ __all__ = [
     "Item",
     "QueueStatus",
     "upload_transcripts",
+    "in_queue",
     "stored_rubric",
     "get_item",
     "resolve",
@@ -154,10 +156,12 @@ def upload_transcripts(
     queue: str,
     rubric_hash: str | None,
     by: str,
+    held: Conflict | None = None,
 ) -> tuple[str, list[str], list[str]]:
     """Store transcripts as items of `queue`, all or nothing. An item already stored with the
     same content is left as it is; one with different content is refused. Returns the rubric
-    hash, the ids added and the ids already present."""
+    hash, the ids added and the ids already present. `held`: raised, and nothing stored, when
+    the queue holds items already (a new queue only)."""
     rubric_hash, rubric = stored_rubric(engine, rubric_hash)
     seen: dict[str, int] = {}
     for line, t in parsed:
@@ -207,15 +211,22 @@ def upload_transcripts(
         for t in added
     ]
     try:
-        with Session(engine) as session:
+        with queue_transaction(engine, queue) as conn, Session(bind=conn) as session:
+            if held is not None and session.exec(in_queue(queue)).first() is not None:
+                raise held  # checked under the queue's lock: two audits cannot both fill it
             session.add_all(rows)
-            session.commit()
+            session.flush()
     except IntegrityError:
         raise Conflict("another upload stored some of these items at the same time") from None
     return rubric_hash, [t.transcript_id for t in added], sorted(existing)
 
 
 # ---- items and queues --------------------------------------------------------------------
+
+
+def in_queue(queue: str) -> Any:
+    """The ids of the items of `queue` (a query; `.first()` tells whether it holds any)."""
+    return select(ItemRow.id).where(col(ItemRow.queue) == queue).limit(1)
 
 
 def new_alias() -> str:

@@ -30,8 +30,9 @@ def post_job(
     user: User = Depends(require("admin")),  # noqa: B008
 ) -> JobOut:
     """Start a job: `calibrate`, `judge`, `score` or `compare`, with the options of the
-    command of that name (judges are stored judge versions; paths are on the server). Every
-    input is checked before it is queued. Answers 202 with the queued job."""
+    command of that name (judges are stored judge versions, or recorded verdicts uploaded or
+    on the server; paths are on the server; a calibration's gold may be a labeled workbench
+    queue). Every input is checked before it is queued. Answers 202 with the queued job."""
     engine = request.app.state.engine
     if engine.dialect.name != "postgresql":
         raise HTTPException(status_code=409, detail=jobs.SQLITE_REFUSAL)
