@@ -237,3 +237,52 @@ def test_an_inspect_sample_that_failed_unscored_gives_no_row(
     path.write_text(json.dumps(log, indent=2))
     r = cli("verdicts", "import", str(path), "--from", "inspect", "--out", str(tmp_path / "x.csv"))
     assert r.code == 2 and "field 'samples[3].scores'" in r.err
+
+
+def test_imported_rows_carry_the_time_the_source_gives_and_none_it_lacks(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    log = json.loads((EXAMPLES / "inspect_log.json").read_text())
+    rows = _imported(cli, tmp_path, EXAMPLES / "inspect_log.json", "inspect")
+    per_sample = {s["id"]: s["completed_at"] for s in log["samples"]}
+    assert [r["judged_at"] for r in rows] == [per_sample[r["item"]] for r in rows]
+    # a log whose samples carry no time: the run's end (stats.completed_at), on every row
+    for s in log["samples"]:
+        del s["started_at"], s["completed_at"]
+    path = tmp_path / "untimed.json"
+    path.write_text(json.dumps(log, indent=2))
+    assert {r["judged_at"] for r in _imported(cli, tmp_path, path, "inspect")} == {
+        "2026-11-30T10:13:02+00:00"
+    }
+    zipped = _imported(cli, tmp_path, _eval_zip(tmp_path, log), "inspect")
+    assert {r["judged_at"] for r in zipped} == {"2026-11-30T10:13:02+00:00"}
+    # no time anywhere in the log: the column is left empty and the import says so
+    del log["stats"], log["eval"]["created"]
+    path.write_text(json.dumps(log, indent=2))
+    out = tmp_path / "untimed.csv"
+    r = _run_import(cli, path, "inspect", out)
+    assert r.code == 0, r.err
+    assert "note: 20 of 20 verdicts have no judged_at (untimed.json" in r.out
+    assert out.read_text().splitlines()[0] == "item,criterion,label,judge_version,rationale"
+    # a time that is not one: one line naming the field and its line
+    log["samples"][1]["completed_at"] = "yesterday"
+    path.write_text(json.dumps(log, indent=2))
+    r = _run_import(cli, path, "inspect", out)
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1
+    assert "field 'samples[1].completed_at'" in r.err and "ISO 8601" in r.err
+    assert '"yesterday"' in path.read_text().splitlines()[_line(r.err) - 1]
+
+
+def test_promptfoo_rows_carry_the_runs_timestamp(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    rows = _imported(cli, tmp_path, EXAMPLES / "promptfoo_results.json", "promptfoo")
+    assert {r["judged_at"] for r in rows} == {"2026-11-30T10:20:05+00:00"}  # results.timestamp
+    doc = json.loads((EXAMPLES / "promptfoo_results.json").read_text())
+    del doc["results"]["timestamp"]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc, indent=2))
+    out = tmp_path / "o.jsonl"
+    r = _run_import(cli, path, "promptfoo", out)
+    assert r.code == 0 and "note: 12 of 12 verdicts have no judged_at" in r.out
+    assert not any("judged_at" in json.loads(ln) for ln in out.read_text().splitlines())

@@ -191,3 +191,26 @@ def test_bad_verdicts_for_the_monitor_are_one_line_naming_file_line_and_field(
     assert "ext-judge-v1" in said and "calibrate --verdicts" in said
     said = monitor(HEADER + "\n".join(week) + "\n", "--judge", "x")
     assert "leave out --judge" in said
+
+
+def test_an_imported_inspect_log_feeds_the_monitor(tmp_path: Path) -> None:
+    """`verdicts import` fills judged_at from the log's own times: the file it writes is
+    calibrated, then monitored, each row in the week of its sample's completion."""
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}"}
+    rubric = ("--rubric", str(RUBRIC), "--gold", str(GOLD))
+    log = ROOT / "examples" / "verdicts" / "inspect_log.json"
+    imported = tmp_path / "inspect.csv"
+    cmd = ("verdicts", "import", str(log), "--from", "inspect", "--out", str(imported))
+    r = run_cli(*cmd, *rubric, cwd=tmp_path, env=env)
+    assert r.code == 0 and "judged_at" not in r.out, (r.out, r.err)  # every row has its time
+    r = run_cli(
+        "calibrate", "--verdicts", str(imported), *rubric, "--out", "rep", cwd=tmp_path, env=env
+    )
+    assert r.code in (0, 1), r.err
+    args = ("--verdicts", str(imported), "--rubric", str(RUBRIC))
+    r = run_cli("monitor", *args, "--json", cwd=tmp_path, env=env)
+    assert r.code == 0, r.err
+    report = json.loads(r.out)
+    assert report["judge_model"] == "recorded/inspect/refund_comms_judge@3"
+    assert [w["name"] for w in report["windows"]] == ["2026-11-30"]
+    assert report["verdicts"]["rows"] == 20

@@ -12,7 +12,9 @@ an `epoch` and `scores`: scorer name -> `{value, answer, explanation, metadata}`
 - rationale: the score's explanation;
 - judge version: `inspect/TASK@TASK_VERSION` unless `--judge-version` names it;
 - only epoch 1 is read (`--epoch N`); a sample that failed before it was scored (an `error`,
-  no scores) gives no row: the judge abstains there.
+  no scores) gives no row: the judge abstains there;
+- judged at: the sample's `completed_at`, else the run's (`stats.completed_at`, else
+  `eval.created`); a log with none of them leaves `judged_at` empty (never a guessed time).
 """
 
 from __future__ import annotations
@@ -20,12 +22,21 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..files import read_text
-from .recorded import ImportMapping, Loc, RecordedVerdict, Where, dotted, parse_json
+from .recorded import (
+    ImportMapping,
+    Loc,
+    RecordedVerdict,
+    Where,
+    dotted,
+    parse_json,
+    source_moment,
+)
 
 __all__ = ["read_inspect", "DEFAULT_LABELS"]
 
@@ -36,8 +47,8 @@ Doc = tuple[str, Callable[[], str], Loc, Any]
 """A sample: the name errors give its file, its text (for lines), its path there, its data."""
 
 
-def _documents(path: Path) -> tuple[dict[str, Any], str, Iterator[Doc]]:
-    """The eval header, the name errors give it, and the samples of a .json or .eval log."""
+def _documents(path: Path) -> tuple[dict[str, Any], Where, Iterator[Doc]]:
+    """The eval header, where errors in it point, and the samples of a .json or .eval log."""
     if path.suffix.lower() == ".eval":
         try:
             archive = zipfile.ZipFile(path)
@@ -52,8 +63,8 @@ def _documents(path: Path) -> tuple[dict[str, Any], str, Iterator[Doc]]:
         names = archive.namelist()
         if "header.json" not in names:
             raise InputError(path, "no header.json in this .eval archive (is it a log?)")
-        head_name = f"{path}[header.json]"
-        header = parse_json(head_name, member("header.json"))
+        head_name, head_text = f"{path}[header.json]", member("header.json")
+        header = parse_json(head_name, head_text)
         if not isinstance(header, dict):
             raise InputError(head_name, "the header is a JSON object", line=1)
 
@@ -64,7 +75,7 @@ def _documents(path: Path) -> tuple[dict[str, Any], str, Iterator[Doc]]:
                 text = member(name)
                 yield f"{path}[{name}]", _constant(text), (), parse_json(f"{path}[{name}]", text)
 
-        return header, head_name, samples()
+        return header, Where(head_name, text=lambda: head_text), samples()
     text = read_text(path)
     data = parse_json(str(path), text)
     if not isinstance(data, dict) or not isinstance(data.get("samples", []), list):
@@ -74,7 +85,7 @@ def _documents(path: Path) -> tuple[dict[str, Any], str, Iterator[Doc]]:
         for k, s in enumerate(data.get("samples") or []):
             yield str(path), (lambda: text), ("samples", k), s
 
-    return data, str(path), listed()
+    return data, Where(str(path), text=lambda: text), listed()
 
 
 def _constant(text: str) -> Callable[[], str]:
@@ -85,6 +96,15 @@ def _get(data: Any, dotted_key: str) -> Any:
     for part in dotted_key.split("."):
         data = data.get(part) if isinstance(data, dict) else None
     return data
+
+
+def _run_moment(header: dict[str, Any], head: Where) -> datetime | None:
+    """When the run judged: its `stats.completed_at`, else its `eval.created`, else None."""
+    for at in (("stats", "completed_at"), ("eval", "created")):
+        value = _get(header, ".".join(at))
+        if value not in (None, ""):
+            return source_moment(Where(head.path, text=head.text, fields={"judged_at": at}), value)
+    return None
 
 
 def _label(value: Any, mapping: ImportMapping) -> str | int | None:
@@ -105,15 +125,16 @@ def _label(value: Any, mapping: ImportMapping) -> str | int | None:
 
 def read_inspect(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
     """Every score of every sample (of the chosen epoch) as a verdict row."""
-    header, head_name, docs = _documents(path)
+    header, head, docs = _documents(path)
     found = header.get("eval")
     spec: dict[str, Any] = found if isinstance(found, dict) else {}
     version = mapping.judge_version
     if version is None:
         task = spec.get("task")
         if not isinstance(task, str) or not task:
-            raise InputError(head_name, "no eval.task to name the judge: give --judge-version")
+            raise InputError(head.path, "no eval.task to name the judge: give --judge-version")
         version = f"inspect/{task}@{spec.get('task_version', 0)}"
+    run_moment = _run_moment(header, head)
     rows: list[RecordedVerdict] = []
     for name, text, at, sample in docs:
         where = Where(name, text=text, fields={"item": (*at,)})
@@ -131,6 +152,14 @@ def read_inspect(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
             raise Where(name, text=text, fields={"scores": (*at, "scores")}).error(
                 "the sample has no scores (an object: scorer name -> score)", field="scores"
             )
+        done = sample.get("completed_at")
+        judged_at = (
+            run_moment
+            if done in (None, "")
+            else source_moment(
+                Where(name, text=text, fields={"judged_at": (*at, "completed_at")}), done
+            )
+        )
         for scorer, score in scores.items():
             score_at: Loc = (*at, "scores", scorer)
             value = score.get("value") if isinstance(score, dict) else None
@@ -169,6 +198,7 @@ def read_inspect(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
                         version,
                         explanation if isinstance(explanation, str) else "",
                         w,
+                        judged_at,
                     )
                 )
     return rows

@@ -12,7 +12,9 @@ By default:
 - label: `pass` true/false reads as pass/fail (`--label-from score`: the score, a whole number
   as itself, `--label-map` for the rest);
 - rationale: the assertion's reason;
-- judge version: `promptfoo/EVAL_ID` unless `--judge-version` names it.
+- judge version: `promptfoo/EVAL_ID` unless `--judge-version` names it;
+- judged at: the run's `results.timestamp` (promptfoo keeps no time per result), for every
+  row; a file without one leaves `judged_at` empty (never a guessed time).
 
 A result without a gradingResult (the provider failed) gives no row: the judge abstains there.
 """
@@ -20,12 +22,13 @@ A result without a gradingResult (the provider failed) gives no row: the judge a
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..files import read_text
-from .recorded import ImportMapping, Loc, RecordedVerdict, Where, parse_json
+from .recorded import ImportMapping, Loc, RecordedVerdict, Where, parse_json, source_moment
 
 __all__ = ["read_promptfoo"]
 
@@ -39,6 +42,16 @@ def _results(path: Path, data: Any) -> tuple[list[Any], Loc]:
     if isinstance(outer, list):
         return outer, ("results",)
     raise InputError(path, "promptfoo results hold a list at results.results", line=1)
+
+
+def _run_moment(path: Path, text: str, data: Any, at: Loc) -> datetime | None:
+    """When the run judged: the `timestamp` beside its results list (`results.timestamp`)."""
+    holder = data.get("results") if len(at) == 2 else data
+    value = holder.get("timestamp") if isinstance(holder, dict) else None
+    if value in (None, ""):
+        return None
+    where = Where(str(path), text=lambda: text, fields={"judged_at": (*at[:-1], "timestamp")})
+    return source_moment(where, value)
 
 
 def _item(result: dict[str, Any], key: str) -> Any:
@@ -84,6 +97,7 @@ def read_promptfoo(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
         raise InputError(
             path, f"--criterion-from {by}: promptfoo criteria come from metric or type"
         )
+    judged_at = _run_moment(path, text, data, at)
     rows: list[RecordedVerdict] = []
     named = 0
     for k, result in enumerate(results):
@@ -130,7 +144,13 @@ def read_promptfoo(path: Path, mapping: ImportMapping) -> list[RecordedVerdict]:
             reason = component.get("reason")
             rows.append(
                 RecordedVerdict(
-                    str(item), crit, label, version, reason if isinstance(reason, str) else "", w
+                    str(item),
+                    crit,
+                    label,
+                    version,
+                    reason if isinstance(reason, str) else "",
+                    w,
+                    judged_at,
                 )
             )
     if results and not named:

@@ -51,6 +51,7 @@ __all__ = [
     "load_recorded",
     "parse_json",
     "read_verdicts",
+    "source_moment",
     "verdict_judgment",
     "verdicts_jsonl",
     "verdicts_csv",
@@ -176,12 +177,13 @@ def _row(where: Where, data: Mapping[str, Any]) -> RecordedVerdict:
     if not isinstance(rationale, str):
         raise where.error("must be text", field="rationale")
     version = _text_field(where, data, "judge_version")
-    when = None if data.get("judged_at") in (None, "") else _moment(where, data["judged_at"])
+    when = None if data.get("judged_at") in (None, "") else source_moment(where, data["judged_at"])
     return RecordedVerdict(item, criterion, label, version, rationale, where, when)
 
 
-def _moment(where: Where, value: Any) -> datetime:
-    """`judged_at`: an ISO 8601 date or date and time, in UTC (naive: taken as UTC)."""
+def source_moment(where: Where, value: Any) -> datetime:
+    """`judged_at` (or the source field `where` names as judged_at): an ISO 8601 date or date
+    and time, in UTC (naive: taken as UTC)."""
     try:
         if not isinstance(value, str):
             raise ValueError

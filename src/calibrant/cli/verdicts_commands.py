@@ -120,7 +120,8 @@ def import_verdicts(
     gold: GoldOpt = Path("gold"),
 ) -> None:
     """Turn an Inspect eval log or a promptfoo result file into recorded verdict rows (item,
-    criterion, label, judge_version, rationale) for `calibrate --verdicts` and `compare`."""
+    criterion, label, judge_version, rationale, and judged_at from the file's own timestamps)
+    for `calibrate --verdicts`, `compare` and `monitor --verdicts`."""
     from ..calibration.recorded import (
         ImportMapping,
         check_verdicts,
@@ -155,7 +156,13 @@ def import_verdicts(
         check_verdicts(rows, rubric=load_rubric(rubric), items=known, gold_name=str(manifest))
     write_atomic(out, verdicts_csv(rows) if out.suffix.lower() == ".csv" else verdicts_jsonl(rows))
     items = len({r.item for r in rows})
+    timed = sum(r.judged_at is not None for r in rows)
     typer.echo(
         f"wrote {out}: {len(rows)} verdicts on {items} items, judge version "
         f"'{rows[0].judge_version}'" + ("" if rubric else " (not checked: give --rubric)")
     )
+    if timed < len(rows):
+        typer.echo(
+            f"note: {len(rows) - timed} of {len(rows)} verdicts have no judged_at ({source.name} "
+            "holds no time for them): left empty; `monitor --verdicts` needs one on every row"
+        )
