@@ -1,0 +1,182 @@
+"""The monitor's anchors, re-judged after release.
+
+`record_anchors` (`calibrant monitor --anchors GOLD`): the frozen anchor set is the
+calibration's gold set (its split), each case with its items' consensus labels; the released
+judge's kappa on it comes from the calibration's own judgments (sample 0 in the judgment cache).
+For each audit window not yet anchored, ``per_window`` cases are drawn with replacement
+(:func:`calibrant.monitor.draw_anchors`, seeded by the window's first day) and their items are
+judged again by the current judge through the judge runner every command uses, under a sample
+number of the window's own (``ANCHOR_SAMPLE_BASE`` + the window's first day, counted from
+2000-01-01): the cache cannot hand back the release answer, and a second look reuses the
+window's answers instead of asking again. The labels are recorded as an ``anchors`` run of the
+store, which is what the monitor (and the service, which calls no model here) reads. A window
+is anchored when it is first looked at with ``--anchors``: look every window."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ..errors import ConfigError
+from ..monitor import Case, anchor_kappa, draw_anchors
+from ..store.runs import Runs
+from .audit import audit_windows
+from .monitor_baseline import label_cases, monitor_version, release_baseline
+
+__all__ = ["ANCHOR_SAMPLE_BASE", "anchor_runs", "record_anchors"]
+
+ANCHOR_SAMPLE_BASE = 1_000_000
+_EPOCH = date(2000, 1, 1)
+
+
+def _day(start: datetime) -> int:
+    return (start.astimezone(UTC).date() - _EPOCH).days
+
+
+def anchor_runs(runs: Runs, version: str, window: str) -> dict[str, dict[str, Any]]:
+    """The recorded anchors of this judge version for `window` windows, by window start (the
+    latest record of a window wins)."""
+    out: dict[str, dict[str, Any]] = {}
+    for info in sorted(runs.recent(kind="anchors", limit=100_000), key=lambda i: i.started_at):
+        if info.status != "finished" or info.judge_hash != version:
+            continue
+        detail = runs.get(info.id)
+        report = None if detail is None else detail.get("report")
+        if isinstance(report, dict) and report.get("window") == window:
+            out[report["start"]] = {**report, "run_id": info.id}
+    return out
+
+
+def record_anchors(
+    engine: Engine,
+    *,
+    gold: Path,
+    config: Any,
+    rubric: Any,
+    window: str = "week",
+    per_window: int = 20,
+    seed: int = 0,
+    concurrency: int = 4,
+    policy: Any = None,
+) -> list[str]:
+    """Re-score anchors for each audit window of `config`'s judge version not yet anchored (see
+    the module docstring); returns the anchors runs recorded."""
+    from ..contracts import content_hash
+    from ..gold import load_gold
+    from ..judge.runner import judge_transcripts
+    from ..store import Store
+
+    if per_window < 2:
+        raise ConfigError(f"monitor: --per-window {per_window} must be at least 2")
+    v = monitor_version(engine, config.hash, window)
+    if rubric.content_hash != v.rubric_hash:
+        raise ConfigError(
+            f"monitor: the judge's rubric {rubric.content_hash[:19]} is not the one its audited "
+            f"runs judged on ({v.rubric_hash[:19]})"
+        )
+    split = v.calibration.get("split")
+    g = load_gold(gold, split=None if split in (None, "all") else split)
+    g.validate(rubric)
+    consensus: dict[str, dict[str, str]] = defaultdict(dict)
+    for x in g.consensus:
+        if x.item in g.items:
+            consensus[x.item][x.criterion] = str(x.label)
+    items_of: dict[str, list[str]] = defaultdict(list)
+    for item in sorted(g.items):
+        items_of[g.items[item].case].append(item)
+    case_ids = sorted(items_of)
+    hashes = {item: content_hash(t) for item, t in g.transcripts.items()}
+    store = Store(engine)
+    release = store.final_many(v.judge_hash, hashes.values())
+    missing = [item for item in sorted(g.items) if (hashes[item], 0) not in release]
+    if missing:
+        raise ConfigError(
+            f"monitor: --anchors {gold}: the store holds no judgment of gold item {missing[0]} "
+            f"by judge version {v.judge_hash[:19]} (and {len(missing) - 1} more): the anchors' "
+            "release kappa comes from the calibration's judgments; calibrate this judge on "
+            "this gold set"
+        )
+    baseline = release_baseline(v.calibration, {})
+
+    def cases_of(drawn: Sequence[str], labels: Mapping[str, Any]) -> dict[str, list[Case]]:
+        out: dict[str, list[Case]] = {}
+        for crit, b in baseline.items():
+            rows = []
+            for n, case in enumerate(drawn):
+                for item in items_of[case]:
+                    rows.append(
+                        (f"{n:04d}:{case}", labels[item].label(crit), consensus[item].get(crit))
+                    )
+            out[crit] = label_cases(rows, b.labels, expert=True)
+        return out
+
+    at_release = cases_of(case_ids, {i: release[(hashes[i], 0)] for i in g.items})
+    baseline_kappa = {
+        crit: anchor_kappa(cases, baseline[crit]) if cases else None
+        for crit, cases in at_release.items()
+    }
+    gold_ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
+    runs = Runs(engine)
+    done = anchor_runs(runs, v.judge_hash, window)
+    recorded = []
+    for w in audit_windows(engine, window=window, judge=v.judge_hash):
+        start = w.start.isoformat()
+        if w.judge_version != v.judge_hash or start in done:
+            continue
+        day = _day(w.start)
+        drawn = draw_anchors(case_ids, per_window, seed=seed, window=day)
+        wanted = sorted({item for case in drawn for item in items_of[case]})
+        sample = ANCHOR_SAMPLE_BASE + day
+        run_id = runs.start(
+            "anchors",
+            judge=config,
+            seed=seed,
+            arguments={"window": window, "start": start, "per_window": per_window},
+        )
+        try:
+            result = judge_transcripts(
+                [g.transcripts[i] for i in wanted],
+                rubric=rubric,
+                config=config,
+                store=store,
+                concurrency=concurrency,
+                policy=policy,
+                hashes=[hashes[i] for i in wanted],
+                first_sample=sample,
+            )
+        except BaseException:
+            runs.finish(run_id, {"error": "the anchors' judging stopped"}, status="failed")
+            raise
+        answers = dict(zip(wanted, result.judgments, strict=True))
+        cases = cases_of(drawn, answers)
+        runs.finish(
+            run_id,
+            {
+                "schema_version": 1,
+                "judge_version": v.judge_hash,
+                "window": window,
+                "start": start,
+                "end": w.end.isoformat(),
+                "sample_index": sample,
+                "seed": seed,
+                "per_window": per_window,
+                "drawn": drawn,
+                "model_calls": result.model_calls,
+                "gold": gold_ref,
+                "baseline_anchor_kappa": baseline_kappa,
+                "cases": {
+                    crit: [
+                        {"case": c.case, "judge": list(c.judge), "expert": list(c.expert or ())}
+                        for c in cs
+                    ]
+                    for crit, cs in cases.items()
+                },
+            },
+        )
+        recorded.append(run_id)
+    return recorded
