@@ -23,7 +23,7 @@ app.add_typer(verdicts_app, name="verdicts")
 
 VERDICTS_HELP = (
     "Recorded verdicts of a judge calibrant does not call: CSV or JSONL rows item, criterion, "
-    "label, judge_version [, rationale], or an Inspect log (.eval/.json) or promptfoo "
+    "label, judge_version [, rationale, judged_at], or an Inspect log (.eval/.json) or promptfoo "
     "results (.json) read with the default mapping (see `calibrant verdicts import`)."
 )
 VerdictsFormatOpt = Annotated[
