@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.support.domains import refunds_fallback
 from tests.support.fake_openai import answer_from_schema, fake_openai
@@ -134,12 +135,12 @@ def _workdir(tmp: Path, fake_url: str) -> Path:
     for name in COPIED:
         shutil.copytree(ROOT / name, work / name, symlinks=True)
     # the embedded judge, standing in at the fake (see the module's docstring)
+    # (its label prior is the embedded model's own: the stand-in picks labels another way)
     embedded = work / "judges" / "embedded.yaml"
-    text = embedded.read_text()
-    text = re.sub(
-        r"(?m)^model: .*$", f"model: openai/embedded-stand-in\napi_base: {fake_url}", text
-    )
-    embedded.write_text(text)
+    saved = yaml.safe_load(embedded.read_text())
+    saved = {k: v for k, v in saved.items() if k not in ("label_scoring", "label_prior")}
+    saved.update(model="openai/embedded-stand-in", api_base=fake_url)
+    embedded.write_text(yaml.safe_dump(saved, sort_keys=False))
     for path in (work / "judges").glob("*.yaml"):
         path.write_text(path.read_text().replace(EXAMPLE_URL, fake_url))
     return work

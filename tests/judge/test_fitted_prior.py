@@ -205,3 +205,38 @@ def test_the_prior_travels_to_the_model_in_the_call() -> None:
         transcript, rubric=rubric, config=config, sample_index=0, policy=RetryPolicy()
     )
     assert call.kwargs["extra_body"] == {LABEL_PRIOR_KEY: _prior().labels}
+
+
+def test_the_default_judge_takes_the_prior_shipped_for_its_rubric_and_only_for_it(
+    tmp_path: Path,
+) -> None:
+    from calibrant.judge.config import SHIPPED_PRIORS, resolve_judge
+
+    shipped = load_rubric(RUBRIC)
+    [prior_file] = [
+        p for p in SHIPPED_PRIORS.glob("*.json") if shipped.content_hash.endswith(p.stem)
+    ]
+    default = resolve_judge(JudgeOptions(rubric=RUBRIC))[0]
+    assert default.label_scoring == "fitted"
+    assert (
+        default.label_prior == FittedLabelPrior.model_validate_json(prior_file.read_text()).labels
+    )
+    # a rubric of your own (one word changed) has no shipped prior: labels picked jointly
+    edited = tmp_path / "mine.yaml"
+    edited.write_text(RUBRIC.read_text().replace("Refund", "Refunds", 1))
+    own = resolve_judge(JudgeOptions(rubric=edited))[0]
+    assert own.label_scoring is None and own.label_prior is None
+    # another model named on the command line is not the embedded one: no prior
+    hosted = resolve_judge(JudgeOptions(rubric=RUBRIC, model="openai/gpt-4o-mini"))[0]
+    assert hosted.label_scoring is None
+
+
+def test_the_saved_embedded_judge_is_the_default_judge() -> None:
+    """judges/embedded.yaml (the tour's judge) and the first run's default are one judge, so
+    the tour reuses the first run's cached answers."""
+    from calibrant.files import load_yaml_model
+    from calibrant.judge.config import resolve_judge
+
+    default = resolve_judge(JudgeOptions(rubric=RUBRIC))[0]
+    saved = load_yaml_model(SavedJudge, ROOT / "judges" / "embedded.yaml", "saved judge")
+    assert build_judge(saved, JudgeOptions(), load_rubric(RUBRIC))[0].hash == default.hash
