@@ -26,7 +26,6 @@ LONG = (
     "tests/cli/test_trials_resume.py",
     "tests/scoring/test_queue_workers.py",
     "tests/service/test_jobs.py",
-    "tests/domains/test_travel_pack.py",  # the pack's own suite, in one child process
 )
 
 
