@@ -22,11 +22,14 @@ CASES = ROOT / "cases"
 # Long tests not marked slow (seconds each on two cores): started first, with the slow ones.
 LONG = (
     "tests/test_repo.py::test_mypy_is_clean_on_src",
-    "tests/cli/test_judge_durability.py",
+    # the killed runs and the three processes side by side (30-55 s); the rest run in process
+    "tests/cli/test_judge_durability.py::test_a_killed_run_loses_no_answer_it_received",
+    "tests/cli/test_judge_durability.py::test_three_processes_on_one_store_pay_once_per_item",
     "tests/cli/test_trials_resume.py",
     "tests/scoring/test_queue_workers.py",
     "tests/service/test_jobs.py",
-    "tests/domains/test_travel_pack.py",  # the pack's own suite, in one child process
+    # one test per page, 11-46 s each (README.md and docs/daily-loop.md the longest)
+    "tests/test_docs_shell.py::test_every_shell_block_of_the_page_runs_as_written",
 )
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-LAZY = ["calibrant.agreement", "calibrant.calibration"]
+LAZY = ["calibrant.agreement", "calibrant.calibration", "calibrant.harness", "calibrant.sandbox"]
 
 
 @pytest.mark.parametrize("package", LAZY)

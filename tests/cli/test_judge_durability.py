@@ -1,5 +1,7 @@
-"""Crash safety, concurrency and refused credentials of `calibrant judge`, with real processes
-against a local OpenAI-compatible endpoint (its own process) that counts requests per item."""
+"""Crash safety, concurrency and refused credentials of `calibrant judge`, against a local
+OpenAI-compatible endpoint (its own process) that counts requests per item. Runs that are killed
+or run side by side are real processes; a run that goes to its end alone runs through the `cli`
+fixture (the exit code, stdout and stderr a child would give, see tests/support/cli.py)."""
 
 from __future__ import annotations
 
@@ -11,39 +13,38 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
 
 from tests.conftest import ROOT
+from tests.support.cli import Result
 from tests.support.counting_endpoint import CountingEndpoint, make_items
 
 SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
 PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 CONCURRENCY = 4
 
+Cli = Callable[..., Result]
+
 PROGRESS = re.compile(r"^\d+/\d+ ")  # the progress lines of a run without a terminal
+
+
+def judge_args(items: Path, url: str, *extra: str) -> tuple[str, ...]:
+    """`calibrant judge` of `items` at the counting endpoint `url`, JSON report on stdout."""
+    return (
+        "judge",
+        str(items),
+        *("--model", "openai/count", "--api-base", url),
+        *("--concurrency", str(CONCURRENCY), "--json", *extra),
+    )
 
 
 def start(items: Path, url: str, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "calibrant",
-            "judge",
-            str(items),
-            "--model",
-            "openai/count",
-            "--api-base",
-            url,
-            "--concurrency",
-            str(CONCURRENCY),
-            "--json",
-            *extra,
-        ],
+        [sys.executable, "-m", "calibrant", *judge_args(items, url, *extra)],
         cwd=ROOT,
         env={**os.environ, "COLUMNS": "200", **env},
         stdout=subprocess.PIPE,
@@ -138,64 +139,50 @@ def test_three_processes_on_one_store_pay_once_per_item(
 
 @pytest.mark.parametrize("model", ["always-401", "always-403"])
 def test_refused_credentials_stop_the_run_in_one_line(
-    model: str, tmp_path: Path, sqlite_env: dict[str, str]
+    model: str,
+    tmp_path: Path,
+    sqlite_env: dict[str, str],
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     make_items(SRC, tmp_path / "items", 30)
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with CountingEndpoint() as endpoint:
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "calibrant",
-                "judge",
-                str(tmp_path / "items"),
-                "--model",
-                f"openai/{model}",
-                "--api-base",
-                endpoint.url,
-                "--concurrency",
-                "2",
-                "--max-attempts",
-                "4",
-            ],
-            cwd=ROOT,
-            env={**env, **sqlite_env},
-            capture_output=True,
-            text=True,
-            timeout=120,
+        r = cli(
+            "judge",
+            str(tmp_path / "items"),
+            *("--model", f"openai/{model}", "--api-base", endpoint.url),
+            *("--concurrency", "2", "--max-attempts", "4"),
+            env=sqlite_env,
         )
         asked = sum(endpoint.counts()["requests"].values())
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert r.code == 2, r.err
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.err
     assert "'openai'" in lines[0] and "OPENAI_API_KEY" in lines[0]
     assert asked <= 2  # the slots already in flight; no retry, no rest of the batch
 
 
 def test_a_cached_rerun_at_another_url_or_of_reformatted_files_makes_no_call(
-    tmp_path: Path, sqlite_env: dict[str, str]
+    tmp_path: Path, sqlite_env: dict[str, str], cli: Cli
 ) -> None:
     names = make_items(SRC, tmp_path / "items", 12)
     with CountingEndpoint() as first, CountingEndpoint() as second:
-        proc = start(tmp_path / "items", first.url, sqlite_env)
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err
-        assert json.loads(out)["model_calls"] == len(names)
+        r = cli(*judge_args(tmp_path / "items", first.url), env=sqlite_env)
+        assert r.code == 0, r.err
+        assert json.loads(r.out)["model_calls"] == len(names)
         # the same model and settings served at another address is the same judge
-        proc = start(tmp_path / "items", second.url, sqlite_env)
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err
-        doc = json.loads(out)
+        r = cli(*judge_args(tmp_path / "items", second.url), env=sqlite_env)
+        assert r.code == 0, r.err
+        doc = json.loads(r.out)
         assert doc["model_calls"] == 0 and doc["from_cache"] == len(names)
         assert sum(second.counts()["requests"].values()) == 0
         # other bytes, same transcripts (re-indented): found by content, still no call
         for f in (tmp_path / "items").glob("*.json"):
             f.write_text(json.dumps(json.loads(f.read_text()), indent=4))
-        proc = start(tmp_path / "items", second.url, sqlite_env)
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err
-        again = json.loads(out)
+        r = cli(*judge_args(tmp_path / "items", second.url), env=sqlite_env)
+        assert r.code == 0, r.err
+        again = json.loads(r.out)
         assert again["model_calls"] == 0 and again["from_cache"] == len(names)
         assert sum(second.counts()["requests"].values()) == 0
         assert sum(first.counts()["requests"].values()) == len(names)
@@ -203,31 +190,17 @@ def test_a_cached_rerun_at_another_url_or_of_reformatted_files_makes_no_call(
 
 
 def test_calibrate_stops_on_refused_credentials_before_the_batch(
-    tmp_path: Path, sqlite_env: dict[str, str]
+    tmp_path: Path, sqlite_env: dict[str, str], cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with CountingEndpoint() as endpoint:
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "calibrant",
-                "calibrate",
-                "--model",
-                "openai/always-401",
-                "--api-base",
-                endpoint.url,
-                "--concurrency",
-                "2",
-            ],
-            cwd=ROOT,
-            env={**env, **sqlite_env},
-            capture_output=True,
-            text=True,
-            timeout=300,
+        r = cli(
+            "calibrate",
+            *("--model", "openai/always-401", "--api-base", endpoint.url, "--concurrency", "2"),
+            env=sqlite_env,
         )
         asked = sum(endpoint.counts()["requests"].values())
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert "OPENAI_API_KEY" in proc.stderr.strip().splitlines()[-1]
+    assert r.code == 2, r.err
+    assert "Traceback" not in r.err
+    assert "OPENAI_API_KEY" in r.err.strip().splitlines()[-1]
     assert asked <= 2

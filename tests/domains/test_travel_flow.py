@@ -59,25 +59,32 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def calibrant(site: Path) -> Iterator[Run]:
-    """`calibrant ARGS` as a shell runs it, with the pack's folder on PYTHONPATH (a warm fork
-    server per command, see tests/support/forkserver.py)."""
+def forkserver(site: Path) -> Iterator[ForkServer]:
+    """A warm `calibrant` with the pack's folder on PYTHONPATH: each command, the sandbox and
+    the service a real child forked from it (tests/support/forkserver.py), calibrant and litellm
+    imported once."""
     server = ForkServer(env={"PYTHONPATH": str(site)})
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def calibrant(forkserver: ForkServer) -> Run:
+    """`calibrant ARGS` as a shell runs it, through the fork server."""
 
     def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Any:
         return subprocess.run(
-            [os.path.join(server.bin, "calibrant"), *args],
+            [os.path.join(forkserver.bin, "calibrant"), *args],
             cwd=cwd,
-            env={**os.environ, **server.env(), "COLUMNS": "200", **(env or {})},
+            env={**os.environ, **forkserver.env(), "COLUMNS": "200", **(env or {})},
             capture_output=True,
             text=True,
             timeout=600,
         )
 
-    try:
-        yield run
-    finally:
-        server.close()
+    return run
 
 
 def _pass_unless_told(criterion: str, labels: list[Any]) -> Any:
@@ -87,7 +94,7 @@ def _pass_unless_told(criterion: str, labels: list[Any]) -> Any:
 
 
 def test_the_travel_pack_installed_from_its_folder_runs_the_whole_flow(
-    site: Path, calibrant: Run, tmp_path: Path
+    site: Path, forkserver: ForkServer, calibrant: Run, tmp_path: Path
 ) -> None:
     data = site / "calibrant_travel" / "data"
     rubric = data / "rubrics" / "rebooking_communication.yaml"
@@ -180,8 +187,8 @@ def test_the_travel_pack_installed_from_its_folder_runs_the_whole_flow(
         assert scored["transcripts"] == 13
         assert scored["calibration"]["split"] == "calibration"
 
-    _an_external_agent_runs_a_trial(site, tmp_path, store)
-    _the_workbench_shows_the_records(site, tmp_path, good)
+    _an_external_agent_runs_a_trial(forkserver, site, tmp_path, store)
+    _the_workbench_shows_the_records(forkserver, site, tmp_path, good)
 
 
 def _the_prompt_fences_the_note(server: FakeServer) -> None:
@@ -203,12 +210,14 @@ def _the_prompt_fences_the_note(server: FakeServer) -> None:
     assert "refund" not in rules and "ledger" not in rules
 
 
-def _an_external_agent_runs_a_trial(site: Path, tmp_path: Path, store: dict[str, str]) -> None:
+def _an_external_agent_runs_a_trial(
+    server: ForkServer, site: Path, tmp_path: Path, store: dict[str, str]
+) -> None:
     out = tmp_path / "sandbox"
     case = site / "calibrant_travel" / "data" / "cases" / "rebook_correct.yaml"
-    env = {**os.environ, **store, "PYTHONPATH": str(site)}
+    env = {**os.environ, **server.env(), **store, "PYTHONPATH": str(site)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "calibrant", "sandbox", str(case), "--out", str(out)]
+        [os.path.join(server.bin, "calibrant"), "sandbox", str(case), "--out", str(out)]
         + ["--port", "0", "-k", "1"],
         cwd=tmp_path,
         env=env,
@@ -259,12 +268,15 @@ def _an_external_agent_runs_a_trial(site: Path, tmp_path: Path, store: dict[str,
     assert t["domain"] == "travel" and [c["tool"] for c in t["tool_calls"]] == ["find_booking"]
 
 
-def _the_workbench_shows_the_records(site: Path, tmp_path: Path, good: Path) -> None:
+def _the_workbench_shows_the_records(
+    server: ForkServer, site: Path, tmp_path: Path, good: Path
+) -> None:
     url = f"sqlite:///{tmp_path / 'workbench.db'}"
     rubric = site / "calibrant_travel" / "data" / "rubrics" / "rebooking_communication.yaml"
     digest = put_rubric(url, rubric)
-    env = {"PYTHONPATH": str(site)}
-    with running_service(url, tmp_path, env=env) as service:
+    env = {"PYTHONPATH": str(site), **server.env()}
+    shim = os.path.join(server.bin, "calibrant")
+    with running_service(url, tmp_path, env=env, calibrant=(shim,)) as service:
         admin = service.client(service.user("travel-admin", "admin"))
         body = (
             good / next(p.name for p in sorted(good.glob("*.json")) if "rebook_correct" in p.name)

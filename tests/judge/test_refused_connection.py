@@ -1,18 +1,18 @@
 """Nothing listening at the judge's endpoint: `judge` and `score` stop at once, in one line that
 names the URL, exit 2 (an `--api-base` that cannot be called), instead of retrying every item.
-A real closed port on this machine, real processes (the exit code is the user's)."""
+A real closed port on this machine; the real command line run to its end (the `cli` fixture:
+the exit code and stderr a user sees, see tests/support/cli.py)."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.cli import Result
 
 EXAMPLES = ROOT / "examples" / "transcripts"
 
@@ -28,7 +28,9 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("command", ["judge", "score"])
-def test_a_refused_connection_fails_fast_naming_the_url(command: str, tmp_path: Path) -> None:
+def test_a_refused_connection_fails_fast_naming_the_url(
+    command: str, cli: Callable[..., Result], tmp_path: Path
+) -> None:
     items = tmp_path / "items"
     items.mkdir()
     for k, name in enumerate(["good-eligible", "good-timeout", "broken-false-completion"] * 4):
@@ -37,24 +39,18 @@ def test_a_refused_connection_fails_fast_naming_the_url(command: str, tmp_path: 
             doc.replace('"transcript_id": "', f'"transcript_id": "{k}-', 1)
         )
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    env = {
-        **os.environ,
-        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",
-        "OPENAI_API_KEY": "x",
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "calibrant", command, str(items), "--model", "openai/m"]
-        + ["--rubric", str(ROOT / "rubrics" / "refund_communication.yaml")]
-        + ["--api-base", url, "--concurrency", "4", "--max-attempts", "4"],
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}", "OPENAI_API_KEY": "x"}
+    proc = cli(
+        command,
+        str(items),
+        *("--model", "openai/m", "--rubric", str(ROOT / "rubrics" / "refund_communication.yaml")),
+        *("--api-base", url, "--concurrency", "4", "--max-attempts", "4"),
         cwd=tmp_path,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
     )
-    said = [ln for ln in proc.stderr.splitlines() if ln.startswith("calibrant:")]
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert len(said) == 1, proc.stderr
+    said = [ln for ln in proc.err.splitlines() if ln.startswith("calibrant:")]
+    assert proc.code == 2, proc.err
+    assert "Traceback" not in proc.err
+    assert len(said) == 1, proc.err
     assert url in said[0] and "connection refused" in said[0], said
     # retried, every item would have ended as provider_error after 4 attempts: exit 3

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +50,19 @@ class Service:
 
 @contextmanager
 def running_service(
-    database_url: str, workdir: Path, *extra_args: str, env: dict[str, str] | None = None
+    database_url: str,
+    workdir: Path,
+    *extra_args: str,
+    env: dict[str, str] | None = None,
+    calibrant: Sequence[str] = (sys.executable, "-m", "calibrant"),
 ) -> Iterator[Service]:
+    """`calibrant serve` until the block ends (SIGTERM). `calibrant`: the command that runs it,
+    e.g. a fork server's client (tests/support/forkserver.py; its socket then in `env`)."""
     port = free_port()
     log = workdir / f"serve-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "calibrant", "serve", "--port", str(port), *extra_args],
+            [*calibrant, "serve", "--port", str(port), *extra_args],
             cwd=ROOT,
             env={**os.environ, "CALIBRANT_DATABASE_URL": database_url, **(env or {})},
             stdout=out,

@@ -1,6 +1,9 @@
 """The pack installed as pip would leave it: a dist-info on sys.path declaring its entry point
 `travel = calibrant_travel:pack`, so calibrant's registry (and through it the case loader, the
-safety checker and `calibrant.domains.runtime`) finds the pack for the whole session."""
+safety checker and `calibrant.domains.runtime`) finds the pack while a test module of this folder
+runs. Per module, not per session: calibrant's own suite collects these tests too
+(pyproject.toml's testpaths), and its tests that run in the same worker after them must see only
+the packs they install themselves."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from calibrant import domains
 DIST = "calibrant_travel_test-0.1.dist-info"
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def installed_pack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     site = tmp_path_factory.mktemp("site")
     info = site / DIST
