@@ -86,8 +86,10 @@ def run(
 ) -> tuple[float, dict[str, Any], Any]:
     judges = tmp / "judges"
     judges.mkdir(exist_ok=True)
-    saved = (ROOT / "judges" / "embedded.yaml").read_text()
-    (judges / f"{judge}.yaml").write_text(saved + JUDGES[judge] + "\n")
+    # judges/embedded.yaml without its own way of picking labels, then the variant's
+    saved = yaml.safe_load((ROOT / "judges" / "embedded.yaml").read_text())
+    saved = {k: v for k, v in saved.items() if k not in ("label_scoring", "label_prior")}
+    (judges / f"{judge}.yaml").write_text(yaml.safe_dump(saved) + JUDGES[judge] + "\n")
     db = tmp / f"{judge}.db"
     env = {
         **os.environ,
