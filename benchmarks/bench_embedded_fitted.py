@@ -6,7 +6,8 @@ Three real commands, each in a subprocess with its own store and embedded cache 
    (the calibration split's transcripts, their labels not read);
 2. `calibrant calibrate --gold G --split S --judge fitted --json` for each split asked, the
    held-out split first: it was never used to fit anything;
-3. the same with judges/embedded.yaml as it ships (`joint`), the before.
+3. the same with judges/embedded.yaml picking its labels jointly (`joint`, the old
+   default): the before.
 Per criterion: the judge's label counts (a constant rater uses one), κ against the consensus
 with its 95% case-clustered CI, items and cases, the gate. `--subset N`: N items of each split,
 round-robin over its cases, to iterate quickly. Results: benchmarks/results/embedded_fitted.md.
@@ -25,6 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -72,7 +75,10 @@ def main() -> None:
         tmp = Path(t)
         judges = tmp / "judges"
         judges.mkdir()
-        (judges / "embedded.yaml").write_text((ROOT / "judges" / "embedded.yaml").read_text())
+        # the before: judges/embedded.yaml picking its labels jointly, as it did until the prior
+        saved = yaml.safe_load((ROOT / "judges" / "embedded.yaml").read_text())
+        saved = {k: v for k, v in saved.items() if k not in ("label_scoring", "label_prior")}
+        (judges / "embedded.yaml").write_text(yaml.safe_dump(saved) + "label_scoring: joint\n")
         golds = {}
         for split in args.splits.split(","):
             golds[split] = ROOT / "gold"
@@ -113,8 +119,9 @@ def main() -> None:
         "rebalanced). The held-out split was used to fit nothing. Every run is the real "
         "command in a subprocess with a fresh store and embedded cache folder. κ is the "
         "judge's against the consensus with its 95% case-clustered bootstrap CI, as the report "
-        "gives it; the gate is calibrate's own. `embedded` is judges/embedded.yaml as it ships "
-        "(`joint`: each label after the ones before it), the before. Runs went two at a time "
+        "gives it; the gate is calibrate's own. `embedded` is judges/embedded.yaml with "
+        "`label_scoring: joint` (each label after the ones before it: the default until this "
+        "prior), the before. Runs went two at a time "
         "(one model thread each), so wall times include waiting for the other core.",
         "",
         f"Fitting the prior took {fit_wall / 60:.1f} min. It printed, per criterion, each "
