@@ -20,7 +20,7 @@ from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
 from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY, LABEL_PRIOR_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
-from .prompt import build_prompt, content_free_prompts, prompt_variant
+from .prompt import JudgePrompt, build_prompt, content_free_prompts, prompt_variant
 from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = [
@@ -139,6 +139,19 @@ class PreparedCall:
     identity: dict[str, Any]  # the Judgment fields that name the item and the judge
 
 
+def judge_prompt(transcript: Transcript, rubric: Rubric, config: JudgeConfig) -> JudgePrompt:
+    """The prompt this judge sends for `transcript` (a fresh nonce): the call's, and the one a
+    label prior is fitted on (fit_prior)."""
+    return build_prompt(
+        transcript,
+        rubric,
+        datamark=config.datamark,
+        labels_only=config.answer_format == "labels",
+        untrusted_max_chars=config.untrusted_max_chars,
+        variant=prompt_variant(config.prompt_template_version),
+    )
+
+
 def prepare_call(
     transcript: Transcript,
     *,
@@ -151,14 +164,7 @@ def prepare_call(
 ) -> PreparedCall:
     """The prompt (a fresh context, a fresh nonce), the answer schema and the call arguments."""
     labels_only = config.answer_format == "labels"
-    prompt = build_prompt(
-        transcript,
-        rubric,
-        datamark=config.datamark,
-        labels_only=labels_only,
-        untrusted_max_chars=config.untrusted_max_chars,
-        variant=prompt_variant(config.prompt_template_version),
-    )
+    prompt = judge_prompt(transcript, rubric, config)
     evidence_ids = prompt.evidence_ids
     schema = answer_schema(
         rubric,

@@ -27,9 +27,9 @@ from pathlib import Path
 from ..contracts import INSUFFICIENT_EVIDENCE, JudgeConfig, Rubric, Transcript
 from ..errors import ConfigError, JudgeError
 from .answer import answer_schema
+from .client import judge_prompt
 from .config import FittedLabelPrior
 from .embedded import EMBEDDED_MODEL
-from .prompt import build_prompt, prompt_variant
 
 __all__ = ["fit_label_prior", "item_label_probabilities", "reference_set"]
 
@@ -79,14 +79,7 @@ def item_label_probabilities(
             f"a label prior is fitted for the embedded model's labels answer ({EMBEDDED_MODEL}, "
             f"answer_format labels), not {config.model} {config.answer_format}"
         )
-    prompt = build_prompt(
-        transcript,
-        rubric,
-        datamark=config.datamark,
-        labels_only=True,
-        untrusted_max_chars=config.untrusted_max_chars,
-        variant=prompt_variant(config.prompt_template_version),
-    )
+    prompt = judge_prompt(transcript, rubric, config)
     schema = answer_schema(rubric, prompt.evidence_ids, labels_only=True)
     request = Request(
         messages=prompt.messages(),
