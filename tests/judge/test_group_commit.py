@@ -20,6 +20,7 @@ from calibrant.judge.runner import JudgeRun, judge_transcripts
 from calibrant.store import Store, make_engine
 from tests.conftest import ROOT
 from tests.store.test_claims_and_migration import CFG, judgment
+from tests.support.clock import virtual_time
 from tests.support.counting_endpoint import CountingEndpoint, make_items
 
 SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
@@ -94,7 +95,9 @@ def test_a_slot_is_reused_only_once_its_answer_is_committed(tmp_path: Path) -> N
 
 def test_an_answer_waits_for_the_calls_started_with_it_and_no_longer(tmp_path: Path) -> None:
     """Three calls of one wave land 40 ms apart: one transaction. A call of the next wave that
-    lands long after its wave-mate (beyond a tenth of its latency here) is not waited for."""
+    lands long after its wave-mate (beyond a tenth of its latency here) is not waited for. On
+    virtual time (tests/support/clock.py): the spacing and the linger deadline are exact, and
+    nothing waits for them."""
     store = HeldStore(f"sqlite:///{tmp_path / 'store.db'}")
     store.go.set()
     owner = "elsewhere:1:me"
@@ -119,6 +122,6 @@ def test_an_answer_waits_for_the_calls_started_with_it_and_no_longer(tmp_path: P
         await writer.close()
         return writer
 
-    writer = asyncio.run(scenario())
+    writer = virtual_time(scenario())
     assert store.groups == [3, 1, 1]  # the first wave together; the straggler not waited for
     assert writer.wave == 3 and store.count() == 5 and store.claims() == []

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from calibrant.errors import ConfigError
 from calibrant.store import STORE_SCHEMA_VERSION, Store, make_engine, upgrade_store
 from calibrant.store.migrate import HEAD
 from calibrant.store.runs import Runs
+from tests.support.clock import FakeClock
 
 PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 CFG = JudgeConfig(model="openai/m", prompt_template_version="v", rubric_hash="sha256:r")
@@ -88,21 +88,26 @@ def test_one_owner_at_a_time_and_an_answer_ends_the_claim(url: str) -> None:
 
 
 def test_an_expired_claim_is_taken_over(url: str) -> None:
-    store = Store(make_engine(url))
+    clock = FakeClock()
+    store = Store(make_engine(url), clock=clock)
     assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:1:b", 0.2) is True
+    clock.advance(0.19)
     assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:2:c", 60) is False
-    time.sleep(0.3)
+    clock.advance(0.02)
     assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:2:c", 60) is True
     assert [c[3] for c in store.claims()] == ["elsewhere:2:c"]
 
 
 def test_a_renewed_claim_does_not_expire(url: str) -> None:
-    store = Store(make_engine(url))
+    clock = FakeClock()
+    store = Store(make_engine(url), clock=clock)
     assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:1:b", 0.5) is True
-    time.sleep(0.3)
+    clock.advance(0.3)
     store.renew("elsewhere:1:b", 0.5)
-    time.sleep(0.3)
+    clock.advance(0.3)  # 0.6 s after the claim, 0.3 s after its renewal
     assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:2:c", 60) is False
+    clock.advance(0.21)  # the renewal ran out too
+    assert store.claim("sha256:t1", CFG.hash, 0, "elsewhere:2:c", 60) is True
 
 
 def test_a_claim_of_an_ended_process_of_this_host_is_taken_at_once(url: str) -> None:

@@ -21,6 +21,7 @@ from sqlalchemy import Engine, text
 from calibrant.store import make_engine
 from calibrant.store.runs import Runs
 from tests.conftest import ROOT, Result
+from tests.support.clock import FakeClock
 from tests.support.fake_openai import answer_from_schema, fake_openai
 from tests.support.gold import small_gold
 from tests.support.pg import fresh_schema
@@ -98,14 +99,22 @@ def test_runs_that_outlive_their_process_and_old_rows_show_as_stored(engine: Eng
 def test_the_lease_is_renewed_while_the_process_lives(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The heartbeat renews every lease / 4 seconds of real time (0.1 s here); the lease is read
+    on the test's clock, which has moved past the first lease's end."""
     monkeypatch.setenv("CALIBRANT_CLAIM_LEASE_S", "0.4")
-    runs = Runs(engine)
+    clock = FakeClock()
+    runs = Runs(engine, clock=clock)
     run_id = runs.start("score")
     try:
         first = runs.get(run_id)["process"]["lease_until"]  # type: ignore[index]
-        time.sleep(0.6)
-        renewed = runs.get(run_id)["process"]["lease_until"]  # type: ignore[index]
-        assert renewed > first and renewed > time.time()
+        assert first == clock() + 0.4
+        clock.advance(0.6)  # without a renewal the run would now show as interrupted
+        deadline = time.monotonic() + 30
+        while (renewed := runs.get(run_id)["process"]["lease_until"]) == first:  # type: ignore[index]
+            assert time.monotonic() < deadline, "the heartbeat never renewed the lease"
+            time.sleep(0.01)
+        assert renewed == clock() + 0.4 and renewed > first
+        assert _shown(runs, run_id) == ("running", "running")
     finally:
         runs.finish(run_id, None)
 

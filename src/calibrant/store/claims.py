@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, bindparam, delete, select, update
@@ -22,13 +21,24 @@ from ..contracts import FINAL_OUTCOMES, Judgment
 from ..settings import get_settings
 from .tables import ClaimRow, JudgmentRow
 
-__all__ = ["ClaimsMixin", "new_owner", "ended_here", "owner_ended", "claim_lease_seconds"]
+__all__ = [
+    "Clock",
+    "ClaimsMixin",
+    "new_owner",
+    "ended_here",
+    "owner_ended",
+    "claim_lease_seconds",
+]
 
 _judgments: Table = JudgmentRow.__table__  # type: ignore[attr-defined]
 _claims: Table = ClaimRow.__table__  # type: ignore[attr-defined]
 _IDENTITY = ("transcript_hash", "judge_hash", "sample_index")
 _CHUNK = 200  # keys per statement: far below every bound-parameter limit
 Key = tuple[str, int]  # (transcript hash, sample index), under one judge hash
+
+Clock = Callable[[], float]
+"""Where leases read the time (Unix seconds): `time.time` in every process; a test hands a
+clock it moves itself, so a lease runs out without anyone waiting for it."""
 
 
 def claim_lease_seconds() -> float:
@@ -86,6 +96,7 @@ class ClaimsMixin:
     """The claim methods of `Store` (which provides the engine and the upserts)."""
 
     engine: Engine
+    clock: Clock  # Unix seconds for leases (Store sets it: time.time unless a test moves it)
 
     def _insert(self, table: Table) -> Any:  # pragma: no cover - provided by Store
         raise NotImplementedError
@@ -119,7 +130,7 @@ class ClaimsMixin:
     def _claim_all_in(
         self, conn: Connection, judge_hash: str, wanted: list[Key], owner: str, lease_s: float
     ) -> dict[Key, Judgment | bool]:
-        now = time.time()
+        now = self.clock()
         out: dict[Key, Judgment | bool] = {}
         for start in range(0, len(wanted), _CHUNK):
             part = wanted[start : start + _CHUNK]
@@ -247,7 +258,7 @@ class ClaimsMixin:
             conn.execute(
                 update(_claims)
                 .where(_claims.c.owner == owner)
-                .values(expires_at=time.time() + lease_s)
+                .values(expires_at=self.clock() + lease_s)
             )
 
     def release_all(self, owner: str) -> None:

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, create_engine, select
 from ..contracts import FINAL_OUTCOMES, Judgment
 from ..errors import ConfigError
 from ..settings import get_settings
-from .claims import ClaimsMixin, new_owner, owner_ended
+from .claims import ClaimsMixin, Clock, new_owner, owner_ended
 from .migrate import HEAD, STORE_SCHEMA_VERSION, current_revision, is_current, migrate
 from .tables import JudgmentRow, SourceRow
 
@@ -158,8 +158,9 @@ class Store(ClaimsMixin):
     closes it at the end; as a context manager it closes itself. Library code takes the store it
     is given and never opens one from the environment."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, clock: Clock = time.time) -> None:
         self.engine = engine
+        self.clock = clock  # leases' time (tests move their own)
 
     @classmethod
     def open(cls, url: str | None = None, **kwargs: Any) -> Store:

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
-from .claims import claim_lease_seconds, new_owner, owner_ended
+from .claims import Clock, claim_lease_seconds, new_owner, owner_ended
 
 __all__ = ["PROCESS_KEY", "process_record", "shown_status", "Heartbeat", "HEARTBEAT"]
 
@@ -28,9 +28,9 @@ PROCESS_KEY = "_process"
 arguments)."""
 
 
-def process_record() -> dict[str, Any]:
+def process_record(clock: Clock = time.time) -> dict[str, Any]:
     """This process, as a run records it: owner and lease expiry (Unix seconds)."""
-    return {"owner": new_owner(), "lease_until": time.time() + claim_lease_seconds()}
+    return {"owner": new_owner(), "lease_until": clock() + claim_lease_seconds()}
 
 
 def shown_status(status: str, process: dict[str, Any] | None, *, now: float | None = None) -> str:
@@ -56,14 +56,14 @@ class Heartbeat:
     only while there are runs to renew (every lease / 4 seconds)."""
 
     def __init__(self) -> None:
-        self._runs: dict[str, Engine] = {}
+        self._runs: dict[str, tuple[Engine, Clock]] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def add(self, run_id: str, engine: Engine) -> None:
+    def add(self, run_id: str, engine: Engine, clock: Clock = time.time) -> None:
         with self._lock:
-            self._runs[run_id] = engine
+            self._runs[run_id] = (engine, clock)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._loop, name="calibrant-run-heartbeat", daemon=True
@@ -85,14 +85,14 @@ class Heartbeat:
                 if not live:
                     self._thread = None
                     return
-            for run_id, engine in live.items():
+            for run_id, (engine, clock) in live.items():
                 try:
-                    _renew(engine, run_id)
+                    _renew(engine, run_id, clock)
                 except Exception:  # a store gone or busy: the next beat tries again
                     pass
 
 
-def _renew(engine: Engine, run_id: str) -> None:
+def _renew(engine: Engine, run_id: str, clock: Clock) -> None:
     with engine.begin() as conn:
         raw = conn.execute(_RENEW, {"id": run_id}).scalar()
         if raw is None:
@@ -101,7 +101,7 @@ def _renew(engine: Engine, run_id: str) -> None:
         process = arguments.get(PROCESS_KEY)
         if not isinstance(process, dict):
             return
-        process["lease_until"] = time.time() + claim_lease_seconds()
+        process["lease_until"] = clock() + claim_lease_seconds()
         conn.execute(_WRITE, {"id": run_id, "arguments": json.dumps(arguments, sort_keys=True)})
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import getpass
 import json
 import socket
+import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from .. import __version__
 from ..contracts import JudgeConfig
 from ..contracts.reports import AnyReport, report_for_run
+from .claims import Clock
 from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 
 __all__ = [
@@ -97,11 +99,11 @@ class ScoreRow(SQLModel, table=True):
 RUN_TABLES = [RunRow.__table__, ScoreRow.__table__]  # type: ignore[attr-defined]
 
 
-def _status(r: RunRow) -> str:
+def _status(r: RunRow, now: float) -> str:
     """The status to show (interrupted: running, but its process has ended)."""
     if r.status != "running":
         return r.status
-    return shown_status(r.status, json.loads(r.arguments).get(PROCESS_KEY))
+    return shown_status(r.status, json.loads(r.arguments).get(PROCESS_KEY), now=now)
 
 
 def _who() -> str:
@@ -148,11 +150,12 @@ class RunInfo(BaseModel):
         }
 
     @classmethod
-    def of(cls, r: RunRow) -> RunInfo:
+    def of(cls, r: RunRow, now: float | None = None) -> RunInfo:
+        """`now`: the time leases are read against (default: the wall clock)."""
         return cls(
             id=r.id,
             kind=r.kind,
-            status=_status(r),
+            status=_status(r, time.time() if now is None else now),
             who=r.who,
             started_at=r.started_at,
             finished_at=r.finished_at,
@@ -196,8 +199,9 @@ class RunDetail(BaseModel):
 class Runs:
     """Reading and writing runs and scores."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, clock: Clock = time.time) -> None:
         self.engine = engine
+        self.clock = clock  # process leases' time (tests move their own)
 
     def start(
         self,
@@ -242,7 +246,10 @@ class Runs:
             sampling=sampling,
             seed=seed,
             arguments=json.dumps(
-                {**(arguments or {}), **({PROCESS_KEY: process_record()} if process else {})},
+                {
+                    **(arguments or {}),
+                    **({PROCESS_KEY: process_record(self.clock)} if process else {}),
+                },
                 sort_keys=True,
                 default=str,
             ),
@@ -251,7 +258,7 @@ class Runs:
             s.add(row)
             s.commit()
         if process:
-            HEARTBEAT.add(run_id, self.engine)
+            HEARTBEAT.add(run_id, self.engine, self.clock)
         return run_id
 
     def finish(
@@ -335,7 +342,7 @@ class Runs:
             row = s.exec(stmt.order_by(desc(col(RunRow.finished_at))).limit(1)).first()
             if row is None or row.summary is None:
                 return None
-            return RunInfo.of(row), json.loads(row.summary)
+            return RunInfo.of(row, self.clock()), json.loads(row.summary)
 
     def recent(self, *, kind: str | None = None, limit: int = 50) -> list[RunInfo]:
         with Session(self.engine) as s:
@@ -343,7 +350,7 @@ class Runs:
             if kind is not None:
                 stmt = stmt.where(RunRow.kind == kind)
             rows = s.exec(stmt.order_by(desc(col(RunRow.started_at))).limit(limit)).all()
-            return [RunInfo.of(r) for r in rows]
+            return [RunInfo.of(r, self.clock()) for r in rows]
 
     def scores(self, run_id: str) -> list[ScoreRow]:
         with Session(self.engine) as s:
@@ -374,7 +381,7 @@ class Runs:
                 **{
                     "id": r.id,
                     "kind": r.kind,
-                    "status": shown_status(r.status, process),
+                    "status": shown_status(r.status, process, now=self.clock()),
                     "process": process,  # who ran it (host:pid:random) and its lease, or None
                     "who": r.who,
                     "started_at": r.started_at.isoformat(),
