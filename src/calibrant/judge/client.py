@@ -7,6 +7,7 @@ import asyncio
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import ModuleType
@@ -18,6 +19,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..contracts.judgment import mask_url, url_secrets
 from ..errors import JudgeAuthError, JudgeError
 from .answer import Unparseable, answer_schema, parse_answer
+from .embedded_check import EmbeddedBuildCrashed
 from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY, LABEL_PRIOR_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
 from .prompt import JudgePrompt, build_prompt, content_free_prompts, prompt_variant
@@ -73,9 +75,9 @@ def call_kwargs(
     return kwargs
 
 
-def connection_refused(exc: BaseException) -> bool:
-    """True when the call failed because nothing listens at the endpoint (the connection was
-    refused): retrying cannot help, and every other call of the run would fail the same way."""
+def _in_chain(exc: BaseException, found: Callable[[BaseException], bool]) -> BaseException | None:
+    """The first exception in `exc`'s chain (causes, contexts, what litellm wraps) for which
+    `found` is true."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo:
@@ -83,14 +85,31 @@ def connection_refused(exc: BaseException) -> bool:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, ConnectionRefusedError):
-            return True
-        text = str(e)
-        if "Connection refused" in text or "Connect call failed" in text:
-            return True
+        if found(e):
+            return e
         todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
         todo += [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
-    return False
+    return None
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """True when the call failed because nothing listens at the endpoint (the connection was
+    refused): retrying cannot help, and every other call of the run would fail the same way."""
+
+    def refused(e: BaseException) -> bool:
+        text = str(e)
+        return isinstance(e, ConnectionRefusedError) or (
+            "Connection refused" in text or "Connect call failed" in text
+        )
+
+    return _in_chain(exc, refused) is not None
+
+
+def build_crashed(exc: BaseException) -> EmbeddedBuildCrashed | None:
+    """The embedded model's build crashing on this CPU, if that is why the call failed: every
+    other call would fail the same way."""
+    found = _in_chain(exc, lambda e: isinstance(e, EmbeddedBuildCrashed))
+    return found if isinstance(found, EmbeddedBuildCrashed) else None
 
 
 def _refused_message(config: JudgeConfig) -> str:
@@ -257,6 +276,8 @@ async def ask(
                     litellm.acompletion(**kwargs), timeout=policy.timeout_s + 1
                 )
     except Exception as exc:  # every failure becomes an outcome, with the reason
+        if (crashed := build_crashed(exc)) is not None:  # stop the run: one line, how to rebuild
+            raise EmbeddedBuildCrashed(str(crashed)) from None
         if connection_refused(exc):  # every other call would be refused too: stop the run
             raise JudgeError(redact_secrets(_refused_message(config), secrets)) from None
         c = classify(exc)

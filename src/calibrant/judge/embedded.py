@@ -53,6 +53,7 @@ from typing import Any
 
 from ..errors import JudgeError
 from .embedded_chat import chat_tokens
+from .embedded_check import ensure_build_runs
 from .embedded_choice import Choice, choice_plan, choose, criterion_plans, read_logits
 from .embedded_prior import (
     LabelPrior,
@@ -158,10 +159,11 @@ class _LocalModel:
         with self._load_lock:
             if self._llama is None:
                 path = gguf_path()
+                threads = embedded_threads()
+                ensure_build_runs(path, threads)  # a build that crashes here: one line, no crash
                 llama_cpp = import_llama_cpp()
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-                threads = embedded_threads()
                 llama = llama_cpp.Llama(
                     model_path=str(path),
                     n_ctx=CONTEXT_TOKENS,
