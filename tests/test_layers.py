@@ -22,6 +22,7 @@ CONTRACTS = {
     c["id"]: c["name"]
     for c in tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
 }
+pytestmark = pytest.mark.lint  # the lint tier (pytest -m lint)
 _LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
 
 

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from calibrant.safety import registered
 from tests.conftest import ROOT
 
@@ -31,6 +33,7 @@ def test_the_safety_page_documents_every_invariant() -> None:
         assert f"`{inv.name}`" in safety, inv.name
 
 
+@pytest.mark.lint
 def test_ruff_is_clean() -> None:
     r = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "src", "tests", "domains"],
@@ -41,6 +44,7 @@ def test_ruff_is_clean() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.lint
 def test_mypy_is_clean_on_src() -> None:
     r = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

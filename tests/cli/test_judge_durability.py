@@ -22,9 +22,9 @@ from sqlalchemy import create_engine, text
 from tests.conftest import ROOT
 from tests.support.cli import Result
 from tests.support.counting_endpoint import CountingEndpoint, make_items
+from tests.support.pg import BACKENDS, PG
 
 SRC = ROOT / "examples" / "transcripts" / "good-eligible.json"
-PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 CONCURRENCY = 4
 
 Cli = Callable[..., Result]
@@ -116,7 +116,7 @@ def test_a_killed_run_loses_no_answer_it_received(
     assert doc["model_calls"] == len(never_asked) + len(asked_again)
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_three_processes_on_one_store_pay_once_per_item(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

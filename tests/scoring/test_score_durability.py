@@ -17,6 +17,7 @@ import pytest
 from tests.cli.test_judge_durability import pg_env, sqlite_env, wait_for_answers  # noqa: F401
 from tests.conftest import ROOT
 from tests.support.counting_endpoint import CountingEndpoint, make_items
+from tests.support.pg import BACKENDS
 
 pytestmark = pytest.mark.slow  # real processes, each importing litellm
 
@@ -66,7 +67,7 @@ def test_a_score_run_killed_mid_batch_re_asks_at_most_the_calls_in_flight(
     )
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_three_score_processes_on_one_store_pay_once_per_item(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.conftest import Result, run_cli
-from tests.support.pg import fresh_schema
+from tests.support.pg import BACKENDS, fresh_schema
 from tests.support.service import Service, running_service
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:

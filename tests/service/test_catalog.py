@@ -17,7 +17,7 @@ from calibrant.files import load_rubric
 from calibrant.judge.config import JudgeOptions, resolve_judge
 from tests.conftest import ROOT
 from tests.support.browser import login
-from tests.support.pg import fresh_schema
+from tests.support.pg import BACKENDS, fresh_schema
 from tests.support.service import Service, running_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -32,7 +32,7 @@ class Ctx:
     annotator: str
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def ctx(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
     work = tmp_path_factory.mktemp("svc")
 

@@ -17,7 +17,7 @@ from schemathesis.core.failures import Failure, FailureGroup
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from tests.conftest import ROOT
-from tests.support.pg import fresh_schema
+from tests.support.pg import BACKENDS, fresh_schema
 from tests.support.service import Service, running_service
 
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ EXAMPLES = 40  # per operation and mode
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def fuzzed(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Service, str]]:

@@ -33,8 +33,8 @@ from calibrant.store import STORE_SCHEMA_VERSION, Store, make_engine, upgrade_st
 from calibrant.store.migrate import HEAD
 from calibrant.store.runs import Runs
 from tests.support.clock import FakeClock
+from tests.support.pg import BACKENDS, PG
 
-PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
 CFG = JudgeConfig(model="openai/m", prompt_template_version="v", rubric_hash="sha256:r")
 
 
@@ -58,7 +58,7 @@ def judgment(
     )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=BACKENDS)
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'c.db'}"

@@ -13,8 +13,7 @@ from sqlalchemy import create_engine, text
 from calibrant.contracts import CriterionJudgment, JudgeConfig, Judgment
 from calibrant.errors import ConfigError
 from calibrant.store import Store, make_engine
-
-PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
+from tests.support.pg import BACKENDS, PG
 
 
 def judgment(outcome: str = "verdict", sample: int = 0, th: str = "sha256:t1") -> Judgment:
@@ -33,7 +32,7 @@ def judgment(outcome: str = "verdict", sample: int = 0, th: str = "sha256:t1") -
     )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         yield Store(make_engine(f"sqlite:///{tmp_path / 'c.db'}"))

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from sqlmodel import Session
 
 from calibrant.files import load_rubric
-from tests.support.pg import fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.pg import BACKENDS, fresh_schema
+from tests.support.service import Service, app_service, running_service
+
+__all__ = ["BACKENDS", "labeling_service", "small_limit_service", "put_rubric", "gold_jsonl"]
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -53,23 +54,24 @@ def gold_jsonl(*numbers: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-"""Fixture params: the service on a SQLite file, and on a fresh PostgreSQL schema."""
 
 
 @contextmanager
-def labeling_service(backend: str, work: Path, *args: str) -> Iterator[Service]:
-    """The real service on a new store of `backend` holding the shipped rubric."""
-    if backend == "sqlite":
-        url = f"sqlite:///{work / 'store.db'}"
+def labeling_service(
+    backend: str, work: Path, *args: str, served: bool = False
+) -> Iterator[Service]:
+    """The service on a new store of `backend` holding the shipped rubric: the application in
+    this process, or with `served=True` (or `--worker`) `calibrant serve` in its own process."""
+    with ExitStack() as stack:
+        if backend == "sqlite":
+            url = f"sqlite:///{work / 'store.db'}"
+        else:
+            url = stack.enter_context(fresh_schema())
         put_rubric(url)
-        with running_service(url, work, *args) as s:
-            yield s
-        return
-    with fresh_schema() as url:
-        put_rubric(url)
-        with running_service(url, work, *args) as s:
-            yield s
+        if served or "--worker" in args:
+            yield stack.enter_context(running_service(url, work, *args))
+        else:
+            yield stack.enter_context(app_service(url, *args))
 
 
 # The audit's service: a small body limit (--max-body-mb 0.05), five gold items in queue "in"
@@ -85,9 +87,9 @@ ALL_CRITERIA = {
 
 
 @contextmanager
-def small_limit_service(backend: str, work: Path) -> Iterator[Service]:
+def small_limit_service(backend: str, work: Path, *, served: bool = False) -> Iterator[Service]:
     """The service with a 0.05 MiB body limit and gold items 81-85 uploaded (queue "in")."""
-    with labeling_service(backend, work, "--max-body-mb", "0.05") as s:
+    with labeling_service(backend, work, "--max-body-mb", "0.05", served=served) as s:
         admin = s.client(s.user("in-admin", "admin"))
         for n in range(81, 86):  # one by one: the body limit is small
             got = admin.post("/api/transcripts?queue=in", content=gold_jsonl(n))

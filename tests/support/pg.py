@@ -7,9 +7,14 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from sqlalchemy import create_engine, text
 
 PG = "postgresql+psycopg2://postgres@127.0.0.1:5432/test"
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+"""Parameters of a test or fixture that runs on both stores: a SQLite file, and PostgreSQL (marked
+`postgres`, so in the slow tier)."""
 
 
 @contextmanager
