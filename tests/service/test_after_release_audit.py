@@ -28,7 +28,7 @@ from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import fake_openai
 from tests.support.labeling import BACKENDS
 from tests.support.pg import fresh_schema
-from tests.support.service import running_service
+from tests.support.service import app_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 NONCE = re.compile(r"[0-9a-f]{16}")
@@ -202,7 +202,7 @@ def test_bad_inputs_get_one_line_exit_2_and_write_nothing(
 def test_an_audit_queue_is_blind_to_the_judge(scored: Scored) -> None:
     audit = _audit_json(scored, scored.runs[0], "--queue", "blind-q", "--count", "4")
     assert len(audit["items"]) == 4 and all(i["new"] for i in audit["items"])
-    with running_service(scored.url, scored.work) as service:
+    with app_service(scored.url) as service:
         token = service.user("blind-expert", "annotator")
         ann = service.client(token)
         listed = ann.get("/api/items", params={"queue": "blind-q"})
@@ -354,7 +354,7 @@ def test_audits_sent_at_once_into_one_queue_draw_it_once(scored: Scored) -> None
         r = scored.cli("score", str(fresh), "--judge", "race", "--json")
         assert r.code == 0, r.err
         run = json.loads(r.out)["run_id"]
-    with running_service(scored.url, scored.work) as service:
+    with app_service(scored.url) as service:
         token = service.user("race-admin", "admin")
         with service.client(token) as admin:  # the score run's rubric, as an admin uploads it
             rubric = {"Content-Type": "application/yaml"}

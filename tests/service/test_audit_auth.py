@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import text
 
@@ -32,7 +31,7 @@ from tests.support.labeling import (
     gold_jsonl,
     small_limit_service,
 )
-from tests.support.service import ROOT, Service
+from tests.support.service import ROOT, ServedService, Service
 
 LIMIT = SMALL_LIMIT
 CRITERIA = ALL_CRITERIA
@@ -42,8 +41,19 @@ CRITERIA = ALL_CRITERIA
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
+    """The application in this process."""
     with small_limit_service(request.param, tmp_path_factory.mktemp("audit-auth")) as s:
         yield s
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServedService]:
+    """`calibrant serve` in its own process: the tests that read its access log."""
+    work = tmp_path_factory.mktemp("audit-auth-served")
+    with small_limit_service(request.param, work, served=True) as s:
+        yield s  # type: ignore[misc]
 
 
 def _users(service: Service):  # type: ignore[no-untyped-def]
@@ -53,7 +63,7 @@ def _users(service: Service):  # type: ignore[no-untyped-def]
 
 
 def _routes(service: Service) -> list[tuple[str, str]]:
-    schema = httpx.get(f"{service.url}/openapi.json").json()
+    schema = service.client().get("/openapi.json").json()
     out = []
     for path, methods in schema["paths"].items():
         for method in methods:
@@ -61,7 +71,9 @@ def _routes(service: Service) -> list[tuple[str, str]]:
     return out
 
 
-def test_every_api_route_answers_401_without_a_valid_token(service: Service) -> None:
+@pytest.mark.slow  # the served process's access log
+def test_every_api_route_answers_401_without_a_valid_token(served: ServedService) -> None:
+    service = served
     token = service.user("in-401", "admin")
     routes = [r for r in _routes(service) if r[1] != "/api/health"]
     assert ("POST", "/api/labels") in routes and len(routes) > 15
@@ -80,7 +92,7 @@ def test_every_api_route_answers_401_without_a_valid_token(service: Service) -> 
         {"Cookie": f"calibrant_session={disabled}"},
         {"X-API-Key": token},
     ]
-    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+    with service.client() as anonymous:
         for method, path in routes:
             for headers in attempts:
                 got = anonymous.request(method, path, headers=headers)
@@ -114,13 +126,15 @@ def test_a_disabled_or_rotated_account_opens_nothing(service: Service) -> None:
         assert got.status_code == 303 and got.headers["location"] == "/login", path
     assert browser.post("/label/gold-081", data={"csrf": "x"}).status_code in (303, 401, 403)
     assert service.client(new).get("/api/labels").status_code == 401
-    bad = httpx.post(f"{service.url}/login", data={"token": new})
+    bad = service.client().post("/login", data={"token": new})
     assert bad.status_code == 401 and "set-cookie" not in bad.headers
 
 
+@pytest.mark.slow  # the served process's access log
 def test_tokens_are_stored_hashed_and_never_shown_or_logged(
-    service: Service, tmp_path: Path
+    served: ServedService, tmp_path: Path
 ) -> None:
+    service = served
     env = {"CALIBRANT_DATABASE_URL": service.database_url, "PATH": "/usr/bin:/bin"}
     made = run_in_process(("users", "add", "in-cli", "--role", "adjudicator"), cwd=ROOT, env=env)
     assert made.code == 0, made.err
@@ -141,7 +155,7 @@ def test_tokens_are_stored_hashed_and_never_shown_or_logged(
         engine.dispose()
     # a typo of the real token at the login form, a good login, pages, API calls
     near = token[:-2] + ("aa" if not token.endswith("aa") else "bb")
-    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+    with service.client() as anonymous:
         failed = anonymous.post("/login", data={"token": near})
         assert failed.status_code == 401 and near not in failed.text
     browser = login(service, token)
@@ -193,7 +207,7 @@ def test_every_cookie_write_needs_the_csrf_token_and_our_origin(service: Service
     evil = {"Origin": "https://evil.example"}
     assert browser.post("/label/gold-082", data=form, headers=evil).status_code == 403
     assert browser.post("/logout", data={"csrf": good}, headers=evil).status_code == 403
-    with httpx.Client(base_url=service.url, timeout=30) as anonymous:
+    with service.client() as anonymous:
         refused = anonymous.post("/login", data={"token": token}, headers=evil)
         assert refused.status_code == 403 and "set-cookie" not in refused.headers
         null = anonymous.post("/login", data={"token": token}, headers={"Origin": "null"})
@@ -211,8 +225,8 @@ def test_every_cookie_write_needs_the_csrf_token_and_our_origin(service: Service
 def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> None:
     token = service.user("in-cors", "annotator")
     evil = {"Origin": "https://evil.example"}
-    pre = httpx.options(
-        f"{service.url}/api/labels",
+    pre = service.client().options(
+        "/api/labels",
         headers={
             **evil,
             "Access-Control-Request-Method": "POST",
@@ -220,8 +234,8 @@ def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> No
         },
     )
     assert "access-control-allow-origin" not in pre.headers
-    got = httpx.get(
-        f"{service.url}/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
+    got = service.client().get(
+        "/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
     )
     assert "access-control-allow-origin" not in got.headers
 

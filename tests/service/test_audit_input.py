@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.support.browser import csrf_of, login
@@ -67,7 +66,7 @@ def test_bodies_over_the_limit_get_413_and_gzip_is_not_inflated(service: Service
         got = admin.post(path, content=chunks(LIMIT * 2), headers=headers)
         assert got.status_code == 413, path
     # a form with a huge field is refused before it is parsed
-    big_form = httpx.post(f"{service.url}/login", data={"token": "x" * (LIMIT + 10)})
+    big_form = service.client().post("/login", data={"token": "x" * (LIMIT + 10)})
     assert big_form.status_code == 413
     # 1 MB of zeros gzipped is ~1 kB: a server that inflated it would take it as JSON
     bomb = gzip.compress(b"[" + b"0," * (LIMIT * 10) + b"0]")
@@ -79,7 +78,7 @@ def test_bodies_over_the_limit_get_413_and_gzip_is_not_inflated(service: Service
     )
     assert 400 <= got.status_code < 500 and got.status_code != 413, got.text
     assert admin.get("/api/items?queue=in-big").json() == []
-    assert httpx.get(f"{service.url}/api/health").status_code == 200
+    assert service.client().get("/api/health").status_code == 200
 
 
 BAD_LABEL_BODIES: list[tuple[str, object]] = [
@@ -250,7 +249,7 @@ def test_concurrent_revisions_of_one_label_leave_exactly_one(service: Service) -
     values = ["pass", "fail", "cant_tell"]
 
     def post(i: int) -> int:
-        with httpx.Client(base_url=service.url, timeout=60) as c:
+        with service.client() as c:
             body = {
                 "item": "gold-085",
                 "labels": [
@@ -337,7 +336,7 @@ def test_two_adjudicators_deciding_at_once_leave_one_decision(service: Service) 
     tokens = [service.user(f"in-race-judge{i}", "adjudicator") for i in range(8)]
 
     def decide(i: int) -> int:
-        with httpx.Client(base_url=service.url, timeout=60) as c:
+        with service.client() as c:
             body = {
                 "item": "gold-084",
                 "criterion": "overall_clarity",
@@ -363,7 +362,7 @@ def test_the_same_upload_sent_at_once_by_several_admins_is_stored_once(service: 
     assert len(body) < LIMIT
 
     def upload(i: int) -> tuple[int, str]:
-        with httpx.Client(base_url=service.url, timeout=60) as c:
+        with service.client() as c:
             got = c.post(
                 "/api/transcripts?queue=in-race",
                 content=body,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -24,7 +23,7 @@ def test_the_session_cookie_is_httponly_strict_and_stored_only_as_a_hash(
     service: Service,
 ) -> None:
     token = service.user("audit-ann", "annotator")
-    browser = httpx.Client(base_url=service.url, timeout=30)
+    browser = service.client()
     got = browser.post("/login", data={"token": token})
     assert got.status_code == 303
     set_cookie = got.headers["set-cookie"].lower()
@@ -47,7 +46,7 @@ def test_a_logged_out_cookie_opens_no_api_route_either(service: Service) -> None
     home = browser.get("/")
     assert browser.get("/api/me").status_code == 200  # the cookie works on the API while live
     assert browser.post("/logout", data={"csrf": csrf_of(home.text)}).status_code == 303
-    copied = httpx.Client(base_url=service.url, timeout=30)
+    copied = service.client()
     copied.cookies.set("calibrant_session", cookie)
     assert copied.get("/api/me").status_code == 401
     assert copied.get("/api/items").status_code == 401

@@ -1,12 +1,14 @@
-"""Accounts and tokens against the real service (uvicorn in its own process) on SQLite and
-PostgreSQL: a token is printed once and stored hashed; requests without one get 401, with a
-lesser role 403; bodies over the limit get 413; no token is ever written to the log."""
+"""Accounts and tokens against the service on SQLite and PostgreSQL: a token is printed once
+and stored hashed; requests without one get 401, with a lesser role 403; bodies over the limit
+get 413 (the application in this process); no token is ever written to the log (`calibrant
+serve` in its own process, whose access log it is)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -14,19 +16,33 @@ from sqlalchemy import create_engine, text
 
 from tests.conftest import Result, run_cli
 from tests.support.pg import BACKENDS, fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.service import ServedService, Service, app_service, running_service
+
+
+@contextmanager
+def _store(backend: str, work: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{work / 'store.db'}"
+        return
+    with fresh_schema() as url:
+        yield url
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
-    work = tmp_path_factory.mktemp("svc")
-    if request.param == "sqlite":
-        with running_service(f"sqlite:///{work / 'store.db'}", work, "--max-body-mb", "1") as s:
+    with _store(request.param, tmp_path_factory.mktemp("svc")) as url:
+        with app_service(url, "--max-body-mb", "1") as s:
             yield s
-        return
-    with fresh_schema() as url, running_service(url, work, "--max-body-mb", "1") as s:
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServedService]:
+    work = tmp_path_factory.mktemp("svc-served")
+    with _store(request.param, work) as url, running_service(url, work) as s:
         yield s
 
 
@@ -105,7 +121,9 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
         assert got.status_code == 413 and "limit" in got.json()["detail"]
 
 
-def test_no_token_appears_in_the_service_log(service: Service) -> None:
+@pytest.mark.slow  # the served process's access log
+def test_no_token_appears_in_the_service_log(served: ServedService) -> None:
+    service = served
     token = service.user("quiet", "annotator")
     with service.client(token) as c:
         c.get("/api/me")

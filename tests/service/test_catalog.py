@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from calibrant.files import load_rubric
@@ -18,7 +17,7 @@ from calibrant.judge.config import JudgeOptions, resolve_judge
 from tests.conftest import ROOT
 from tests.support.browser import login
 from tests.support.pg import BACKENDS, fresh_schema
-from tests.support.service import Service, running_service
+from tests.support.service import Service, app_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 JUDGE = "model: openai/house\napi_base: http://127.0.0.1:9/v1\ntemperature: 0.0\n"
@@ -42,10 +41,10 @@ def ctx(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         )
 
     if request.param == "sqlite":
-        with running_service(f"sqlite:///{work / 'store.db'}", work) as s:
+        with app_service(f"sqlite:///{work / 'store.db'}") as s:
             yield make(s)
         return
-    with fresh_schema() as url, running_service(url, work) as s:
+    with fresh_schema() as url, app_service(url) as s:
         yield make(s)
 
 
@@ -206,9 +205,7 @@ def test_runs_and_report_pages(ctx: Ctx) -> None:
     signed_in = login(ctx.service, ctx.adjudicator)
     assert signed_in.get(f"/reports/{run_id}").status_code == 200
     signed_in.close()
-    with httpx.Client(
-        base_url=ctx.service.url, cookies={"calibrant_session": ctx.adjudicator}
-    ) as c:
+    with ctx.service.client(cookies={"calibrant_session": ctx.adjudicator}) as c:
         assert c.get(f"/reports/{run_id}").status_code == 303  # the raw token is no session
     with ctx.service.client(ctx.annotator) as annotator:
         assert annotator.get("/reports").status_code == 403

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.support.service import running_service
+from tests.support.service import app_service
 
 
 def test_a_probe_run_is_a_report_page(tmp_path: Path) -> None:
@@ -27,7 +27,7 @@ def test_a_probe_run_is_a_report_page(tmp_path: Path) -> None:
     )
     assert made.code == 0, made.err
     run_id = json.loads(made.out)["run_id"]
-    with running_service(url, tmp_path) as service:
+    with app_service(url) as service:
         reader = service.user("lena", "adjudicator")
         with service.client(reader) as c:
             index = c.get("/reports", params={"kind": "probe"})

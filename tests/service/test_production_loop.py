@@ -36,7 +36,7 @@ from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import FakeServer, fake_openai
 from tests.support.labeling import BACKENDS
 from tests.support.pg import fresh_schema
-from tests.support.service import running_service
+from tests.support.service import app_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 GOLD = ROOT / "gold"
@@ -210,7 +210,7 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path, store_url: st
         # week 1: score, move the run a week back, audit everything into a blind queue
         audits = {"week1": loop.score_and_audit("week1", days_back=7)}
 
-        with running_service(loop.env["CALIBRANT_DATABASE_URL"], work) as service:
+        with app_service(loop.env["CALIBRANT_DATABASE_URL"]) as service:
             experts = [service.client(service.user(n, "annotator")) for n in ("maria", "jonas")]
             adjudicator = service.client(service.user("ada", "adjudicator"))
 

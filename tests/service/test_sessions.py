@@ -35,7 +35,7 @@ def _cookie(browser: httpx.Client) -> str:
 
 
 def _with_cookie(service: Service, cookie: str) -> httpx.Client:
-    c = httpx.Client(base_url=service.url, timeout=30)
+    c = service.client()
     c.cookies.set("calibrant_session", cookie)
     return c
 

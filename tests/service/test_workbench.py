@@ -28,12 +28,22 @@ ANSWERS = {
 def service(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Service]:
+    """The application in this process."""
     with labeling_service(request.param, tmp_path_factory.mktemp("wb")) as s:
         yield s
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Service]:
+    """`calibrant serve` in its own process: the test that reads its access log."""
+    with labeling_service(request.param, tmp_path_factory.mktemp("wb-s"), served=True) as s:
+        yield s
+
+
 def login(service: Service, token: str) -> httpx.Client:
-    browser = httpx.Client(base_url=service.url, timeout=30)
+    browser = service.client()
     got = browser.post("/login", data={"token": token})
     assert got.status_code == 303 and got.headers["location"] == "/"
     cookie = got.headers["set-cookie"]
@@ -48,7 +58,7 @@ def csrf_of(page: str) -> str:
 
 
 def test_login_refuses_a_bad_token_and_pages_need_a_session(service: Service) -> None:
-    anonymous = httpx.Client(base_url=service.url, timeout=30)
+    anonymous = service.client()
     for path in ("/", "/label/anything", "/adjudicate"):
         got = anonymous.get(path)
         assert got.status_code == 303 and got.headers["location"] == "/login", path
@@ -147,7 +157,9 @@ def test_the_page_shows_records_beside_the_escaped_untrusted_conversation(
     assert "Processed." in html and "Does the agent tell the customer what happens next" in html
 
 
-def test_blind_pages_and_adjudication_without_rater_names(service: Service) -> None:
+@pytest.mark.slow  # ends by reading the served process's access log
+def test_blind_pages_and_adjudication_without_rater_names(served: Service) -> None:
+    service = served
     admin = service.client(service.user("wb-admin3", "admin"))
     assert admin.post("/api/transcripts?queue=wb-b", content=gold_jsonl(60)).is_success
     first_token = service.user("wb-first", "annotator")

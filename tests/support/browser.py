@@ -11,7 +11,7 @@ from tests.support.service import Service
 
 
 def login(service: Service, token: str, **headers: str) -> httpx.Client:
-    browser = httpx.Client(base_url=service.url, timeout=30)
+    browser = service.client()
     got = browser.post("/login", data={"token": token}, headers=headers)
     assert got.status_code == 303, got.text
     return browser

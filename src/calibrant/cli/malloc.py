@@ -13,10 +13,17 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
+from functools import lru_cache
 
 __all__ = ["limit_malloc_arenas", "trim_heap"]
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter number (malloc.h)
+
+
+@lru_cache(maxsize=1)
+def _libc() -> ctypes.CDLL:
+    """The C library, found once (`find_library` runs `ldconfig -p`, a process, each time)."""
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
 
 
 def limit_malloc_arenas(arenas: int = 1) -> bool:
@@ -24,8 +31,7 @@ def limit_malloc_arenas(arenas: int = 1) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+        mallopt = _libc().mallopt
     except (OSError, AttributeError):  # musl and others: no mallopt, nothing to do
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -38,7 +44,6 @@ def trim_heap() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
+        _libc().malloc_trim(0)
     except (OSError, AttributeError):
         return
