@@ -274,6 +274,7 @@ def _runnable_pages() -> list[Path]:
     return [p for p in PAGES if any(b.skip is None for b in shell_blocks(p))]
 
 
+@pytest.mark.slow  # ~60 real `calibrant` processes (forked), 11-46 s a page
 @pytest.mark.parametrize("page", _runnable_pages(), ids=_rel)
 def test_every_shell_block_of_the_page_runs_as_written(page: Path, reader: Reader) -> None:
     for block in shell_blocks(page):

@@ -82,6 +82,7 @@ def pg_env() -> Iterator[dict[str, str]]:
         admin.dispose()
 
 
+@pytest.mark.slow  # real processes, killed
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
 def test_a_killed_run_loses_no_answer_it_received(
     how: signal.Signals, tmp_path: Path, sqlite_env: dict[str, str]
@@ -116,6 +117,7 @@ def test_a_killed_run_loses_no_answer_it_received(
     assert doc["model_calls"] == len(never_asked) + len(asked_again)
 
 
+@pytest.mark.slow  # three real processes on one store
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_three_processes_on_one_store_pay_once_per_item(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -147,7 +149,7 @@ def test_refused_credentials_stop_the_run_in_one_line(
 ) -> None:
     make_items(SRC, tmp_path / "items", 30)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with CountingEndpoint() as endpoint:
+    with CountingEndpoint(in_thread=True) as endpoint:
         r = cli(
             "judge",
             str(tmp_path / "items"),
@@ -167,7 +169,7 @@ def test_a_cached_rerun_at_another_url_or_of_reformatted_files_makes_no_call(
     tmp_path: Path, sqlite_env: dict[str, str], cli: Cli
 ) -> None:
     names = make_items(SRC, tmp_path / "items", 12)
-    with CountingEndpoint() as first, CountingEndpoint() as second:
+    with CountingEndpoint(in_thread=True) as first, CountingEndpoint(in_thread=True) as second:
         r = cli(*judge_args(tmp_path / "items", first.url), env=sqlite_env)
         assert r.code == 0, r.err
         assert json.loads(r.out)["model_calls"] == len(names)
@@ -193,7 +195,7 @@ def test_calibrate_stops_on_refused_credentials_before_the_batch(
     tmp_path: Path, sqlite_env: dict[str, str], cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with CountingEndpoint() as endpoint:
+    with CountingEndpoint(in_thread=True) as endpoint:
         r = cli(
             "calibrate",
             *("--model", "openai/always-401", "--api-base", endpoint.url, "--concurrency", "2"),

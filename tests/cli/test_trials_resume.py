@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import CASES, ROOT, run_cli
 from tests.harness.test_llm_agent import PLAN, scripted_model
 from tests.support.fake_openai import FakeServer, fake_openai
@@ -87,6 +89,7 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k not in TIMING}
 
 
+@pytest.mark.slow  # a real `calibrant trials` process, killed or running beside
 def test_killed_run_resumes_without_redoing_finished_trials(tmp_path: Path) -> None:
     out, clean_out = tmp_path / "run", tmp_path / "clean"
     env = _env(tmp_path / "tmp")
@@ -122,6 +125,7 @@ def test_killed_run_resumes_without_redoing_finished_trials(tmp_path: Path) -> N
     assert run_cli("check", str(out), "--fail-on-violation").code == 0
 
 
+@pytest.mark.slow  # a real `calibrant trials` process, killed or running beside
 def test_sigterm_leaves_the_marker_and_no_scratch(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = _env(tmp_path / "tmp")
@@ -144,6 +148,7 @@ def test_sigterm_leaves_the_marker_and_no_scratch(tmp_path: Path) -> None:
     assert not (out / MARKER).exists()
 
 
+@pytest.mark.slow  # a real `calibrant trials` process, killed or running beside
 def test_restart_discards_an_incomplete_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = _env(tmp_path / "tmp")
@@ -168,6 +173,7 @@ def _one_line(r: Any) -> str:
     return str(lines[0])
 
 
+@pytest.mark.slow  # a real `calibrant trials` process, killed or running beside
 def test_resume_with_another_command_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = _env(tmp_path / "tmp")
@@ -197,6 +203,7 @@ def test_finished_run_is_not_silently_overwritten(tmp_path: Path) -> None:
     assert sorted(_transcripts(out)) == sorted(old)
 
 
+@pytest.mark.slow  # a real `calibrant trials` process, killed or running beside
 def test_a_second_run_into_a_busy_folder_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = _env(tmp_path / "tmp")

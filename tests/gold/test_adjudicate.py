@@ -4,13 +4,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
 import json
-import os
 import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -30,15 +33,30 @@ A, B = _labels("rater_a.jsonl"), _labels("rater_b.jsonl")
 DISPUTED = sorted(k for k in A if k in B and A[k] != B[k])
 
 
+def _tool() -> ModuleType:
+    """gold/adjudicate.py, loaded as the script runs (it is not a package module)."""
+    spec = importlib.util.spec_from_file_location("gold_adjudicate", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as for any module: dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+ADJUDICATE = _tool()
+
+
 def run(*args: str, gold: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run(
-        [sys.executable, str(TOOL), *args, "--gold", str(gold)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    """`python gold/adjudicate.py ARGS --gold GOLD`, its `main` in this process: exit code and
+    what it printed (argparse's own exits included)."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = [*args, "--gold", str(gold)]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = ADJUDICATE.main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess([str(TOOL), *argv], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

@@ -183,6 +183,7 @@ INJECTION = (
 )
 
 
+@pytest.mark.slow  # the embedded model (its tokenizer)
 def test_untrusted_text_never_becomes_a_chat_turn() -> None:
     """Token level, with the GGUF's own tokenizer: <|im_start|> and <|im_end|> appear only where
     the chat template puts them, never from a message's text."""

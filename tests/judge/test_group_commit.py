@@ -1,7 +1,7 @@
 """Group commit (`calibrant.judge.groupcommit`): answers that arrive together are committed
 together, and a concurrency slot is reused only once its answer is committed. A real SQLite
-store whose answer commits the test holds back, against a real endpoint in its own process that
-counts requests per item."""
+store whose answer commits the test holds back, against a real endpoint (on a thread of the test
+process) that counts requests per item."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_a_slot_is_reused_only_once_its_answer_is_committed(tmp_path: Path) -> N
     transcripts = [load_transcript(tmp_path / "items" / f"{n}.json") for n in names]
     store = HeldStore(f"sqlite:///{tmp_path / 'store.db'}")
     got: dict[str, Any] = {}
-    with CountingEndpoint(latency_s=0.05) as endpoint:
+    with CountingEndpoint(latency_s=0.05, in_thread=True) as endpoint:
         config, rubric, policy, _ = resolve_judge(
             JudgeOptions(model="openai/count", api_base=endpoint.url)
         )

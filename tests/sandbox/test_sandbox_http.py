@@ -42,6 +42,7 @@ def _raw(url: str, path: str, body: str, headers: dict[str, str]) -> tuple[int, 
         conn.close()
 
 
+@pytest.mark.slow  # `calibrant sandbox` in its own process, reached over HTTP
 def test_http_api_has_the_tools_schemas_and_logs_what_the_agent_sent(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with sandbox([ELIGIBLE], out, "-k", "1", "--json") as s:
@@ -85,6 +86,7 @@ def test_http_api_has_the_tools_schemas_and_logs_what_the_agent_sent(tmp_path: P
     assert checked.code == 1 and "end_state_matches_contract" in checked.out
 
 
+@pytest.mark.slow  # `calibrant sandbox` in its own process, reached over HTTP
 def test_a_web_page_or_a_caller_without_the_token_cannot_drive_the_tools(tmp_path: Path) -> None:
     """While the sandbox runs, a page in the user's browser (foreign Origin, a rebound Host, a
     text/plain "simple" request that needs no CORS preflight) or a process that did not read

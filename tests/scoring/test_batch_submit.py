@@ -170,7 +170,13 @@ def test_error_lines_and_an_expired_batch_become_failures_by_kind(tmp_path: Path
     make_items(SRC, tmp_path / "items", 5)
     env = _env(tmp_path)
     with BatchServer(
-        "--line-latency", "0.02", "--fail-items", "item-00001", "--expire-after", "3"
+        "--line-latency",
+        "0.02",
+        "--fail-items",
+        "item-00001",
+        "--expire-after",
+        "3",
+        in_thread=True,
     ) as server:
         judge = ["--model", "openai/batched", "--api-base", server.url, "--poll-interval", "0.1"]
         done = _cli(["score", str(tmp_path / "items"), *judge, "--submit", "--json"], env)
@@ -191,7 +197,7 @@ def test_refused_credentials_and_models_without_a_batch_api_are_one_line(
 ) -> None:
     make_items(SRC, tmp_path / "items", 2)
     env = _env(tmp_path)
-    with BatchServer("--api-key", "the-right-key") as server:
+    with BatchServer("--api-key", "the-right-key", in_thread=True) as server:
         judge = ["--model", "openai/batched", "--api-base", server.url]
         for cmd in (["batch", "submit"], ["score", "--submit"]):
             done = _cli([*cmd, str(tmp_path / "items"), *judge], env)
@@ -259,7 +265,9 @@ def test_runs_show_sums_up_a_batch_of_many_requests_and_json_keeps_every_one(
 ) -> None:
     make_items(SRC, tmp_path / "items", 40)
     env = _env(tmp_path)
-    with BatchServer("--line-latency", "0.002", "--fail-items", "item-00001") as server:
+    with BatchServer(
+        "--line-latency", "0.002", "--fail-items", "item-00001", in_thread=True
+    ) as server:
         judge = ["--model", "openai/batched", "--api-base", server.url, "--poll-interval", "0.1"]
         cmd = ["batch", "submit", str(tmp_path / "items"), *judge, "--samples", "5", "--json"]
         done = _cli(cmd, env)

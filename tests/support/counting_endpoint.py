@@ -1,4 +1,6 @@
-"""An OpenAI-compatible endpoint in its own process that counts requests per item.
+"""An OpenAI-compatible endpoint that counts requests per item: in its own process, or with
+`in_thread=True` served by uvicorn on a thread of the test process (for a test whose subject is
+not the endpoint's process: no child to start, the same HTTP on 127.0.0.1).
 
 Each item's transcript carries a marker `item-NNNNN` in its text (see `make_items`); the server
 finds it in the prompt and counts, per item, the requests that arrived and the answers it sent
@@ -84,16 +86,80 @@ class ChildServer:
         self.close()
 
 
-class CountingEndpoint(ChildServer):
-    """The endpoint as a child process; `counts()` reads what it saw."""
+class ThreadServer:
+    """A test server's ASGI app served by uvicorn on a thread of this process; ready once it
+    listens. The same interface as `ChildServer`."""
 
-    def __init__(self, latency_s: float = 0.0) -> None:
-        super().__init__("tests.support.counting_endpoint", "--latency", str(latency_s))
+    def __init__(self, app: Any) -> None:
+        import threading
+
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.base}/v1"
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+
+    get_json = ChildServer.get_json
+
+    def close(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> ThreadServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class CountingEndpoint:
+    """The endpoint, as a child process or (`in_thread`) on a thread of this process;
+    `counts()` reads what it saw."""
+
+    def __init__(self, latency_s: float = 0.0, *, in_thread: bool = False) -> None:
+        self._server: ChildServer | ThreadServer
+        if in_thread:
+            self._server = ThreadServer(_make_app(latency_s))
+        else:
+            self._server = ChildServer(
+                "tests.support.counting_endpoint", "--latency", str(latency_s)
+            )
+        self.port, self.base, self.url = self._server.port, self._server.base, self._server.url
+
+    def get_json(self, path: str) -> Any:
+        return self._server.get_json(path)
 
     def counts(self) -> dict[str, Counter[str]]:
         """{"requests": Counter(item -> n), "answered": Counter(item -> n)}"""
         doc = self.get_json("/counts")
         return {k: Counter(v) for k, v in doc.items()}
+
+    def close(self) -> None:
+        self._server.close()
+
+    def __enter__(self) -> CountingEndpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _make_app(latency_s: float) -> Any:

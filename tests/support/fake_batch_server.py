@@ -13,7 +13,8 @@ rest have no result). With ``--api-key K`` every request must carry ``Authorizat
 (else 401); ``--create-delay S`` answers ``POST /v1/batches`` S seconds after creating the batch
 (a client killed meanwhile never learns its id).
 
-Run by tests as ``python -m tests.support.fake_batch_server --port P``."""
+Run by tests as ``python -m tests.support.fake_batch_server --port P``, or with
+``BatchServer(..., in_thread=True)`` on a thread of the test process (the same options)."""
 
 from __future__ import annotations
 
@@ -27,21 +28,39 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.support.counting_endpoint import ChildServer
+from tests.support.counting_endpoint import ChildServer, ThreadServer
 
 MARK = re.compile(r"item-\d{5}")
 
 
-class BatchServer(ChildServer):
-    """The server as a child process; `counts()` reads what it saw."""
+class BatchServer:
+    """The server as a child process, or (`in_thread`) on a thread of this process; `counts()`
+    reads what it saw."""
 
-    def __init__(self, *args: str) -> None:
-        super().__init__("tests.support.fake_batch_server", *args)
+    def __init__(self, *args: str, in_thread: bool = False) -> None:
+        self._server: ChildServer | ThreadServer
+        if in_thread:
+            self._server = ThreadServer(make_app(_state(["--port", "0", *args])[1]))
+        else:
+            self._server = ChildServer("tests.support.fake_batch_server", *args)
+        self.port, self.base, self.url = self._server.port, self._server.base, self._server.url
+
+    def get_json(self, path: str) -> Any:
+        return self._server.get_json(path)
 
     def counts(self) -> dict[str, Any]:
         """{"counts": {files_created, batches_created, completions, ...}, "lines_run": {...}}"""
         doc: dict[str, Any] = self.get_json("/counts")
         return doc
+
+    def close(self) -> None:
+        self._server.close()
+
+    def __enter__(self) -> BatchServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass
@@ -269,9 +288,7 @@ def _public(batch: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in batch.items() if not k.startswith("_")}
 
 
-def main() -> None:
-    import uvicorn
-
+def _state(argv: list[str]) -> tuple[int, State]:
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--line-latency", type=float, default=0.05)
@@ -279,7 +296,7 @@ def main() -> None:
     ap.add_argument("--expire-after", type=int, default=None)
     ap.add_argument("--api-key", default=None)
     ap.add_argument("--create-delay", type=float, default=0.0)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     state = State(
         line_latency_s=args.line_latency,
         fail_items={x for x in args.fail_items.split(",") if x},
@@ -287,10 +304,19 @@ def main() -> None:
         api_key=args.api_key,
         create_delay_s=args.create_delay,
     )
+    return args.port, state
+
+
+def main() -> None:
+    import sys
+
+    import uvicorn
+
+    port, state = _state(sys.argv[1:])
     uvicorn.run(
         make_app(state),
         host="127.0.0.1",
-        port=args.port,
+        port=port,
         log_level="warning",
         access_log=False,
         lifespan="off",
