@@ -9,7 +9,6 @@ words only."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -292,20 +291,28 @@ def test_the_selftest_catches_every_planted_fault() -> None:
         assert problems == [], (entry.name, problems)
 
 
-def test_the_cli_runs_travel_cases_and_checks_their_transcripts(tmp_path: Path) -> None:
+def test_the_cli_runs_travel_cases_and_checks_their_transcripts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`calibrant trials` and `calibrant check` (calibrant's `main`, in this process) on travel
+    cases, as a team that installed the pack runs them."""
+    from calibrant.cli import main
+
     files = [str(pack().cases / f"{c}.yaml") for c in ("rebook_correct", "hold_expires")]
     out = tmp_path / "out"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        # the runs are recorded in a store of the test's, not in calibrant.db of the cwd
-        "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",
-    }
+    # the runs are recorded in a store of the test's, not in calibrant.db of the cwd
+    monkeypatch.setenv("CALIBRANT_DATABASE_URL", f"sqlite:///{tmp_path / 'store.db'}")
+    monkeypatch.setenv("COLUMNS", "200")
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "calibrant", *args], env=env, capture_output=True, text=True
-        )
+        monkeypatch.setattr(sys, "argv", ["calibrant", *args])
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, captured.out, captured.err)
 
     done = cli(
         "trials", *files, "--agent", "scripted:travel-correct/terse", "-k", "1", "--out", str(out)

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from calibrant_travel import pack
 
 from calibrant.files import load_transcript
@@ -40,6 +41,7 @@ class _Client:
             return dict(json.loads(answer.read()))
 
 
+@pytest.mark.slow  # `calibrant sandbox` in its own process, reached over HTTP
 def test_an_external_agent_runs_a_travel_trial_over_http(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = {
