@@ -40,6 +40,10 @@ LONG = (
     "tests/cli/test_trials_resume.py",
     "tests/cli/test_embedded_end_to_end.py",
     "tests/test_repo.py::test_mypy_is_clean_on_src",
+    # the fast tier's longest (15-50 s each)
+    "tests/safety/test_invariant_equivalence.py",
+    "tests/probes/test_the_tester.py",
+    "tests/calibration/test_the_tester.py",
 )
 
 

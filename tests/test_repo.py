@@ -21,8 +21,9 @@ def _commands() -> list[str]:
 
 def test_readme_opens_with_two_commands_and_ci_runs_the_test_one() -> None:
     main, tests = _commands()
-    assert "pip install" in main and "calibrant" in main
-    assert "pip install" in tests and "pytest" in tests
+    install = "python3 scripts/install.py "
+    assert main.startswith(install + "local ") and main.endswith("calibrant calibrate")
+    assert tests.startswith(install + "local,dev ") and tests.endswith("pytest -q")
     ci = (ROOT / ".ci" / "run").read_text()
     assert tests in ci.splitlines()
 
