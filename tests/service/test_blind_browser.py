@@ -45,7 +45,7 @@ ANSWERS = {
 
 @pytest.fixture()
 def service(tmp_path: Path) -> Iterator[Service]:
-    with labeling_service("sqlite", tmp_path) as s:
+    with labeling_service("sqlite", tmp_path, served=True) as s:
         yield s
 
 

@@ -22,7 +22,7 @@ TOP = {"x": 0, "y": 0, "width": 1280, "height": 360}  # the short pages: no empt
 
 @pytest.fixture()
 def service(tmp_path: Path) -> Iterator[Service]:
-    with labeling_service("sqlite", tmp_path) as s:
+    with labeling_service("sqlite", tmp_path, served=True) as s:
         yield s
 
 

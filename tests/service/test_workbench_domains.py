@@ -1,6 +1,7 @@
 """Another domain's records at the workbench: the warehouse pack of
 tests/domains/test_domain_files.py, installed through a real dist-info entry point, its rubric in
-the store of the real service (SQLite), and a warehouse transcript uploaded as an item.
+the service's store (SQLite; the application in this process, and `calibrant serve` for
+Chromium), and a warehouse transcript uploaded as an item.
 
 The labeling page's records panel shows the customer's (the acting tenant's) records by kind,
 each before and at the end, by the pack's roles: the amount with its currency, the quantity and
@@ -15,6 +16,7 @@ import copy
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ from tests.support.domains import installed
 from tests.support.labeling import labeling_service, put_rubric
 from tests.support.service import Service
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("workbench-domains")]
+pytestmark = pytest.mark.xdist_group("workbench-domains")  # one worker installs the pack
 CHROMIUM = Path("/usr/bin/chromium")
 # the other tenant's: its name, its stock's id (protected), its supplier's address (protected)
 OTHERS = ("Bravo", "SKU-2002", "frost.example")
@@ -48,21 +50,34 @@ def _planted() -> dict[str, Any]:
     return doc
 
 
-@pytest.fixture(scope="module")
-def item(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
+@contextmanager
+def _planted_item(work: Path, served: bool) -> Iterator[tuple[Service, str]]:
     """The service with the planted warehouse transcript uploaded; (service, its alias)."""
-    work = tmp_path_factory.mktemp("wb-domains")
     write_pack(work / "pack", "wb_warehouse_pack", WAREHOUSE, "warehouse = wb_warehouse_pack:pack")
     with installed(work / "pack"):
         rubric = work / "warehouse_rubric.yaml"
         rubric.write_text(RUBRIC, encoding="utf-8")
-        with labeling_service("sqlite", work) as service:
+        with labeling_service("sqlite", work, served=served) as service:
             digest = put_rubric(service.database_url, rubric)
             admin = service.client(service.user("wd-admin", "admin"))
             got = admin.post(f"/api/transcripts?queue=wh&rubric={digest}", json=_planted())
             assert got.is_success, got.text
             [row] = admin.get("/api/items?queue=wh").json()
             yield service, row["alias"]
+
+
+@pytest.fixture(scope="module")
+def item(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
+    """The application in this process."""
+    with _planted_item(tmp_path_factory.mktemp("wb-domains"), served=False) as got:
+        yield got
+
+
+@pytest.fixture(scope="module")
+def served_item(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, str]]:
+    """`calibrant serve` in its own process, for the browser."""
+    with _planted_item(tmp_path_factory.mktemp("wb-domains-served"), served=True) as got:
+        yield got
 
 
 def _rows(html: str) -> list[tuple[str, str, list[str]]]:
@@ -124,7 +139,11 @@ def test_the_panel_shows_the_customers_records_by_role_and_nothing_of_another_te
         assert secret not in sheet, secret
 
 
-def test_chromium_reads_the_panel_of_another_domains_item(item: tuple[Service, str]) -> None:
+@pytest.mark.slow  # Chromium, on the served process
+def test_chromium_reads_the_panel_of_another_domains_item(
+    served_item: tuple[Service, str],
+) -> None:
+    item = served_item
     if not CHROMIUM.exists() or shutil.which("chromium") is None:
         pytest.fail("Debian's chromium is needed: apt-get install -y chromium")
     from playwright.sync_api import expect, sync_playwright
