@@ -74,7 +74,9 @@ def main(out: Path) -> int:
         for other, theirs in selected.items():
             both = set(ids) & set(theirs)
             if tier < other and both:
-                problems.append(f"{len(both)} ids run in both {tier} and {other}: {sorted(both)[:5]}")
+                problems.append(
+                    f"{len(both)} ids run in both {tier} and {other}: {sorted(both)[:5]}"
+                )
         union |= set(ids)
     renamed = {}
     if RENAMED.exists():
