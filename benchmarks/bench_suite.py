@@ -111,7 +111,9 @@ def run(rev: str, label: str) -> dict[str, Any]:
             text=True,
         )
         output = proc.stdout + proc.stderr
-        (RESULTS / f"suite-{label}.log").write_text(output[-200_000:])
+        log = Path(tempfile.gettempdir()) / f"calibrant-suite-{commit}.log"
+        log.write_text(output)  # the whole output, for reading; not kept in the repository
+        print(f"the run's output: {log}", file=sys.stderr)
         row = _row(output, label, commit, proc.returncode, warm, load_before, _load(), started)
         ci_out = clone / ".ci" / "out"
         if (ci_out / "steps.tsv").exists():
