@@ -234,3 +234,21 @@ def test_the_anchor_kappa_helper_reads_cases_and_refuses_an_unknown_label() -> N
     assert anchor_kappa(cases, b) == pytest.approx((0.5 - p_e) / (1 - p_e))
     with pytest.raises(ValueError, match="unknown label 'maybe'"):
         anchor_kappa([Case("g1", ("maybe",), ("pass",))], b)
+
+
+def test_a_lasting_shift_for_500_windows_neither_crashes_nor_overflows_the_report() -> None:
+    """Issue 31: a product change that lasts pushes the shift e-process's log past 709, where
+    exp() overflows; every later look replays every window, so one crash was every crash. The
+    e-values are kept in log space; what is reported is finite, and JSON carries it."""
+    rng = random.Random(17)
+    monitor = Monitor(_baseline())
+    for week in range(1, 501):
+        status = monitor.update(_window(rng, f"w{week}", pass_rate=0.02)).criteria["tone"]
+    assert "product_changed" in status.verdicts, status.to_dict()
+    shift = status.shift
+    assert shift is not None and shift.log_e > 709  # past where exp() overflows
+    assert math.isfinite(shift.e_value) and shift.e_value >= shift.threshold
+    text = json.dumps(status.to_dict(), allow_nan=False)  # no inf, no nan
+    assert json.loads(text)["shift"]["log_e"] == pytest.approx(shift.log_e)
+    again = Monitor.from_dict(json.loads(json.dumps(monitor.to_dict(), allow_nan=False)))
+    assert again.to_dict() == monitor.to_dict()

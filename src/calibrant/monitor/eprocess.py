@@ -62,6 +62,8 @@ from typing import Any
 
 __all__ = [
     "CaseCodes",
+    "LOG_E_CAP",
+    "capped_e_value",
     "KappaEProcess",
     "ShiftEProcess",
     "agreement_weights",
@@ -75,6 +77,14 @@ CaseCodes = tuple[tuple[int, ...], tuple[int, ...]]
 BET_CAP = 0.8  # λ (1 - κ0) at most: one window can at most cut the e-value to a fifth
 PRIOR_VARIANCE = 0.05  # of T, before any window: the first bets are small
 PRIOR_CASES = 20.0  # the shift test's recent shares are smoothed toward p0 by this many cases
+LOG_E_CAP = 690.0
+"""The e-value shown is exp(min(log e, this)) ≈ 1e299: a lasting change drives log e past 709,
+where exp() overflows a float. Every decision reads log e itself, which is never capped."""
+
+
+def capped_e_value(log_e: float) -> float:
+    """The e-value of `log_e` as a finite float (at most exp(LOG_E_CAP))."""
+    return math.exp(min(log_e, LOG_E_CAP))
 
 
 def agreement_weights(k: int, *, ordinal: bool) -> tuple[tuple[float, ...], ...]:
@@ -170,7 +180,8 @@ class KappaEProcess:
 
     @property
     def e_value(self) -> float:
-        return math.exp(self.log_e)
+        """exp(log_e), capped at exp(LOG_E_CAP) (decisions read `log_e`)."""
+        return capped_e_value(self.log_e)
 
     def bet(self, current: Sequence[float] = ()) -> float:
         """λ for the next pair, from the pairs of the last windows and of this one so far
@@ -253,7 +264,8 @@ class ShiftEProcess:
 
     @property
     def e_value(self) -> float:
-        return math.exp(self.log_e)
+        """exp(log_e), capped at exp(LOG_E_CAP) (decisions read `log_e`)."""
+        return capped_e_value(self.log_e)
 
     def update(self, cases: Sequence[Sequence[int]]) -> None:
         """One factor per case, in the order given (the order must not depend on the labels)."""

@@ -147,7 +147,8 @@ class MonitorSettings:
 
 @dataclass(frozen=True)
 class RuleStatus:
-    e_value: float
+    e_value: float  # capped at exp(LOG_E_CAP) ≈ 1e299: finite, JSON-safe
+    log_e: float  # its natural log, never capped
     threshold: float
     alarm: bool  # reached the threshold in this window or an earlier one
     fired_at: str | None  # the window it first reached it in
@@ -157,6 +158,7 @@ class RuleStatus:
     def to_dict(self) -> dict[str, Any]:
         return {
             "e_value": self.e_value,
+            "log_e": self.log_e,
             "threshold": self.threshold,
             "alarm": self.alarm,
             "fired_at": self.fired_at,
@@ -380,6 +382,7 @@ class Monitor:
             c.fired[rule] = now
         return RuleStatus(
             e_value=e.e_value,
+            log_e=e.log_e,
             threshold=threshold,
             alarm=rule in c.fired,
             fired_at=c.fired.get(rule),

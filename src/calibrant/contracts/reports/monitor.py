@@ -38,7 +38,15 @@ class BaselineOut(Strict):
 
 
 class RuleOut(Strict):
-    e_value: float
+    e_value: float = Field(
+        description="The rule's e-value, capped at about 1e299 (a lasting change drives it past "
+        "what a float holds); log_e carries the exact value."
+    )
+    log_e: float | None = Field(
+        default=None,
+        description="The e-value's natural log, never capped (null in reports written before "
+        "it was recorded).",
+    )
     threshold: float
     alarm: bool = Field(description="Reached the threshold in this window or an earlier one.")
     fired_at: str | None = Field(description="The window it first reached it in.")
