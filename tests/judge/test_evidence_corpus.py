@@ -8,7 +8,8 @@ line or the workbench's trusted records panel, and pushed through
 - `calibrant import chat` (the tool's name from the function name, its error from the tool's
   own answer), then `calibrant judge`: the same, on the wire;
 - the workbench (the application in this process): the labeling page's trusted panel, and the
-  labeling API's item an expert's client reads.
+  labeling API's item an expert's client reads; and the Markdown labeling sheet an expert
+  labels offline.
 
 A payload is stopped in a field when every line that field lands in keeps the shape it has with
 an ordinary value there (the value quoted between ⟦untrusted text: and ⟧, nothing of it outside,
@@ -29,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from calibrant.contracts import Transcript
+from calibrant.judge.sheet import labeling_sheet
 from tests.conftest import ROOT, run_cli
 from tests.domains.packs import write_pack
 from tests.domains.test_domain_files import RUBRIC as WAREHOUSE_RUBRIC
@@ -396,6 +399,22 @@ def in_the_workbench(
     return faces
 
 
+@pytest.fixture(scope="module")
+def in_the_sheets(warehouse_pack: Path, documents: dict[str, dict[str, Any]]) -> Faces:
+    """The Markdown labeling sheet of every planted transcript (what an expert labels offline):
+    the lines of its records part, each table row and each line of the list."""
+    faces: Faces = {}
+    for kind, docs in documents.items():
+        name = "refunds" if kind == "refunds" else "another domain"
+        shown = faces.setdefault(f"sheet, {name}", {})
+        for tag, doc in docs.items():
+            sheet = labeling_sheet(Transcript.model_validate(doc), item="x-1")
+            records = sheet.split("\n## Conversation", 1)[0].split("\n")
+            rows = [x for x in records if x.startswith("| ") and not x.startswith("| Record |")]
+            shown[tag] = rows + [x for x in records if x.startswith("- ")]
+    return faces
+
+
 # ---- the tests -------------------------------------------------------------------------------
 
 
@@ -451,10 +470,12 @@ def _import_values() -> dict[str, list[str]]:
     return out
 
 
-def test_every_payload_is_stopped_in_the_workbench(in_the_workbench: Faces) -> None:
-    counts, missed = _both_domains(in_the_workbench)
+def test_every_payload_is_stopped_in_the_workbench(
+    in_the_workbench: Faces, in_the_sheets: Faces
+) -> None:
+    counts, missed = _both_domains({**in_the_workbench, **in_the_sheets})
     assert missed == [], _report(counts)
-    assert sum(n for _, n in counts.values()) == len(PAYLOADS) * 4 * 8
+    assert sum(n for _, n in counts.values()) == len(PAYLOADS) * 6 * 8
 
 
 def _read_as_before(faces: Faces, fields: tuple[str, ...], quoted_always: tuple[str, ...]) -> None:
@@ -476,10 +497,12 @@ def _read_as_before(faces: Faces, fields: tuple[str, ...], quoted_always: tuple[
                         assert got[i] == line.replace(plain, said), (face, field, b["id"])
 
 
-def test_ordinary_values_read_as_they_did(on_the_wire: Faces, in_the_workbench: Faces) -> None:
+def test_ordinary_values_read_as_they_did(
+    on_the_wire: Faces, in_the_workbench: Faces, in_the_sheets: Faces
+) -> None:
     refunds = {
         face: shown
-        for faces in (on_the_wire, in_the_workbench)
+        for faces in (on_the_wire, in_the_workbench, in_the_sheets)
         for face, shown in faces.items()
         if "refunds" in face
     }
