@@ -2,10 +2,19 @@
 
 Each item carries the id of the record or event it comes from, so the judge can cite it and the
 citation can be checked. Agent-written text (chat, notification bodies) is never evidence: it
-goes into the fenced, untrusted part of the prompt."""
+goes into the fenced, untrusted part of the prompt.
+
+The lines have a grammar nothing in a transcript can forge: calibrant writes every word of a
+line but its values; a value that a tool, an agent or a file controls (a tool's name, its
+error, an authorization reason, an event's detail, a record's status or field) goes through
+the fence's code_or_quoted() or quoted() (`fence.py`): a code as it is, anything else as one
+line of quoted text, visibly marked. Ids are contract-typed (`Id`), so they are codes already.
+The judge's prompt, the workbench's trusted panel, the labeling API and the labeling sheets all
+read these lines."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,6 +26,7 @@ from ..domains import DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
 from ..safety.records import Entry, RecordView
+from .fence import code_or_quoted, quoted
 
 __all__ = [
     "EvidenceItem",
@@ -96,7 +106,7 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
                         o.order_id,
                         0,
                         f"the ticket's order: paid "
-                        f"{money(o.paid_minor_units)}, status {o.status}{note}",
+                        f"{money(o.paid_minor_units)}, status {code_or_quoted(o.status)}{note}",
                     )
                 )
         for p in snap.policies:
@@ -111,7 +121,7 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
                     p.policy_id,
                     0,
                     f"refund policy in force: refundable "
-                    f"statuses {', '.join(p.refundable_statuses)}{limit}",
+                    f"statuses {', '.join(map(code_or_quoted, p.refundable_statuses))}{limit}",
                 )
             )
         for r in snap.refunds:
@@ -154,7 +164,8 @@ def trusted_evidence(t: Transcript) -> list[EvidenceItem]:
                     EvidenceItem(
                         o.order_id,
                         end,
-                        f"order {o.order_id} status changed from {before_o.status} to {o.status}",
+                        f"order {o.order_id} status changed from "
+                        f"{code_or_quoted(before_o.status)} to {code_or_quoted(o.status)}",
                     )
                 )
     items += _accepted(t)
@@ -182,8 +193,8 @@ def _calls_and_events(t: Transcript) -> list[EvidenceItem]:
                 EvidenceItem(
                     c.call_id,
                     c.seq,
-                    f"{c.tool} was DENIED by the service "
-                    f"({c.authorization.reason}); nothing was done",
+                    f"{code_or_quoted(c.tool)} was DENIED by the service "
+                    f"({_value(c.authorization.reason)}); nothing was done",
                 )
             )
         elif c.outcome in ("timeout", "crash"):
@@ -200,12 +211,13 @@ def _calls_and_events(t: Transcript) -> list[EvidenceItem]:
                 EvidenceItem(
                     c.call_id,
                     c.seq,
-                    f"{c.tool}: the response was lost "
+                    f"{code_or_quoted(c.tool)}: the response was lost "
                     f"({c.outcome}); the service had committed or accepted: {wrote}",
                 )
             )
         elif c.error:
-            items.append(EvidenceItem(c.call_id, c.seq, f"{c.tool} failed: {c.error}"))
+            what = f"{code_or_quoted(c.tool)} failed: {code_or_quoted(c.error)}"
+            items.append(EvidenceItem(c.call_id, c.seq, what))
         elif c.tool == "query_refund":
             found = isinstance(c.response, dict) and c.response.get("found")
             items.append(
@@ -218,7 +230,9 @@ def _calls_and_events(t: Transcript) -> list[EvidenceItem]:
             )
     for e in t.events:
         if e.kind == "external_change":
-            items.append(EvidenceItem(e.event_id, e.seq, f"outside the agent: {e.detail}"))
+            # a description in words, whoever wrote it: always quoted
+            said = f"outside the agent: {quoted(e.detail)}"
+            items.append(EvidenceItem(e.event_id, e.seq, said))
     return items
 
 
@@ -266,13 +280,15 @@ _SAID = {"before": "end not known", "after": "start not known"}
 class RecordRow:
     """One record of the acting tenant, before and at the end. `status` is "unchanged",
     "changed", "created" (not there before), "removed" (not there at the end), or "before" /
-    "after" when the other snapshot is not available."""
+    "after" when the other snapshot is not available. `id` is what evidence cites it by (a
+    code, see `_citation`); `name` its id as its records say it (the same, or quoted)."""
 
     kind: str
     id: str
     owner: str
     status: str
     fields: tuple[RecordField, ...]
+    name: str
 
     @property
     def said(self) -> str:
@@ -283,7 +299,7 @@ class RecordRow:
         """The record in words as it was `when` ("before" or "after")."""
         values = ((f.label, getattr(f, when)) for f in self.fields)
         body = ", ".join(f"{label} {value}" for label, value in values if value is not None)
-        return f"{self.kind} {self.id} of {self.owner}" + (f": {body}" if body else "")
+        return f"{self.kind} {self.name} of {self.owner}" + (f": {body}" if body else "")
 
 
 @dataclass(frozen=True)
@@ -395,7 +411,16 @@ def _row(
         for side in (was, now)
     ]
     fields = tuple(RecordField(*values) for values in zip(labels, *sides, strict=True))
-    return RecordRow(e.kind, e.id, e.owner, status, fields)
+    owner = code_or_quoted(e.owner)  # a pack may type its tenant field as a plain string
+    return RecordRow(e.kind, _citation(e), owner, status, fields, code_or_quoted(e.id))
+
+
+def _citation(e: Entry) -> str:
+    """What evidence cites a record by: its id when it is a code; else (a pack may type its id
+    field as a plain string) its kind and a digest of its id, a code that names it alone."""
+    if code_or_quoted(e.id) == e.id:
+        return e.id
+    return f"{e.kind}-{hashlib.sha256(e.id.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def _domain_evidence(t: Transcript) -> list[EvidenceItem]:
@@ -446,10 +471,11 @@ def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
     spec = e.spec
     parts: list[tuple[str, str]] = []
     for m in view.money(e):
-        parts.append((m.field, money(m.minor_units, m.currency or "in an unknown currency")))
-    parts += [(f, str(e.value(f))) for f in spec.quantity_fields]
+        currency = _value(m.currency) if m.currency else "in an unknown currency"
+        parts.append((m.field, money(m.minor_units, currency)))
+    parts += [(f, _value(e.value(f))) for f in spec.quantity_fields]
     if spec.version_field is not None:
-        parts.append(("version", str(e.value(spec.version_field))))
+        parts.append(("version", _value(e.value(spec.version_field))))
     named = {spec.id_field, spec.tenant_field, spec.version_field, *spec.quantity_fields}
     named |= {m.amount for m in spec.money_fields} | {m.currency for m in spec.money_fields}
     for f in (*spec.key_fields, *spec.operation_id_fields, *spec.state_fields):
@@ -460,12 +486,19 @@ def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
 
 
 def _plain(value: object) -> str:
-    """A state field's value in words: none for a missing value, ISO for a time."""
+    """A state field's value in words: none for a missing value, ISO for a time, a string as a
+    code or quoted."""
     if value is None:
         return "none"
     if isinstance(value, datetime):
         return value.isoformat()
-    return str(value)
+    return _value(value)
+
+
+def _value(value: object) -> str:
+    """A value from the transcript inside an evidence line: a string as a code, or quoted when
+    it is not one; anything else (a number, a flag, None) as Python writes it."""
+    return code_or_quoted(value) if isinstance(value, str) else str(value)
 
 
 def _customer_texts(t: Transcript) -> list[tuple[str, int, str, str]]:
@@ -484,8 +517,8 @@ def _customer_texts(t: Transcript) -> list[tuple[str, int, str, str]]:
         for f in e.spec.customer_text_fields if e.owner == t.acting_tenant else ():
             text = e.value(f)
             if isinstance(text, str) and text.strip():
-                header = f"{f} written by the customer, kept on {e.kind} {e.id}"
-                out.append((f"{f}_{e.id}", 0, header, text))
+                header = f"{f} written by the customer, kept on {e.kind} {code_or_quoted(e.id)}"
+                out.append((f"{f}_{_citation(e)}", 0, header, text))
     return out
 
 

@@ -3,7 +3,12 @@ notification body may not carry into the judge's prompt once neutralized, for ev
 
 fold() makes look-alikes plain (NFKC, one kind of line break, no invisible characters); then
 neutralize() rewrites chat-template control tokens, the fence words, fence brackets, square
-brackets and dash runs, and removes the nonce, and says what it rewrote (see _rewrite)."""
+brackets and dash runs, and removes the nonce, and says what it rewrote (see rewrite()).
+
+The same rewriting keeps the trusted evidence's grammar: a value inside an evidence line that
+came from outside calibrant (a tool's name or error, an authorization reason, an event's
+detail, a record's value) is written by code_or_quoted() as a code when it is one, else by
+quoted() as one line of quoted text between marks no value can write."""
 
 from __future__ import annotations
 
@@ -11,7 +16,18 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["fold", "neutralize", "rewrite", "control_free", "NEUTRALIZED_MARK"]
+__all__ = [
+    "fold",
+    "neutralize",
+    "rewrite",
+    "quoted",
+    "code_or_quoted",
+    "quoted_spans",
+    "NEUTRALIZED_MARK",
+    "QUOTE_OPEN",
+    "QUOTE_CLOSE",
+    "QUOTED_MAX_CHARS",
+]
 
 # What untrusted text may not contain once neutralized (see neutralize()).
 _LINE_BREAKS = re.compile(r"\r\n|[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
@@ -166,23 +182,92 @@ def neutralize(text: str, *, nonce: str) -> str:
 def rewrite(text: str, nonce: str) -> tuple[str, str | None]:
     """neutralize(), and what it rewrote that the judge should be told about (None: nothing but
     square brackets or dash runs, which are typography)."""
-    out = re.sub(re.escape(nonce), "\x00", fold(text), flags=re.IGNORECASE)  # fold drops \x00
-    counts: dict[str, int] = {}
+    folded = re.sub(re.escape(nonce), "\x00", fold(text), flags=re.IGNORECASE)  # fold drops \x00
+    out, counts = _neutral(folded)
+    if n := out.count("\x00"):
+        counts["nonce"] = n
+        out = out.replace("\x00", "[nonce removed]")
+    return out, _mark(counts)
+
+
+def _neutral(folded: str) -> tuple[str, dict[str, int]]:
+    """Folded text with its chat control tokens, fence words, fence brackets, square brackets
+    and dash runs rewritten; how many of each noted kind were."""
+    out, counts = folded, dict[str, int]()
     for what, pattern, repl in _NOTED:
         out, n = pattern.subn(repl, out)
         if n:
             counts[what] = counts.get(what, 0) + n
     for pattern, plain in _LOOKALIKES:
         out = pattern.sub(plain, out)
-    if n := out.count("\x00"):
-        counts["nonce"] = n
-        out = out.replace("\x00", "[nonce removed]")
+    return out, counts
+
+
+def _mark(counts: dict[str, int]) -> str | None:
     if not counts:
-        return out, None
+        return None
     what = ", ".join(f"{n} {w}{'s' if n > 1 else ''}" for w, n in counts.items())
-    return out, NEUTRALIZED_MARK.format(what=what)
+    return NEUTRALIZED_MARK.format(what=what)
 
 
-def control_free(text: str) -> str:
-    """`text` with its chat control tokens rewritten as neutralize() does, nothing else."""
-    return _CONTROL_TOKEN.sub(_token_mark, text)
+# ---- values inside the trusted evidence -------------------------------------------------------
+
+QUOTE_OPEN = "\u27e6untrusted text: "  # ⟦ : a square bracket's look-alike, so no value writes it
+QUOTE_CLOSE = "\u27e7"  # ⟧
+QUOTED_MAX_CHARS = 300
+"""Longest quoted value inside an evidence line, after rewriting; a longer one is cut and says
+how much was cut."""
+_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+/-]{0,99}")
+"""What a code may be (a tool name, an error or reason code, a status, an id): ASCII letters and
+digits, then up to 99 more of them or `_ . : @ + / -`. No space, bracket, `<`, `|`, `#` or
+`=`: a code can neither break a line nor write an evidence line's `[id] t=N:`, a chat marker or
+a fence marker."""
+_LINE_BREAK = re.compile(r"[ \t]*\n\s*")  # after fold(): every line break is a plain \n
+_HEADING = re.compile(r"#{2,}")  # `### Instruction:` (Alpaca, Vicuna templates) and Markdown
+
+
+def quoted(text: str) -> str:
+    """Free text from outside calibrant (a tool's error message, an event's detail...) inside a
+    trusted evidence line: rewritten as neutralize() does (no chat control token, fence word,
+    fence bracket or square bracket survives, so no evidence line's `[id] t=N:` either), on one
+    line (each line break becomes ` ↵ `, `##` runs one `#`), cut at QUOTED_MAX_CHARS, between
+    QUOTE_OPEN and QUOTE_CLOSE, which no rewritten text can contain. A cut and what was
+    rewritten are said after the closing mark, in square brackets only calibrant writes."""
+    body, counts = _neutral(fold(text))
+    body = _LINE_BREAK.sub(" \u21b5 ", body).replace("\t", " ")
+    body, headings = _HEADING.subn("#", body)
+    if headings:
+        counts["chat control token"] = counts.get("chat control token", 0) + headings
+    omitted = len(body) - QUOTED_MAX_CHARS
+    out = QUOTE_OPEN + body[:QUOTED_MAX_CHARS] + QUOTE_CLOSE
+    if omitted > 0:
+        out += f" [cut: {omitted} more characters not shown]"
+    mark = _mark(counts)
+    return out + (f" {mark}" if mark else "")
+
+
+def code_or_quoted(value: str) -> str:
+    """A value that should be a code (a tool name, an error or reason code, a status, a record's
+    value): itself when it reads as one (the _CODE grammar, and nothing the fence would
+    rewrite, so `untrusted` or `a--b` is not a code), else quoted()."""
+    if _CODE.fullmatch(value) and _neutral(value) == (value, {}):
+        return value
+    return quoted(value)
+
+
+_QUOTED = re.compile(re.escape(QUOTE_OPEN) + "([^\u27e6\u27e7]*)" + QUOTE_CLOSE)
+
+
+def quoted_spans(line: str) -> list[tuple[str, bool]]:
+    """An evidence line cut into (text, quoted) pieces, so a page can show each quoted value as
+    quoted text (its marks stay in the text)."""
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for m in _QUOTED.finditer(line):
+        if m.start() > at:
+            out.append((line[at : m.start()], False))
+        out.append((m.group(0), True))
+        at = m.end()
+    if at < len(line):
+        out.append((line[at:], False))
+    return out

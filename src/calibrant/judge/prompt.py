@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..contracts import INSUFFICIENT_EVIDENCE, LEGACY_DOMAIN, Rubric, Transcript
 from .evidence import EvidenceItem, conversation_items, trusted_evidence
-from .fence import control_free, fold, neutralize, rewrite
+from .fence import fold, neutralize, rewrite
 
 __all__ = [
     "PROMPT_TEMPLATE_VERSION",
@@ -33,11 +33,14 @@ __all__ = [
     "UNTRUSTED_MAX_CHARS",
 ]
 
-PROMPT_TEMPLATE_VERSION = "judge-prompt-v3"
-NAIVE_PROMPT_TEMPLATE_VERSION = "judge-prompt-v2-naive"
+PROMPT_TEMPLATE_VERSION = "judge-prompt-v4"
+"""v4: a value from outside calibrant inside an evidence line is a code or quoted text (v3: as
+it was, control tokens rewritten); the system message is the same bytes as v3's."""
+NAIVE_PROMPT_TEMPLATE_VERSION = "judge-prompt-v4-naive"
 """The same prompt with its defenses off (no fence, no neutralizing, no rule about untrusted
-text): only for measuring what the defenses buy (`calibrant probe`), never for judging."""
-EVIDENCE_REVERSED_TEMPLATE_VERSION = "judge-prompt-v3-evidence-reversed"
+text): only for measuring what the defenses buy (`calibrant probe`), never for judging. Its
+evidence lines are the defended prompt's (v2-naive before the evidence had a grammar)."""
+EVIDENCE_REVERSED_TEMPLATE_VERSION = "judge-prompt-v4-evidence-reversed"
 """The defended prompt with the trusted evidence lines in reverse time order (an order-bias
 probe)."""
 DATAMARK = "\u02c6"  # ˆ : replaces whitespace inside untrusted text when datamarking is on
@@ -205,11 +208,10 @@ def build_prompt(
     evidence = trusted_evidence(transcript)
     if variant.evidence_reversed:
         evidence = evidence[::-1]
+    # an uploaded transcript carries its own records: each value in them a code or quoted text
+    ev_block = "\n".join(e.render() for e in evidence) or "(no records)"
     if not variant.defenses:
-        ev_block = "\n".join(e.render() for e in evidence) or "(no records)"
         return _naive_prompt(transcript, rubric, evidence, ev_block, nonce, labels_only, limit)
-    # records are the service's, but an uploaded transcript carries them: no control token there
-    ev_block = "\n".join(control_free(e.render()) for e in evidence) or "(no records)"
     parts = []
     for item_id, t, header, text in conversation_items(transcript):
         body, rewrote = rewrite(text, nonce)
@@ -290,7 +292,8 @@ def _naive_prompt(
     labels_only: bool,
     limit: int,
 ) -> JudgePrompt:
-    """The prompt with its defenses off: the raw texts, no fence, no neutralizing."""
+    """The prompt with its defenses off: the conversation's raw texts, no fence, no
+    neutralizing (the evidence lines are the records', the same as the defended prompt's)."""
     parts = []
     for item_id, t, header, text in conversation_items(transcript):
         omitted = len(text) - limit

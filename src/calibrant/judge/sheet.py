@@ -46,7 +46,8 @@ def _tables(records: DomainRecords) -> list[str]:
     for kind, rows in records.kinds:
         lines += [f"### {kind}", "", "| Record | Field | Before | After |", "|---|---|---|---|"]
         for r in rows:
-            head = f"`[{_cell(r.id)}]` {r.said}"
+            named = "" if r.name == r.id else f" {_cell(r.name)}"
+            head = f"`[{_cell(r.id)}]`{named} {r.said}"
             if not r.fields:
                 lines.append(f"| {head} | (no field with a role) | | |")
             for n, f in enumerate(r.fields):

@@ -15,12 +15,14 @@ from urllib.parse import quote, urlsplit
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
 from ..errors import InputError
 from ..judge.evidence import conversation_items, records_for_rater
+from ..judge.fence import quoted_spans
 from . import adjudication as adj
 from . import labeling as lab
 from .security import COOKIE, check_csrf, csrf_token, optional_user
@@ -138,6 +140,17 @@ def _choices(c: Criterion) -> list[tuple[str, str, str]]:
 def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
     item = lab.get_item(engine, item_id)
     return item, lab.stored_rubric(engine, item.rubric_hash)[1]
+
+
+def _evidence(text: str) -> Markup:
+    """A trusted line's text (or a record's value) for the page: escaped, each value quoted in it
+    (fence.quoted(): what a tool, the agent or a file wrote) in a span marked untrusted."""
+    return Markup("").join(
+        Markup('<span class="quoted" title="quoted as given: untrusted">{}</span>').format(piece)
+        if is_quoted
+        else escape(piece)
+        for piece, is_quoted in quoted_spans(text)
+    )
 
 
 def _transcript_context(item: lab.Item) -> dict[str, Any]:
@@ -365,6 +378,7 @@ def install(app: FastAPI) -> None:
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
     )
+    app.state.templates.filters["evidence"] = _evidence
 
     async def login_first(_: Request, __: Exception) -> Response:
         return _see_other("/login")
