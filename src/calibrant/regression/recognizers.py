@@ -279,6 +279,8 @@ _NOT_NAMES = frozenset(
     tomorrow today tonight mañana manana hoy later luego back asap when cuando after before
     antes despues después now ahora soon pronto again de nuevo""".split()
 )
+# a title begins a name, it is never part of one ("Sr. García y Sra. López": two people)
+_TITLES = frozenset("mr mrs ms miss dr sr sra srta don dona senor senora senorita".split())
 # words of an organisation: a run of capitals holding one is a team or a shop, not a person
 # ("Thanks, Acme Retail Customer Care")
 _ORG = frozenset(
@@ -576,6 +578,8 @@ def name_mentions(text: str) -> list[str]:
             known = fold(word) in FIRST_NAMES
             if not link and word.casefold() in _NOT_NAMES and not (capital and words):
                 break
+            if fold(word) in _TITLES:
+                break
             if not (link or capital or known or (strong and len(words) < 3)):
                 break
             if not words and not (capital or known or strong):
@@ -586,7 +590,7 @@ def name_mentions(text: str) -> list[str]:
             if gap is None:
                 break
             pos = w.end() + gap.end()
-        while words and words[-1].casefold() in ("de", "del", "la", "los", "las", "y"):
+        while words and words[-1].casefold() in ("de", "del", "la", "los", "las", "y", "and"):
             words.pop()
         if words and not any(fold(w) in _ORG for w in words):
             found.append(" ".join(words))

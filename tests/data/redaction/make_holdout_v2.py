@@ -1,13 +1,21 @@
-"""Writes holdout_v2.jsonl beside it: messages written by hand, one by one, after the
-recognizers were changed for issue 30 and before they were measured on them (the planted
-corpus, planted_v2.jsonl, was written from templates before the change, and the change was
-made looking at its misses: its recall is on forms the recognizers were then taught). Nothing
-was changed in the recognizers after this set was first measured: its recall is the honest
-figure for messages written differently. Same format as planted_v2.jsonl.
+"""Writes holdout_v2.jsonl and holdout_v2_batch2.jsonl beside it: messages written by hand, one
+by one, not from templates. The planted corpus (planted_v2.jsonl) was written from templates
+before the recognizers were changed for issue 30, and the change was made looking at its
+misses: its recall is on forms the recognizers were then taught. These two batches measure
+messages written differently:
+
+- batch 1 was written after that change, before it was measured on them. First run: 79/92
+  (0.859), 3 placeholders in 12 clean messages. The general gaps it showed were then fixed
+  (brackets after a cue, initials, "titular"/"her name", a floor after a dash, "cad", a
+  passport a few words after its cue, British NI numbers, business phone lines, year-led
+  references), so it is no longer held out: 89/92 now.
+- batch 2 was written after those fixes and measured once: 40/44 (0.909). Nothing was changed
+  for its misses; its one false positive (a title taken for a name) was a bug, fixed.
 
     python tests/data/redaction/make_holdout_v2.py
 
-Values are invented; checksums valid where the kind has one (computed with python-stdnum)."""
+Same format as planted_v2.jsonl. Values are invented; checksums valid where the kind has one
+(computed with python-stdnum)."""
 
 from __future__ import annotations
 
@@ -249,10 +257,117 @@ MESSAGES: list[tuple[str, str, list[str], list[P], list[str]]] = [
 ]  # fmt: skip
 
 
-def main() -> None:
+# written after the fixes the first batch led to, and measured once: nothing was changed for it
+MESSAGES_2: list[tuple[str, str, list[str], list[P], list[str]]] = [
+    ("b-es-01",
+     "Buenas, os escribo desde el correo de mi mujer. El pedido order_17 venía a mi nombre, "
+     "Ignacio Bravo Montes. Mi DNI es el 52.184.337-M y el móvil 639 44 87 21.",
+     [], [("person", "Ignacio Bravo Montes", "a mi nombre, comma"),
+          ("national id", "52.184.337-M", "dni dots dash, cue"),
+          ("phone", "639 44 87 21", "es 3-2-2-2")], ["order_17"]),
+    ("b-es-02",
+     "Hola! Cambiad la dirección de envío a: Calle de Ríos Rosas, 118, 4º C, 28003 Madrid. "
+     "Gracias!!",
+     [], [("address", "Calle de Ríos Rosas, 118, 4º C", "calle with floor"),
+          ("postcode", "28003", "cp + city")], []),
+    ("b-es-03",
+     "Pagué con Bizum al 611 908 276, a nombre de Rocío. Ref. operación 4471-B.",
+     [], [("phone", "611 908 276", "es 3-3-3"), ("person", "Rocío", "a nombre de")],
+     ["4471-B"]),
+    ("b-es-04",
+     "Mi tarjeta Visa terminada en... bueno, entera: 4556 7375 8689 9855, CVV2: 318, caduca "
+     "10/2028.",
+     [], [("card", "4556 7375 8689 9855", "spaced"), ("card security code", "318", "CVV2:"),
+          ("card expiry", "10/2028", "caduca mm/yyyy")], []),
+    ("b-es-05",
+     "Os dejo el IBAN de la cuenta de mi padre: es36 0182 4420 5802 0159 8743",
+     [], [("iban", "es36 0182 4420 5802 0159 8743", "lower spaced, cue")], []),
+    ("b-es-06",
+     "NIE: Z-0827361-X. Pasaporte marroquí: UZ4815263.",
+     [], [("national id", "Z-0827361-X", "nie dashes, cue"),
+          ("passport", "UZ4815263", "moroccan, cue and a word")], []),
+    ("b-es-07",
+     "hola soy yolanda, la de las cortinas. me podeis llamar al 677-12-34-56?",
+     [], [("person", "yolanda", "soy, lower case"), ("phone", "677-12-34-56", "es dashes 3-2-2-2")],
+     []),
+    ("b-es-08",
+     "Ayer os llamé desde el fijo (93 412 77 05) y me colgaron.",
+     [], [("phone", "93 412 77 05", "es landline in brackets")], []),
+    ("b-es-09",
+     "El repartidor dejó el paquete en el buzón del portal, Ronda de Sant Pere 52, 08010 BCN.",
+     [], [("address", "Ronda de Sant Pere 52", "ronda"), ("postcode", "08010", "cp + BCN")], []),
+    ("b-es-10",
+     "Por favor no uséis mi correo antiguo (j.ferrandiz@telefonica.net), ahora es "
+     "jferrandiz1961@gmail.com",
+     [], [("email", "j.ferrandiz@telefonica.net", "in brackets"),
+          ("email", "jferrandiz1961@gmail.com", "plain")], []),
+    ("b-es-11",
+     "fecha nacimiento 07-11-1958 y n.º de la S.S. 46/10293847/53",
+     [], [("birth date", "07-11-1958", "dashes, fecha nacimiento"),
+          ("es social security", "46/10293847/53", "slashes, S.S.")], []),
+    ("b-es-12",
+     "El que recoge es mi hijo Marcos, DNI 49876543P, que trabaja por las mañanas.",
+     [], [("person", "Marcos", "relative"), ("national id", "49876543P", "dni compact, cue")],
+     []),
+    ("b-en-01",
+     "Hey, it's Jordan Blake. Order order_203 never came. My cell is 917-555-0163 and email "
+     "jordan.blake@protonmail.com",
+     [], [("person", "Jordan Blake", "it's"), ("phone", "917-555-0163", "us dashes"),
+          ("email", "jordan.blake@protonmail.com", "plain")], ["order_203"]),
+    ("b-en-02",
+     "Ship to: Unit 4, 19 Harbour Way, Poole BH15 1AB. Leave with neighbour at No. 21 if out.",
+     [], [("address", "Unit 4, 19 Harbour Way", "unit, way"),
+          ("postcode", "BH15 1AB", "uk after town")], []),
+    ("b-en-03",
+     "I've attached a photo of my driving licence (MORGA657054SM9IJ).",
+     [], [("national id", "MORGA657054SM9IJ", "uk driving licence")], []),
+    ("b-en-04",
+     "Please refund to my Revolut: GB84 REVO 0099 6912 3456 78",
+     [], [("iban", "GB84 REVO 0099 6912 3456 78", "gb spaced, no iban word")], []),
+    ("b-en-05",
+     "my daughter Lily-May ordered it using my card, the Amex: 3782 822463 10005",
+     [], [("person", "Lily-May", "relative, hyphenated first name"),
+          ("card", "3782 822463 10005", "amex 4-6-5")], []),
+    ("b-en-06",
+     "From IP 86.134.22.250 at 23:14 GMT, then from 2a00:23c7:8e8a:bd01:5d2b:c4c2:9a1f:70e3.",
+     [], [("ip address", "86.134.22.250", "v4, cue"),
+          ("ip address", "2a00:23c7:8e8a:bd01:5d2b:c4c2:9a1f:70e3", "v6 full")], ["23:14 GMT"]),
+    ("b-en-07",
+     "Regards\n\nTom Hardwick\nFlat 2B, 88 Mill Lane\nLeeds LS6 2AD\nMob: 07700 900461",
+     [], [("person", "Tom Hardwick", "signature block"),
+          ("address", "Flat 2B, 88 Mill Lane", "flat, lane"), ("postcode", "LS6 2AD", "uk"),
+          ("phone", "07700 900461", "uk mobile")], []),
+    ("b-en-08", "SSN is 412 68 9920, as on the form.",
+     [], [("us ssn", "412 68 9920", "spaces, cue")], []),
+    ("b-en-09",
+     "The parcel was for my grandmother, Mrs. Edith Okafor, at 7 Rosewood Gardens, Luton LU2 7HP.",
+     [], [("person", "Edith Okafor", "relative then Mrs."),
+          ("address", "7 Rosewood Gardens", "gardens"), ("postcode", "LU2 7HP", "uk")], []),
+    ("b-en-10", "hi its me again, dave, the guy with the broken tv. order_18",
+     [], [("person", "dave", "lower case, no cue")], ["order_18"]),
+    ("b-neg-01",
+     "Your order ORD-88213-ES (3 items) ships from warehouse MAD-4 on 2026-12-04; carrier ref "
+     "6N 4821 9937 ES.", [], [], ["ORD-88213-ES", "MAD-4", "2026-12-04", "6N 4821 9937 ES"]),
+    ("b-neg-02",
+     "Se aplicó el cupón BLACK50 (−50%) al pedido order_203; importe final 64,95 €, envío 4,99 €.",
+     [], [], ["BLACK50", "order_203", "64,95 €", "4,99 €"]),
+    ("b-neg-03",
+     "Tamaño 120x200 cm, 2 uds., peso 14,5 kg; precio unitario 149,00 € (IVA incl.)",
+     [], [], ["120x200 cm", "14,5 kg", "149,00 €"]),
+    ("b-neg-04",
+     "Server time 2026-12-01 09:00:00+01:00; request id 7f3a9c2e-41b2-4d6e-9a8f-2c1d5e6b7a90.",
+     [], [], ["2026-12-01 09:00:00+01:00", "7f3a9c2e-41b2-4d6e-9a8f-2c1d5e6b7a90"]),
+    ("b-neg-05", "Valoración: 4,5/5. Lo recomendaría. Entrega en 48/72 h.", [], [],
+     ["4,5/5", "48/72 h"]),
+    ("b-neg-06", "Pedido realizado desde la tienda de Castellana 200 (Madrid) el 28/11/2026.",
+     [], [], ["Castellana 200", "28/11/2026"]),
+]  # fmt: skip
+
+
+def write(messages: list[tuple[str, str, list[str], list[P], list[str]]], out: Path) -> None:
     docs: list[dict[str, Any]] = []
-    for id_, text, records, planted, keep in MESSAGES:
-        for kind, value, _form in planted:
+    for id_, text, records, planted, keep in messages:
+        for _kind, value, _form in planted:
             assert value in text, (id_, value)
             rest = fold(text)
             for _, other, _ in sorted(planted, key=lambda p: -len(p[1])):
@@ -267,12 +382,17 @@ def main() -> None:
             "planted": [{"kind": k, "value": v, "form": f} for k, v, f in planted],
             "keep": keep,
         })  # fmt: skip
-    with OUT.open("w", encoding="utf-8") as f:
+    with out.open("w", encoding="utf-8") as f:
         for doc in docs:
             f.write(json.dumps(doc, ensure_ascii=False) + "\n")
     n = sum(len(d["planted"]) for d in docs)
     kinds = {p["kind"] for d in docs for p in d["planted"]}
-    print(f"{OUT}: {len(docs)} messages, {n} planted values of {len(kinds)} kinds")
+    print(f"{out}: {len(docs)} messages, {n} planted values of {len(kinds)} kinds")
+
+
+def main() -> None:
+    write(MESSAGES, OUT)
+    write(MESSAGES_2, OUT.with_name("holdout_v2_batch2.jsonl"))
 
 
 if __name__ == "__main__":
