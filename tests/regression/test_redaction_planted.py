@@ -98,3 +98,19 @@ def test_spans_are_what_text_replaces() -> None:
         "Soy [person 1], DNI [national id 1], matrícula [licence plate 1]; pedido order_17 de "
         "42,00 EUR."
     )
+
+
+def test_lookalikes_of_personal_data_stay() -> None:
+    for text in [
+        "Tenemos 12.500.000 y 20.000.000 de unidades; me cobrasteis 1.250.000 EUR.",
+        "I was charged 1200 GBP instead of 120 GBP (and 4500 MXN).",
+        "firmware 2.1.0.14, versión 10.0.19045.2965, pagado a las 10:42:07",
+        "Llamé al 900 100 200 y al 902 123 456 (atención al cliente).",
+        "Factura n.º 2026/000412; pedido ORD-2026-004512; ref 2026-1130-0042-7781.",
+        "cheers mate",
+        "Gracias, de verdad.",
+        "Thanks,\nAcme Retail Customer Care",
+        "vence el 30/11/2026 y caduca el plazo el 12/01/2027",
+    ]:
+        assert Redactor().text(text) == text
+    assert Redactor().text("Sr. García y Sra. López") == "Sr. [person 1] y Sra. [person 2]"

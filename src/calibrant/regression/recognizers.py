@@ -95,7 +95,7 @@ _EXPIRY = re.compile(
 # checksum asked (a wrong letter is a typo of one). Otherwise the letter checks, or a cue.
 _DNI = re.compile(
     rf"(?<![0-9A-Za-z])\d{{2}}(?P<g>[.\s]?)\d{{3}}(?P=g)\d{{3}}"
-    rf"(?:\s?[{_DASH}/]\s?|[.\s])?[A-Za-z](?![0-9A-Za-z])"
+    rf"(?P<s>\s?[{_DASH}/]\s?|[.\s])?(?P<l>[A-Za-z])(?![0-9A-Za-z])"
 )
 _NIE = re.compile(
     rf"(?<![0-9A-Za-z])[XYZxyz](?P<a>\s?[{_DASH}.]\s?|\s)?\d{{7}}"
@@ -292,6 +292,7 @@ _ORG = frozenset(
 # what follows a sign-off that is not a name ("gracias igualmente", "thanks, appreciate it")
 _FILLERS = frozenset(
     """igualmente anyway everyone everybody todos todas all so much mucho muchas muchisimas lot
+    mate mates buddy pal majo maja majos tio tia crack campeon
     advance antemano guys chicos folks bye later love xx xxx hugs besos abrazos cordiales
     wishes care cuidaos bueno buen dia fin semana weekend week day evening morning night noche
     tarde vale perfect perfecto genial great brilliant cool done hecho appreciate appreciated
@@ -363,8 +364,11 @@ def _money_and_ids(text: str) -> Iterator[Span]:
         yield Span(m.start(1), m.end(1), "card expiry", _digits(m.group(1)))
     for m in _DNI.finditer(text):
         key = _alnum(m.group(0))
-        shape = m.group("g") == "."
-        if shape or dni.is_valid(key) or _cued(_ID_CUE, text, m.start(), 25):
+        cued = _cued(_ID_CUE, text, m.start(), 25)
+        # a lower-case letter after a space is a word, not a check letter ("12.500.000 y 20...")
+        if m.group("l").islower() and m.group("s") == " " and not cued:
+            continue
+        if m.group("g") == "." or dni.is_valid(key) or cued:  # dotted: a DNI's shape alone
             yield Span(m.start(), m.end(), "national id", key)
     for m in _NIE.finditer(text):
         key = _alnum(m.group(0))
