@@ -103,7 +103,7 @@ def test_spans_are_what_text_replaces() -> None:
 def test_lookalikes_of_personal_data_stay() -> None:
     for text in [
         "Tenemos 12.500.000 y 20.000.000 de unidades; me cobrasteis 1.250.000 EUR.",
-        "I was charged 1200 GBP instead of 120 GBP (and 4500 MXN).",
+        "I was charged 1200 GBP instead of 120 GBP (and 4500 MXN); the car cost 1500 CHF.",
         "firmware 2.1.0.14, versión 10.0.19045.2965, pagado a las 10:42:07",
         "Llamé al 900 100 200 y al 902 123 456 (atención al cliente).",
         "Factura n.º 2026/000412; pedido ORD-2026-004512; ref 2026-1130-0042-7781.",

@@ -413,8 +413,9 @@ def _social_security(text: str) -> Iterator[Span]:
 def _plates(text: str) -> Iterator[Span]:
     for m in _PLATE.finditer(text):
         letters = m.group(1)
-        upper = letters.isupper() and letters not in _NOT_PLATES
-        if upper or _cued(_PLATE_CUE, text, m.start(), 40):
+        if letters.upper() in _NOT_PLATES:  # "the car cost 1200 GBP"
+            continue
+        if letters.isupper() or _cued(_PLATE_CUE, text, m.start(), 40):
             yield Span(m.start(), m.end(), "licence plate", _alnum(m.group(0)))
     for m in _PLATE_OLD.finditer(text):
         if m.group("s") or _cued(_PLATE_CUE, text, m.start(), 40):
