@@ -3,8 +3,11 @@
 Kept: the starting state (the transcript's case fixture, or one read from the evaluator's
 'before' snapshot), the fault points the transcript shows firing (as a fault schedule on the
 same call of the same tool), and what the customer said. Redacted (`redact.Redactor`), with
-stable placeholders: personal data in the customer's messages, the order's note, the safety
-messages quoted as comments and the transcript id (copied into the title). Left to a person:
+stable placeholders: personal data in every text the draft copies from the transcript — the
+customer's messages, the order's note, the transcript id (copied into the title), the agent's
+name (copied into the description: a production agent may be named by a person's email), and
+every comment line (what was observed, with the safety messages and the agent's operation ids;
+the outcomes the original case accepted). Left to a person:
 the expected outcome (`expected: null`, with what was observed and the original case's
 outcomes as comments), which `trials` refuses until filled."""
 
@@ -137,7 +140,7 @@ def _observed(t: Transcript, r: Redactor) -> list[str]:
         lines.append(f"ticket {k.ticket_id}: {k.state}, held by {who}, {k.reconciliation}")
     bad = check_transcript(t).violated
     lines.append(f"safety check: {len(bad)} invariant(s) violated")
-    lines += [f"  {o.invariant}: {r.text(o.message)}" for o in bad]  # messages may quote data
+    lines += [f"  {o.invariant}: {o.message}" for o in bad]  # redacted with the rest in _yaml
     return lines
 
 
@@ -161,6 +164,7 @@ def draft_case(
     r = Redactor(_people(t), extra_terms or [])
     fixture = _fixture(t, r, source)
     origin = r.text(t.transcript_id)  # a production id may hold an email or a name
+    agent = r.text(t.provenance.agent)  # so may the agent's name ("ops.bot+ana.ruiz@shop.es")
     script = [r.text(turn.text) for turn in t.conversation if turn.role == "customer"]
     kept: dict[str, Any] = {} if t.case is None else {"invariants": t.case.invariants}
     case = CaseContract(
@@ -170,7 +174,7 @@ def draft_case(
         title=f"Regression drafted from transcript {origin}",
         description=(
             f"Drafted by `calibrant case from-transcript` from {origin} (agent "
-            f"{t.provenance.agent}, {t.provenance.started_at:%Y-%m-%d}); personal data replaced "
+            f"{agent}, {t.provenance.started_at:%Y-%m-%d}); personal data replaced "
             "by placeholders. The expected outcome must be confirmed by a person."
         ),
         tags=[tag],
@@ -199,6 +203,7 @@ def _yaml(case: CaseContract, t: Transcript, r: Redactor, origin: str) -> str:
         )
         notes += ["The case the transcript ran expected:"]
         notes += [f"  {line}" for line in original.splitlines()]
-    comment = "".join(f"# {line}\n".replace("#   \n", "#\n") for line in notes)
+    # every comment line is the transcript's text: ids an agent chose, messages quoting data
+    comment = "".join(f"# {r.text(line)}\n".replace("#   \n", "#\n") for line in notes)
     head = f"# Regression case drafted from transcript {origin}.\n"
     return head + body + comment + "expected: null\n"

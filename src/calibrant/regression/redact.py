@@ -3,14 +3,17 @@ gets the same placeholder everywhere in one case ("[person 1]", "[email 1]", "[i
 message still reads as it did and two messages about the same person still agree.
 
 What is replaced (`recognizers`): emails (also written out, "ana arroba gmail punto com"),
-IBANs (mod-97), cards (Luhn), Spanish DNI/NIE (check letter) and passport numbers, phones
-(libphonenumber: ES, GB, US and any +international number), dates of birth, street addresses
-and postcodes, long digit runs; the names of the people the transcript's records know (full
-names, then each part of three letters or more, with or without accents, in any case); names
-the text introduces ("me llamo josé", "soy María", "my name is", "I'm", "mi marido Pedro");
-and any extra term the caller names. Order ids, amounts and the conversation's dates stay: the
-case needs them, and they are the service's data, not the person's. What it cannot catch is in
-`recognizers`' docstring and the README; the summary line warns of it."""
+IBANs (mod-97) and Spanish account numbers (CCC), cards (Luhn), their security codes and expiry
+dates (after a cue), Spanish DNI/NIE (check letter, or the dotted/dashed shape), passport
+numbers, US and Spanish social security numbers, licence plates, IPv4 and IPv6 addresses,
+phones (libphonenumber: ES, GB, US and any +international number), dates of birth, street
+addresses and postcodes, long digit runs; the names of the people the transcript's records know
+(full names, then each part of three letters or more, hyphenated parts too, with or without
+accents, in any case); names the text introduces ("me llamo josé", "soy María", "my name is",
+"I'm", "mi marido Pedro", "Un saludo,\nmaite"); and any extra term the caller names. Order ids,
+amounts and the conversation's dates stay: the case needs them, and they are the service's
+data, not the person's. What it cannot catch is in `recognizers`' docstring and the docs; the
+summary line warns of it."""
 
 from __future__ import annotations
 
@@ -31,17 +34,46 @@ _PLACEHOLDER = re.compile(r"\[[a-z ]+ \d+\]")
 _PRIORITY = {
     "redacted": 0,
     "email": 1,
-    "iban": 2,
-    "card": 3,
-    "national id": 4,
-    "passport": 5,
-    "phone": 6,
-    "birth date": 7,
-    "address": 8,
-    "postcode": 9,
-    "person": 10,
-    "number": 11,
+    "ip address": 2,
+    "iban": 3,
+    "bank account": 4,
+    "card": 5,
+    "card code": 6,
+    "card expiry": 7,
+    "social security": 8,
+    "national id": 9,
+    "passport": 10,
+    "licence plate": 11,
+    "phone": 12,
+    "birth date": 13,
+    "address": 14,
+    "postcode": 15,
+    "person": 16,
+    "number": 17,
 }
+# parts of a name too common to stand alone for it ("Íñigo Martínez de Lizarduy")
+_LINKS = frozenset("de del la las los san santa van von der den dos das mac".split())
+_BETWEEN = r"[\s\-\u2010\u2011\u2013]+"  # between two parts of a name: spaces, hyphens
+_HYPHENS = re.compile(_BETWEEN)
+
+
+def _name_key(name: str) -> str:
+    """A name folded, its hyphens read as spaces, one kind of apostrophe ("garcia lorca")."""
+    return " ".join(_HYPHENS.split(fold(name).replace("\u2019", "'"))).strip()
+
+
+def _name_terms(name: str) -> list[str]:
+    """What stands for a person in text: the full name; each hyphenated surname whole; each
+    part of three letters or more, also a part after an apostrophe and the part without it
+    ("O'Brien-Walsh": "o'brien walsh", "o'brien", "obrien", "brien", "walsh")."""
+    key = _name_key(name)
+    terms = [key, key.replace("'", "")]
+    for piece in fold(name).replace("\u2019", "'").split():
+        if _HYPHENS.search(piece):  # a hyphenated surname, whole: "ruiz-tagle" / "ruiz tagle"
+            terms += [_name_key(piece), _name_key(piece).replace("'", "")]
+        for part in _HYPHENS.split(piece):
+            terms += [part, part.replace("'", ""), *part.split("'")]
+    return [t for t in dict.fromkeys(terms) if len(t.replace(" ", "")) >= 3 and t not in _LINKS]
 
 
 class Redactor:
@@ -64,10 +96,8 @@ class Redactor:
         if not name or _PLACEHOLDER.fullmatch(name):
             return
         self.person(name)
-        self._terms.setdefault(fold(name), "person")
-        for part in name.split():
-            if len(part) >= 3 and part.casefold() not in ("del", "las", "los"):
-                self._terms.setdefault(fold(part), "person")
+        for term in _name_terms(name):
+            self._terms.setdefault(term, "person")
         self._pattern = None
 
     def _slot(self, kind: str, value: str) -> str:
@@ -79,12 +109,11 @@ class Redactor:
         return self._map[k]
 
     def person(self, full_name: str) -> str:
-        """Reserve a placeholder for a person (all parts of the name map to it)."""
+        """Reserve a placeholder for a person (every part of the name maps to it)."""
         full = " ".join(full_name.split())
-        slot = self._slot("person", full)
-        for part in full.split():
-            if len(part) >= 3:
-                self._map.setdefault(("person", fold(part)), slot)
+        slot = self._slot("person", _name_key(full))
+        for term in _name_terms(full):
+            self._map.setdefault(("person", term), slot)
         return slot
 
     def _term_spans(self, text: str) -> list[Span]:
@@ -92,17 +121,20 @@ class Redactor:
             return []
         if self._pattern is None:
             alternatives = sorted(self._terms, key=lambda t: (-len(t), t))
-            body = "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in alternatives)
+            escaped = (re.escape(t).replace(r"\ ", _BETWEEN) for t in alternatives)
+            body = "|".join(e.replace("'", "['\u2019]") for e in escaped)
             self._pattern = re.compile(rf"(?<![\w\[])(?:{body})(?![\w\]])")
         folded = fold(text)
         spans = []
         for m in self._pattern.finditer(folded):
-            term = " ".join(m.group(0).split())
-            spans.append(Span(m.start(), m.end(), self._terms[term], term))
+            term = m.group(0)
+            key = next((k for k in (term, _name_key(term)) if k in self._terms), term)
+            spans.append(Span(m.start(), m.end(), self._terms.get(key, "redacted"), key))
         return spans
 
-    def text(self, text: str) -> str:
-        """`text` with every piece of personal data it holds replaced."""
+    def spans(self, text: str) -> list[Span]:
+        """What `text()` replaces in `text`, in reading order: of overlapping candidates the more
+        specific kind wins, then the longer span. Registers the names `text` introduces."""
         for name in name_mentions(text):
             self._add_name(name)
         taken = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
@@ -112,8 +144,12 @@ class Redactor:
             if all(s.end <= a or s.start >= b for a, b in taken):
                 taken.append((s.start, s.end))
                 chosen.append(s)
+        return sorted(chosen, key=lambda s: s.start)
+
+    def text(self, text: str) -> str:
+        """`text` with every piece of personal data it holds replaced."""
         pieces, pos = [], 0
-        for s in sorted(chosen, key=lambda s: s.start):  # numbered in reading order
+        for s in self.spans(text):  # numbered in reading order
             if s.kind == "person":
                 slot = self._map.get(("person", s.key)) or self.person(text[s.start : s.end])
             else:
