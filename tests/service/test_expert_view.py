@@ -17,7 +17,9 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -392,3 +394,84 @@ def test_an_upload_cannot_take_an_alias(labeled: World) -> None:
     shown = api.get(f"/api/items/{alias}").json()
     assert shown["queue"] == "calibration"
     assert world.admin.get(f"/api/items/{alias}").json()["transcript_id"] == target
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_schema_5_store_upgrades_in_place_keeping_items_labels_and_views(
+    backend: str, tmp_path: Path
+) -> None:
+    """Schema 6 adds who has read the judge's verdicts (a table); a store an earlier calibrant
+    wrote (schema 5) is upgraded in place, its items, aliases, labels and label views kept, and
+    the verdict rule holds on it at once."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, inspect, text
+
+    import calibrant.store.migrate as migrate_module
+    from calibrant.store import upgrade_store
+    from calibrant.store.migrate import HEAD
+    from calibrant.store.runs import Runs
+    from tests.support.pg import fresh_schema
+    from tests.support.service import app_service
+
+    with ExitStack() as stack:
+        url = (
+            f"sqlite:///{tmp_path / 'old.db'}"
+            if backend == "sqlite"
+            else stack.enter_context(fresh_schema())
+        )
+        engine = create_engine(url)
+        with engine.begin() as conn:
+            cfg = Config()
+            folder = Path(migrate_module.__file__).parent / "migrations"
+            cfg.set_main_option("script_location", str(folder))
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0005")
+            for statement in (
+                "INSERT INTO calibrant_users (name, role, token_hash, created_at, disabled) "
+                "VALUES ('old-adj', 'adjudicator', 'abc', '2026-11-01 10:00:00', false)",
+                "INSERT INTO calibrant_items (id, alias, transcript_hash, payload, queue, "
+                "rubric_hash, uploaded_by, created_at) VALUES ('t-1:scripted:correct:s0:t1', "
+                "'item-0123456789ab', 'sha256:x', '{}', 'q', 'r', 'admin', '2026-11-01 10:00:00')",
+                "INSERT INTO calibrant_labels (item, rater, criterion, label, created_at) "
+                "VALUES ('t-1:scripted:correct:s0:t1', 'old-ann', 'c', '\"pass\"', "
+                "'2026-11-01 10:00:00')",
+                "INSERT INTO calibrant_label_views (item, viewer, first_seen_at) "
+                "VALUES ('t-1:scripted:correct:s0:t1', 'old-adj', '2026-11-02 10:00:00')",
+            ):
+                conn.execute(text(statement))
+        engine.dispose()
+        assert upgrade_store(url) == ("0005", HEAD)
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            assert "calibrant_verdict_views" in set(inspect(conn).get_table_names())
+            kept = [
+                conn.execute(text("SELECT id, alias FROM calibrant_items")).all(),
+                conn.execute(text("SELECT item, rater, label FROM calibrant_labels")).all(),
+                conn.execute(text("SELECT item, viewer FROM calibrant_label_views")).all(),
+            ]
+            version = conn.execute(
+                text("SELECT value FROM calibrant_meta WHERE key = 'schema_version'")
+            ).scalar()
+        engine.dispose()
+        item = "t-1:scripted:correct:s0:t1"
+        assert kept == [
+            [(item, "item-0123456789ab")],
+            [(item, "old-ann", '"pass"')],
+            [(item, "old-adj")],
+        ]
+        assert version == "6"
+        # an audit run naming the item, read by an adjudicator: recorded in the new table
+        engine = create_engine(url)
+        runs = Runs(engine)
+        run_id = runs.start("audit", process=False)
+        runs.finish(run_id, {"items": [{"item_id": item, "judge_labels": {"c": "fail"}}]})
+        engine.dispose()
+        with app_service(url) as service:
+            reader = service.client(service.user("new-adj", "adjudicator"))
+            assert reader.get(f"/api/runs/{run_id}").status_code == 200
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            seen = conn.execute(text("SELECT item, viewer, source FROM calibrant_verdict_views"))
+            assert seen.all() == [(item, "new-adj", f"run {run_id}")]
+        engine.dispose()
