@@ -178,10 +178,10 @@ def test_the_sample_is_stratified_by_verdict_capped_by_case_and_reproducible(
         (("RUN", "--queue", "x", "--rate", "1.5"), "--rate 1.5 is not in (0, 1]"),
         (("RUN", "--queue", "x", "--count", "0"), "--count 0 must be at least 1"),
         (("RUN", "--queue", "x"), "give --rate R or --count N"),
+        (("RUN", "--queue", "held", "--count", "3"), "queue 'held' already holds items"),
         (("RUN", "--queue", "x", "--count", "3", "--seed", "2147483648"), "--seed 2147483648 is"),
         (("RUN", "--queue", "x", "--count", "3", "--seed", "-1"), "--seed -1 is not in 0.."),
         (("RUN", "--queue", "x", "--count", "100001"), "--count 100001 is over 100000"),
-        (("RUN", "--queue", "held", "--count", "3"), "queue 'held' already holds items"),
     ],
 )
 def test_bad_inputs_get_one_line_exit_2_and_write_nothing(
