@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_score import ci95  # noqa: E402
 
-from tests.support.labeling import gold_jsonl, labeling_service  # noqa: E402
+from tests.support.labeling import aliases_of, gold_jsonl, labeling_service  # noqa: E402
 
 OUT = HERE / "results" / "labeling.md"
 ANNOTATORS = 20
@@ -73,6 +73,8 @@ def one_run(backend: str, work: Path, seconds: float) -> dict[str, object]:
         admin = service.client(service.user("admin", "admin"))
         numbers = range(1, 101)
         assert admin.post("/api/transcripts", content=gold_jsonl(*numbers)).is_success
+        alias = aliases_of(service, *ITEMS)
+        names = [alias[i] for i in ITEMS]  # experts name items by their aliases
         tokens = [service.user(f"ann-{r:02d}", "annotator") for r in range(ANNOTATORS)]
         reader_token = service.user("reader", "annotator")
         reader = httpx.Client(base_url=service.url, timeout=60)
@@ -81,7 +83,7 @@ def one_run(backend: str, work: Path, seconds: float) -> dict[str, object]:
         idle: list[float] = []
         for k in range(200):
             t0 = time.perf_counter()
-            page = reader.get(f"/label/{ITEMS[k % len(ITEMS)]}")
+            page = reader.get(f"/label/{names[k % len(names)]}")
             idle.append((time.perf_counter() - t0) * 1000)
             assert page.status_code == 200
         stop = threading.Event()
@@ -95,7 +97,7 @@ def one_run(backend: str, work: Path, seconds: float) -> dict[str, object]:
                 start.wait()
                 i = r * 5
                 while not stop.is_set():
-                    item = ITEMS[i % len(ITEMS)]
+                    item = names[i % len(names)]
                     got = c.post("/api/labels", json={"item": item, "labels": labels_for(r, i)})
                     if got.status_code == 200:
                         sent[r] += 1
@@ -107,7 +109,7 @@ def one_run(backend: str, work: Path, seconds: float) -> dict[str, object]:
             k = 0
             while not stop.is_set():
                 t0 = time.perf_counter()
-                page = reader.get(f"/label/{ITEMS[k % len(ITEMS)]}")
+                page = reader.get(f"/label/{names[k % len(names)]}")
                 busy.append((time.perf_counter() - t0) * 1000)
                 if page.status_code != 200:
                     failures.append(f"page {page.status_code}")

@@ -189,7 +189,9 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
                     label = GOLD.labels_by(CONSENSUS, c.id).get(item["item_id"])
                     if label is not None:
                         for rater in ("maria", "jonas"):
-                            lab.save_labels(engine, rater, item["item_id"], [(c.id, label, None)])
+                            lab.save_labels(
+                                engine, rater, item["item_id"], [(c.id, label, None)], by_id=True
+                            )
             over_time = agreement_over_time(engine, n_resamples=200)
             cal = runs.start("calibrate", judge=cfg, process=False)
             runs.finish(cal, built_calibration())

@@ -101,7 +101,7 @@ class World:
             for item in items:
                 answers = [(c, label, None) for c, label in self.consensus[item].items()]
                 for rater in ("maria", "jonas"):
-                    lab.save_labels(engine, rater, item, answers)
+                    lab.save_labels(engine, rater, item, answers, by_id=True)
         finally:
             engine.dispose()
 

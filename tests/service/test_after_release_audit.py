@@ -12,6 +12,7 @@ import re
 import shutil
 from collections import defaultdict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import fake_openai
 from tests.support.labeling import BACKENDS
 from tests.support.pg import fresh_schema
-from tests.support.service import app_service
+from tests.support.service import Service, app_service
 
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 NONCE = re.compile(r"[0-9a-f]{16}")
@@ -178,6 +179,9 @@ def test_the_sample_is_stratified_by_verdict_capped_by_case_and_reproducible(
         (("RUN", "--queue", "x", "--count", "0"), "--count 0 must be at least 1"),
         (("RUN", "--queue", "x"), "give --rate R or --count N"),
         (("RUN", "--queue", "held", "--count", "3"), "queue 'held' already holds items"),
+        (("RUN", "--queue", "x", "--count", "3", "--seed", "2147483648"), "--seed 2147483648 is"),
+        (("RUN", "--queue", "x", "--count", "3", "--seed", "-1"), "--seed -1 is not in 0.."),
+        (("RUN", "--queue", "x", "--count", "100001"), "--count 100001 is over 100000"),
     ],
 )
 def test_bad_inputs_get_one_line_exit_2_and_write_nothing(
@@ -230,7 +234,7 @@ def test_an_audit_queue_is_blind_to_the_judge(scored: Scored) -> None:
         drawn = admin.post("/api/audits", json=body)
         assert drawn.status_code == 200 and len(drawn.json()["items"]) == 3
         bad = admin.post("/api/audits", json={**body, "count": 0})
-        assert bad.status_code == 400 and "--count 0" in bad.json()["detail"]
+        assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "count"
         held = admin.post("/api/audits", json={**body, "queue": "blind-q", "dry_run": False})
         assert held.status_code == 409
         # two experts label the queue through the API, an adjudicator settles their one
@@ -293,18 +297,24 @@ def test_agreement_over_two_windows_gives_the_kappa_of_the_labels(scored: Scored
                 expert = judged if flip is None or n % flip else OTHER[judged]
                 key = item["item_id"]
                 if name == "b":  # one expert: that expert's label, flagged
-                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)])
+                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)], by_id=True)
                 elif n < 2:  # two experts disagree: adjudicated (item 0) or unresolved (item 1)
-                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)])
-                    lab.save_labels(engine, "jonas", key, [(CRIT, OTHER[expert], None)])
+                    lab.save_labels(engine, "maria", key, [(CRIT, expert, None)], by_id=True)
+                    lab.save_labels(engine, "jonas", key, [(CRIT, OTHER[expert], None)], by_id=True)
                     if n == 1:
                         continue
                     adjudicate(
-                        engine, item=key, criterion=CRIT, label=expert, reason="rule 3", by="ada"
+                        engine,
+                        item=key,
+                        criterion=CRIT,
+                        label=expert,
+                        reason="rule 3",
+                        by="ada",
+                        by_id=True,
                     )
                 else:  # two experts agree: the consensus
                     for rater in ("maria", "jonas"):
-                        lab.save_labels(engine, rater, key, [(CRIT, expert, None)])
+                        lab.save_labels(engine, rater, key, [(CRIT, expert, None)], by_id=True)
                 pairs.append((expert, judged))
             expected[name] = (_kappa(pairs), len(pairs))
     finally:
@@ -336,24 +346,29 @@ def test_agreement_over_two_windows_gives_the_kappa_of_the_labels(scored: Scored
     assert stored["kind"] == "audit" and stored["report"]["items"] == first["items"]
 
 
+def _fresh_score_run(scored: Scored, prefix: str) -> str:
+    """A score run over run B's transcripts renamed `prefix-...`: none is a workbench item."""
+    fresh = scored.work / prefix  # transcripts no audit has put in the workbench yet
+    fresh.mkdir()
+    for f in sorted((scored.work / "b").glob("*.json")):
+        t = json.loads(f.read_text())
+        t["transcript_id"] = f"{prefix}-{t['transcript_id']}"
+        (fresh / f.name).write_text(json.dumps(t))
+    with fake_openai(_answer) as server:
+        (scored.work / "judges" / f"{prefix}.yaml").write_text(
+            f"model: openai/audit\napi_base: {server.url}\nrubric: {RUBRIC}\nmax_attempts: 1\n"
+        )
+        r = scored.cli("score", str(fresh), "--judge", prefix, "--json")
+        assert r.code == 0, r.err
+        return str(json.loads(r.out)["run_id"])
+
+
 def test_audits_sent_at_once_into_one_queue_draw_it_once(scored: Scored) -> None:
     """Four admins draw an audit into the same new queue at the same moment: one is drawn and
     recorded, the others get 409, and the queue holds the one sample."""
     from concurrent.futures import ThreadPoolExecutor
 
-    fresh = scored.work / "race"  # transcripts no audit has put in the workbench yet
-    fresh.mkdir()
-    for f in sorted((scored.work / "b").glob("*.json")):
-        t = json.loads(f.read_text())
-        t["transcript_id"] = f"race-{t['transcript_id']}"
-        (fresh / f.name).write_text(json.dumps(t))
-    with fake_openai(_answer) as server:
-        (scored.work / "judges" / "race.yaml").write_text(
-            f"model: openai/audit\napi_base: {server.url}\nrubric: {RUBRIC}\nmax_attempts: 1\n"
-        )
-        r = scored.cli("score", str(fresh), "--judge", "race", "--json")
-        assert r.code == 0, r.err
-        run = json.loads(r.out)["run_id"]
+    run = _fresh_score_run(scored, "race")
     with app_service(scored.url) as service:
         token = service.user("race-admin", "admin")
         with service.client(token) as admin:  # the score run's rubric, as an admin uploads it
@@ -380,3 +395,178 @@ def test_audits_sent_at_once_into_one_queue_draw_it_once(scored: Scored) -> None
     finally:
         engine.dispose()
     assert len(mine) == 1 and len(listed) == 6
+
+
+# ---- issue 30: an audit is all or nothing; reading what the judge said is not blind ----------
+
+
+@contextmanager
+def _admin(scored: Scored, name: str) -> Iterator[tuple[Service, Any]]:
+    """The service on the store, an admin's client, and the score run's rubric stored."""
+    with app_service(scored.url) as service, service.client(service.user(name, "admin")) as c:
+        rubric = {"Content-Type": "application/yaml"}
+        assert c.post("/api/rubrics", content=RUBRIC.read_bytes(), headers=rubric).is_success
+        yield service, c
+
+
+def test_audit_options_out_of_range_get_422_naming_them_and_write_nothing(
+    scored: Scored,
+) -> None:
+    """A seed past a 32-bit integer answered 500 after the queue's items were committed (and
+    recorded no audit run): every option is bounded before anything is written."""
+    run = _fresh_score_run(scored, "bounds")
+    with _admin(scored, "bounds-admin") as (_, admin):
+        before = _state(scored.url)
+        body = {"score_run": run, "queue": "bounds-q", "count": 3}
+        for name, value in (
+            ("seed", 2**31),
+            ("seed", 2**63),
+            ("seed", 2**64),
+            ("seed", -1),
+            ("count", 0),
+            ("count", 10**6),
+            ("rate", 0),
+            ("rate", 1.5),
+            ("per_case", 0),
+            ("per_case", 10**9),
+        ):
+            shape = {**body, name: value}
+            if name == "rate":
+                shape["count"] = None
+            got = admin.post("/api/audits", json=shape)
+            assert got.status_code == 422, (name, value, got.text)
+            assert got.json()["detail"][0]["loc"][-1] == name, got.text
+            assert _state(scored.url) == before, (name, value)
+        top = admin.post("/api/audits", json={**body, "seed": 2**31 - 1})
+        assert top.status_code == 200, top.text
+        assert top.json()["seed"] == 2**31 - 1
+        items, audits = _state(scored.url)
+        assert (items, audits) == (before[0] + 3, before[1] + 1)
+        shown = admin.get(f"/api/runs/{top.json()['run_id']}").json()
+        assert shown["seed"] == 2**31 - 1 and shown["kind"] == "audit"
+
+
+def test_an_audit_that_would_add_no_item_is_refused(scored: Scored) -> None:
+    """Drawn transcripts already in the workbench are reused, not added: an audit whose every
+    transcript is one adds nothing to its queue, and is refused (it "succeeded" before, any
+    number of times, with an empty queue)."""
+    run = _fresh_score_run(scored, "once")
+    with _admin(scored, "once-admin") as (_, admin):
+        first = admin.post("/api/audits", json={"score_run": run, "queue": "once-a", "rate": 1})
+        assert first.status_code == 200, first.text
+        before = _state(scored.url)
+        for queue in ("once-b", "once-b", "once-c"):
+            again = {"score_run": run, "queue": queue, "rate": 1, "seed": 9}
+            got = admin.post("/api/audits", json=again)
+            assert got.status_code == 409, got.text
+            assert "would add no item" in got.json()["detail"] and "once-a" in got.json()["detail"]
+        assert _state(scored.url) == before
+        assert admin.get("/api/items", params={"queue": "once-b"}).json() == []
+        r = scored.cli("audit", run, "--queue", "once-d", "--count", "2", "--rubric", str(RUBRIC))
+        assert r.code == 2 and "would add no item" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def _refuse_audit_runs(url: str, refuse: bool) -> None:
+    """A store that refuses to record an audit run (as a full disk or a broken connection
+    would, at the last write): a trigger on the runs table."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "sqlite":
+                conn.execute(
+                    text(
+                        "CREATE TRIGGER refuse_audit BEFORE INSERT ON calibrant_runs "
+                        "WHEN NEW.kind = 'audit' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                    )
+                    if refuse
+                    else text("DROP TRIGGER refuse_audit")
+                )
+            elif refuse:
+                conn.execute(
+                    text(
+                        "CREATE FUNCTION refuse_audit() RETURNS trigger AS $$ BEGIN "
+                        "IF NEW.kind = 'audit' THEN RAISE EXCEPTION 'refused'; END IF; "
+                        "RETURN NEW; END $$ LANGUAGE plpgsql"
+                    )
+                )
+                conn.execute(
+                    text(
+                        "CREATE TRIGGER refuse_audit BEFORE INSERT ON calibrant_runs "
+                        "FOR EACH ROW EXECUTE FUNCTION refuse_audit()"
+                    )
+                )
+            else:
+                conn.execute(text("DROP TRIGGER refuse_audit ON calibrant_runs"))
+                conn.execute(text("DROP FUNCTION refuse_audit()"))
+    finally:
+        engine.dispose()
+
+
+def test_an_audit_the_store_cannot_record_leaves_no_item(scored: Scored) -> None:
+    """The audit run and its queue's items are one transaction: when the run cannot be
+    recorded, no item is left in the queue (and the queue stays free for the audit)."""
+    run = _fresh_score_run(scored, "atomic")
+    with _admin(scored, "atomic-admin") as (_, admin):
+        before = _state(scored.url)
+        _refuse_audit_runs(scored.url, True)
+        try:
+            body = {"score_run": run, "queue": "atomic-q", "count": 4}
+            got = admin.post("/api/audits", json=body)
+            assert got.status_code == 500, got.text
+            assert _state(scored.url) == before
+            assert admin.get("/api/items", params={"queue": "atomic-q"}).json() == []
+        finally:
+            _refuse_audit_runs(scored.url, False)
+        again = admin.post("/api/audits", json=body)
+        assert again.status_code == 200, again.text  # the same queue, now drawn
+        assert len(admin.get("/api/items", params={"queue": "atomic-q"}).json()) == 4
+
+
+def test_who_reads_the_judges_verdicts_on_an_audit_may_no_longer_label_it(
+    scored: Scored,
+) -> None:
+    """The audit run's report (the API's answer, its report page, the agreement over time)
+    names each audited transcript and what the judge said of it: whoever reads it can no
+    longer label those items, nor adjudicate them; whoever did not, can."""
+    run = _fresh_score_run(scored, "verdicts")
+    with _admin(scored, "verdicts-admin") as (service, admin):
+        drawn = admin.post("/api/audits", json={"score_run": run, "queue": "v-q", "count": 3})
+        assert drawn.status_code == 200, drawn.text
+        audit = drawn.json()["run_id"]
+        items = admin.get("/api/items", params={"queue": "v-q"}).json()
+        aliases = [x["alias"] for x in items]
+        reads = {
+            "api": f"/api/runs/{audit}",
+            "prefix": f"/api/runs/{audit[:8]}",
+            "page": f"/reports/{audit}",
+            "over-time": "/api/agreement-over-time?resamples=100",
+        }
+        readers = {}
+        for who, path in reads.items():
+            reader = readers[who] = service.client(service.user(f"v-{who}", "adjudicator"))
+            assert reader.get(path).status_code == 200, (who, path)
+            for alias in aliases:
+                body = {"item": alias, "labels": [{"criterion": CRIT2, "label": "pass"}]}
+                refused = reader.post("/api/labels", json=body)
+                assert refused.status_code == 409, (who, refused.text)
+                detail = refused.json()["detail"]
+                assert "judge's verdict" in detail and alias in detail, detail
+        # the admin who drew it read the verdicts in the answer
+        body = {"item": aliases[0], "labels": [{"criterion": CRIT2, "label": "pass"}]}
+        assert admin.post("/api/labels", json=body).status_code == 409
+        # two annotators disagree; one adjudicator read the run, another did not
+        for n, label in enumerate(("pass", "fail")):
+            expert = service.client(service.user(f"v-ann{n}", "annotator"))
+            for alias in aliases:
+                body = {"item": alias, "labels": [{"criterion": CRIT2, "label": label}]}
+                assert expert.post("/api/labels", json=body).status_code == 200
+        swayed = readers["api"]
+        assert not {d["item"] for d in swayed.get("/api/disagreements").json()} & set(aliases)
+        decide = {"item": aliases[0], "criterion": CRIT2, "label": "fail", "reason": "r"}
+        refused = swayed.post("/api/adjudications", json=decide)
+        assert refused.status_code == 409 and "judge's verdict" in refused.json()["detail"]
+        fresh = service.client(service.user("v-fresh", "adjudicator"))
+        assert set(aliases) <= {d["item"] for d in fresh.get("/api/disagreements").json()}
+        assert fresh.post("/api/adjudications", json=decide).status_code == 200

@@ -60,14 +60,20 @@ def service(
 def test_an_annotator_sees_no_other_label_on_any_route(service: Service) -> None:
     first = service.client(service.user("au-first", "annotator"))
     mine = [{**x, "note": SECRET_NOTE} for x in ALL_PASS]
-    assert first.post("/api/labels", json={"item": "gold-070", "labels": mine}).is_success
+    alias = _alias(service, "gold-070", "gold-071")
+    a70, a71 = alias["gold-070"], alias["gold-071"]
+    assert first.post("/api/labels", json={"item": a70, "labels": mine}).is_success
     second_token = service.user("au-second", "annotator")
     api = service.client(second_token)
     browser = login(service, second_token)
-    other = {"item": "gold-071", "labels": _labels(explains_next_step="fail")}
+    other = {"item": a71, "labels": _labels(explains_next_step="fail")}
     assert api.post("/api/labels", json=other).is_success
     probes = [
         "/api/labels",
+        f"/api/labels?item={a70}",
+        f"/api/labels?rater=au-second&item={a70}",
+        f"/api/items/{a70}",
+        f"/api/disagreements?item={a70}",
         "/api/labels?item=gold-070",
         "/api/labels?rater=au-second&item=gold-070",
         "/api/labels?rater=au-second&rater=au-first",
@@ -109,19 +115,19 @@ def test_an_annotator_sees_no_other_label_on_any_route(service: Service) -> None
     for path in ("/api/disagreements", "/api/adjudications", "/api/export/labels", "/api/runs"):
         assert api.get(path).status_code == 403, path
     assert api.get("/api/labels?rater=au-first").status_code == 403
-    for row in api.get("/api/labels?item=gold-070").json():
+    for row in api.get(f"/api/labels?item={a70}").json():
         assert row["rater"] == "au-second"
     # the pages: labeling, home, adjudication and reports
-    pages = ["/", "/label/gold-070", "/label/gold-071", "/adjudicate", "/adjudicate/gold-070"]
-    pages += ["/reports", "/label/gold-070?rater=au-first", "/label/gold-999"]
+    pages = ["/", f"/label/{a70}", f"/label/{a71}", "/adjudicate", f"/adjudicate/{a70}"]
+    pages += ["/reports", f"/label/{a70}?rater=au-first", "/label/gold-999", "/label/gold-070"]
     for path in pages:
         got = browser.get(path)
         assert got.status_code < 500, path
         assert SECRET_NOTE not in got.text and "au-first" not in got.text, path
     assert browser.get("/adjudicate").status_code == 403
     assert browser.get("/reports").status_code in (401, 403)
-    page = browser.get("/label/gold-070").text
-    assert " checked" not in page  # nobody's choice is preselected for the second expert
+    page = browser.get(f"/label/{a70}").text
+    assert "Save labels" in page and " checked" not in page  # nobody's choice is preselected
 
 
 def test_an_annotator_cannot_write_as_another_rater_or_reach_higher_roles(
@@ -169,11 +175,12 @@ def _alias(service: Service, *ids: str) -> dict[str, str]:
 def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service) -> None:
     aaa = service.client(service.user("aaa-rater", "annotator"))
     zzz = service.client(service.user("zzz-rater", "annotator"))
+    alias = _alias(service, "gold-073", "gold-074")
     # the same two raters, the same order of submission, opposite labels on two items
     for item, (a, z) in {"gold-073": ("pass", "fail"), "gold-074": ("fail", "pass")}.items():
         for client, value in ((aaa, a), (zzz, z)):
             body = {
-                "item": item,
+                "item": alias[item],
                 "labels": [
                     {"criterion": "explains_next_step", "label": value, "note": f"note {value}"}
                 ],
@@ -182,7 +189,7 @@ def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service
     judge_token = service.user("au-judge", "adjudicator")
     judge = service.client(judge_token)
     got = judge.get("/api/disagreements").json()
-    named = {v: k for k, v in _alias(service, "gold-073", "gold-074").items()}
+    named = {v: k for k, v in alias.items()}
     found = {
         named[d["item"]]: [x["label"] for x in d["labels"]]
         for d in got
@@ -199,7 +206,7 @@ def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service
     assert "aaa-rater" not in raw and "zzz-rater" not in raw
     browser = login(service, judge_token)
     for item in ("gold-073", "gold-074"):
-        page = browser.get(f"/adjudicate/{item}").text
+        page = browser.get(f"/adjudicate/{alias[item]}").text
         assert "aaa-rater" not in page and "zzz-rater" not in page
         shown = re.findall(r"note (pass|fail)", page)
         assert shown == found["gold-073"][: len(shown)] or not shown, (item, shown)
@@ -210,11 +217,12 @@ def test_disagreements_show_no_rater_identity_not_even_by_order(service: Service
 def test_adjudication_records_who_and_why_once_and_is_checked(service: Service) -> None:
     a = service.client(service.user("au-r1", "annotator"))
     b = service.client(service.user("au-r2", "annotator"))
+    a75 = _alias(service, "gold-075")["gold-075"]
     for client, value in ((a, "pass"), (b, "fail")):
-        body = {"item": "gold-075", "labels": _labels(explains_next_step=value, overall_clarity=2)}
+        body = {"item": a75, "labels": _labels(explains_next_step=value, overall_clarity=2)}
         assert client.post("/api/labels", json=body).is_success
     judge = service.client(service.user("au-judge2", "adjudicator"))
-    decide = {"item": "gold-075", "criterion": "explains_next_step", "label": "fail"}
+    decide = {"item": a75, "criterion": "explains_next_step", "label": "fail"}
     assert judge.post("/api/adjudications", json=decide).status_code == 422  # no reason
     assert judge.post("/api/adjudications", json={**decide, "reason": ""}).status_code == 422
     assert judge.post("/api/adjudications", json={**decide, "reason": "   "}).status_code == 422
@@ -222,8 +230,9 @@ def test_adjudication_records_who_and_why_once_and_is_checked(service: Service) 
     assert judge.post("/api/adjudications", json=off).status_code == 422
     agreed = {**decide, "criterion": "overall_clarity", "label": 2, "reason": "r"}
     assert judge.post("/api/adjudications", json=agreed).status_code in (404, 409, 422)
-    unknown = {**decide, "item": "gold-999", "reason": "r"}
-    assert judge.post("/api/adjudications", json=unknown).status_code == 404
+    for name in ("gold-999", "gold-075"):  # a transcript id, even a right one, names nothing
+        unknown = {**decide, "item": name, "reason": "r"}
+        assert judge.post("/api/adjudications", json=unknown).status_code == 404
     ok = judge.post("/api/adjudications", json={**decide, "reason": "the policy says so"})
     assert ok.status_code == 200, ok.text
     assert ok.json()["decided_by"] == "au-judge2" and ok.json()["reason"] == "the policy says so"
@@ -234,28 +243,28 @@ def test_adjudication_records_who_and_why_once_and_is_checked(service: Service) 
     assert again.status_code == 409, again.text
     revised = judge.post("/api/adjudications", json={**decide, "reason": "the policy says so"})
     assert revised.status_code == 200, revised.text
-    recorded = judge.get("/api/adjudications?item=gold-075").json()
+    recorded = judge.get(f"/api/adjudications?item={a75}").json()
     assert [(d["label"], d["decided_by"], d["reason"]) for d in recorded] == [
         ("fail", "au-judge2", "the policy says so")
     ]
     # the adjudicator cannot now label the item it decided (its label would not be blind)
-    late = {"item": "gold-075", "labels": _labels(explains_next_step="pass")}
+    late = {"item": a75, "labels": _labels(explains_next_step="pass")}
     assert judge.post("/api/labels", json=late).status_code in (403, 409)
     # a rater revising after the decision does not erase it
     assert a.post("/api/labels", json={**late, "labels": _labels(explains_next_step="fail")})
-    assert len(judge.get("/api/adjudications?item=gold-075").json()) == 1
+    assert len(judge.get(f"/api/adjudications?item={a75}").json()) == 1
 
 
 def test_an_adjudicator_is_not_offered_its_own_dispute(service: Service) -> None:
     judge = service.client(service.user("au-judge-labels", "adjudicator"))
     other = service.client(service.user("au-r3", "annotator"))
-    for client, value in ((judge, "pass"), (other, "fail")):
-        body = {"item": "gold-076", "labels": _labels(no_claim_before_confirmed=value)}
-        assert client.post("/api/labels", json=body).is_success
     alias = _alias(service, "gold-076")["gold-076"]
+    for client, value in ((judge, "pass"), (other, "fail")):
+        body = {"item": alias, "labels": _labels(no_claim_before_confirmed=value)}
+        assert client.post("/api/labels", json=body).is_success
     mine = [d for d in judge.get("/api/disagreements").json() if d["item"] == alias]
     assert mine == []
-    decide = {"item": "gold-076", "criterion": "no_claim_before_confirmed", "label": "pass"}
+    decide = {"item": alias, "criterion": "no_claim_before_confirmed", "label": "pass"}
     got = judge.post("/api/adjudications", json={**decide, "reason": "mine is right"})
     assert got.status_code in (403, 409), got.text
     browser = login(service, service.user("au-judge-labels-2", "adjudicator"))
@@ -270,7 +279,8 @@ def test_a_note_and_an_item_id_from_one_expert_are_escaped_for_another(
     admin = service.client(service.user("au-admin-3", "admin"))
     got = admin.post("/api/transcripts?queue=au-x", json=doc)
     assert got.status_code in (200, 422), got.text
-    item = doc["transcript_id"] if got.status_code == 200 else "gold-077"
+    transcript_id = doc["transcript_id"] if got.status_code == 200 else "gold-077"
+    item = _alias(service, transcript_id)[transcript_id]  # what experts name it by
     attack = '</textarea><script>alert(1)</script><!-- "><img src=x onerror=alert(2)>'
     for name, value in (("au-x1", "pass"), ("au-x2", "fail")):
         client = service.client(service.user(name, "annotator"))
@@ -290,7 +300,8 @@ def test_a_note_and_an_item_id_from_one_expert_are_escaped_for_another(
 
 def test_a_normal_session_ends_in_a_gold_set_that_loads(service: Service, tmp_path: Path) -> None:
     ann = [login(service, service.user(f"au-e2e{i}", "annotator")) for i in range(2)]
-    items = ["gold-078", "gold-079"]
+    alias = _alias(service, "gold-078", "gold-079")
+    items = [alias["gold-078"], alias["gold-079"]]
     for i, browser in enumerate(ann):
         for item in items:
             page = browser.get(f"/label/{item}")
@@ -307,12 +318,20 @@ def test_a_normal_session_ends_in_a_gold_set_that_loads(service: Service, tmp_pa
             assert browser.post(f"/label/{item}", data=form).status_code == 303
     judge = login(service, service.user("au-e2e-judge", "adjudicator"))
     listing = judge.get("/adjudicate").text
-    assert _alias(service, "gold-078")["gold-078"] in listing
-    page = judge.get("/adjudicate/gold-078").text
+    assert alias["gold-078"] in listing
+    page = judge.get(f"/adjudicate/{alias['gold-078']}").text
     decision = {"csrf": csrf_of(page), "criterion": "explains_next_step", "label": "pass"}
-    done = judge.post("/adjudicate/gold-078", data={**decision, "reason": "steps are given"})
+    done = judge.post(
+        f"/adjudicate/{alias['gold-078']}", data={**decision, "reason": "steps are given"}
+    )
     assert done.status_code == 303, done.text
-    api = service.client(service.user("au-e2e-exporter", "adjudicator"))
+    # an adjudicator's export names the items as it knows them: by alias
+    blind = service.client(service.user("au-e2e-reader", "adjudicator"))
+    lines = blind.get("/api/export/labels/consensus?queue=au").text.splitlines()
+    named = {json.loads(x)["item"] for x in lines}
+    assert alias["gold-078"] in named and all(re.fullmatch(r"item-[0-9a-f]{12}", i) for i in named)
+    # the admin's names them by transcript id: a gold folder beside the transcripts
+    api = service.client(service.user("au-e2e-exporter", "admin"))
     exported = api.get("/api/export/labels?queue=au")
     assert exported.status_code == 200
     gold = tmp_path / "gold"
@@ -395,44 +414,46 @@ def test_an_adjudicator_who_saw_the_labels_of_an_item_can_no_longer_label_it(
     assert admin.post("/api/transcripts?queue=bl", content=gold_jsonl(80, 81, 82)).is_success
     a = service.client(service.user("bl-a", "annotator"))
     b = service.client(service.user("bl-b", "annotator"))
+    alias = _alias(service, "gold-080", "gold-081", "gold-082")
     for client, value in ((a, "pass"), (b, "fail")):
         for item in ("gold-080", "gold-081"):
-            body = {"item": item, "labels": _labels(explains_next_step=value)}
+            body = {"item": alias[item], "labels": _labels(explains_next_step=value)}
             assert client.post("/api/labels", json=body).is_success
-    mine = {"item": "gold-082", "labels": _labels(explains_next_step="pass")}
+    mine = {"item": alias["gold-082"], "labels": _labels(explains_next_step="pass")}
 
     # the disagreements route shows the labels of gold-080 and gold-081 (without names)
     lena = service.client(service.user("bl-lena", "adjudicator"))
     assert lena.post("/api/labels", json=mine).is_success  # before looking: fine
     shown = {d["item"] for d in lena.get("/api/disagreements").json()}
-    assert set(_alias(service, "gold-080", "gold-081").values()) <= shown
+    assert {alias["gold-080"], alias["gold-081"]} <= shown
     refused = lena.post(
-        "/api/labels", json={"item": "gold-080", "labels": _labels(explains_next_step="pass")}
+        "/api/labels",
+        json={"item": alias["gold-080"], "labels": _labels(explains_next_step="pass")},
     )
     assert refused.status_code == 409 and "would not be blind" in refused.json()["detail"]
     assert lena.post("/api/labels", json=mine).is_success  # an item it was not shown
 
     # a label list of one item counts for that item only
     omar = service.client(service.user("bl-omar", "adjudicator"))
-    assert omar.get("/api/labels", params={"item": "gold-081"}).is_success
-    again = {"item": "gold-081", "labels": _labels(explains_next_step="fail")}
+    assert omar.get("/api/labels", params={"item": alias["gold-081"]}).is_success
+    again = {"item": alias["gold-081"], "labels": _labels(explains_next_step="fail")}
     assert omar.post("/api/labels", json=again).status_code == 409
     assert omar.post("/api/labels", json=mine).is_success
 
     # its own labels alone are not other experts' labels: an annotator reading its own is free
     assert a.get("/api/labels").is_success
-    revise = {"item": "gold-080", "labels": _labels(explains_next_step="fail")}
+    revise = {"item": alias["gold-080"], "labels": _labels(explains_next_step="fail")}
     assert a.post("/api/labels", json=revise).is_success
 
     # the export shows everyone's labels
     ines = service.client(service.user("bl-ines", "adjudicator"))
     assert ines.get("/api/export/labels").is_success
-    late = {"item": "gold-080", "labels": _labels(explains_next_step="pass")}
+    late = {"item": alias["gold-080"], "labels": _labels(explains_next_step="pass")}
     assert ines.post("/api/labels", json=late).status_code == 409
 
     # the adjudication page of an item, in the browser
     browser = login(service, service.user("bl-page", "adjudicator"))
-    page = browser.get("/adjudicate/gold-081").text  # by id, shown by its alias
-    assert _alias(service, "gold-081")["gold-081"] in page and "gold-081" not in page
+    page = browser.get(f"/adjudicate/{alias['gold-081']}").text
+    assert alias["gold-081"] in page and "gold-081" not in page
     api = service.client(service.user("bl-page-api", "adjudicator"))
     assert api.post("/api/labels", json=mine).is_success  # another account: unaffected

@@ -172,6 +172,77 @@ def test_bad_judges_get_422(ctx: Ctx) -> None:
         assert odd.status_code == 422 and "name" in odd.json()["detail"]
 
 
+SECRET = "sk-live-0ddba11"
+WITH_CREDENTIALS = {
+    "api_key in the query": f"http://127.0.0.1:9/v1?api_key={SECRET}",
+    "key in the query": f"http://127.0.0.1:9/v1?key={SECRET}",
+    "token in the query": f"http://127.0.0.1:9/v1?token={SECRET}",
+    "access_token in the query": f"http://127.0.0.1:9/v1?access_token={SECRET}",
+    "bearer in the query": f"http://127.0.0.1:9/v1?bearer={SECRET}",
+    "user and password": f"http://ops:{SECRET}@127.0.0.1:9/v1",
+    "a user alone": f"http://{SECRET}@127.0.0.1:9/v1",
+}
+
+
+def test_a_judge_carrying_a_credential_is_refused_and_nothing_is_stored(ctx: Ctx) -> None:
+    """Issue 30, item 3: a stored judge keeps no secret at rest; the 422 names the field and
+    says where the key goes (the server's environment)."""
+    with ctx.service.client(ctx.admin) as admin:
+        before = admin.get("/api/judges").json()
+        for what, url in WITH_CREDENTIALS.items():
+            body = f"model: openai/keyed\napi_base: {url}\nrubric: {RUBRIC}\n"
+            r = admin.post("/api/judges", params={"name": "keyed"}, content=body)
+            assert r.status_code == 422, (what, r.text)
+            assert r.json()["field"] == "api_base", what
+            assert "environment" in r.json()["detail"] and "OPENAI_API_KEY" in r.json()["detail"]
+            assert SECRET not in r.text, what
+        assert admin.get("/api/judges").json() == before
+        assert admin.get("/api/judges/keyed").status_code == 404
+        plain = f"model: openai/keyed\napi_base: http://127.0.0.1:9/v1\nrubric: {RUBRIC}\n"
+        assert admin.post("/api/judges", params={"name": "keyed"}, content=plain).is_success
+
+
+def test_a_judge_stored_with_a_credential_before_is_shown_masked(ctx: Ctx) -> None:
+    """A store written before the rule may hold a judge whose api_base has a key: every
+    answer shows it masked."""
+    from datetime import UTC, datetime
+
+    import yaml
+    from sqlmodel import Session
+
+    from calibrant.service.tables import JudgeRow
+    from calibrant.store import make_engine
+
+    with ctx.service.client(ctx.admin) as admin:
+        rubric = admin.post("/api/rubrics", content=RUBRIC.read_text(), headers=YAML).json()
+    for n, url in enumerate(WITH_CREDENTIALS.values()):
+        body = yaml.safe_dump(
+            {"model": "openai/old", "api_base": url, "rubric": rubric["hash"]}, sort_keys=True
+        )
+        engine = make_engine(ctx.service.database_url)
+        try:
+            with Session(engine) as s:
+                s.add(
+                    JudgeRow(
+                        hash=f"sha256:{n:064d}",
+                        name=f"old-{n}",
+                        body=body,
+                        created_by="root",
+                        created_at=datetime.now(UTC),
+                    )
+                )
+                s.commit()
+        finally:
+            engine.dispose()
+        with ctx.service.client(ctx.adjudicator) as reader:
+            for path in (f"/api/judges/old-{n}", "/api/judges"):
+                got = reader.get(path)
+                assert got.status_code == 200, got.text
+                assert SECRET not in got.text, (url, path)
+            shown = yaml.safe_load(reader.get(f"/api/judges/old-{n}").json()["yaml"])
+            assert shown["api_base"].startswith("http") and "127.0.0.1:9/v1" in shown["api_base"]
+
+
 def test_runs_and_report_pages(ctx: Ctx) -> None:
     from calibrant.store import make_engine
     from calibrant.store.runs import Runs

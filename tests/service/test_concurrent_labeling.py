@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.labeling import BACKENDS, gold_jsonl, labeling_service
+from tests.support.labeling import BACKENDS, aliases_of, gold_jsonl, labeling_service
 from tests.support.service import Service
 
 ANNOTATORS = 20
@@ -44,6 +44,7 @@ def test_twenty_annotators_labeling_at_once_lose_no_label(service: Service) -> N
     admin = service.client(service.user("conc-admin", "admin"))
     assert admin.post("/api/transcripts", content=gold_jsonl(*range(70, 80))).is_success
     tokens = [service.user(f"conc-{r:02d}", "annotator") for r in range(ANNOTATORS)]
+    alias = aliases_of(service, *ITEMS)  # what the experts name the items by
     start = threading.Barrier(ANNOTATORS)
     failures: list[str] = []
 
@@ -51,11 +52,13 @@ def test_twenty_annotators_labeling_at_once_lose_no_label(service: Service) -> N
         with service.client(tokens[rater]) as c:
             start.wait()
             for i, item in enumerate(ITEMS):
-                got = c.post("/api/labels", json={"item": item, "labels": answers(rater, i)})
+                body = {"item": alias[item], "labels": answers(rater, i)}
+                got = c.post("/api/labels", json=body)
                 if got.status_code != 200:
                     failures.append(f"{rater} {item}: {got.status_code} {got.text[:200]}")
             # revise the first item's labels once everyone has been writing for a while
-            got = c.post("/api/labels", json={"item": ITEMS[0], "labels": answers(rater, 0, 1)})
+            body = {"item": alias[ITEMS[0]], "labels": answers(rater, 0, 1)}
+            got = c.post("/api/labels", json=body)
             if got.status_code != 200:
                 failures.append(f"{rater} revision: {got.status_code}")
 

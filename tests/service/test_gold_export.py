@@ -23,7 +23,7 @@ from calibrant.judge.sheet import labeling_sheet
 from tests.conftest import ROOT, Result
 from tests.support.browser import login
 from tests.support.fake_openai import answer_from_schema, fake_openai
-from tests.support.labeling import ALL_CRITERIA, GOLD, NDJSON, labeling_service
+from tests.support.labeling import ALL_CRITERIA, GOLD, NDJSON, aliases_of, labeling_service
 from tests.support.service import Service
 
 # hand-written replies (cases drawn for held-out: eligible_spanish_jordi 0.05,
@@ -53,6 +53,7 @@ def labeled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         bare = (GOLD / "gold-001.json").read_bytes()
         assert admin.post("/api/transcripts?queue=bare", content=bare).is_success
         ids = [f"gold-{n:03d}" for n in ITEMS] + [PLANTED]
+        alias = aliases_of(s, *ids)  # how experts name the items
         for name, changes in (
             ("ann-a", {}),
             (
@@ -66,11 +67,12 @@ def labeled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
                     continue
                 values = {**ALL_CRITERIA, **changes.get(item, {})}
                 labels = [{"criterion": c, "label": v} for c, v in values.items()]
-                saved = ann.post("/api/labels", json={"item": item, "labels": labels})
+                body = {"item": alias[item], "labels": labels}
+                saved = ann.post("/api/labels", json=body)
                 assert saved.is_success, saved.text
         judge = s.client(s.user("adj", "adjudicator"))
         decision = {
-            "item": "gold-164",
+            "item": alias["gold-164"],
             "criterion": "explains_next_step",
             "label": "fail",
             "reason": "no next step named",

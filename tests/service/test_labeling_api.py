@@ -19,7 +19,14 @@ import yaml
 from calibrant.files import load_rubric
 from calibrant.gold import load_gold
 from tests.support.domains import transcript_of_domain
-from tests.support.labeling import BACKENDS, GOLD, RUBRIC, gold_jsonl, labeling_service
+from tests.support.labeling import (
+    BACKENDS,
+    GOLD,
+    RUBRIC,
+    aliases_of,
+    gold_jsonl,
+    labeling_service,
+)
 from tests.support.service import Service
 
 NDJSON = {"Content-Type": "application/x-ndjson"}
@@ -112,8 +119,9 @@ def test_labels_are_checked_against_the_rubric_and_revisable(service: Service) -
     anonymous = service.client().post("/api/labels", json={"item": "gold-010", "labels": ALL_PASS})
     assert anonymous.status_code == 401
     ann = service.client(service.user("lab-ann", "annotator"))
+    alias = aliases_of(service, "gold-010")["gold-010"]  # experts name items by alias
 
-    def post(labels: list[dict[str, object]], item: str = "gold-010") -> httpx.Response:
+    def post(labels: list[dict[str, object]], item: str = alias) -> httpx.Response:
         return ann.post("/api/labels", json={"item": item, "labels": labels})
 
     bad_criterion = post(_labels(tone="pass"))
@@ -128,13 +136,14 @@ def test_labels_are_checked_against_the_rubric_and_revisable(service: Service) -
     for junk in (True, 2.0, None, " pass"):
         assert post(_labels(explains_next_step=junk)).status_code == 422
     assert post(ALL_PASS, item="gold-999").status_code == 404
-    assert ann.get("/api/labels?item=gold-010").json() == []  # nothing half-saved
+    assert post(ALL_PASS, item="gold-010").status_code == 404  # the transcript id: no name
+    assert ann.get(f"/api/labels?item={alias}").json() == []  # nothing half-saved
 
     first = post([*ALL_PASS[:4], {"criterion": "overall_clarity", "label": "cant_tell"}])
     assert first.status_code == 200, first.text
     revised = post(_labels(overall_clarity=2, explains_next_step="fail"))
     assert revised.status_code == 200
-    mine = {x["criterion"]: x["label"] for x in ann.get("/api/labels?item=gold-010").json()}
+    mine = {x["criterion"]: x["label"] for x in ann.get(f"/api/labels?item={alias}").json()}
     assert mine == {
         "separates_done_from_pending": "pass",
         "explains_next_step": "fail",
@@ -153,9 +162,10 @@ def test_an_annotator_reads_only_its_own_labels_by_every_route(service: Service)
     other = service.client(service.user("blind-b", "annotator"))
     secret = "B-THINKS-THE-EMAIL-COUNTS"
     b_labels = [dict(x, note=secret) for x in ALL_PASS]
-    assert other.post("/api/labels", json={"item": "gold-020", "labels": b_labels}).is_success
+    alias = aliases_of(service, "gold-020")["gold-020"]
+    assert other.post("/api/labels", json={"item": alias, "labels": b_labels}).is_success
     assert ann.get("/api/labels").json() == []
-    assert ann.get("/api/labels?item=gold-020").json() == []
+    assert ann.get(f"/api/labels?item={alias}").json() == []
     assert ann.get("/api/labels?rater=blind-b").status_code == 403
     for path in (
         "/api/disagreements",
@@ -165,15 +175,15 @@ def test_an_annotator_reads_only_its_own_labels_by_every_route(service: Service)
         "/api/export/labels/consensus",
     ):
         assert ann.get(path).status_code == 403, path
-    item = ann.get("/api/items/gold-020")
+    item = ann.get(f"/api/items/{alias}")
     assert item.status_code == 200 and secret not in item.text and "blind-b" not in item.text
-    page = ann.get("/label/gold-020")
+    page = ann.get(f"/label/{alias}")
     assert page.status_code == 200
     assert secret not in page.text and "blind-b" not in page.text
     # the other annotator sees its own labels, and an adjudicator everyone's
     assert {x["rater"] for x in other.get("/api/labels").json()} == {"blind-b"}
     judge = service.client(service.user("blind-adj", "adjudicator"))
-    assert {x["rater"] for x in judge.get("/api/labels?item=gold-020").json()} == {"blind-b"}
+    assert {x["rater"] for x in judge.get(f"/api/labels?item={alias}").json()} == {"blind-b"}
 
 
 def test_disagreements_are_blind_and_adjudication_records_who_and_why(
@@ -183,18 +193,18 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     assert admin.post("/api/transcripts?queue=q4", content=gold_jsonl(30, 31)).is_success
     a = service.client(service.user("adj-ann-a", "annotator"))
     b = service.client(service.user("adj-ann-b", "annotator"))
+    alias = {x["transcript_id"]: x["alias"] for x in admin.get("/api/items?queue=q4").json()}
     for item in ("gold-030", "gold-031"):
-        assert a.post("/api/labels", json={"item": item, "labels": ALL_PASS}).is_success
+        assert a.post("/api/labels", json={"item": alias[item], "labels": ALL_PASS}).is_success
     b_030 = [
         *ALL_PASS[:1],
         {"criterion": "explains_next_step", "label": "fail", "note": "no named person"},
         *ALL_PASS[2:],
     ]
-    assert b.post("/api/labels", json={"item": "gold-030", "labels": b_030}).is_success
-    assert b.post("/api/labels", json={"item": "gold-031", "labels": ALL_PASS}).is_success
+    assert b.post("/api/labels", json={"item": alias["gold-030"], "labels": b_030}).is_success
+    assert b.post("/api/labels", json={"item": alias["gold-031"], "labels": ALL_PASS}).is_success
     judge = service.client(service.user("adj-judge", "adjudicator"))
-    open_ = judge.get("/api/disagreements?item=gold-030")
-    alias = {x["transcript_id"]: x["alias"] for x in admin.get("/api/items?queue=q4").json()}
+    open_ = judge.get(f"/api/disagreements?item={alias['gold-030']}")
     assert open_.json() == [
         {
             "item": alias["gold-030"],  # an expert sees the item's alias (issue 19)
@@ -206,10 +216,10 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
         }
     ]
     assert "adj-ann" not in open_.text
-    assert judge.get("/api/disagreements?item=gold-031").json() == []
+    assert judge.get(f"/api/disagreements?item={alias['gold-031']}").json() == []
 
     def decide(**body: object) -> httpx.Response:
-        return judge.post("/api/adjudications", json={"item": "gold-030", **body})
+        return judge.post("/api/adjudications", json={"item": alias["gold-030"], **body})
 
     no_reason = decide(criterion="explains_next_step", label="pass", reason="")
     assert no_reason.status_code == 422
@@ -220,18 +230,19 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     ok = decide(criterion="explains_next_step", label="pass", reason="a named role counts")
     assert ok.status_code == 200, ok.text
     assert ok.json()["decided_by"] == "adj-judge"
-    read_back = judge.get("/api/adjudications?item=gold-030").json()
+    read_back = judge.get(f"/api/adjudications?item={alias['gold-030']}").json()
     assert [(d["decided_by"], d["reason"]) for d in read_back] == [
         ("adj-judge", "a named role counts")
     ]
     assert read_back[0]["decided_at"].endswith(("Z", "+00:00"))  # UTC, said so
-    assert judge.get("/api/disagreements?item=gold-030").json() == []
+    assert judge.get(f"/api/disagreements?item={alias['gold-030']}").json() == []
     assert a.post("/api/adjudications", json={}).status_code == 403
-    late = judge.post("/api/labels", json={"item": "gold-030", "labels": ALL_PASS})
+    late = judge.post("/api/labels", json={"item": alias["gold-030"], "labels": ALL_PASS})
     assert late.status_code == 409 and "not be blind" in late.json()["detail"]
 
-    # the export is the gold labels/ folder; with a manifest and the transcripts it loads
-    exported = judge.get("/api/export/labels?queue=q4")
+    # the export is the gold labels/ folder; with a manifest and the transcripts it loads (the
+    # admin's: an adjudicator's names the items by alias)
+    exported = admin.get("/api/export/labels?queue=q4")
     assert exported.status_code == 200
     assert exported.headers["content-type"] == "application/zip"
     root = tmp_path / "gold"
@@ -260,6 +271,7 @@ def test_disagreements_are_blind_and_adjudication_records_who_and_why(
     one = judge.get("/api/export/labels/adj-ann-b?queue=q4")
     assert one.headers["content-type"].startswith("application/x-ndjson")
     assert len(one.text.splitlines()) == 10
+    assert {json.loads(x)["item"] for x in one.text.splitlines()} == set(alias.values())
 
 
 def test_nobody_adjudicates_a_dispute_over_its_own_label(service: Service) -> None:
@@ -268,14 +280,14 @@ def test_nobody_adjudicates_a_dispute_over_its_own_label(service: Service) -> No
     ann = service.client(service.user("self-ann", "annotator"))
     both = service.client(service.user("self-adj", "adjudicator"))
     other = service.client(service.user("self-other", "adjudicator"))
-    assert ann.post("/api/labels", json={"item": "gold-035", "labels": ALL_PASS}).is_success
-    mine = _labels(overall_clarity=1)
-    assert both.post("/api/labels", json={"item": "gold-035", "labels": mine}).is_success
-    assert both.get("/api/disagreements?item=gold-035").json() == []
-    seen = other.get("/api/disagreements?item=gold-035").json()
     (alias,) = [x["alias"] for x in admin.get("/api/items?queue=q5").json()]
+    assert ann.post("/api/labels", json={"item": alias, "labels": ALL_PASS}).is_success
+    mine = _labels(overall_clarity=1)
+    assert both.post("/api/labels", json={"item": alias, "labels": mine}).is_success
+    assert both.get(f"/api/disagreements?item={alias}").json() == []
+    seen = other.get(f"/api/disagreements?item={alias}").json()
     assert [(d["item"], d["criterion"]) for d in seen] == [(alias, "overall_clarity")]
-    body = {"item": "gold-035", "criterion": "overall_clarity", "label": 1, "reason": "mine"}
+    body = {"item": alias, "criterion": "overall_clarity", "label": 1, "reason": "mine"}
     refused = both.post("/api/adjudications", json=body)
     assert refused.status_code == 409 and "yourself" in refused.json()["detail"]
     assert other.post("/api/adjudications", json={**body, "reason": "fair"}).is_success

@@ -213,16 +213,21 @@ def test_score_audit_label_agreement_monitor_alarm(tmp_path: Path, store_url: st
         with app_service(loop.env["CALIBRANT_DATABASE_URL"]) as service:
             experts = [service.client(service.user(n, "annotator")) for n in ("maria", "jonas")]
             adjudicator = service.client(service.user("ada", "adjudicator"))
+            admin = service.client(service.user("loop-admin", "admin"))
 
             def label_week(name: str) -> None:
                 """Two experts label the queue through the API with the items' true labels,
                 except that the second expert errs on the first two items; the adjudicator
                 settles those two."""
-                by_hash = {i["transcript_hash"]: i["item_id"] for i in audits[name]["items"]}
-                listed = experts[0].get("/api/items", params={"queue": f"audit-{name}"})
-                assert listed.status_code == 200 and len(listed.json()) == len(by_hash)
+                queue = {"queue": f"audit-{name}"}  # the admin knows which item is which
+                truth = {
+                    x["alias"]: x["transcript_id"]
+                    for x in admin.get("/api/items", params=queue).json()
+                }
+                listed = experts[0].get("/api/items", params=queue)
+                assert listed.status_code == 200 and len(listed.json()) == len(truth)
                 for n, entry in enumerate(listed.json()):
-                    true = consensus[by_hash[entry["transcript_hash"]]][CRIT]
+                    true = consensus[truth[entry["alias"]]][CRIT]
                     for e, expert in enumerate(experts):
                         label = FLIP[true] if (e == 1 and n < 2) else true
                         got = expert.post(

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from calibrant.store.migrate import HEAD
 from tests.conftest import run_cli
 from tests.support.browser import csrf_of, login
 from tests.support.labeling import BACKENDS, gold_jsonl, labeling_service
@@ -158,7 +159,7 @@ def test_a_schema_4_store_gains_sessions_and_keeps_users_and_labels(tmp_path: Pa
     upgraded = make_engine(url)
     with upgraded.connect() as conn:
         tables = set(inspect(conn).get_table_names())
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == HEAD
         users = conn.execute(text("SELECT name, token_hash FROM calibrant_users")).all()
         labels = conn.execute(text("SELECT item, rater, label FROM calibrant_labels")).all()
         alias = conn.execute(text("SELECT alias FROM calibrant_items")).scalar()

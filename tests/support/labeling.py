@@ -15,7 +15,14 @@ from calibrant.files import load_rubric
 from tests.support.pg import BACKENDS, fresh_schema
 from tests.support.service import Service, app_service, running_service
 
-__all__ = ["BACKENDS", "labeling_service", "small_limit_service", "put_rubric", "gold_jsonl"]
+__all__ = [
+    "BACKENDS",
+    "labeling_service",
+    "small_limit_service",
+    "put_rubric",
+    "gold_jsonl",
+    "aliases_of",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
@@ -46,6 +53,19 @@ def put_rubric(database_url: str, path: Path = RUBRIC, by: str = "admin") -> str
     finally:
         engine.dispose()
     return rubric.content_hash
+
+
+def aliases_of(service: Service, *ids: str) -> dict[str, str]:
+    """Transcript id -> the opaque alias experts name the item by (what the admin's
+    GET /api/items says), read from the service's store; every item without `ids`."""
+    from calibrant.service.labeling import aliases
+    from calibrant.store import make_engine
+
+    engine = make_engine(service.database_url)
+    try:
+        return aliases(engine, ids or None)
+    finally:
+        engine.dispose()
 
 
 def gold_jsonl(*numbers: int) -> bytes:

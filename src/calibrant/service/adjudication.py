@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -35,6 +36,7 @@ from .labeling import (
     utc,
 )
 from .tables import AdjudicationRow, ItemRow
+from .views import verdict_seen, verdicts_read
 
 __all__ = [
     "Blind",
@@ -113,22 +115,28 @@ def disagreements(
     item: str | None = None,
     include_decided: bool = False,
     for_adjudicator: str | None = None,
+    by_id: bool = False,
 ) -> list[Disagreement]:
     """Items and criteria on which the raters' labels differ and nobody has decided yet (with
     `include_decided`, decided ones too). Labels come sorted by value, not by rater. With
-    `for_adjudicator`, the disagreements that account took part in are left out: nobody
-    settles a dispute over its own label. `item`: an alias or an id."""
+    `for_adjudicator`, the disagreements that account took part in, and those on items whose
+    judge's verdict it has read, are left out: nobody settles a dispute over its own label, nor
+    one the judge's verdict would sway. `item`: an alias (`by_id`: or an id)."""
     if item is not None:
         try:
-            item = resolve(engine, item)
+            item = resolve(engine, item, by_id=by_id)
         except NotFound:
-            pass  # no such item: no disagreement
+            return []  # no such item: no disagreement
     decided = {(d.item, d.criterion) for d in decisions(engine, item=item)}
+    swayed = set() if for_adjudicator is None else verdicts_read(engine, for_adjudicator)
     out = []
-    for (item_id, criterion), group in sorted(_by_key(labels_of(engine, item=item)).items()):
+    labels = labels_of(engine, item=item, by_id=True)
+    for (item_id, criterion), group in sorted(_by_key(labels).items()):
         if not _disputed(group) or ((item_id, criterion) in decided and not include_decided):
             continue
         if for_adjudicator is not None and any(x.rater == for_adjudicator for x in group):
+            continue
+        if item_id in swayed:
             continue
         blind = sorted(
             (Blind(x.label, x.note) for x in group),
@@ -139,16 +147,33 @@ def disagreements(
 
 
 def adjudicate(
-    engine: Engine, *, item: str, criterion: str, label: object, reason: str, by: str
+    engine: Engine,
+    *,
+    item: str,
+    criterion: str,
+    label: object,
+    reason: str,
+    by: str,
+    by_id: bool = False,
 ) -> Decision:
     """Record the consensus label of a disagreement, who decided it and why. Its author may
     decide again (replacing its decision); another adjudicator gets Conflict, so the record
-    of who saw the labels (and may no longer label the item) is never erased."""
+    of who saw the labels (and may no longer label the item) is never erased. An adjudicator
+    who has read the judge's verdict on the item gets Conflict: its decision would not be
+    blind to the judge. `item`: an alias (`by_id`: or an id)."""
     if not reason.strip() or text_problem(reason, "a reason"):
         why = f"give the reason for the decision (at most {MAX_TEXT} characters, no NUL)"
         raise InputError(BODY, why, field="reason")
-    found = get_item(engine, item)  # by alias or id; messages name it as the caller did
+    found = get_item(engine, item, by_id=by_id)  # messages name it as the caller did
     key, item = item, found.id
+    judged = verdict_seen(engine, by, item)
+    if judged is not None:
+        where, when = judged
+        raise Conflict(
+            f"you read the judge's verdict on item '{key}' ({where}, {utc(when):%Y-%m-%d %H:%M} "
+            "UTC): a decision from you would not be blind to the judge; another adjudicator "
+            "decides"
+        )
     _, rubric = stored_rubric(engine, found.rubric_hash)
     value = check_value(rubric, criterion, label, "")
     if value == CANT_TELL:
@@ -157,7 +182,7 @@ def adjudicate(
             f"a decision is a label of the scale, not '{CANT_TELL}'",
             field="label",
         )
-    group = [x for x in labels_of(engine, item=item) if x.criterion == criterion]
+    group = [x for x in labels_of(engine, item=item, by_id=True) if x.criterion == criterion]
     if not _disputed(group):
         raise Conflict(f"item '{key}' has no disagreement on '{criterion}' to adjudicate")
     if any(x.rater == by for x in group):
@@ -226,28 +251,43 @@ def _rater_labels(engine: Engine, rater: str, queue: str | None) -> list[Label]:
     ]
 
 
-def _jsonl(labels: list[Label]) -> str:
+def _jsonl(labels: list[Label], names: Mapping[str, str] | None) -> str:
+    if names is not None:  # each item by the name the reader knows it by, in that order
+        labels = sorted(
+            (x.model_copy(update={"item": names.get(x.item, x.item)}) for x in labels),
+            key=lambda x: (x.item, x.criterion),
+        )
     return "".join(x.model_dump_json(exclude_none=True) + "\n" for x in labels)
 
 
-def export_jsonl(engine: Engine, rater: str, *, queue: str | None = None) -> str:
-    """One rater's labels (or the consensus, for rater 'consensus') as gold-format JSONL."""
+def export_jsonl(
+    engine: Engine,
+    rater: str,
+    *,
+    queue: str | None = None,
+    names: Mapping[str, str] | None = None,
+) -> str:
+    """One rater's labels (or the consensus, for rater 'consensus') as gold-format JSONL.
+    `names`: item id -> the name to give it (an expert's export names items by alias)."""
     labels = (
         consensus(engine, queue=queue)
         if rater == CONSENSUS
         else _rater_labels(engine, rater, queue)
     )
-    return _jsonl(labels)
+    return _jsonl(labels, names)
 
 
-def export_zip(engine: Engine, *, queue: str | None = None) -> bytes:
+def export_zip(
+    engine: Engine, *, queue: str | None = None, names: Mapping[str, str] | None = None
+) -> bytes:
     """A zip of the gold `labels/` folder: `<rater>.jsonl` per rater and `consensus.jsonl`."""
     raters = sorted({x.rater for x in labels_of(engine)})
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for rater in raters:
-            text = export_jsonl(engine, rater, queue=queue)
+            text = export_jsonl(engine, rater, queue=queue, names=names)
             if text:
                 archive.writestr(f"labels/{rater}.jsonl", text)
-        archive.writestr(f"labels/{CONSENSUS}.jsonl", export_jsonl(engine, CONSENSUS, queue=queue))
+        consensus_text = export_jsonl(engine, CONSENSUS, queue=queue, names=names)
+        archive.writestr(f"labels/{CONSENSUS}.jsonl", consensus_text)
     return buffer.getvalue()

@@ -3,8 +3,10 @@ export to the gold format. Thin: each route parses, calls one function of the co
 
 An annotator reads only its own labels: GET /api/labels answers with them whatever it asks, and
 the routes that show everyone's labels (disagreements, adjudications, export) need the
-adjudicator role. Experts see items by their opaque alias, and an item as the records and the
-conversation; the transcript id and the transcript itself (agent, case, run) are the admin's."""
+adjudicator role. Experts see and name items by their opaque alias only (a transcript id, even
+a right guess, is answered as an unknown name), listed in the aliases' order, and an item as the
+records and the conversation; the transcript id, its content hash, its upload time and the
+transcript itself (agent, case, run) are the admin's."""
 
 from __future__ import annotations
 
@@ -131,6 +133,9 @@ async def import_labels(request: Request, user: Admin) -> ImportResult:
 
 
 def _item_out(row: Any, user: User) -> dict[str, Any]:
+    """What the caller may know of an item: an expert gets its alias, queue and rubric only
+    (the transcript id names the agent, case and run; the content hash finds it in a run's
+    report; the upload time tells one upload batch from another)."""
     admin = user.can("admin")
     alias = row.alias or row.id
     return {
@@ -139,23 +144,28 @@ def _item_out(row: Any, user: User) -> dict[str, Any]:
         "transcript_id": row.id if admin else None,
         "queue": row.queue,
         "rubric": row.rubric_hash,
-        "transcript_hash": row.transcript_hash,
-        "uploaded_at": lab.utc(row.created_at),
+        "transcript_hash": row.transcript_hash if admin else None,
+        "uploaded_at": lab.utc(row.created_at) if admin else None,
     }
 
 
 @router.get("/items")
 def items(request: Request, user: Annotator, queue: QueueName | None = None) -> list[ItemOut]:
-    """The items uploaded for labeling (no labels in them)."""
+    """The items uploaded for labeling (no labels in them), by queue, then by the name the
+    caller knows them by (an expert's: the random alias, an order that tells nothing)."""
     rows = lab.list_items(request.app.state.engine, queue=queue)
-    return [ItemOut(**_item_out(r, user)) for r in rows]
+    return sorted((ItemOut(**_item_out(r, user)) for r in rows), key=_by_queue_and_id)
+
+
+def _by_queue_and_id(row: ItemOut) -> tuple[str, str]:
+    return row.queue, row.id
 
 
 @router.get("/items/{item:path}")
 def item(request: Request, user: Annotator, item: str) -> ItemDetail:
-    """One item (by alias or id): the records and the conversation; its transcript for an
-    admin."""
-    found = lab.get_item(request.app.state.engine, item)
+    """One item, by its alias (an admin may give its transcript id): the records and the
+    conversation; its transcript for an admin."""
+    found = lab.get_item(request.app.state.engine, item, by_id=user.can("admin"))
     t = found.transcript
     return ItemDetail(
         **_item_out(found, user),
@@ -182,6 +192,12 @@ def _label_out(x: lab.StoredLabel, names: dict[str, str]) -> LabelOut:
     return LabelOut(**{**vars(x), "item": names.get(x.item, x.item)})
 
 
+def _labels_out(found: list[lab.StoredLabel], names: dict[str, str]) -> list[LabelOut]:
+    """Labels in the order of the names the caller knows the items by."""
+    out = [_label_out(x, names) for x in found]
+    return sorted(out, key=lambda x: (x.item, x.rater, x.criterion))
+
+
 @router.post("/labels")
 def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> list[LabelOut]:
     """Save the caller's labels of one item (annotator and up); a label given again replaces
@@ -191,6 +207,7 @@ def post_labels(request: Request, user: Annotator, body: LabelSubmission) -> lis
         user.name,
         body.item,
         [(x.criterion, x.label, x.note) for x in body.labels],
+        by_id=user.can("admin"),
     )
     names = _shown(request, user, [x.item for x in saved])
     return [_label_out(x, names) for x in saved]
@@ -209,12 +226,12 @@ def get_labels(
         if rater not in (None, user.name):
             raise HTTPException(403, "an annotator reads only its own labels")
         rater = user.name
-    found = lab.labels_of(request.app.state.engine, rater=rater, item=item)
+    found = lab.labels_of(request.app.state.engine, rater=rater, item=item, by_id=user.can("admin"))
     record_views(
         request.app.state.engine, user.name, (x.item for x in found if x.rater != user.name)
     )
     names = _shown(request, user, [x.item for x in found])
-    return [_label_out(x, names) for x in found]
+    return _labels_out(found, names)
 
 
 @router.get("/disagreements")
@@ -231,10 +248,11 @@ def get_disagreements(
         item=item,
         include_decided=include_decided,
         for_adjudicator=user.name,
+        by_id=user.can("admin"),
     )
     record_views(request.app.state.engine, user.name, (d.item for d in found))
     names = _shown(request, user, [d.item for d in found])
-    return [
+    out = [
         DisagreementOut(
             item=names.get(d.item, d.item),
             criterion=d.criterion,
@@ -242,6 +260,7 @@ def get_disagreements(
         )
         for d in found
     ]
+    return sorted(out, key=lambda d: (d.item, d.criterion))
 
 
 def _decision_out(d: adj.Decision, names: dict[str, str]) -> AdjudicationOut:
@@ -258,6 +277,7 @@ def post_adjudication(request: Request, user: Adjudicator, body: AdjudicationIn)
         label=body.label,
         reason=body.reason,
         by=user.name,
+        by_id=user.can("admin"),
     )
     return _decision_out(decided, _shown(request, user, [decided.item]))
 
@@ -268,17 +288,16 @@ def get_adjudications(
 ) -> list[AdjudicationOut]:
     """The decisions made so far, with who decided and why."""
     engine = request.app.state.engine
-    found = adj.decisions(engine, item=None if item is None else _resolved(engine, item))
+    if item is None:
+        found = adj.decisions(engine)
+    else:
+        try:
+            found = adj.decisions(engine, item=lab.resolve(engine, item, by_id=user.can("admin")))
+        except lab.NotFound:
+            found = []  # nothing is stored under that name (for an expert: no such alias)
     record_views(engine, user.name, (d.item for d in found))
     names = _shown(request, user, [d.item for d in found])
-    return [_decision_out(d, names) for d in found]
-
-
-def _resolved(engine: Any, key: str) -> str:
-    try:
-        return lab.resolve(engine, key)
-    except lab.NotFound:
-        return key  # nothing is stored under it: the filter finds nothing
+    return sorted((_decision_out(d, names) for d in found), key=lambda d: (d.item, d.criterion))
 
 
 @router.get(
@@ -288,9 +307,10 @@ def _resolved(engine: Any, key: str) -> str:
 )
 def export_all(request: Request, user: Adjudicator, queue: QueueName | None = None) -> Response:
     """The gold `labels/` folder as a zip: `<rater>.jsonl` per rater and `consensus.jsonl`
-    (adjudicated labels, and those two or more raters agree on)."""
+    (adjudicated labels, and those two or more raters agree on). Items by their transcript
+    ids for an admin, by their aliases for an adjudicator."""
     engine = request.app.state.engine
-    data = adj.export_zip(engine, queue=queue)
+    data = adj.export_zip(engine, queue=queue, names=_export_names(engine, user))
     shown = {x.item for x in lab.labels_of(engine) if x.rater != user.name}
     if queue is not None:
         shown &= {i.id for i in lab.list_items(engine, queue=queue)}
@@ -313,12 +333,19 @@ def export_one(
     rater: Annotated[str, Path(max_length=200, pattern=ID_PATTERN)],
     queue: QueueName | None = None,
 ) -> Response:
-    """One rater's labels, or the consensus (rater `consensus`), as gold-format JSON Lines."""
+    """One rater's labels, or the consensus (rater `consensus`), as gold-format JSON Lines
+    (items named as in the zip)."""
     engine = request.app.state.engine
-    text = adj.export_jsonl(engine, rater, queue=queue)
     if rater != user.name:
-        record_views(engine, user.name, (json.loads(line)["item"] for line in text.splitlines()))
+        plain = adj.export_jsonl(engine, rater, queue=queue)
+        record_views(engine, user.name, (json.loads(line)["item"] for line in plain.splitlines()))
+    text = adj.export_jsonl(engine, rater, queue=queue, names=_export_names(engine, user))
     return Response(text, media_type="application/x-ndjson")
+
+
+def _export_names(engine: Any, user: User) -> dict[str, str] | None:
+    """How an export names items: None (their transcript ids) for an admin, else aliases."""
+    return None if user.can("admin") else lab.aliases(engine)
 
 
 @router.get(

@@ -55,14 +55,21 @@ class UploadResult(Model):
 class ItemOut(Model):
     id: str = Field(
         description="How the caller names the item: the transcript id for an admin, the "
-        "item's opaque alias for an expert (both are accepted wherever an item is named)."
+        "item's opaque alias for an expert (an expert names items by alias only; an admin by "
+        "either)."
     )
     alias: str = Field(description="The opaque name experts see (names no agent, case or run).")
     transcript_id: str | None = Field(description="The transcript id (admins only, else null).")
     queue: str = Field(description="The labeling queue (sample) the item belongs to.")
     rubric: str = Field(description="Content hash of the rubric the item is labeled on.")
-    transcript_hash: str = Field(description="Content hash of the transcript.")
-    uploaded_at: datetime = Field(description="When it was uploaded (UTC).")
+    transcript_hash: str | None = Field(
+        description="Content hash of the transcript (admins only, else null: it would find the "
+        "transcript in a run's report)."
+    )
+    uploaded_at: datetime | None = Field(
+        description="When it was uploaded, UTC (admins only, else null: upload batches would "
+        "tell items apart)."
+    )
 
 
 class RecordOut(Model):

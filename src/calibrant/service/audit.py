@@ -50,6 +50,9 @@ __all__ = [
     "audit_windows",
     "agreement_over_time",
     "AUDIT_DESIGN",
+    "MAX_COUNT",
+    "MAX_PER_CASE",
+    "MAX_SEED",
     "ExpertLabels",
     "run_cases",
 ]
@@ -63,6 +66,11 @@ AUDIT_DESIGN = (
 )
 _QUEUE = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
 _LOAD = 200  # transcripts read at a time to learn their cases
+MAX_SEED = 2**31 - 1
+"""The largest seed: a run's seed is a 32-bit integer in every store (PostgreSQL's INTEGER)."""
+MAX_COUNT = 100_000
+"""The most transcripts one audit draws (far more than experts label)."""
+MAX_PER_CASE = 1_000
 
 
 @dataclass(frozen=True)
@@ -96,8 +104,12 @@ def _check(options: AuditOptions) -> None:
         raise ConfigError(f"audit: --rate {options.rate} is not in (0, 1]")
     if options.count is not None and options.count <= 0:
         raise ConfigError(f"audit: --count {options.count} must be at least 1")
-    if options.per_case < 1:
-        raise ConfigError(f"audit: --per-case {options.per_case} must be at least 1")
+    if options.count is not None and options.count > MAX_COUNT:
+        raise ConfigError(f"audit: --count {options.count} is over {MAX_COUNT}")
+    if not 1 <= options.per_case <= MAX_PER_CASE:
+        raise ConfigError(f"audit: --per-case {options.per_case} is not in 1..{MAX_PER_CASE}")
+    if not 0 <= options.seed <= MAX_SEED:
+        raise ConfigError(f"audit: --seed {options.seed} is not in 0..{MAX_SEED}")
     if not _QUEUE.match(options.queue):
         raise ConfigError(
             f"audit: --queue '{options.queue}' is not a queue name (1-200 of A-Z a-z 0-9 _ . : - "
@@ -171,7 +183,9 @@ def run_cases(rows: list[Any]) -> dict[int, str]:
 
 def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult:
     """Draw the audit sample into its queue and record it (see the module docstring). Every
-    check comes before the first write: a refused audit writes nothing."""
+    check comes before the first write: a refused audit writes nothing. A sample whose every
+    transcript is a workbench item already is refused (the audit would add nothing to its
+    queue). The new items and the audit run are written in one transaction."""
     _check(options)
     runs = Runs(engine)
     run = _score_run(runs, options.score_run)
@@ -291,25 +305,45 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     new = [(n, t) for n, t in enumerate(drawn, start=1) if t.transcript_id not in existing]
     if options.dry_run:
         return AuditResult(None, report, len(new))
-    # even with nothing new to add: the queue's check, under its lock, refuses a second audit
-    # drawn into it at the same moment
+    if not new:
+        queues = sorted({row.queue for row in existing.values()})
+        raise lab.Conflict(
+            f"audit: all {len(drawn)} transcripts drawn are workbench items already (queue "
+            f"{', '.join(repr(q) for q in queues)}): the audit would add no item to queue "
+            f"'{options.queue}'; draw another sample (another --seed, a larger --count) or "
+            "audit another score run"
+        )
+    recorded: list[str] = []
+
+    def record_run(session: Session) -> None:
+        recorded.append(
+            Runs.record(
+                session,
+                "audit",
+                report,
+                seed=options.seed,
+                arguments={
+                    "score_run": run["id"],
+                    "queue": options.queue,
+                    "rate": options.rate,
+                    "count": options.count,
+                    "per_case": options.per_case,
+                },
+            )
+        )
+
+    # the queue's check, under its lock, refuses a second audit drawn into it at the same
+    # moment; the run is written in the same transaction as the items
     lab.upload_transcripts(
-        engine, new, queue=options.queue, rubric_hash=rubric_hash, by=by, held=held
+        engine,
+        new,
+        queue=options.queue,
+        rubric_hash=rubric_hash,
+        by=by,
+        held=held,
+        then=record_run,
     )
-    run_id = runs.start(
-        "audit",
-        seed=options.seed,
-        arguments={
-            "score_run": run["id"],
-            "queue": options.queue,
-            "rate": options.rate,
-            "count": options.count,
-            "per_case": options.per_case,
-        },
-        process=False,
-    )
-    runs.finish(run_id, report)
-    return AuditResult(run_id, report, len(new))
+    return AuditResult(recorded[0], report, len(new))
 
 
 # ---- agreement over time -------------------------------------------------------------------

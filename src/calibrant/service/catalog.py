@@ -4,13 +4,18 @@ loaders as the files the CLI reads, and resolved into a judge the same way.
 A rubric is stored under the hash of its canonical JSON (the hash every verdict names). A judge
 version is a saved judge configuration (as in judges/NAME.yaml) whose rubric is a rubric of the
 store; it is stored under the hash of its resolved configuration, the judge version every run
-and verdict names. Storing the same thing twice gives the same entry back."""
+and verdict names. Storing the same thing twice gives the same entry back.
+
+No credential is kept at rest: a judge whose `api_base` carries one (user:password@, a key or
+token in its query) is refused, and the key goes in the server's environment, in the
+provider's variable; a judge stored before this rule is shown with its credential masked."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import yaml
 from sqlalchemy import Engine
@@ -18,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from ..contracts import JudgeConfig, Rubric
+from ..contracts.judgment import MASK, mask_url, url_secrets
 from ..errors import CalibrantError, InputError
 from ..files import load_rubric, yaml_model_from_text
 from ..judge.config import JudgeOptions, SavedJudge, build_judge
@@ -162,6 +168,58 @@ def _candidate(engine: Engine, text: str) -> _Candidate:
         return _Candidate(saved, rubric, fh.read())
 
 
+_KEY_NAMES = frozenset(
+    {"api_key", "api-key", "apikey", "key", "token", "access_token", "auth_token", "bearer"}
+)
+
+
+def _has_credential(url: str) -> bool:
+    """`url` carries a credential: user:password@, a query parameter that sends a key
+    (`?api_key=`, `?token=`...), or one whose name says it is secret; a masked one (***)
+    does not count."""
+    try:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        userinfo = parts.netloc.rpartition("@")[0]
+    except ValueError:
+        return False  # not a URL: the judge's own checks say so
+    keyed = any(k.lower() in _KEY_NAMES and v != MASK for k, v in query)
+    return bool(userinfo.replace(MASK, "").strip(":")) or keyed or bool(url_secrets(url))
+
+
+def _no_credential(saved: SavedJudge) -> None:
+    """422 for an `api_base` that carries a credential: the store keeps none."""
+    if saved.api_base and _has_credential(saved.api_base):
+        raise InputError(
+            "request body",
+            f"api_base {_shown_url(saved.api_base)} carries a credential (a user and password, "
+            "or a key or token in its query): a stored judge keeps no secret. Store the base "
+            "URL alone and give the key to the server in its environment, in the provider's "
+            "variable (e.g. OPENAI_API_KEY for an openai/ model), which is read at each call "
+            "and never stored",
+            field="api_base",
+        )
+
+
+def _shown_url(url: str) -> str:
+    """`url` with its credentials masked (and its whole query, if a key is still in it)."""
+    shown = mask_url(url) or ""
+    if _has_credential(shown):
+        shown = urlunsplit(urlsplit(shown)._replace(query=MASK))
+    return shown
+
+
+def _masked(body: str) -> str:
+    """A stored configuration as shown: a credential in `api_base` (kept by a judge stored
+    before they were refused) masked."""
+    data = yaml.safe_load(body)
+    url = data.get("api_base") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not _has_credential(url):
+        return body
+    data["api_base"] = _shown_url(url)
+    return yaml.safe_dump(data, sort_keys=True, allow_unicode=True)
+
+
 def _canonical_body(saved: SavedJudge, rubric: Rubric) -> str:
     """The stored form: the configuration with its rubric named by hash, keys sorted."""
     data = saved.model_copy(update={"rubric": rubric.content_hash}).model_dump(mode="json")
@@ -174,6 +232,7 @@ def add_judge(engine: Engine, name: str, text: str, user: str) -> tuple[JudgeRow
     if not name or len(name) > 64 or not all(c.isalnum() or c in "_.-" for c in name):
         raise InputError("name", "use 1-64 letters, digits, '_', '.' or '-'", field="name")
     cand = _candidate(engine, text)
+    _no_credential(cand.saved)
     config, _, _, _ = build_judge(cand.saved, JudgeOptions(), cand.rubric)
     body = _canonical_body(cand.saved, cand.rubric)
     with Session(engine) as s:
@@ -240,7 +299,7 @@ def judge_info(engine: Engine, row: JudgeRow, *, body: bool = False) -> dict[str
     out = judge_entry(row.name, config, rubric, Runs(engine))
     out.update(created_by=row.created_by, created_at=iso(row.created_at))
     if body:
-        out["yaml"] = row.body
+        out["yaml"] = _masked(row.body)
     return out
 
 

@@ -2,14 +2,18 @@
 expert's queue, and labels saved against the item's rubric.
 
 Blindness is kept here, not in the routes: the functions an annotator's request reaches take
-its name and return only its own labels."""
+its name and return only its own labels, and an expert names an item only by its alias (an
+opaque name from a namespace no transcript id may take): the functions that find an item by
+name look up its transcript id too only when told the caller may use it (`by_id=True`: an
+admin's request, or code that holds the id)."""
 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -28,7 +32,7 @@ from ..errors import CalibrantError, ConfigError, InputError
 from .queue_lock import queue_transaction
 from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY, MAX_TEXT, text_problem
-from .views import seen_at
+from .views import seen_at, verdict_seen
 
 __all__ = [
     "BODY",
@@ -42,6 +46,8 @@ __all__ = [
     "QueueStatus",
     "upload_transcripts",
     "in_queue",
+    "is_alias",
+    "new_alias",
     "stored_rubric",
     "get_item",
     "resolve",
@@ -157,14 +163,26 @@ def upload_transcripts(
     rubric_hash: str | None,
     by: str,
     held: Conflict | None = None,
+    then: Callable[[Session], None] | None = None,
 ) -> tuple[str, list[str], list[str]]:
     """Store transcripts as items of `queue`, all or nothing. An item already stored with the
-    same content is left as it is; one with different content is refused. Returns the rubric
-    hash, the ids added and the ids already present. `held`: raised, and nothing stored, when
-    the queue holds items already (a new queue only)."""
+    same content is left as it is; one with different content is refused, and so is a
+    transcript id in the aliases' namespace (`is_alias`). Returns the rubric hash, the ids
+    added and the ids already present. `held`: raised, and nothing stored, when the queue
+    holds items already (a new queue only). `then`: more writes, made in the same transaction
+    after the items (an error in them stores nothing)."""
     rubric_hash, rubric = stored_rubric(engine, rubric_hash)
     seen: dict[str, int] = {}
     for line, t in parsed:
+        if is_alias(t.transcript_id):
+            raise InputError(
+                BODY,
+                f"transcript id '{t.transcript_id}' has the form of the workbench's item "
+                "aliases ('item-' and 12 hex digits), which only the workbench gives: rename "
+                "the transcript",
+                line=line,
+                field="transcript_id",
+            )
         same_domain(  # one domain per queue: the rubric's
             BODY,
             t.domain,
@@ -210,14 +228,17 @@ def upload_transcripts(
         )
         for t in added
     ]
-    try:
-        with queue_transaction(engine, queue) as conn, Session(bind=conn) as session:
-            if held is not None and session.exec(in_queue(queue)).first() is not None:
-                raise held  # checked under the queue's lock: two audits cannot both fill it
-            session.add_all(rows)
+    with queue_transaction(engine, queue) as conn, Session(bind=conn) as session:
+        if held is not None and session.exec(in_queue(queue)).first() is not None:
+            raise held  # checked under the queue's lock: two audits cannot both fill it
+        session.add_all(rows)
+        try:
             session.flush()
-    except IntegrityError:
-        raise Conflict("another upload stored some of these items at the same time") from None
+        except IntegrityError:
+            raise Conflict("another upload stored some of these items at the same time") from None
+        if then is not None:
+            then(session)
+            session.flush()
     return rubric_hash, [t.transcript_id for t in added], sorted(existing)
 
 
@@ -229,24 +250,43 @@ def in_queue(queue: str) -> Any:
     return select(ItemRow.id).where(col(ItemRow.queue) == queue).limit(1)
 
 
+_ALIAS = re.compile(r"item-[0-9a-f]{12}", re.IGNORECASE)
+
+
 def new_alias() -> str:
     """An item's opaque name for experts: random, so it tells nothing of the transcript."""
     return "item-" + secrets.token_hex(6)
 
 
-def _row(session: Session, key: str) -> ItemRow | None:
-    row = session.get(ItemRow, key)
+def is_alias(name: str) -> bool:
+    """`name` is in the aliases' namespace ('item-' and 12 hex digits, in any case): no
+    transcript id may take it, so an alias never names two items."""
+    return _ALIAS.fullmatch(name) is not None
+
+
+def _row(session: Session, key: str, by_id: bool) -> ItemRow | None:
+    """The item an expert names by its alias; with `by_id` (an admin's request, or code that
+    holds the transcript id) its transcript id names it as well."""
+    row = session.get(ItemRow, key) if by_id else None
     if row is None:
         row = session.exec(select(ItemRow).where(col(ItemRow.alias) == key)).first()
     return row
 
 
-def get_item(engine: Engine, item_id: str) -> Item:
-    """The item named by its alias (what experts use) or its id (what admins use)."""
+def _missing(key: str, by_id: bool) -> NotFound:
+    """Not found. An expert's answer does not depend on the name it gave: a transcript id it
+    guessed right is answered as a wrong guess is."""
+    if by_id:
+        return NotFound(f"no item '{key}' (neither a transcript id nor an alias)")
+    return NotFound("no such item: an item is named by its alias (item-...), as listed")
+
+
+def get_item(engine: Engine, item_id: str, *, by_id: bool = False) -> Item:
+    """The item named by its alias (what experts use) or, `by_id`, its id (what admins use)."""
     with Session(engine) as session:
-        row = _row(session, item_id)
+        row = _row(session, item_id, by_id)
     if row is None:
-        raise NotFound(f"no item '{item_id}'")
+        raise _missing(item_id, by_id)
     return Item(
         row.id,
         row.alias or row.id,
@@ -259,12 +299,12 @@ def get_item(engine: Engine, item_id: str) -> Item:
     )
 
 
-def resolve(engine: Engine, key: str) -> str:
-    """The item id behind an alias (or an id); NotFound when neither names an item."""
+def resolve(engine: Engine, key: str, *, by_id: bool = False) -> str:
+    """The item id behind an alias (or, `by_id`, an id); NotFound otherwise."""
     with Session(engine) as session:
-        row = _row(session, key)
+        row = _row(session, key, by_id)
     if row is None:
-        raise NotFound(f"no item '{key}'")
+        raise _missing(key, by_id)
     return row.id
 
 
@@ -364,16 +404,23 @@ def check_value(
 
 
 def save_labels(
-    engine: Engine, rater: str, item_id: str, labels: list[tuple[str, Any, str | None]]
+    engine: Engine,
+    rater: str,
+    item_id: str,
+    labels: list[tuple[str, Any, str | None]],
+    *,
+    by_id: bool = False,
 ) -> list[StoredLabel]:
     """Save `rater`'s labels (criterion, value, note) of one item, checked against the item's
-    rubric, in one transaction. A label given again replaces the rater's own earlier one."""
+    rubric, in one transaction. A label given again replaces the rater's own earlier one.
+    Refused (Conflict) once the rater has seen other experts' labels of the item or the
+    judge's verdict on it."""
     if rater == CONSENSUS:
         raise ConfigError(f"'{CONSENSUS}' is reserved for the consensus labels")
     with Session(engine) as session:  # the rubric hash only: no need to parse the transcript
-        row = _row(session, item_id)
+        row = _row(session, item_id, by_id)
         if row is None:
-            raise NotFound(f"no item '{item_id}'")
+            raise _missing(item_id, by_id)
         key, item_id, rubric_hash = item_id, row.id, row.rubric_hash  # key: as the caller named it
         decided = session.exec(
             select(AdjudicationRow.criterion).where(
@@ -381,6 +428,13 @@ def save_labels(
             )
         ).first()
     _, rubric = stored_rubric(engine, rubric_hash)
+    judged = verdict_seen(engine, rater, item_id)
+    if judged is not None:
+        where, when = judged
+        raise Conflict(
+            f"you read the judge's verdict on item '{key}' ({where}, {utc(when):%Y-%m-%d %H:%M} "
+            "UTC): a label from you would not be blind to the judge"
+        )
     seen = seen_at(engine, rater, item_id)
     if seen is not None and decided is None:
         raise Conflict(
@@ -445,9 +499,10 @@ def upsert_labels(conn: Connection, rows: list[dict[str, Any]]) -> None:
 
 
 def labels_of(
-    engine: Engine, *, rater: str | None = None, item: str | None = None
+    engine: Engine, *, rater: str | None = None, item: str | None = None, by_id: bool = False
 ) -> list[StoredLabel]:
-    """Stored labels, by rater and/or item. An annotator's request always passes its own name."""
+    """Stored labels, by rater and/or item (its alias, or `by_id` its id: a name that is
+    neither finds no label). An annotator's request always passes its own name."""
     query = select(LabelRow).order_by(
         col(LabelRow.item), col(LabelRow.rater), col(LabelRow.criterion)
     )
@@ -455,8 +510,10 @@ def labels_of(
         query = query.where(col(LabelRow.rater) == rater)
     with Session(engine) as session:
         if item is not None:
-            found = _row(session, item)
-            query = query.where(col(LabelRow.item) == (found.id if found else item))
+            found = _row(session, item, by_id)
+            if found is None:
+                return []
+            query = query.where(col(LabelRow.item) == found.id)
         rows = list(session.exec(query))
     return [
         StoredLabel(r.item, r.rater, r.criterion, decode_label(r.label), r.note, utc(r.created_at))

@@ -1,7 +1,9 @@
 """/api/audits, /api/agreement-over-time and /api/monitor: the service's face of `calibrant
 audit`, `calibrant agreement-over-time` and `calibrant monitor` (the operations are `audit`'s and
 `monitor`'s). Admins draw audits; adjudicators
-and admins read the agreement: an annotator never sees what the judge said of an item."""
+and admins read the agreement: an annotator never sees what the judge said of an item, and
+whoever reads it (the drawn audit's answer, the agreement over time) may no longer label or
+adjudicate the items it names (`views`)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,18 @@ from starlette.concurrency import run_in_threadpool
 
 from ..contracts.reports import AgreementOverTimeReport, AuditReport, MonitorReport
 from .api_labels import ID_PATTERN
-from .audit import AuditOptions, agreement_over_time, draw_audit
+from .audit import (
+    MAX_COUNT,
+    MAX_PER_CASE,
+    MAX_SEED,
+    AuditOptions,
+    agreement_over_time,
+    draw_audit,
+)
 from .monitor import MonitorOptions, monitor_report
 from .security import require
 from .users import User
+from .views import record_report_read
 
 __all__ = ["pages", "router"]
 
@@ -35,10 +45,18 @@ class AuditIn(BaseModel):
     queue: str = Field(
         min_length=1, max_length=200, pattern=ID_PATTERN, description="A new workbench queue."
     )
-    rate: float | None = Field(default=None, description="Share of the run, in (0, 1].")
-    count: int | None = Field(default=None, description="Number of transcripts.")
-    seed: int = 0
-    per_case: int = 2
+    rate: float | None = Field(
+        default=None, gt=0, le=1, allow_inf_nan=False, description="Share of the run, in (0, 1]."
+    )
+    count: int | None = Field(
+        default=None, ge=1, le=MAX_COUNT, description="Number of transcripts."
+    )
+    seed: int = Field(
+        default=0, ge=0, le=MAX_SEED, description="The draw's seed (the same seed, the same draw)."
+    )
+    per_case: int = Field(
+        default=2, ge=1, le=MAX_PER_CASE, description="At most this many items of one case."
+    )
     stratify_by: list[Annotated[str, Field(max_length=200, pattern=ID_PATTERN)]] | None = None
     dry_run: bool = False
 
@@ -56,8 +74,10 @@ async def post_audit(
     user: User = Depends(require("admin")),  # noqa: B008
 ) -> AuditOut:
     """Draw an audit sample of a score run into a new blind queue (admin); the audit as
-    `calibrant audit --json` prints it. Bad options: 400, a queue already holding items: 409;
-    nothing is written then."""
+    `calibrant audit --json` prints it. An option out of its range: 422 naming it; another bad
+    option: 400; a queue already holding items, or a sample holding no transcript the
+    workbench does not hold already: 409. The queue's items and the audit run are written in
+    one transaction: nothing is written on any error."""
     options = AuditOptions(
         score_run=body.score_run,
         queue=body.queue,
@@ -70,6 +90,8 @@ async def post_audit(
     )
     engine = request.app.state.engine
     result = await run_in_threadpool(lambda: draw_audit(engine, options, by=user.name))
+    where = f"run {result.run_id}" if result.run_id else "a dry run of an audit"
+    await run_in_threadpool(record_report_read, engine, user.name, result.report, where)
     return AuditOut.model_validate({"run_id": result.run_id, **result.report})
 
 
@@ -78,18 +100,22 @@ async def get_agreement_over_time(
     request: Request,
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
-    seed: int = 0,
+    seed: int = Query(default=0, ge=0, le=MAX_SEED),
     resamples: int = Query(default=2000, ge=100, le=20000),
-    _: User = Depends(require("adjudicator")),  # noqa: B008
+    user: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> AgreementOverTimeReport:
     """The judge against the experts on audited items per judge version and window (as
-    `calibrant agreement-over-time --json`)."""
+    `calibrant agreement-over-time --json`). It names each audited item with the judge's
+    label: reading it counts as having read the judge's verdict on them (their label or
+    decision by the reader is refused from then on, 409)."""
     engine = request.app.state.engine
     report = await run_in_threadpool(
         lambda: agreement_over_time(
             engine, window=window, judge=judge, seed=seed, n_resamples=resamples
         )
     )
+    where = "the agreement over time"
+    await run_in_threadpool(record_report_read, engine, user.name, report, where)
     return AgreementOverTimeReport.model_validate(report)
 
 
@@ -99,7 +125,7 @@ async def get_monitor(
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
     alpha: float = Query(default=0.05, gt=0, lt=1),
-    seed: int = 0,
+    seed: int = Query(default=0, ge=0, le=MAX_SEED),
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> MonitorReport:

@@ -1,7 +1,8 @@
 """The workbench's report pages (server-rendered, no script): the runs in the store, and each
 run's report — a calibration (kappa with CI per criterion, heatmaps, disagreements), a judge
 comparison, a scoring batch — with safety outcomes in their own panel. Adjudicators and admins
-read them, signed in by the workbench's session cookie (or a bearer token)."""
+read them, signed in by the workbench's session cookie (or a bearer token); reading a report
+counts as having read the judge's verdict on every labeling item it names (`routes_runs`)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from ..contracts.reports import (
 from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
 from ..store.runs import RunKind, Runs
-from .routes_runs import run_detail
+from .routes_runs import read_run
 from .users import User
 from .workbench import page_user
 
@@ -83,7 +84,7 @@ def report_page(
     request: Request,
     user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
-    run = run_detail(request, run_id)
+    run = read_run(request, run_id, user)
     report = run.report  # its model; JSON data for a run without one (a batch, an error)
     context: dict[str, Any] = {"user": user, "run": run, "report": report}
     page = "reports/run.html"

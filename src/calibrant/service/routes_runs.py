@@ -1,5 +1,7 @@
 """/api/runs: the runs recorded in the store (by the CLI, the service's jobs, the workers) and
-the report each produced. Adjudicators and admins read them."""
+the report each produced. Adjudicators and admins read them. A report names transcripts and
+shows what the judge said of them: reading one counts as having read the judge's verdict on
+every labeling item it names (`views`), whose label or decision by the reader is then refused."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from .api_models import RunOut
 from .catalog import NotFound
 from .security import require
 from .users import User
+from .views import record_report_read
 
-__all__ = ["router", "run_detail"]
+__all__ = ["router", "run_detail", "read_run"]
 
 router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
 
@@ -25,6 +28,14 @@ def run_detail(request: Request, run_id: str) -> RunDetail:
             "characters; GET /api/runs lists them)"
         )
     return found
+
+
+def read_run(request: Request, run_id: str, user: User) -> RunDetail:
+    """The run, as `user` reads it: the judge's verdict on every labeling item its report
+    names counts as read by `user` from now on."""
+    run = run_detail(request, run_id)
+    record_report_read(request.app.state.engine, user.name, run.as_json(), f"run {run.id}")
+    return run
 
 
 @router.get("", response_model=list[RunOut])
@@ -44,8 +55,10 @@ def get_runs(
 def get_run(
     run_id: str,
     request: Request,
-    _: User = Depends(require("adjudicator")),  # noqa: B008
+    user: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> RunDetail:
     """One run: its provenance (judge configuration, rubric, sampling, seed, options) and the
-    report it produced (null while it runs or when it failed), as `calibrant runs show`."""
-    return run_detail(request, run_id)
+    report it produced (null while it runs or when it failed), as `calibrant runs show`.
+    Reading it counts as having read the judge's verdict on every labeling item it names: the
+    reader's label or decision on them is refused from then on (409)."""
+    return read_run(request, run_id, user)

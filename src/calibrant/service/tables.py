@@ -1,6 +1,7 @@
-"""The service's tables (store schema 5): accounts and their workbench sessions, transcripts
-uploaded for labeling, expert labels, adjudications, rubrics and judge versions kept in the
-store, and background jobs.
+"""The service's tables (store schema 6): accounts and their workbench sessions, transcripts
+uploaded for labeling, expert labels, who has seen other experts' labels or the judge's
+verdict on an item, adjudications, rubrics and judge versions kept in the store, and
+background jobs.
 
 They live in the same store as judgments and runs, so the CLI and the service see one history."""
 
@@ -17,6 +18,7 @@ __all__ = [
     "ItemRow",
     "LabelRow",
     "LabelViewRow",
+    "VerdictViewRow",
     "AdjudicationRow",
     "RubricRow",
     "JudgeRow",
@@ -93,6 +95,19 @@ class LabelViewRow(SQLModel, table=True):
     first_seen_at: datetime
 
 
+class VerdictViewRow(SQLModel, table=True):
+    """An account read the judge's verdict on an item (schema 6): a run's report, or the
+    agreement over time, that names it. From then on its label or its decision on that item
+    would not be blind to the judge, and is refused."""
+
+    __tablename__ = "calibrant_verdict_views"
+
+    item: str = Field(primary_key=True)
+    viewer: str = Field(primary_key=True)
+    source: str  # what it read first: "run <id>" or "the agreement over time"
+    first_seen_at: datetime
+
+
 class AdjudicationRow(SQLModel, table=True):
     """The consensus label of a disagreement: who decided, and why."""
 
@@ -155,6 +170,7 @@ SERVICE_TABLES = [
     ItemRow.__table__,  # type: ignore[attr-defined]
     LabelRow.__table__,  # type: ignore[attr-defined]
     LabelViewRow.__table__,  # type: ignore[attr-defined]
+    VerdictViewRow.__table__,  # type: ignore[attr-defined]
     AdjudicationRow.__table__,  # type: ignore[attr-defined]
     RubricRow.__table__,  # type: ignore[attr-defined]
     JudgeRow.__table__,  # type: ignore[attr-defined]

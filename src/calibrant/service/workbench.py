@@ -3,7 +3,9 @@ label the items of a queue and adjudicate disagreements.
 
 Blind: the labeling page shows the transcript, the rubric and the expert's own labels, never
 another expert's label or a judge's verdict. The adjudication page shows the labels given
-without naming their raters. Every form carries the session's CSRF token."""
+without naming their raters. An expert reaches an item by its alias only (a transcript id in
+the URL is answered as any unknown name), and lists come in the aliases' random order. Every
+form carries the session's CSRF token."""
 
 from __future__ import annotations
 
@@ -137,8 +139,8 @@ def _choices(c: Criterion) -> list[tuple[str, str, str]]:
     return out
 
 
-def _item_and_rubric(engine: Engine, item_id: str) -> tuple[lab.Item, Rubric]:
-    item = lab.get_item(engine, item_id)
+def _item_and_rubric(engine: Engine, item_id: str, user: User) -> tuple[lab.Item, Rubric]:
+    item = lab.get_item(engine, item_id, by_id=user.can("admin"))
     return item, lab.stored_rubric(engine, item.rubric_hash)[1]
 
 
@@ -242,10 +244,10 @@ def _label_page(
     request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
 ) -> HTMLResponse:
     engine = request.app.state.engine
-    item, rubric = _item_and_rubric(engine, item_id)
+    item, rubric = _item_and_rubric(engine, item_id, user)
     mine = {
         x.criterion: (str(x.label), x.note)
-        for x in lab.labels_of(engine, rater=user.name, item=item.id)
+        for x in lab.labels_of(engine, rater=user.name, item=item.id, by_id=True)
     }
     return _page(
         request,
@@ -277,7 +279,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
     engine = request.app.state.engine
 
     def save() -> str | None:
-        item, rubric = _item_and_rubric(engine, item_id)
+        item, rubric = _item_and_rubric(engine, item_id, user)
         missing = [c.title for c in rubric.criteria if not form.get(f"label.{c.id}")]
         if missing:
             raise InputError(lab.BODY, f"choose a label for: {', '.join(missing)}")
@@ -289,6 +291,7 @@ async def label_submit(request: Request, item_id: str) -> Response:
                 (c.id, form[f"label.{c.id}"], form.get(f"note.{c.id}", "").strip() or None)
                 for c in rubric.criteria
             ],
+            by_id=user.can("admin"),
         )
         return lab.next_item(engine, user.name, item.queue)
 
@@ -310,7 +313,7 @@ def adjudicate_list(request: Request) -> HTMLResponse:
     rows = adj.disagreements(engine, for_adjudicator=user.name)
     record_views(engine, user.name, (d.item for d in rows))
     alias = lab.aliases(engine, (d.item for d in rows))
-    shown = [(alias[d.item], d) for d in rows]
+    shown = sorted(((alias[d.item], d) for d in rows), key=lambda x: (x[0], x[1].criterion))
     return _page(request, "adjudicate_list.html", user, title="Adjudicate", rows=shown)
 
 
@@ -318,9 +321,9 @@ def _adjudicate_page(
     request: Request, user: User, item_id: str, status: int = 200, error: str | None = None
 ) -> HTMLResponse:
     engine = request.app.state.engine
-    item, rubric = _item_and_rubric(engine, item_id)
+    item, rubric = _item_and_rubric(engine, item_id, user)
     disputes = []
-    for d in adj.disagreements(engine, item=item.id, for_adjudicator=user.name):
+    for d in adj.disagreements(engine, item=item.id, for_adjudicator=user.name, by_id=True):
         c = rubric.criterion(d.criterion)
         choices = [x for x in _choices(c) if x[0] != CANT_TELL]
         disputes.append((d, c, choices))
@@ -360,8 +363,12 @@ async def adjudicate_submit(request: Request, item_id: str) -> Response:
             label=form.get("label", ""),
             reason=form.get("reason", ""),
             by=user.name,
+            by_id=user.can("admin"),
         )
-        return bool(adj.disagreements(engine, item=item_id, for_adjudicator=user.name))
+        more = adj.disagreements(
+            engine, item=item_id, for_adjudicator=user.name, by_id=user.can("admin")
+        )
+        return bool(more)
 
     try:
         more = await run_in_threadpool(decide)

@@ -4,7 +4,8 @@ Revisions live in `migrations/versions`: 0001 is the store as the first calibran
 0002 adds claims and sources and re-keys judgments made at an explicit endpoint (the judge hash
 no longer includes the endpoint URL), 0003 adds runs and scores (provenance), 0004 the
 service's tables (users, items, labels, adjudications, rubrics, judges, jobs), 0005 the
-workbench's sessions and the items' opaque aliases. A store written
+workbench's sessions and the items' opaque aliases, 0006 who has read the judge's verdict on
+an item. A store written
 before Alembic was used (it has `calibrant_meta.schema_version` but no `alembic_version`) is
 stamped at its schema's revision, then upgraded. `calibrant_meta.schema_version` is kept up to
 date, so an older calibrant refuses a newer store instead of misreading it."""
@@ -21,9 +22,9 @@ from .tables import JudgmentRow, StoreMeta
 
 __all__ = ["STORE_SCHEMA_VERSION", "HEAD", "is_current", "migrate", "rekey_without_endpoint"]
 
-STORE_SCHEMA_VERSION = 5
-HEAD = "0005"
-_REVISIONS = ("0001", "0002", "0003", "0004", "0005")  # revision n is schema version n
+STORE_SCHEMA_VERSION = 6
+HEAD = "0006"
+_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")  # revision n is schema version n
 
 _meta = StoreMeta.__table__  # type: ignore[attr-defined]
 _rows = JudgmentRow.__table__  # type: ignore[attr-defined]

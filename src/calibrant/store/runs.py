@@ -275,6 +275,38 @@ class Runs:
             s.add(row)
             s.commit()
 
+    @staticmethod
+    def record(
+        session: Session,
+        kind: str,
+        summary: dict[str, Any],
+        *,
+        seed: int | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> str:
+        """A finished run of `kind` with its report, added to `session` (the caller's
+        transaction: it is stored with the writes it records, or not at all); its id. For a
+        run made in one step, with no process to outlive (an audit draw)."""
+        if kind not in RUN_KINDS:
+            raise ValueError(f"unknown run kind {kind!r} (one of {', '.join(RUN_KINDS)})")
+        run_id = uuid.uuid4().hex
+        now = datetime.now(UTC)
+        session.add(
+            RunRow(
+                id=run_id,
+                kind=kind,
+                status="finished",
+                who=_who(),
+                started_at=now,
+                finished_at=now,
+                calibrant_version=__version__,
+                seed=seed,
+                arguments=json.dumps(arguments or {}, sort_keys=True, default=str),
+                summary=json.dumps(summary, sort_keys=True),
+            )
+        )
+        return run_id
+
     def update_arguments(self, run_id: str, **changes: Any) -> dict[str, Any]:
         """Record what a running run learned (e.g. the id a provider gave its batch) in its
         arguments, in one transaction; returns the arguments as stored."""
