@@ -69,7 +69,7 @@ def labels_for(rater: int, i: int) -> list[dict[str, object]]:
 
 
 def one_run(backend: str, work: Path, seconds: float) -> dict[str, object]:
-    with labeling_service(backend, work) as service:
+    with labeling_service(backend, work, served=True) as service:  # 20 clients over HTTP
         admin = service.client(service.user("admin", "admin"))
         numbers = range(1, 101)
         assert admin.post("/api/transcripts", content=gold_jsonl(*numbers)).is_success
