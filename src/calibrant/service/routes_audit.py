@@ -22,12 +22,14 @@ from .users import User
 __all__ = ["pages", "router"]
 
 router = APIRouter(prefix="/api", tags=["audit"])
+MAX_SEED = 2**32 - 1
+"""Largest seed taken (a seed is a whole number from 0, as the command line's)."""
 
 
 class AuditIn(BaseModel):
     """An audit sample to draw (as `calibrant audit`'s options)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     score_run: str = Field(
         min_length=4, max_length=64, pattern=r"^[0-9a-f]+$", description="Score run id or prefix."
@@ -37,7 +39,7 @@ class AuditIn(BaseModel):
     )
     rate: float | None = Field(default=None, description="Share of the run, in (0, 1].")
     count: int | None = Field(default=None, description="Number of transcripts.")
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=MAX_SEED, description="Random seed of the draw.")
     per_case: int = 2
     stratify_by: list[Annotated[str, Field(max_length=200, pattern=ID_PATTERN)]] | None = None
     dry_run: bool = False
@@ -78,7 +80,7 @@ async def get_agreement_over_time(
     request: Request,
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
-    seed: int = 0,
+    seed: int = Query(default=0, ge=0, le=MAX_SEED, description="Bootstrap seed."),
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> AgreementOverTimeReport:
@@ -99,7 +101,7 @@ async def get_monitor(
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
     alpha: float = Query(default=0.05, gt=0, lt=1),
-    seed: int = 0,
+    seed: int = Query(default=0, ge=0, le=MAX_SEED, description="Bootstrap seed."),
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> MonitorReport:
