@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ __all__ = [
     "field_error",
     "line_of",
     "read_text",
+    "long_number",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -65,7 +68,7 @@ def _line_of(text: str, loc: Sequence[int | str]) -> tuple[int | None, str]:
     field path made of the loc parts that name real keys or indexes."""
     try:
         node: Any = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         node = None
     line = None if node is None else node.start_mark.line + 1
     parts: list[str] = []
@@ -112,7 +115,10 @@ def _describe(err: dict[str, Any]) -> str:
     if err["type"] == "missing":
         return "required field is missing"
     if "input" in err and err["type"] not in ("model_type", "dict_type"):
-        shown = json.dumps(err["input"], ensure_ascii=False, default=str)
+        try:
+            shown = json.dumps(err["input"], ensure_ascii=False, default=str)
+        except (ValueError, RecursionError):  # an integer of thousands of digits
+            shown = "a value too long to show"
         if len(shown) > 60:
             shown = shown[:57] + "..."
         return f"{msg} (got {shown})"
@@ -139,6 +145,19 @@ def _validate(model: type[M], path: Path, data: Any, text: str) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise _validation_error(path, text, exc) from None
+
+
+def long_number(path: str | Path, text: str, *, line: int | None = None) -> InputError:
+    """The InputError for JSON `text` that Python will not read: an integer of more digits than
+    its limit (`sys.get_int_max_str_digits()`, 4300 by default), on the line where it is (or
+    `line`, for a line of a JSON Lines file)."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d{{{limit + 1},}}", text) if limit else None
+    if line is None and found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+    return InputError(
+        path, f"a number of more than {limit} digits: calibrant reads none that long", line=line
+    )
 
 
 MAX_DEPTH = 64
@@ -185,6 +204,10 @@ def _parse_json(path: Path, text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+    except ValueError:  # an integer too long to read
+        raise long_number(path, text) from None
+    except RecursionError:  # nesting _too_deep cannot see
+        raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from None
 
 
 def _parse_yaml(path: Path, text: str) -> Any:
@@ -195,6 +218,8 @@ def _parse_yaml(path: Path, text: str) -> Any:
         raise deep
     try:
         return yaml.safe_load(text)
+    except RecursionError:  # nesting _too_deep cannot see (`- - - - x` on one line)
+        raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -342,6 +367,8 @@ def jsonl_objects(p: Path, text: str) -> Iterator[tuple[int, str, dict[str, Any]
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError(p, f"malformed JSON: {exc.msg}", line=n) from None
+        except ValueError:
+            raise long_number(p, raw, line=n) from None
         except RecursionError:
             raise InputError(p, f"nested more than {MAX_DEPTH} levels deep", line=n) from None
         if not isinstance(data, dict):
@@ -412,6 +439,12 @@ def transcript_from_line(path: str | Path, line: int, text: str) -> Transcript:
                 json.loads(text)
             except json.JSONDecodeError as jexc:
                 raise InputError(p, f"not JSON: {jexc.msg}", line=line) from None
+            except ValueError:
+                raise long_number(p, text, line=line) from None
+            except RecursionError:
+                raise InputError(
+                    p, f"nested more than {MAX_DEPTH} levels deep", line=line
+                ) from None
         if not text.lstrip().startswith("{"):
             raise InputError(
                 p, "each line must be one transcript (a JSON object)", line=line

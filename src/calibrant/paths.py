@@ -8,6 +8,8 @@ command's reports are written all or none (temporary files first, then renames).
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,10 @@ __all__ = [
     "write_atomic",
     "write_all_atomic",
     "StreamedOutputs",
+    "component_problem",
+    "portable_problem",
+    "case_clash",
+    "inside",
 ]
 
 
@@ -246,3 +252,61 @@ class StreamedOutputs:
         for tmp in self._temps.values():
             tmp.unlink(missing_ok=True)
         self._temps.clear()
+
+
+# -- names that become paths ---------------------------------------------------------------------
+
+_RESERVED = re.compile(r"CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]", re.IGNORECASE)
+_NOT_ON_WINDOWS = set('<>:"|?*')
+
+
+def component_problem(name: str) -> str | None:
+    """Why `name` (an id read from input) cannot be one path component inside a folder: empty,
+    '.' or '..', holding a slash, a backslash or a NUL; None when it can."""
+    if name in ("", ".", ".."):
+        return f"is {name!r}" if name else "is empty"
+    if "/" in name or "\\" in name:
+        return "holds a slash"
+    if "\x00" in name:
+        return "holds a NUL character"
+    return None
+
+
+def portable_problem(name: str, *, characters: bool = True) -> str | None:
+    """Why `name` cannot be one file name on every file system a zip is unpacked on (Linux,
+    macOS, Windows): `component_problem`, a '..' anywhere, a trailing dot or space, a control
+    character or one of <>:"|?* (unless `characters` is False), or a name Windows reserves for
+    a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension); None when it can."""
+    problem = component_problem(name)
+    if problem is not None:
+        return problem
+    if ".." in name:
+        return "holds '..'"
+    if name[-1] in ". ":
+        return "ends in a dot or a space"
+    if characters and any(ord(c) < 32 or c in _NOT_ON_WINDOWS for c in name):
+        return 'holds a control character or one of <>:"|?*'
+    if _RESERVED.fullmatch(name.split(".")[0].rstrip(" ")):
+        return "is a name Windows reserves for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+    return None
+
+
+def case_clash(names: Iterable[str]) -> tuple[str, str] | None:
+    """Two of `names` that are one file where case (or Unicode normalization) is not told apart
+    (Windows, macOS), the earlier first; None when there are none."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = unicodedata.normalize("NFC", name).casefold()
+        if key in seen:
+            return seen[key], name
+        seen[key] = name
+    return None
+
+
+def inside(folder: Path, path: Path) -> bool:
+    """True when `path`, links and '..' resolved, is `folder` or under it (links and '..'
+    resolved in `folder` too)."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        return False

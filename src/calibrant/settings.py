@@ -62,6 +62,13 @@ class Settings(BaseModel):
         description="CALIBRANT_EMBEDDED_THREADS: threads llama.cpp uses for the embedded judge "
         "(a whole number, at least 1). Unset: half the available CPUs, at least one.",
     )
+    data_root: Path = Field(
+        Path("."),
+        description="CALIBRANT_DATA_ROOT: the folder the service's jobs read files on the "
+        "server in (gold sets, verdicts files, transcripts): a job's path is taken relative "
+        "to it and, links resolved, must stay inside it. Unset: the working directory of "
+        "`calibrant serve` or `calibrant worker`.",
+    )
     sandbox_token: str | None = Field(
         None,
         description="CALIBRANT_SANDBOX_TOKEN: the token `calibrant sandbox` requires of its "

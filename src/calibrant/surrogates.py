@@ -59,7 +59,7 @@ def lone_surrogate(path: str | Path, text: str, *, base_line: int = 0) -> InputE
         return None
     try:
         loc = _surrogate_loc(json.loads(text)) or ()
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or an integer too long to read
         loc = ()
     line = base_line or text.count("\n", 0, at) + 1
     escape = text[at : at + 6]

@@ -4,6 +4,7 @@ cannot be loaded is one line naming its entry point while the others stay usable
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from calibrant.domains import DomainPack, DomainPackError, RecordSpec, UnknownDo
 from calibrant.harness.agents.scripted import BEHAVIOURS
 from tests.conftest import ROOT
 from tests.domains.packs import TOURS, write_pack
+from tests.support.cli import Result
 from tests.support.domains import installed
 
 
@@ -91,15 +93,27 @@ def test_a_broken_pack_is_one_line_naming_its_entry_point(
 
 def test_two_packs_of_one_name_are_both_refused(tmp_path: Path) -> None:
     write_pack(tmp_path, "tours_a", TOURS, "tours = tours_a:pack")
-    write_pack(tmp_path, "tours_b", TOURS, "tours-too = tours_b:pack")
+    write_pack(tmp_path, "tours_b", TOURS, "tours = tours_b:pack")
     with installed(tmp_path):
         assert "tours" not in {p.pack.name for p in domains.available()}
         lines = sorted(str(b) for b in domains.broken())
         assert len(lines) == 2
         for line in lines:
-            assert "declares domain 'tours', as do the entry points" in line
-            assert "'tours = tours_a:pack'" in line and "'tours-too = tours_b:pack'" in line
+            assert "all declare domain 'tours'; uninstall one" in line
+            assert "'tours = tours_a:pack'" in line and "'tours = tours_b:pack'" in line
         with pytest.raises(UnknownDomain, match="uninstall one"):
+            domains.get("tours")
+
+
+def test_an_entry_point_named_otherwise_than_its_domain_is_refused(tmp_path: Path) -> None:
+    """A pack is found by its entry point's name (so a command loads only the pack it needs):
+    an entry point named otherwise than the domain it gives is refused, saying the right name."""
+    write_pack(tmp_path, "tours_elsewhere", TOURS, "tours-too = tours_elsewhere:pack")
+    with installed(tmp_path):
+        (bad,) = domains.broken()
+        assert "'tours-too = tours_elsewhere:pack'" in str(bad)
+        assert "it gives domain 'tours': name the entry point after its domain" in str(bad)
+        with pytest.raises(UnknownDomain, match="no domain pack named 'tours'"):
             domains.get("tours")
 
 
@@ -157,3 +171,38 @@ def test_a_wrong_declaration_is_refused_in_one_line(
     }
     with pytest.raises(DomainPackError, match=said):
         DomainPack(**{**fields, **change})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("raised", "named"),
+    [
+        ("SystemExit(0)", "SystemExit: 0"),
+        ("KeyboardInterrupt()", "KeyboardInterrupt"),
+        ("BaseException('stop')", "BaseException: stop"),
+    ],
+)
+def test_a_pack_whose_import_raises_anything_never_silences_the_gate(
+    cli: Callable[..., Result], tmp_path: Path, raised: str, named: str
+) -> None:
+    """Issue 30 item 6: a pack whose import raises SystemExit(0) used to end `check
+    --fail-on-violation` with exit 0 and no output. A command loads only the packs its files
+    need (a refunds transcript: the refund shop's), and where every pack is loaded (`domains
+    list`) or this one is asked for, it is one line naming its entry point."""
+    write_pack(tmp_path, "exits_pack", f"raise {raised}\n", "exits = exits_pack:pack")
+    violating = ROOT / "examples" / "transcripts" / "broken-false-completion.json"
+    with installed(tmp_path):
+        checked = cli("check", str(violating), "--fail-on-violation")
+        assert checked.code == 1, (checked.code, checked.out, checked.err)
+        assert "violated" in checked.out
+        listed = cli("domains", "list")
+        assert listed.code == 2, (listed.code, listed.out, listed.err)
+        [said] = [x for x in listed.err.splitlines() if x.strip()]
+        assert said.startswith(
+            "calibrant: error: domain pack entry point 'exits = exits_pack:pack'"
+        )
+        assert f"cannot import it: {named}" in said
+        assert "refunds" in listed.out  # the others are listed
+        shown = cli("domains", "show", "exits")
+        assert shown.code == 2 and shown.out == ""
+        [said] = [x for x in shown.err.splitlines() if x.strip()]
+        assert "domain 'exits'" in said and f"cannot import it: {named}" in said

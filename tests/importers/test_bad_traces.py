@@ -164,3 +164,66 @@ def test_a_value_the_transcript_refuses_is_one_line(
     conv["id"] = "c" * 195  # an identifier, but the transcript id it makes is over 200 characters
     r = _run(cli, "chat", _jsonl_with(tmp_path, json.dumps(conv)), tmp_path)
     assert "traces.jsonl:3: " in r.err and "(transcript field transcript_id)" in r.err
+
+
+# --- issue 30: a trace id is one folder of --snapshots; text and numbers no transcript holds ---
+
+
+def _duplicate_as(tmp: Path, trace_id: str) -> Path:
+    """The double refund (conv-duplicate) as the only trace, under `trace_id`."""
+    conv = next(json.loads(x) for x in GOOD.read_text().splitlines() if '"conv-duplicate"' in x)
+    p = tmp / "traces.jsonl"
+    p.write_text(json.dumps({**conv, "id": trace_id}) + "\n")
+    return p
+
+
+@pytest.mark.parametrize("shape", ["dot-dot", "absolute", "link"])
+def test_a_trace_id_never_reads_snapshots_outside_the_snapshots_folder(
+    cli: Callable[..., Result], tmp_path: Path, shape: str
+) -> None:
+    """A double refund whose id names forged snapshots elsewhere (the good refund's: one
+    refund, so no_duplicate_payment would pass) is refused in one line, nothing written."""
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    for which in ("before", "after"):
+        good = ROOT / "tests" / "data" / "traces" / "snapshots" / "conv-good" / f"{which}.json"
+        (forged / f"{which}.json").write_text(good.read_text())
+    snapshots = tmp_path / "snapshots"
+    snapshots.mkdir()
+    trace_id = {"dot-dot": "../forged", "absolute": str(forged), "link": "conv-link"}[shape]
+    if shape == "link":
+        (snapshots / "conv-link").symlink_to(forged, target_is_directory=True)
+    trace = _duplicate_as(tmp_path, trace_id)
+    out = tmp_path / "out"
+    r = cli(
+        "import", "chat", str(trace), "--out", str(out), "--case", ELIGIBLE,
+        "--snapshots", str(snapshots),
+    )  # fmt: skip
+    assert r.code == 2, (r.out, r.err)
+    assert not out.exists()
+    [said] = [x for x in r.err.splitlines() if x.strip()]
+    assert said.startswith(f"calibrant: error: {trace}:1: ")
+    assert f"trace id {trace_id!r}" in said and "--snapshots" in said
+
+
+def test_a_lone_surrogate_in_a_trace_is_one_line(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    conv = json.loads(GOOD.read_text().splitlines()[2])
+    conv["messages"][1]["content"] = "my vase \ud83d is broken"  # json.dumps writes \\ud83d
+    r = _run(cli, "chat", _jsonl_with(tmp_path, json.dumps(conv)), tmp_path)
+    assert "traces.jsonl:3: field 'messages.1.content': a lone surrogate escape (\\ud83d)" in r.err
+
+
+def test_a_number_of_thousands_of_digits_in_a_trace_is_one_line(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    line = GOOD.read_text().splitlines()[0].replace('"conv-good"', '"conv-big"')
+    assert '"prompt_tokens": ' in line
+    long = line.replace('"prompt_tokens": ', '"prompt_tokens": ' + "7" * 5000, 1)
+    r = _run(cli, "chat", _jsonl_with(tmp_path, long), tmp_path)
+    assert "traces.jsonl:3: a number of more than 4300 digits" in r.err
+    one = tmp_path / "one.json"
+    one.write_text("[\n" + "9" * 5000 + "\n]\n")
+    r = _run(cli, "chat", one, tmp_path)
+    assert "one.json:2: a number of more than 4300 digits" in r.err

@@ -48,8 +48,9 @@ def work(tmp_path: Path, server: FakeServer) -> Path:
 
 
 def test_judge_is_the_same_through_the_cli_and_the_service_job(
-    cli: Callable[..., Any], work: Path, server: FakeServer
+    cli: Callable[..., Any], work: Path, server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("CALIBRANT_DATA_ROOT", str(work))  # the job's files are the test's
     items = str(work / "in")
     env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / 'cli.db'}"}
     result = cli("judge", items, "--judge", "a", "--json", cwd=work, env=env)

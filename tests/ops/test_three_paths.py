@@ -99,6 +99,12 @@ def work(tmp_path_factory: pytest.TempPathFactory, judge: FakeServer) -> Path:
     return work
 
 
+@pytest.fixture(autouse=True)
+def _data_root(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jobs read the test's files: its folder is their data root (CALIBRANT_DATA_ROOT)."""
+    monkeypatch.setenv("CALIBRANT_DATA_ROOT", str(work))
+
+
 def _cli_store(work: Path, name: str) -> dict[str, str]:
     return {"CALIBRANT_DATABASE_URL": f"sqlite:///{work / f'{name}.db'}"}
 

@@ -256,6 +256,11 @@ def test_an_audit_queue_is_blind_to_the_judge(scored: Scored) -> None:
         assert decided.status_code == 200, decided.text
         over = adjudicator.get("/api/agreement-over-time", params={"resamples": 200})
         assert over.status_code == 200, over.text
+        # issue 30 item 8: a seed below 0 reached the bootstrap's generator (a 500); a 422 now
+        negative = {"resamples": 200, "seed": -1}
+        refused = adjudicator.get("/api/agreement-over-time", params=negative)
+        assert refused.status_code == 422, (refused.status_code, refused.text[:300])
+        assert [e["loc"] for e in refused.json()["detail"]] == [["query", "seed"]]
         (window,) = [w for w in over.json()["windows"] if audit["run_id"] in w["audits"]]
         c = next(x for x in window["criteria"] if x["criterion"] == CRIT2)
         assert c["n_items"] == 4 and c["n_single_expert"] == 0

@@ -263,3 +263,44 @@ def test_propose_from_store_reads_the_queue_as_gold_export_writes_it(
     assert "--gold and --from-store" in both
     none = _one_line(cli("propose", "--from-store", "nope", *args, env=env))
     assert "no queue 'nope'" in none
+
+
+# --- issue 30 item 9: zip names are one file each on every system they are unpacked on ---------
+
+WINDOWS_RESERVED = re.compile(r"(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(\..*)?", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("account", ["Consensus", "ANN", "CON", "com1", "lpt9"])
+def test_zips_never_hold_names_one_file_apart_or_reserved(tmp_path: Path, account: str) -> None:
+    """An account named `Consensus` (beside the consensus file), `ANN` (beside `ann`) or `CON`
+    (a device on Windows): the labels zip, whose files are named by rater, refuses in one
+    sentence naming the account; the gold folder's zip names its files apart (their lines name
+    the rater), so unpacked anywhere it holds every rater's labels."""
+    with labeling_service("sqlite", tmp_path) as s:
+        admin = s.client(s.user("zip-boss", "admin"))
+        got = admin.post("/api/transcripts?queue=z", content=(GOLD / "gold-001.json").read_bytes())
+        assert got.is_success, got.text
+        for name in ("ann", account):
+            rater = s.client(s.user(name, "annotator"))
+            labels = [{"criterion": c, "label": v} for c, v in ALL_CRITERIA.items()]
+            saved = rater.post("/api/labels", json={"item": "gold-001", "labels": labels})
+            assert saved.is_success, saved.text
+        got = admin.get("/api/export/labels")
+        assert got.status_code == 409, (got.status_code, got.content[:200])
+        said = got.json()["detail"]
+        assert f"'{account}'" in said and "cannot" in said, said
+        assert "of the labels zip" in said and "\n" not in said
+        gold = admin.get("/api/export/gold", params={"queue": "z"})
+        assert gold.status_code == 200, gold.text
+    with zipfile.ZipFile(io.BytesIO(gold.content)) as archive:
+        names = archive.namelist()
+        raters = {
+            json.loads(line)["rater"]: n
+            for n in names
+            if n.startswith("gold-z/labels/")
+            for line in archive.read(n).decode().splitlines()
+        }
+    assert len({n.casefold() for n in names}) == len(names), names
+    assert not [n for n in names if WINDOWS_RESERVED.fullmatch(n.rsplit("/", 1)[-1])], names
+    assert set(raters) == {"ann", account, "consensus"}, raters
+    assert raters["consensus"] == "gold-z/labels/consensus.jsonl"

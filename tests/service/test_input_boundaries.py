@@ -71,3 +71,51 @@ def test_a_nul_in_job_parameters_is_422_on_postgresql(
             assert got.status_code == 422, (kind, got.status_code, got.text[:300])
             assert "NUL" in got.text, got.text[:300]
         assert admin.get("/api/jobs").json() == []
+
+
+# --- issue 30 item 8: malformed input is a 422 naming the field, never a 500 ------------------
+
+
+@pytest.mark.parametrize("number", ["NaN", "1e309", "-Infinity"])
+def test_a_number_json_cannot_hold_in_a_label_is_422(service: Service, number: str) -> None:
+    """`NaN`, `Infinity` and `1e309` (infinite once read) are not JSON numbers, but a body may
+    hold them: refused naming the label, and the answer itself is JSON."""
+    api = service.client(service.user(f"nan-{number.strip('-')}", "annotator"))
+    body = '{"item": "gold-085", "labels": [{"criterion": "overall_clarity", "label": %s}]}'
+    got = api.post("/api/labels", content=(body % number).encode(), headers=JSON)
+    assert got.status_code == 422, (got.status_code, got.text[:300])
+    [error] = got.json()["detail"]
+    assert error["loc"][-3:] == ["labels", 0, "label"] or "label" in error["loc"], error
+
+
+def test_a_bare_number_of_thousands_of_digits_is_422(service: Service) -> None:
+    admin = service.client(service.user("digits-admin", "admin"))
+    for body in ("9" * 5000, "[\n" + "1" * 5000 + "]"):
+        got = admin.post("/api/transcripts?queue=digits", content=body.encode(), headers=JSON)
+        assert got.status_code == 422, (got.status_code, got.text[:300])
+        assert "a number of more than 4300 digits" in got.json()["detail"]
+        assert got.json()["line"] == (1 if body[0] == "9" else 2)
+
+
+@pytest.mark.parametrize("shape", ["block", "after-an-apostrophe"])
+def test_a_rubric_nested_deeper_than_the_stack_is_422(service: Service, shape: str) -> None:
+    """Nesting deep enough to exhaust Python's stack (RecursionError), in shapes the bracket
+    and indentation count cannot see: `- - - ... x` on one line, or brackets after a word's
+    apostrophe (taken for an opening quote)."""
+    admin = service.client(service.user(f"deep-{shape}", "admin"))
+    if shape == "block":
+        body = "rubric_id: deep\ncriteria:\n  " + "- " * 3000 + "x\n"
+    else:
+        body = "rubric_id: it's deep\ncriteria: " + "[" * 3000 + "]" * 3000 + "\n"
+    got = admin.post("/api/rubrics", content=body.encode())
+    assert got.status_code == 422, (got.status_code, got.text[:300])
+    assert "nested more than 64 levels deep" in got.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/api/agreement-over-time", "/api/monitor"])
+@pytest.mark.parametrize("seed", ["-1", str(2**32)])
+def test_a_seed_out_of_range_is_422_naming_it(service: Service, path: str, seed: str) -> None:
+    api = service.client(service.user(f"seed-{path.rsplit('/', 1)[1]}-{seed}", "adjudicator"))
+    got = api.get(path, params={"seed": seed})
+    assert got.status_code == 422, (got.status_code, got.text[:300])
+    assert [e["loc"] for e in got.json()["detail"]] == [["query", "seed"]]

@@ -219,8 +219,12 @@ def test_bad_verdicts_or_queue_get_one_clear_4xx_and_queue_nothing(ctx: Ctx) -> 
                 "checked on a rubric",
             ),
             "no file": (
-                {"kind": "calibrate", "params": {**base, "verdicts": {"file": "/no/such.csv"}}},
-                "/no/such.csv: no such file on the server",
+                {"kind": "calibrate", "params": {**base, "verdicts": {"file": "no/such.csv"}}},
+                "no/such.csv: no such file on the server",
+            ),
+            "a file outside the data root": (
+                {"kind": "calibrate", "params": {**base, "verdicts": {"file": "/etc/passwd"}}},
+                "/etc/passwd: outside the service's data root (CALIBRANT_DATA_ROOT)",
             ),
             "unknown queue": (
                 {"kind": "calibrate", "params": {"judge": "live", "queue": "nope"}},

@@ -346,7 +346,12 @@ def test_jobs_wait_in_the_queue_until_a_calibrant_worker_takes_them(tmp_path: Pa
                 worker = subprocess.Popen(
                     [sys.executable, "-m", "calibrant", "worker"],
                     cwd=ROOT,
-                    env={**os.environ, **ENV, "CALIBRANT_DATABASE_URL": url},
+                    env={
+                        **os.environ,
+                        **ENV,
+                        "CALIBRANT_DATABASE_URL": url,
+                        "CALIBRANT_DATA_ROOT": str(tmp_path),
+                    },
                     stdout=subprocess.DEVNULL,
                     stderr=log,
                 )

@@ -127,14 +127,20 @@ def running_service(
     calibrant: Sequence[str] = (sys.executable, "-m", "calibrant"),
 ) -> Iterator[ServedService]:
     """`calibrant serve` until the block ends (SIGTERM). `calibrant`: the command that runs it,
-    e.g. a fork server's client (tests/support/forkserver.py; its socket then in `env`)."""
+    e.g. a fork server's client (tests/support/forkserver.py; its socket then in `env`). Its
+    jobs' data root (CALIBRANT_DATA_ROOT) is `workdir` unless `env` names another."""
     port = free_port()
     log = workdir / f"serve-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
             [*calibrant, "serve", "--port", str(port), *extra_args],
             cwd=ROOT,
-            env={**os.environ, "CALIBRANT_DATABASE_URL": database_url, **(env or {})},
+            env={
+                **os.environ,
+                "CALIBRANT_DATABASE_URL": database_url,
+                "CALIBRANT_DATA_ROOT": str(workdir),  # a job's files are the test's
+                **(env or {}),
+            },
             stdout=out,
             stderr=subprocess.STDOUT,
         )

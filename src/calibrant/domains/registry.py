@@ -2,16 +2,21 @@
 
 Each entry point's object is a `DomainPack`, or a callable taking no argument that returns one
 (`refunds = "calibrant_refunds:pack"` under a distribution's
-`[project.entry-points."calibrant.domains"]`).
-The core never imports a pack by name. A pack that cannot be loaded (its import fails, its object
-is not a pack, its declaration is wrong, its name is taken by another entry point) is not loaded:
-it is reported in one line naming the entry point, and the other packs stay usable.
+`[project.entry-points."calibrant.domains"]`); the entry point is named after the domain its
+pack gives. The core never imports a pack by name, and imports a pack only when a command needs
+its domain (`get`): a command on refunds transcripts never runs another pack's code. A pack that
+cannot be loaded (its import or its function raises anything, even SystemExit or
+KeyboardInterrupt; its object is not a pack; its declaration is wrong; its entry point is named
+otherwise than its domain, or shares its name with another) is not loaded: it is reported in one
+line naming the entry point, and the other packs stay usable. `discover` (`calibrant domains
+list`) loads them all.
 
 Packs are looked up once per process; `refresh()` forgets what was found (a test that installs
 a pack, a long-lived process after `pip install`)."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
@@ -85,19 +90,21 @@ def _dist(ep: EntryPoint) -> str | None:
 
 
 def _load(ep: EntryPoint) -> DomainPack:
-    """The pack an entry point declares; any failure is one line (never a traceback)."""
+    """The pack an entry point declares; any failure is one line (never a traceback). The
+    pack's code may raise anything, SystemExit and KeyboardInterrupt included: a pack never
+    ends the command that loads it, nor decides its exit status."""
     try:
         obj = ep.load()
     except CalibrantError as exc:
         raise CalibrantError(str(exc)) from None
-    except Exception as exc:  # a third-party import: any error is the pack's, said in one line
+    except BaseException as exc:  # a third-party import: anything it raises is the pack's
         raise CalibrantError(f"cannot import it: {type(exc).__name__}: {_one_line(exc)}") from None
     if not isinstance(obj, DomainPack) and callable(obj):
         try:
             obj = obj()
         except CalibrantError as exc:
             raise CalibrantError(str(exc)) from None
-        except Exception as exc:
+        except BaseException as exc:
             raise CalibrantError(
                 f"calling it failed: {type(exc).__name__}: {_one_line(exc)}"
             ) from None
@@ -112,60 +119,96 @@ def _one_line(exc: BaseException) -> str:
 
 
 @cache
-def discover() -> Discovery:
-    """Load every entry point of the group once; packs by name, and the broken ones."""
+def _entry_points() -> dict[str, tuple[EntryPoint, ...]]:
+    """The group's entry points by name, read from the installed metadata (nothing imported);
+    one distribution seen twice on sys.path counts once."""
+    out: dict[str, list[EntryPoint]] = {}
     seen: set[tuple[str, str]] = set()
-    found: dict[str, list[InstalledPack]] = {}
-    bad: list[BrokenPack] = []
-    eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value))
-    for ep in eps:
-        if (ep.name, ep.value) in seen:  # one distribution seen twice on sys.path
-            continue
-        seen.add((ep.name, ep.value))
-        try:
-            pack = _load(ep)
-        except CalibrantError as exc:
-            bad.append(BrokenPack(_label(ep), _dist(ep), str(exc)))
-            continue
-        found.setdefault(pack.name, []).append(InstalledPack(pack, _label(ep), _dist(ep)))
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        if (ep.name, ep.value) not in seen:
+            seen.add((ep.name, ep.value))
+            out.setdefault(ep.name, []).append(ep)
+    return {name: tuple(eps) for name, eps in out.items()}
+
+
+_LOADED: dict[str, InstalledPack | tuple[BrokenPack, ...]] = {}
+_lock = threading.RLock()
+
+
+def _named(name: str) -> InstalledPack | tuple[BrokenPack, ...]:
+    """The pack of the entry point named `name` (loaded once per process), or why there is
+    none: two entry points of that name (neither loaded: which one a file means would be a
+    guess), or the one failing to load."""
+    with _lock:
+        if name in _LOADED:
+            return _LOADED[name]
+        eps = _entry_points().get(name, ())
+        found: InstalledPack | tuple[BrokenPack, ...]
+        if len(eps) > 1:
+            labels = ", ".join(f"'{_label(ep)}'" for ep in eps)
+            why = f"the entry points {labels} all declare domain '{name}'; uninstall one"
+            found = tuple(BrokenPack(_label(ep), _dist(ep), why) for ep in eps)
+        else:
+            (ep,) = eps
+            try:
+                pack = _load(ep)
+            except CalibrantError as exc:
+                found = (BrokenPack(_label(ep), _dist(ep), str(exc)),)
+            else:
+                if pack.name == name:
+                    found = InstalledPack(pack, _label(ep), _dist(ep))
+                else:
+                    why = (
+                        f"it gives domain '{pack.name}': name the entry point after its "
+                        f"domain ({pack.name} = {ep.value})"
+                    )
+                    found = (BrokenPack(_label(ep), _dist(ep), why),)
+        _LOADED[name] = found
+        return found
+
+
+def discover() -> Discovery:
+    """Load every entry point of the group (once per process); packs by name, and the broken
+    ones."""
     packs: dict[str, InstalledPack] = {}
-    for name, same in sorted(found.items()):
-        if len(same) == 1:
-            packs[name] = same[0]
-            continue
-        labels = ", ".join(f"'{p.entry_point}'" for p in same)
-        for p in same:  # neither is chosen: which one a file means would be a guess
-            why = f"declares domain '{name}', as do the entry points {labels}; uninstall one"
-            bad.append(BrokenPack(p.entry_point, p.distribution, why))
+    bad: list[BrokenPack] = []
+    for name in sorted(_entry_points()):
+        found = _named(name)
+        if isinstance(found, InstalledPack):
+            packs[name] = found
+        else:
+            bad.extend(found)
     return Discovery(packs, tuple(bad))
 
 
 def refresh() -> None:
     """Forget the packs found: the next call looks the entry points up again."""
-    discover.cache_clear()
-    _RUNTIMES.clear()
+    with _lock:
+        _entry_points.cache_clear()
+        _LOADED.clear()
+        _RUNTIMES.clear()
 
 
 def available() -> list[InstalledPack]:
-    """Every usable installed pack, by name."""
-    return [discover().packs[n] for n in sorted(discover().packs)]
+    """Every usable installed pack, by name (every pack is loaded)."""
+    found = discover().packs
+    return [found[n] for n in sorted(found)]
 
 
 def broken() -> tuple[BrokenPack, ...]:
-    """Every entry point that gave no usable pack."""
+    """Every entry point that gave no usable pack (every pack is loaded)."""
     return discover().broken
 
 
 def get(name: str) -> InstalledPack:
-    """The installed pack of domain `name`; an unknown (or broken) one is one line saying which
-    packs are installed."""
-    found = discover()
-    if name in found.packs:
-        return found.packs[name]
-    for b in found.broken:
-        if b.entry_point.split(" = ", 1)[0] == name or f"domain '{name}'" in b.reason:
-            raise UnknownDomain(f"domain '{name}': {b}")
-    installed = ", ".join(sorted(found.packs)) or "none"
+    """The installed pack of domain `name`, loading no other pack; an unknown (or broken) one
+    is one line saying which packs are installed (or why it cannot be loaded)."""
+    if name in _entry_points():
+        found = _named(name)
+        if isinstance(found, InstalledPack):
+            return found
+        raise UnknownDomain(f"domain '{name}': {found[0]}")
+    installed = ", ".join(sorted(_entry_points())) or "none"
     raise UnknownDomain(
         f"no domain pack named '{name}' is installed (installed: {installed}); "
         f"a pack is a distribution with a '{ENTRY_POINT_GROUP}' entry point"
@@ -192,7 +235,7 @@ def runtime(name: str) -> PackRuntime:
         made = build()
     except CalibrantError:
         raise
-    except Exception as exc:  # the pack's code: one line, never a traceback
+    except BaseException as exc:  # the pack's code: one line, never a traceback or an exit
         raise UnknownDomain(
             f"domain pack '{name}': building its runtime failed: {type(exc).__name__}: "
             f"{_one_line(exc)}"

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..files import field_error, read_text
+from ..files import field_error, long_number, read_text
+from ..surrogates import lone_surrogate
 
 __all__ = ["Locator", "read_documents", "dotted"]
 
@@ -44,23 +45,27 @@ class Locator:
 
 def read_documents(path: Path) -> Iterator[tuple[Locator, Any]]:
     """The JSON documents of a trace file: one for .json, one per non-blank line for .jsonl
-    (each with its line). Malformed JSON is one error naming the file and line."""
+    (each with its line). Malformed JSON, a lone surrogate escape (no character: no transcript
+    can hold it) or an integer too long to read is one error naming the file and line."""
     text = read_text(path)
     if path.suffix == ".jsonl":
         for n, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield Locator(path, n), json.loads(raw)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deep"
-                raise InputError(path, f"malformed JSON: {why}", line=n) from None
+            if raw.strip():
+                yield Locator(path, n), _parse(path, raw, line=n)
         return
     if not text.strip():
         raise InputError(path, "empty file", line=1)
+    yield Locator(path), _parse(path, text)
+
+
+def _parse(path: Path, text: str, *, line: int | None = None) -> Any:
+    if (lone := lone_surrogate(path, text, base_line=line or 0)) is not None:
+        raise lone
     try:
-        yield Locator(path), json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+        raise InputError(path, f"malformed JSON: {exc.msg}", line=line or exc.lineno) from None
+    except ValueError:  # an integer of thousands of digits
+        raise long_number(path, text, line=line) from None
     except RecursionError:
-        raise InputError(path, "malformed JSON: nested too deep") from None
+        raise InputError(path, "malformed JSON: nested too deep", line=line) from None

@@ -15,6 +15,7 @@ from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
 from ..files import load_case
 from ..harness.runner import transcript_filename
+from ..paths import component_problem, inside
 from .builder import build_transcript
 from .chat import parse_chat
 from .model import ImportedTrace, ImportOptions, ImportResult, ParsedTrace
@@ -40,7 +41,7 @@ def _snapshots(
                 )
             path: Path | None = given
         elif options.snapshots is not None:
-            path = options.snapshots / trace.trace_id / f"{which}.json"
+            path = _snapshot_path(options.snapshots, trace, which)
         else:
             path = None
         if path is not None and path.is_file():
@@ -49,6 +50,25 @@ def _snapshots(
             found[which] = None
             missing[which] = f"no {path}" if path is not None else "no --snapshots or --" + which
     return found["before"], found["after"], missing
+
+
+def _snapshot_path(folder: Path, trace: ParsedTrace, which: str) -> Path:
+    """`folder/<trace id>/<which>.json`: the trace id is one folder name, and the file (links
+    resolved) stays inside `folder`; an id that would reach elsewhere is one InputError."""
+    problem = component_problem(trace.trace_id)
+    if problem is not None:
+        raise InputError(
+            trace.where,
+            f"trace id {trace.trace_id!r} {problem}: with --snapshots it names one folder "
+            f"of {folder}",
+        )
+    path = folder / trace.trace_id / f"{which}.json"
+    if path.exists() and not inside(folder, path):
+        raise InputError(
+            trace.where,
+            f"trace id {trace.trace_id!r}: {path} leads outside --snapshots {folder} (a link)",
+        )
+    return path
 
 
 def _build(
@@ -142,7 +162,14 @@ def import_traces(options: ImportOptions) -> ImportResult:
         name = transcript_filename(t.transcript_id)
         if name in outputs:
             raise InputError(trace.where, f"two traces would both be written as {name}")
-        outputs[name] = t.model_dump_json(indent=1) + "\n"
+        try:
+            outputs[name] = t.model_dump_json(indent=1) + "\n"
+        except ValueError:  # text no file can hold: a lone surrogate (from the case, say)
+            raise InputError(
+                trace.where,
+                "its transcript would hold a lone surrogate escape (such as \\ud83d), which is "
+                "not a character: write the text of the trace, case and snapshots as UTF-8",
+            ) from None
         written.append(
             ImportedTrace(
                 trace_id=trace.trace_id,

@@ -22,8 +22,9 @@ from .answer import Unparseable, answer_schema, parse_answer
 from .embedded_check import EmbeddedBuildCrashed
 from .embedded_request import CONTENT_FREE_KEY, INDEPENDENT_KEY, LABEL_PRIOR_KEY
 from .llm_setup import endpoint_kwargs, is_unpriced
+from .model_names import NO_PROVIDER, no_provider_message, not_found_message
 from .prompt import JudgePrompt, build_prompt, content_free_prompts, prompt_variant
-from .reliability import RetryPolicy, auth_failure_message, classify, wait_for
+from .reliability import Classified, RetryPolicy, auth_failure_message, classify, wait_for
 
 __all__ = [
     "judge_once",
@@ -118,6 +119,12 @@ def _refused_message(config: JudgeConfig) -> str:
         f"nothing answers at {where} (connection refused): start the judge's server there, or "
         "give the address it listens on (--api-base, or api_base in the saved judge)"
     )
+
+
+def _model_message(litellm: Any, config: JudgeConfig, c: Classified) -> str:
+    if NO_PROVIDER in c.message:
+        return no_provider_message(litellm, config.model)
+    return not_found_message(litellm, config.model, config.api_base, c.message)
 
 
 def _usage(response: Any) -> tuple[int, int, int]:
@@ -281,6 +288,8 @@ async def ask(
         if connection_refused(exc):  # every other call would be refused too: stop the run
             raise JudgeError(redact_secrets(_refused_message(config), secrets)) from None
         c = classify(exc)
+        if c.model:  # no call of this model string can succeed: stop the run
+            raise JudgeError(redact_secrets(_model_message(litellm, config, c), secrets)) from None
         if c.auth:  # every other call would be refused too: stop the run
             raise JudgeAuthError(
                 redact_secrets(

@@ -2,7 +2,8 @@
 
 Retried: 429, 5xx, timeouts, connection errors — with jitter, honouring Retry-After, within a
 bounded number of attempts. Everything else fails at once; an authentication or permission
-error (401/403) is marked so the run can stop: every other call would be refused too. litellm's
+error (401/403), and a model string no call can succeed with (no provider litellm knows, or 404:
+no such model there), are marked so the run can stop: every other call would fail too. litellm's
 and the SDK's own retries are set to 0 at every call."""
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Classified:
     transient: bool
     message: str
     auth: bool = False  # 401/403: the credentials are missing or refused
+    # the model string: no provider litellm knows, or none by that name there (404)
+    model: bool = False
 
 
 def _status(exc: BaseException) -> int | None:
@@ -72,6 +75,8 @@ def classify(exc: BaseException) -> Classified:
         return Classified("refusal", False, msg)
     if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
         return Classified("provider_error", False, msg, auth=True)
+    if status == 404 or name == "NotFoundError" or "LLM Provider NOT provided" in str(exc):
+        return Classified("provider_error", False, msg, model=True)
     if status is not None and status >= 500:
         return Classified("provider_error", True, msg)
     if (

@@ -31,7 +31,8 @@ from ..store import Store, new_owner
 from ..store.claims import claim_lease_seconds
 from .client import ask, prepare_call
 from .groupcommit import StoreWriter
-from .llm_setup import configure_model
+from .llm_setup import configure_model, endpoint_kwargs
+from .model_names import check_route
 from .reliability import RetryPolicy
 
 __all__ = [
@@ -253,8 +254,11 @@ class _Asker:
                 if isinstance(got, Judgment):  # another process answered it meanwhile
                     return self.hit(got), True
                 if got:
-                    if self.litellm is None:
-                        self.litellm = configure_model(self.config.model)
+                    if self.litellm is None:  # once per run, before its first call
+                        litellm = configure_model(self.config.model)
+                        base = endpoint_kwargs(self.config.model, self.config.endpoint)
+                        check_route(litellm, self.config.model, base.get("api_base"))
+                        self.litellm = litellm
                     # the transcript lives only while its prompt is built: the items waiting
                     # for a slot, and those in flight, hold their prompts, not the transcripts
                     call = prepare_call(

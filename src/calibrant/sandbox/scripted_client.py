@@ -110,6 +110,15 @@ def _result(res: Any) -> dict[str, Any]:
     return dict(json.loads(res.content[0].text))
 
 
+def _token_problem(token: str) -> str | None:
+    """Why `token` cannot be sent as `Authorization: Bearer TOKEN`, or None."""
+    if not token.strip():
+        return "no token"
+    if any(not 32 < ord(c) < 127 for c in token):
+        return "the token holds a space, a line break or a character outside ASCII"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
@@ -127,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kill-after", default="", help="SIGKILL itself after this tool.")
     parser.add_argument("--on-crash", choices=("exit", "restart"), default="exit")
     a = parser.parse_args(argv)
+    if a.url and (problem := _token_problem(a.token)) is not None:
+        print(
+            f"scripted client: error: {problem}: give --token TOKEN or set {TOKEN_ENV} (the "
+            "token `calibrant sandbox` printed at start)",
+            file=sys.stderr,
+        )
+        return 2
     import httpx2  # the MCP SDK's HTTP client
     from anyio.from_thread import start_blocking_portal
     from mcp import Client

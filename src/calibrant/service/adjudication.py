@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from ..contracts import CANT_TELL, Label
 from ..errors import InputError
+from ..paths import case_clash, portable_problem
 from .labeling import (
     BODY,
     CONSENSUS,
@@ -280,14 +281,49 @@ def export_jsonl(
 def export_zip(
     engine: Engine, *, queue: str | None = None, names: Mapping[str, str] | None = None
 ) -> bytes:
-    """A zip of the gold `labels/` folder: `<rater>.jsonl` per rater and `consensus.jsonl`."""
-    raters = sorted({x.rater for x in labels_of(engine)})
+    """A zip of the gold `labels/` folder: `<rater>.jsonl` per rater and `consensus.jsonl`.
+    A rater whose file would be no file, or the same file as another's, on some system the zip
+    is unpacked on (a reserved or unportable name, or one equal to another but for case:
+    `Consensus` beside `consensus`) is Conflict, naming the rater: nothing is exported."""
+    files: dict[str, tuple[str, str]] = {}
+    for rater in sorted({x.rater for x in labels_of(engine)}):
+        text = export_jsonl(engine, rater, queue=queue, names=names)
+        if text:
+            files[f"{rater}.jsonl"] = (rater, text)
+    _check_names([rater for rater, _ in files.values()])
+    consensus_text = export_jsonl(engine, CONSENSUS, queue=queue, names=names)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for rater in raters:
-            text = export_jsonl(engine, rater, queue=queue, names=names)
-            if text:
-                archive.writestr(f"labels/{rater}.jsonl", text)
-        consensus_text = export_jsonl(engine, CONSENSUS, queue=queue, names=names)
+        for name, (_, text) in files.items():
+            archive.writestr(f"labels/{name}", text)
         archive.writestr(f"labels/{CONSENSUS}.jsonl", consensus_text)
     return buffer.getvalue()
+
+
+def _check_names(raters: list[str]) -> None:
+    """Refuse a rater whose `labels/<rater>.jsonl` is not one file of its own everywhere."""
+    alone = "export that rater's labels alone (GET /api/export/labels/{})"
+    for rater in raters:
+        if rater == CONSENSUS:
+            raise Conflict(
+                f"rater '{rater}' cannot be a file of the labels zip: labels/{CONSENSUS}.jsonl "
+                f"is the consensus; {alone.format(rater)}"
+            )
+        problem = portable_problem(f"{rater}.jsonl")
+        if problem is not None:
+            raise Conflict(
+                f"rater '{rater}' cannot be a file of the labels zip: '{rater}.jsonl' {problem}; "
+                + alone.format(rater)
+            )
+    clash = case_clash([f"{CONSENSUS}.jsonl", *(f"{r}.jsonl" for r in raters)])
+    if clash is not None:
+        first, second = (name.removesuffix(".jsonl") for name in clash)
+        who = (
+            f"rater '{second}' cannot be a file"
+            if first == CONSENSUS
+            else f"raters '{first}' and '{second}' cannot both be files"
+        )
+        raise Conflict(
+            f"{who} of the labels zip: labels/{second}.jsonl and labels/{first}.jsonl are one "
+            f"file where case is not told apart (Windows, macOS); {alone.format(second)}"
+        )

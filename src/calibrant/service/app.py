@@ -4,6 +4,7 @@ store as the CLI. Routes are thin: parse, call one function of the core, render.
 from __future__ import annotations
 
 import logging
+import math
 from datetime import timedelta
 from typing import Any
 
@@ -39,9 +40,12 @@ def _text(value: object) -> str:
 
 
 def _clean(value: Any) -> Any:
-    """`value` (decoded JSON) with every string made valid UTF-8 by `_text`."""
+    """`value` (decoded JSON) with every string made valid UTF-8 by `_text`, and every number
+    JSON cannot write (NaN, Infinity: what `NaN` or `1e309` in a body decode to) as its name."""
     if isinstance(value, str):
         return _text(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
     if isinstance(value, list):
         return [_clean(v) for v in value]
     if isinstance(value, dict):

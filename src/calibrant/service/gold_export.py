@@ -34,6 +34,7 @@ from ..contracts import Label, Transcript
 from ..errors import ConfigError
 from ..gold import CONSENSUS, HELDOUT_SHARE, GoldItem, drawn_case_split
 from ..judge.sheet import labeling_sheet
+from ..paths import case_clash, portable_problem
 from ..store.db import redact_url
 from . import adjudication as adj
 from . import labeling as lab
@@ -105,14 +106,32 @@ def safe_name(text: str) -> str:
 
 
 def _item_path(item: str) -> str:
-    """`transcripts/<item>.json`, refused when the item id would leave the folder."""
+    """`transcripts/<item>.json`, refused when the item id would leave the folder, or name a
+    file or folder some system cannot hold (a name Windows reserves, a trailing dot)."""
     parts = item.split("/")
     if item.startswith("/") or any(p in ("", ".", "..") for p in parts):
         raise lab.Conflict(
             f"item '{item}' cannot be a file name in a gold folder (the loader reads "
             "transcripts/<item>.json)"
         )
+    for part in [*parts[:-1], f"{parts[-1]}.json"]:
+        problem = portable_problem(part, characters=False)
+        if problem is not None:
+            raise lab.Conflict(
+                f"item '{item}' cannot be a file name in a gold folder: '{part}' {problem}"
+            )
     return f"transcripts/{item}.json"
+
+
+def _distinct(paths: dict[str, str]) -> None:
+    """Refuse two items whose files are one file where case is not told apart."""
+    clash = case_clash(sorted(paths.values()))
+    if clash is not None:
+        items = {path: item for item, path in paths.items()}
+        raise lab.Conflict(
+            f"items '{items[clash[0]]}' and '{items[clash[1]]}' cannot both be files of a gold "
+            "folder: their names differ only in case, one file on Windows and macOS"
+        )
 
 
 def _label_line(x: Label) -> str:
@@ -128,17 +147,21 @@ def _label_line(x: Label) -> str:
 
 
 def _rater_files(raters: list[str]) -> dict[str, str]:
-    """Rater -> file name under labels/, one per rater (ids that fold to the same name are told
-    apart by a number)."""
+    """Rater -> file name under labels/, one per rater, a file of its own on every system: ids
+    that fold to the same name, or to the same one but for case (`Consensus` beside the
+    consensus file), are told apart by a number; a name Windows reserves (`CON`) or one with
+    '..' or a trailing dot is changed (the file's lines name the rater)."""
     out: dict[str, str] = {}
-    taken = {f"{CONSENSUS}.jsonl"}
+    taken = {f"{CONSENSUS}.jsonl".casefold()}
     for rater in sorted(raters):
-        base = safe_name(rater)
+        base = re.sub(r"\.{2,}", ".", safe_name(rater)).rstrip(".") or "_"
+        if portable_problem(f"{base}.jsonl") is not None:  # a reserved name: CON, NUL, COM1...
+            base = f"_{base}"
         name, n = f"{base}.jsonl", 1
-        while name in taken:
+        while name.casefold() in taken:
             n += 1
             name = f"{base}-{n}.jsonl"
-        taken.add(name)
+        taken.add(name.casefold())
         out[rater] = name
     return out
 
@@ -176,6 +199,7 @@ def gold_export(
     if rubric_row is None:
         raise lab.NotFound(f"no rubric {hashes[0]} in the store")
     paths = {i: _item_path(i) for i in items}
+    _distinct(paths)
     transcripts = {i: Transcript.model_validate_json(r.payload) for i, r in items.items()}
 
     moment = (now or datetime.now(UTC)).astimezone(UTC)

@@ -1,12 +1,20 @@
-"""What a calibrate or compare job reads besides stored judges: recorded verdicts of a judge that
-runs elsewhere (uploaded with the request, or a file on the server) and a labeled workbench queue
-as the gold set. Both are read by the operations the CLI uses (`calibration.load_recorded`,
-`gold_export.queue_gold`): checked when the job is asked for (a bad row is a 422 naming the
-file, the line and the field, and nothing is queued), and again by the worker that runs it."""
+"""What a job reads besides stored judges: recorded verdicts of a judge that runs elsewhere
+(uploaded with the request, or a file on the server), a labeled workbench queue as the gold set,
+and files and folders on the server. Each is read by the operations the CLI uses
+(`calibration.load_recorded`, `gold_export.queue_gold`): checked when the job is asked for (a bad
+row is a 422 naming the file, the line and the field, and nothing is queued), and again by the
+worker that runs it.
+
+A path on the server is taken relative to the data root (CALIBRANT_DATA_ROOT, default the
+working directory) and, links resolved, must stay inside it (`server_path`, `server_files`). An
+error about a file on the server names the file, the line and the field, never what the file
+holds (`without_content`): the answer goes to a client, not to the machine's owner."""
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Collection, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -16,6 +24,8 @@ from sqlalchemy import Engine
 
 from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
+from ..paths import expand_paths, inside
+from ..settings import get_settings
 
 if TYPE_CHECKING:
     from ..calibration.recorded import RecordedJudge
@@ -31,9 +41,12 @@ __all__ = [
     "compare_sides",
     "gold_of",
     "recorded",
+    "server_files",
+    "server_path",
     "shown",
     "stored_rubric_of",
     "verdicts_name",
+    "without_content",
 ]
 
 MAX_UPLOAD = 20_000_000
@@ -78,6 +91,67 @@ class Verdicts(Contract):
     )
 
 
+def server_path(value: str, field: str) -> Path:
+    """The path a job names on the server (`value`, the parameter `field`): relative to the data
+    root (CALIBRANT_DATA_ROOT), an absolute one as given; either must lead, links and '..'
+    resolved, inside the data root (a 422 naming the parameter otherwise)."""
+    root = get_settings().data_root
+    path = root / value
+    if not inside(root, path):
+        raise InputError(
+            "params",
+            f"{value}: outside the service's data root (CALIBRANT_DATA_ROOT); name a file or "
+            "folder inside it",
+            field=field,
+        )
+    return path
+
+
+TRANSCRIPT_SUFFIXES = (".json", ".jsonl")
+
+
+def server_files(values: Sequence[str], field: str) -> tuple[str, ...]:
+    """The files and folders a judge or score job names (`server_path` each), checked: each
+    exists, and no file under a folder is reached through a link leading out of the data
+    root."""
+    root = get_settings().data_root
+    paths = [server_path(v, field) for v in values]
+    for value, path in zip(values, paths, strict=True):
+        if not path.exists():
+            raise InputError(
+                "params", f"{value}: no such file or folder on the server", field=field
+            )
+    for found in expand_paths(paths, suffixes=TRANSCRIPT_SUFFIXES):
+        if not inside(root, found):
+            raise InputError(
+                "params",
+                f"{found}: reached through a link that leads out of the service's data root "
+                "(CALIBRANT_DATA_ROOT)",
+                field=field,
+            )
+    return tuple(str(p) for p in paths)
+
+
+_SCHEMA_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")
+
+
+def without_content(exc: InputError, how: str, fields: Collection[str] | None = None) -> InputError:
+    """`exc`, about a file on the server, told without what the file holds: its file and line,
+    and its field when it is one of `fields` (a format's own names: its column or key names),
+    or, without `fields`, a path of identifiers (a contract's field); never a value read from
+    the file. `how`: the command that says the whole error where the file is."""
+    field = exc.field
+    if field is not None:
+        named = field in fields if fields is not None else _SCHEMA_PATH.fullmatch(field)
+        field = field if named else None
+    return InputError(
+        exc.path,
+        f"cannot be read (an answer never quotes a file on the server: {how} there says why)",
+        line=exc.line,
+        field=field,
+    )
+
+
 def verdicts_name(v: dict[str, Any]) -> str:
     """How a job's verdicts are named in errors and reports: the upload's or the file's name."""
     return str(v["name"] if v.get("content") is not None else v["file"])
@@ -94,7 +168,7 @@ def _check_source(v: dict[str, Any], field: str) -> None:
         )
     if upload and (v.get("content") is None or v.get("name") is None):
         raise InputError("params", "an upload has a name and a content", field=field)
-    if not upload and not Path(v["file"]).is_file():
+    if not upload and not server_path(v["file"], f"{field}.file").is_file():
         raise InputError("params", f"{v['file']}: no such file on the server", field=field)
 
 
@@ -102,13 +176,20 @@ def recorded(
     v: dict[str, Any], *, rubric: Rubric, gold: Path, field: str = "verdicts"
 ) -> RecordedJudge:
     """The recorded judge of a job's verdicts (`v`: a `Verdicts`, as JSON), read and checked
-    against `rubric` and the gold set at `gold` by the CLI's loader."""
-    from ..calibration.recorded import load_recorded
+    against `rubric` and the gold set at `gold` by the CLI's loader. A file on the server is
+    inside the data root, and an error about it does not quote it."""
+    from ..calibration.recorded import COLUMNS, OPTIONAL, load_recorded
 
     _check_source(v, field)
-    return load_recorded(
-        Path(verdicts_name(v)), rubric=rubric, gold=gold, fmt=v["format"], text=v.get("content")
-    )
+    upload = v.get("content") is not None
+    path = Path(v["name"]) if upload else server_path(v["file"], f"{field}.file")
+    try:
+        return load_recorded(path, rubric=rubric, gold=gold, fmt=v["format"], text=v.get("content"))
+    except InputError as exc:
+        if upload and exc.path == str(path):
+            raise  # the client's own upload: said in full
+        how = "`calibrant calibrate --verdicts FILE --gold GOLD`"
+        raise without_content(exc, how, (*COLUMNS, *OPTIONAL)) from None
 
 
 def stored_rubric_of(engine: Engine, ref: str) -> Rubric:
@@ -128,7 +209,7 @@ def gold_of(engine: Engine, p: dict[str, Any], stack: ExitStack) -> tuple[Path, 
     from .gold_export import queue_gold
 
     if p.get("queue") is None:
-        return Path(p["gold"]), None
+        return server_path(p["gold"], "gold"), None
     try:
         exported = queue_gold(engine, p["queue"], stack, option="queue")
     except CalibrantError as exc:  # unknown, unlabeled, no consensus yet
@@ -226,7 +307,8 @@ def compare_sides(engine: Engine, p: dict[str, Any]) -> tuple[Any, Any, str, str
             sides.append(live[s])
         else:
             v, field = p[f"verdicts_{s}"], f"verdicts_{s}"
-            sides.append(recorded(v, rubric=rubric, gold=Path(p["gold"]), field=field))
+            gold = server_path(p["gold"], "gold")
+            sides.append(recorded(v, rubric=rubric, gold=gold, field=field))
     names = [side_name(p[s] or "", j) for s, j in zip(("a", "b"), sides, strict=True)]
     return sides[0], sides[1], names[0], names[1]
 

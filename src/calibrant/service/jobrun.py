@@ -15,16 +15,22 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 
-from ..errors import CalibrantError
+from ..errors import CalibrantError, InputError
 from ..store import Store
 from . import jobs
 from .catalog import resolve_stored_judge
-from .job_inputs import calibrate_judge, compare_sides, gold_of
+from .job_inputs import (
+    calibrate_judge,
+    compare_sides,
+    gold_of,
+    server_files,
+    server_path,
+    without_content,
+)
 
 __all__ = ["run_job", "run_service_job", "service_tasks", "JobCancelled"]
 
@@ -107,6 +113,11 @@ def run_job(store: Store, job_id: str) -> None:
             finished_at=datetime.now(UTC),
         )
         return
+    except InputError as exc:  # a file on the server is not quoted to the job's readers
+        if exc.path != "params":
+            exc = without_content(exc, f"`calibrant {row.kind}` with the job's options")
+        _failed(engine, job_id, str(exc))
+        return
     except CalibrantError as exc:
         _failed(engine, job_id, str(exc))
         return
@@ -181,7 +192,7 @@ def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..ops.judge import JudgeOpOptions, judge
 
     options = JudgeOpOptions(
-        paths=tuple(p["paths"]),
+        paths=server_files(p["paths"], "paths"),
         judge=resolve_stored_judge(store.engine, p["judge"]),
         samples=p["samples"],
     )
@@ -192,7 +203,7 @@ def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..ops.score import ScoreHooks, ScoreOptions, score
 
     options = ScoreOptions(
-        paths=tuple(p["paths"]),
+        paths=server_files(p["paths"], "paths"),
         judge=resolve_stored_judge(store.engine, p["judge"]),
         calibration=p.get("calibration_run"),
         calibration_files=False,
@@ -209,7 +220,7 @@ def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
         name_b=name_b,
         judge_a=judge_a,
         judge_b=judge_b,
-        gold=Path(p["gold"]),
+        gold=server_path(p["gold"], "gold"),
         split=p["split"],
         seed=p["seed"],
         resamples=p["resamples"],

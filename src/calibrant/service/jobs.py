@@ -11,7 +11,6 @@ import json
 import uuid
 from contextlib import ExitStack
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -21,7 +20,17 @@ from sqlmodel import Session, col, select
 from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
-from .job_inputs import Name, Text, Verdicts, calibrate_judge, compare_sides, gold_of, shown
+from .job_inputs import (
+    Name,
+    Text,
+    Verdicts,
+    calibrate_judge,
+    compare_sides,
+    gold_of,
+    server_files,
+    server_path,
+    shown,
+)
 from .tables import JobRow
 
 __all__ = [
@@ -191,9 +200,7 @@ def _check(engine: Engine, kind: str, params: Any) -> None:
         resolve_stored_judge(engine, params.judge)
     except NotFound as exc:
         raise InputError("params", str(exc), field="judge") from None
-    for path in params.paths:
-        if not Path(path).exists():
-            raise InputError("params", f"{path}: no such file or folder on the server")
+    server_files(params.paths, "paths")  # inside the data root, each there
     if kind == "score" and params.calibration_run is not None:
         from ..scoring.calibration_choice import choose_calibration
         from ..store.runs import Runs
@@ -215,7 +222,10 @@ def _check_gold(engine: Engine, kind: str, params: Any) -> None:
             "params", "gold and queue are two sources of gold: give one", field="queue"
         )
     with ExitStack() as stack:
-        gold = gold_of(engine, p, stack) if kind == "calibrate" else (Path(p["gold"]), None)
+        if kind == "calibrate":
+            gold = gold_of(engine, p, stack)
+        else:
+            gold = (server_path(p["gold"], "gold"), None)
         if not gold[0].exists():
             raise InputError(
                 "params", f"{gold[0]}: no such file or folder on the server", field="gold"

@@ -37,7 +37,7 @@ router = APIRouter(prefix="/api", tags=["audit"])
 class AuditIn(BaseModel):
     """An audit sample to draw (as `calibrant audit`'s options)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     score_run: str = Field(
         min_length=4, max_length=64, pattern=r"^[0-9a-f]+$", description="Score run id or prefix."
@@ -100,7 +100,7 @@ async def get_agreement_over_time(
     request: Request,
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
-    seed: int = Query(default=0, ge=0, le=MAX_SEED),
+    seed: int = Query(default=0, ge=0, le=MAX_SEED, description="Bootstrap seed."),
     resamples: int = Query(default=2000, ge=100, le=20000),
     user: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> AgreementOverTimeReport:
@@ -125,7 +125,7 @@ async def get_monitor(
     window: str = Query(default="week", pattern="^(day|week|month)$"),
     judge: str | None = Query(default=None, max_length=100, pattern=r"^[A-Za-z0-9:]+$"),
     alpha: float = Query(default=0.05, gt=0, lt=1),
-    seed: int = Query(default=0, ge=0, le=MAX_SEED),
+    seed: int = Query(default=0, ge=0, le=MAX_SEED, description="Bootstrap seed."),
     resamples: int = Query(default=2000, ge=100, le=20000),
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> MonitorReport:

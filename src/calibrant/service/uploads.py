@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from ..contracts import Transcript
 from ..errors import InputError
-from ..files import against_pack, transcript_from_line, validation_error
+from ..files import against_pack, long_number, transcript_from_line, validation_error
 from ..surrogates import lone_surrogate
 
 __all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
@@ -58,6 +58,8 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(BODY, f"malformed JSON: {exc.msg}", line=exc.lineno) from None
+    except ValueError:  # an integer of thousands of digits
+        raise long_number(BODY, text) from None
     except RecursionError:
         raise InputError(BODY, "nested too deep") from None
     docs = data if isinstance(data, list) else [data]
@@ -94,7 +96,7 @@ def _reachable(found: list[tuple[int, Transcript]]) -> list[tuple[int, Transcrip
 def _each_line_is_an_object(lines: list[tuple[int, str]]) -> bool:
     try:
         return all(isinstance(json.loads(raw), dict) for _, raw in lines[:2])
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or not readable: said by the parser
         return False
 
 
