@@ -26,6 +26,7 @@ from .surrogates import lone_surrogate
 
 __all__ = [
     "expand_paths",
+    "json_lines",
     "load_transcript",
     "conformed",
     "against_pack",
@@ -357,10 +358,20 @@ def read_labels(path: str | Path) -> list[LocatedLabel]:
     return labels_from_text(p, read_text(p), csv_format=p.suffix.lower() == ".csv")
 
 
+def json_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split at "\n" only (a "\r" before it dropped), never at the
+    other characters `str.splitlines` takes for line ends (U+2028, U+0085, \x1c-\x1e...), which
+    a JSON string may hold unescaped (any export written with ensure_ascii=False)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def jsonl_objects(p: Path, text: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
     """The objects of JSON Lines text read from `p`, each with its line number and text (blank
     lines skipped); a line that is not one JSON object is one InputError naming it."""
-    for n, raw in enumerate(text.splitlines(), start=1):
+    for n, raw in enumerate(json_lines(text), start=1):
         if not raw.strip():
             continue
         try:

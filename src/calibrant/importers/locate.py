@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..files import field_error, long_number, read_text
+from ..files import field_error, json_lines, long_number, read_text
 from ..surrogates import lone_surrogate
 
 __all__ = ["Locator", "read_documents", "dotted"]
@@ -49,7 +49,7 @@ def read_documents(path: Path) -> Iterator[tuple[Locator, Any]]:
     can hold it) or an integer too long to read is one error naming the file and line."""
     text = read_text(path)
     if path.suffix == ".jsonl":
-        for n, raw in enumerate(text.splitlines(), start=1):
+        for n, raw in enumerate(json_lines(text), start=1):
             if raw.strip():
                 yield Locator(path, n), _parse(path, raw, line=n)
         return

@@ -10,7 +10,13 @@ from pydantic import ValidationError
 
 from ..contracts import Transcript
 from ..errors import InputError
-from ..files import against_pack, long_number, transcript_from_line, validation_error
+from ..files import (
+    against_pack,
+    json_lines,
+    long_number,
+    transcript_from_line,
+    validation_error,
+)
 from ..surrogates import lone_surrogate
 
 __all__ = ["BODY", "MAX_TEXT", "body_text", "parse_transcripts", "text_problem"]
@@ -46,7 +52,7 @@ def parse_transcripts(body: bytes, content_type: str = "") -> list[tuple[int, Tr
     if not text.strip():
         raise InputError(BODY, "empty body: send a transcript (JSON) or transcripts (JSONL)")
     stripped = text.lstrip()
-    lines = [(n, raw) for n, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+    lines = [(n, raw) for n, raw in enumerate(json_lines(text), start=1) if raw.strip()]
     ndjson = "ndjson" in content_type or "jsonl" in content_type
     if not ndjson and len(lines) > 1 and not stripped.startswith("["):
         ndjson = _each_line_is_an_object(lines)
