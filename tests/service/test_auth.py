@@ -46,6 +46,33 @@ def served(
         yield s
 
 
+@pytest.mark.parametrize(
+    ("first", "name", "says"),
+    [
+        (None, "Consensus", "reserved for the consensus labels"),
+        (None, "CONSENSUS", "reserved for the consensus labels"),
+        ("ann", "Ann", "account 'ann' exists, and names must differ in more than case"),
+        (None, "CON", "'CON.jsonl'"),
+        (None, "lpt9", "'lpt9.jsonl'"),
+        (None, "nul.x", "'nul.x.jsonl'"),
+    ],
+)
+def test_users_add_refuses_a_name_that_is_not_a_labels_file_of_its_own(
+    tmp_path: Path, first: str | None, name: str, says: str
+) -> None:
+    """Each expert's labels are exported as `labels/<name>.jsonl`: a name that is the consensus
+    file's, another account's but for case, or a device on Windows would not be a file of its
+    own wherever the export is unpacked."""
+    env = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}"}
+    if first is not None:
+        assert run_cli("users", "add", first, env=env).code == 0
+    got = run_cli("users", "add", name, env=env)
+    assert got.code == 2 and got.err.count("\n") == 1, got.err
+    assert says in got.err and name in got.err, got.err
+    listed = json.loads(run_cli("users", "list", "--json", env=env).out)
+    assert [u["name"] for u in listed] == ([first] if first else [])
+
+
 def test_users_add_prints_the_token_once_and_stores_only_its_hash(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 's.db'}"
     env = {"CALIBRANT_DATABASE_URL": url}

@@ -270,19 +270,48 @@ def test_propose_from_store_reads_the_queue_as_gold_export_writes_it(
 WINDOWS_RESERVED = re.compile(r"(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])(\..*)?", re.IGNORECASE)
 
 
+def _old_account(database_url: str, name: str) -> str:
+    """An annotator account as an earlier calibrant stored it (no check of its name); its token."""
+    from datetime import UTC, datetime
+
+    from sqlmodel import Session
+
+    from calibrant.service.tables import UserRow
+    from calibrant.service.users import hash_token
+    from calibrant.store import make_engine
+
+    token = f"cal_test-{name}-{'x' * 30}"
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as session:
+            session.add(
+                UserRow(
+                    name=name,
+                    role="annotator",
+                    token_hash=hash_token(token),
+                    created_at=datetime.now(UTC),
+                )
+            )
+            session.commit()
+    finally:
+        engine.dispose()
+    return token
+
+
 @pytest.mark.parametrize("account", ["Consensus", "ANN", "CON", "com1", "lpt9"])
 def test_zips_never_hold_names_one_file_apart_or_reserved(tmp_path: Path, account: str) -> None:
     """An account named `Consensus` (beside the consensus file), `ANN` (beside `ann`) or `CON`
     (a device on Windows): the labels zip, whose files are named by rater, refuses in one
     sentence naming the account; the gold folder's zip names its files apart (their lines name
-    the rater), so unpacked anywhere it holds every rater's labels."""
+    the rater), so unpacked anywhere it holds every rater's labels. (`users add` now refuses such
+    names, tests/service/test_auth.py; a store made before keeps them: written here directly.)"""
     with labeling_service("sqlite", tmp_path) as s:
         admin = s.client(s.user("zip-boss", "admin"))
         got = admin.post("/api/transcripts?queue=z", content=(GOLD / "gold-001.json").read_bytes())
         assert got.is_success, got.text
         [row] = admin.get("/api/items?queue=z").json()  # experts name it by its alias
         for name in ("ann", account):
-            rater = s.client(s.user(name, "annotator"))
+            rater = s.client(_old_account(s.database_url, name))
             labels = [{"criterion": c, "label": v} for c, v in ALL_CRITERIA.items()]
             saved = rater.post("/api/labels", json={"item": row["alias"], "labels": labels})
             assert saved.is_success, saved.text

@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from ..errors import ConfigError
+from ..paths import portable_problem
 from .tables import SessionRow, UserRow
 
 __all__ = ["ROLES", "NAME_RULE", "User", "Users", "hash_token", "valid_name"]
@@ -61,8 +62,11 @@ class Users:
         """Create an account; returns its token (the only time it is ever shown)."""
         if not valid_name(name):
             raise ConfigError(f"user name {name!r}: use {NAME_RULE}")
-        if name == "consensus":
-            raise ConfigError("user name 'consensus' is reserved for the consensus labels")
+        if name.casefold() == "consensus":
+            raise ConfigError(f"user name {name!r} is reserved for the consensus labels")
+        problem = portable_problem(f"{name}.jsonl")
+        if problem is not None:  # the name of the expert's labels file in an export
+            raise ConfigError(f"user name {name!r}: its labels file '{name}.jsonl' {problem}")
         if role not in _RANK:
             raise ConfigError(f"role {role!r}: use one of {', '.join(ROLES)}")
         token = _new_token()
@@ -74,6 +78,19 @@ class Users:
         )
         try:
             with Session(self.engine) as session:
+                twin = next(
+                    (
+                        n
+                        for n in session.exec(select(UserRow.name))
+                        if n.casefold() == name.casefold()
+                    ),
+                    None,
+                )
+                if twin is not None and twin != name:  # one labels file on a case-blind disk
+                    raise ConfigError(
+                        f"user name {name!r}: account {twin!r} exists, and names must differ in "
+                        "more than case (each is the name of a labels file)"
+                    )
                 session.add(row)
                 session.commit()
         except IntegrityError:
