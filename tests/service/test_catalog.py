@@ -6,6 +6,7 @@ Runs and reports: the stored report as JSON, and report pages for adjudicators."
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,6 +201,31 @@ def test_a_judge_carrying_a_credential_is_refused_and_nothing_is_stored(ctx: Ctx
         assert admin.get("/api/judges/keyed").status_code == 404
         plain = f"model: openai/keyed\napi_base: http://127.0.0.1:9/v1\nrubric: {RUBRIC}\n"
         assert admin.post("/api/judges", params={"name": "keyed"}, content=plain).is_success
+
+
+def test_a_judges_rubric_file_must_lie_inside_the_data_root(ctx: Ctx, tmp_path: Path) -> None:
+    """Issue 30, item 4: a rubric named by its path is read only inside the service's data root
+    (CALIBRANT_DATA_ROOT, here the working directory): a path outside it, by '..', absolute or
+    through a link, is a 422 naming `rubric` that quotes nothing of the file, and nothing is
+    stored."""
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text(RUBRIC.read_text() + "# secret-marker-4711\n")
+    inside = ROOT / "tmp" / f"catalog-{os.getpid()}"  # in the data root, globbed by no test
+    inside.mkdir(parents=True, exist_ok=True)
+    link = inside / "link.yaml"
+    link.symlink_to(outside)
+    try:
+        with ctx.service.client(ctx.admin) as admin:
+            before = admin.get("/api/judges").json()
+            for ref in (str(outside), "../" * 12 + str(outside).lstrip("/"), "/etc/passwd", link):
+                body = f"model: openai/x\napi_base: http://127.0.0.1:9/v1\nrubric: {ref}\n"
+                r = admin.post("/api/judges", params={"name": "far"}, content=body)
+                assert r.status_code == 422, (ref, r.text)
+                assert r.json()["field"] == "rubric" and "data root" in r.json()["detail"], r.text
+                assert "secret-marker" not in r.text and "root:" not in r.text
+            assert admin.get("/api/judges").json() == before
+    finally:
+        shutil.rmtree(inside)
 
 
 def test_a_judge_stored_with_a_credential_before_is_shown_masked(ctx: Ctx) -> None:

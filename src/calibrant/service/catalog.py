@@ -30,6 +30,7 @@ from ..judge.config import JudgeOptions, SavedJudge, build_judge
 from ..judge.reliability import RetryPolicy
 from ..store.runs import Runs
 from ..store.versions import judge_entry
+from .job_inputs import server_path
 from .tables import JudgeRow, RubricRow
 
 __all__ = [
@@ -160,12 +161,12 @@ def _candidate(engine: Engine, text: str) -> _Candidate:
             return _Candidate(saved, _rubric_of(get_rubric(engine, ref)), None)
         except NotFound as exc:
             raise InputError("request body", str(exc), field="rubric") from None
+    path = server_path(ref, "rubric", where="request body")  # inside the data root
     try:
-        rubric = load_rubric(ref)
+        rubric = load_rubric(path)
     except InputError as exc:
         raise InputError("request body", f"rubric: {exc}", field="rubric") from None
-    with open(ref, encoding="utf-8") as fh:
-        return _Candidate(saved, rubric, fh.read())
+    return _Candidate(saved, rubric, path.read_text(encoding="utf-8"))
 
 
 _KEY_NAMES = frozenset(

@@ -91,15 +91,15 @@ class Verdicts(Contract):
     )
 
 
-def server_path(value: str, field: str) -> Path:
-    """The path a job names on the server (`value`, the parameter `field`): relative to the data
-    root (CALIBRANT_DATA_ROOT), an absolute one as given; either must lead, links and '..'
-    resolved, inside the data root (a 422 naming the parameter otherwise)."""
+def server_path(value: str, field: str, *, where: str = "params") -> Path:
+    """The path a request names on the server (`value`, the parameter `field` of `where`):
+    relative to the data root (CALIBRANT_DATA_ROOT), an absolute one as given; either must lead,
+    links and '..' resolved, inside the data root (a 422 naming the parameter otherwise)."""
     root = get_settings().data_root
     path = root / value
     if not inside(root, path):
         raise InputError(
-            "params",
+            where,
             f"{value}: outside the service's data root (CALIBRANT_DATA_ROOT); name a file or "
             "folder inside it",
             field=field,
