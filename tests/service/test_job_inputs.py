@@ -109,6 +109,7 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
         )
         assert got.is_success, got.text
         consensus = _consensus()
+        alias = {r["transcript_id"]: r["alias"] for r in admin.get("/api/items?queue=pilot").json()}
         for name in ("ann-a", "ann-b"):
             ann = s.client(s.user(name, "annotator"))
             for n in QUEUE_ITEMS:
@@ -117,14 +118,14 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
                 if name == "ann-b" and item == "gold-164":
                     values["explains_next_step"] = _flip(values["explains_next_step"])
                 labels = [{"criterion": c, "label": v} for c, v in values.items()]
-                saved = ann.post("/api/labels", json={"item": item, "labels": labels})
+                saved = ann.post("/api/labels", json={"item": alias[item], "labels": labels})
                 assert saved.is_success, saved.text
-        saved_judge = (
-            f"model: openai/judge\napi_base: {judge.url}\nrubric: {RUBRIC}\nmax_attempts: 1\n"
+        (rubric,) = [r["hash"] for r in admin.get("/api/rubrics").json()]
+        saved_judge = (  # the stored rubric, by its hash
+            f"model: openai/judge\napi_base: {judge.url}\nrubric: {rubric}\nmax_attempts: 1\n"
         )
         made = admin.post("/api/judges", params={"name": "live"}, content=saved_judge)
         assert made.status_code == 201, made.text
-        (rubric,) = [r["hash"] for r in admin.get("/api/rubrics").json()]
         admin.close()
         yield Ctx(s, s.user("root", "admin"), rubric, judge, work, small_gold(work / "gold", 4))
 

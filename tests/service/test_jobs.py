@@ -6,6 +6,7 @@ is restarted and the job finishes without asking the judge twice for any answer 
 
 from __future__ import annotations
 
+import shutil
 import signal
 import time
 from collections.abc import Iterator
@@ -29,11 +30,18 @@ RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
 ENV = {"CALIBRANT_WORKER_HEARTBEAT_S": "1"}  # a silent worker is stalled after 3 s
 
 
+def data_root(work: Path) -> Path:
+    """`work` as the served service's data root (running_service makes it so), holding the
+    rubric file the judges below name: a judge's rubric file is read there only."""
+    shutil.copy(RUBRIC, work / "rubric.yaml")
+    return work
+
+
 def judge_yaml(
     url: str, *, concurrency: int = 4, temperature: float = 0.0, model: str = "openai/count"
 ) -> str:
     return (
-        f"model: {model}\napi_base: {url}\nrubric: {RUBRIC}\n"
+        f"model: {model}\napi_base: {url}\nrubric: rubric.yaml\n"
         f"temperature: {temperature}\nconcurrency: {concurrency}\nmax_attempts: 1\n"
     )
 
@@ -56,7 +64,7 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ctx]:
         CountingEndpoint() as endpoint,
         CountingEndpoint(latency_s=0.4) as slow,
         fresh_schema() as url,
-        running_service(url, work, "--worker", env=ENV) as s,
+        running_service(url, data_root(work), "--worker", env=ENV) as s,
     ):
         c = Ctx(
             s,
@@ -261,7 +269,7 @@ def test_a_service_killed_mid_job_finishes_it_after_a_restart_judging_nothing_tw
     names = make_items(SRC, tmp_path / "items", 30)
     concurrency = 3
     with CountingEndpoint(latency_s=0.3) as endpoint, fresh_schema() as url:
-        with running_service(url, tmp_path, "--worker", env=ENV) as first:
+        with running_service(url, data_root(tmp_path), "--worker", env=ENV) as first:
             token = first.user("root", "admin")
             with first.client(token) as admin:
                 body = judge_yaml(endpoint.url, concurrency=concurrency)
@@ -327,7 +335,7 @@ def test_jobs_wait_in_the_queue_until_a_calibrant_worker_takes_them(tmp_path: Pa
 
     names = make_items(SRC, tmp_path / "items", 3)
     with CountingEndpoint() as endpoint, fresh_schema() as url:
-        with running_service(url, tmp_path, env=ENV) as service:  # no worker inside
+        with running_service(url, data_root(tmp_path), env=ENV) as service:  # no worker inside
             token = service.user("root", "admin")
             with service.client(token) as admin:
                 body = judge_yaml(endpoint.url)

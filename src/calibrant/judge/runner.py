@@ -313,6 +313,9 @@ class _Asker:
 
         def on_sigterm() -> None:
             self.run_terminated.append(True)
+            # the calls about to be cancelled inside litellm leave coroutines it never awaited,
+            # reported as they unwind (before the `finally` below): not the user's concern
+            warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
             if main is not None:
                 main.cancel()
 
