@@ -43,7 +43,7 @@ def work(tmp_path: Path, server: FakeServer) -> Path:
     for name in THREE:
         (tmp_path / "in" / name).write_bytes((EXAMPLES / name).read_bytes())
     (tmp_path / "judges").mkdir()
-    (tmp_path / "judges" / "a.yaml").write_text(_judge_yaml(server.url, 0.0))
+    (tmp_path / "judges" / "a.yaml").write_text(_judge_yaml(server.url, 0.0, tmp_path))
     return tmp_path
 
 

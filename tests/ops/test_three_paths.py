@@ -60,9 +60,14 @@ def _answer(body: dict[str, Any]) -> str:
     return json.dumps(out)
 
 
-def _judge_yaml(url: str, temperature: float) -> str:
+def _judge_yaml(url: str, temperature: float, work: Path) -> str:
+    """A saved judge whose rubric file is a copy in `work`: the jobs' data root, where the
+    service reads a judge's rubric file (the command line reads it anywhere)."""
+    rubric = work / "rubric.yaml"
+    if not rubric.exists():
+        rubric.write_bytes(RUBRIC.read_bytes())
     return (
-        f"model: openai/three\napi_base: {url}\nrubric: {RUBRIC}\n"
+        f"model: openai/three\napi_base: {url}\nrubric: {rubric}\n"
         f"temperature: {temperature}\nmax_attempts: 1\n"
     )
 
@@ -94,8 +99,8 @@ def work(tmp_path_factory: pytest.TempPathFactory, judge: FakeServer) -> Path:
     work = tmp_path_factory.mktemp("three")
     small_gold(work / "gold", n=4)
     (work / "judges").mkdir()
-    (work / "judges" / "a.yaml").write_text(_judge_yaml(judge.url, 0.0))
-    (work / "judges" / "b.yaml").write_text(_judge_yaml(judge.url, 0.5))
+    (work / "judges" / "a.yaml").write_text(_judge_yaml(judge.url, 0.0, work))
+    (work / "judges" / "b.yaml").write_text(_judge_yaml(judge.url, 0.5, work))
     return work
 
 
