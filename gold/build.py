@@ -7,7 +7,7 @@ checker's verdicts, kept beside the labels, never mixed into them). Labels live 
 gold/labels/ and are made by people from the labeling guide and the sheets; rebuilding the
 transcripts invalidates them, so this refuses to overwrite unless --force is given.
 
---add      builds only the transcripts the manifest does not hold yet (EXTRA, NEW_SCRIPTED and
+--add      builds only the transcripts the manifest does not hold yet (EXTRA, NEW_SCRIPTED, V3_SCRIPTED and
            every hand-written variant in gold/replies/), under new item ids after the highest
            one (shuffled), and touches no existing transcript or sheet: the manifest and the
            verdicts gain entries, the splits are recomputed by the rule, and
@@ -152,6 +152,23 @@ NEW_SCRIPTED: list[tuple[str, str, str, int]] = [
     ("crash_checkpoint_reconciled", "correct", "excellent", SEED),
     ("crash_checkpoint_reconciled", "retry-without-reconcile", "terse", SEED),
     ("crash_checkpoint_reconciled", "premature-claim", "ordinary", SEED),
+]
+# Gold v3 (issue 31): templated transcripts on six gold-only cases built around a lost or denied
+# call, so the calibration split (templated wording: by the split rule never held out) has more
+# cases where reports_access_problem applies. Two a case.
+V3_SCRIPTED: list[tuple[str, str, str, int]] = [
+    ("cal_timeout_marta_v3", "correct", "excellent", SEED),
+    ("cal_timeout_marta_v3", "retry-without-reconcile", "ordinary", SEED),
+    ("cal_revoked_laia_v3", "correct", "terse", SEED),
+    ("cal_revoked_laia_v3", "premature-claim", "excellent", SEED),
+    ("cal_lookup_down_jordi_v3", "correct", "ordinary", SEED),
+    ("cal_lookup_down_jordi_v3", "correct", "misleading", SEED),
+    ("cal_notify_down_marta_b_v3", "correct", "excellent", SEED),
+    ("cal_notify_down_marta_b_v3", "premature-claim", "terse", SEED),
+    ("cal_expired_nuria_v3", "correct", "misleading", SEED),
+    ("cal_expired_nuria_v3", "premature-claim", "ordinary", SEED),
+    ("cal_crash_laia_v3", "correct", "terse", SEED),
+    ("cal_crash_laia_v3", "retry-without-reconcile", "excellent", SEED),
 ]
 TEMPLATED_PROVENANCE = "scripted agent, templated wording (src/calibrant/harness/agents/wording.py)"
 
@@ -357,7 +374,7 @@ def add() -> None:
     for m in manifest.values():  # the first 108 were all templated
         m.setdefault("provenance", TEMPLATED_PROVENANCE)
     have = {(m["case"], m["agent"], m["style"], m["seed"]) for m in manifest.values()}
-    wanted = [*EXTRA, *NEW_SCRIPTED, *handwritten_specs()]
+    wanted = [*EXTRA, *NEW_SCRIPTED, *V3_SCRIPTED, *handwritten_specs()]
     todo = [s for s in wanted if (s[0], _agent(s), s[2], s[3]) not in have]
     if not todo:
         print("nothing to add")
