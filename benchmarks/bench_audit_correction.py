@@ -51,7 +51,8 @@ class Setting:
 
 def simulate(s: Setting, reps: int, seed: int) -> dict[str, list[float]]:
     rng = np.random.default_rng(seed)
-    out: dict[str, list[float]] = {k: [] for k in ("w_err", "w_cov", "u_err", "u_cov")}
+    keys = ("w_err", "w_cov", "w_width", "u_err", "u_cov", "u_width")
+    out: dict[str, list[float]] = {k: [] for k in keys}
     out["undefined"] = [0.0, 0.0]
     for r in range(reps):
         big = rng.random(s.cases) < s.big_share
@@ -94,6 +95,7 @@ def simulate(s: Setting, reps: int, seed: int) -> dict[str, list[float]]:
                 continue
             out[f"{key}_err"].append(fig.value - true_rate)
             out[f"{key}_cov"].append(float(fig.ci95[0] <= true_rate <= fig.ci95[1]))
+            out[f"{key}_width"].append(fig.ci95[1] - fig.ci95[0])
     return out
 
 
@@ -153,16 +155,18 @@ def main(argv: list[str] | None = None) -> int:
         "undefined, with the reason).",
         "",
         "| setting | small cases: sens / spec | audited items | n | bias weighted "
-        "| coverage weighted | bias unweighted | coverage unweighted | weighted bias within "
-        "MC error |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| coverage weighted | median width weighted | bias unweighted | coverage unweighted "
+        "| weighted bias within MC error |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for i, s in enumerate(SETTINGS):
         res = simulate(s, reps, seed=3000 + i)
         ok = "yes" if len(res["w_err"]) > 1 and _within_mc(res["w_err"]) else "**no**"
         lines.append(
             f"| {s.name} | {s.small_se} / {s.small_sp} | {s.audited} | {len(res['w_err'])} "
-            f"| {_bias(res['w_err'])} | {_cov(res['w_cov'])} | {_bias(res['u_err'])} "
+            f"| {_bias(res['w_err'])} | {_cov(res['w_cov'])} "
+            f"| {float(np.median(res['w_width'])) if res['w_width'] else float('nan'):.3f} "
+            f"| {_bias(res['u_err'])} "
             f"| {_cov(res['u_cov'])} | {ok} |"
         )
         print(lines[-1], file=sys.stderr, flush=True)

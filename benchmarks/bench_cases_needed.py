@@ -8,7 +8,8 @@ B's advantage is large on some cases and absent or reversed on others. Every und
 criterion with a number gets it followed: label that many cases in all (the pilot's plus new
 ones from the same population), rerun the whole comparison (`decide_family(paired_estimate(...))`,
 what the CLI and the service call), and see whether the criterion is decided. Plans above the
-cap are not simulated and are counted apart. *before* = the plan on the spread's estimate
+cap are not simulated and are counted apart. The pilots (and the population the new cases come
+from) are the same for both methods. *before* = the plan on the spread's estimate
 (`spread_confidence=0`); *now* = the plan on its one-sided 80% upper bound (the default).
 
     python benchmarks/bench_cases_needed.py          # -> benchmarks/results/cases_needed.md
@@ -82,11 +83,12 @@ def _compare(data: list[tuple[np.ndarray, ...]]) -> dict[str, paired.PairedCompa
 
 def follow(pilot: int, reps: int, seed: int, spread_confidence: float) -> dict[str, object]:
     paired.cases_needed = functools.partial(cases_needed, spread_confidence=spread_confidence)  # type: ignore[assignment]
-    rng = np.random.default_rng([seed, pilot])
     undecided = given = over = followed = decided = right = 0
     plans: list[int] = []
-    for _ in range(reps):
-        first = _cases(rng, pilot, 0)
+    for rep in range(reps):
+        # the same pilots and the same new cases for every method: the plans are paired
+        first = _cases(np.random.default_rng([seed, pilot, rep]), pilot, 0)
+        rng = np.random.default_rng([seed, pilot, rep, 1])
         for name, call in _compare(first).items():
             if call.decision != "undecided":
                 continue
@@ -139,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         f"`compare`, 5 pass/fail criteria, {ITEMS} items a case, judge B better than A "
         f"(accuracy {ACC_A} -> {ACC_B}), the judges varying by case (shared difficulty "
         f"N(0, {SHARED_SD}) and each judge's own per-case offset N(0, {OWN_SD}), logit scale). "
-        "Each undecided criterion's plan is followed: that many cases in all (the pilot's plus "
+        "The same pilots for both methods. Each undecided criterion's plan is followed: "
+        "that many cases in all (the pilot's plus "
         "new ones), the whole comparison rerun, the criterion decided or not. Plans above "
         f"{CAP} cases are not simulated (counted in *above {CAP}*). *before*: the plan on the "
         "between-case spread as estimated; *now*: on its one-sided "
