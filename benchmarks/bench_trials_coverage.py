@@ -1,5 +1,6 @@
 """Coverage of the trial report's success-rate interval and of the corrected pass rate, by
-simulation (issue 18, items 6 and 7).
+simulation (issue 18, items 6 and 7; issue 31, item 8: skewed data at 5 to 100 cases, the
+misses counted on each side).
 
 Trials: G cases of k trials each; case i has its own success probability p_i ~ Beta with mean mu
 and intra-case correlation ICC (Beta(mu (1/ICC - 1), (1 - mu) (1/ICC - 1))), so trials of one
@@ -37,7 +38,7 @@ from calibrant.agreement.clustered import clustered_proportion, pass_hat_k
 from calibrant.scoring.correction import ErrorCounts, corrected_pass_rate
 
 RESULTS = Path(__file__).parent / "results" / "trials_coverage.md"
-GOAL = 0.93
+GOAL = 0.94
 
 
 def _wilson_text(hits: int, n: int) -> str:
@@ -60,7 +61,7 @@ def trial_cell(cell: TrialCell, reps: int, seed: int) -> dict[str, object]:
     phi = 1 / cell.icc - 1
     a, b = cell.mu * phi, (1 - cell.mu) * phi
     truth_all = float(np.prod([(a + j) / (a + b + j) for j in range(cell.k)]))  # E[p^k]
-    now = before = all_k = 0
+    now = before = all_k = above = below = 0
     widths: list[float] = []
     for r in range(reps):
         p = rng.beta(a, b, cell.cases)
@@ -68,6 +69,8 @@ def trial_cell(cell: TrialCell, reps: int, seed: int) -> dict[str, object]:
         fig = clustered_proportion(c.tolist(), [cell.k] * cell.cases, seed=r, resamples=1000)
         assert fig.ci95 is not None
         now += fig.ci95[0] <= cell.mu <= fig.ci95[1]
+        above += fig.ci95[0] > cell.mu  # the whole interval above the truth
+        below += fig.ci95[1] < cell.mu
         widths.append(fig.ci95[1] - fig.ci95[0])
         lo, hi = wilson(int(c.sum()), cell.cases * cell.k, confidence=0.95)
         before += lo <= cell.mu <= hi
@@ -80,6 +83,8 @@ def trial_cell(cell: TrialCell, reps: int, seed: int) -> dict[str, object]:
     return {
         "before": before,
         "now": now,
+        "above": above,
+        "below": below,
         "pass_k": all_k,
         "truth_k": truth_all,
         "width": float(np.median(widths)),
@@ -172,10 +177,10 @@ _FIELDS = ("true_pass", "false_fail", "true_fail", "false_pass")
 
 TRIAL_CELLS = [
     TrialCell(g, k, mu, icc)
-    for g, k in ((10, 5), (5, 5), (20, 3))
+    for g, k in ((5, 5), (10, 5), (30, 5), (100, 5), (20, 3))
     for mu in (0.5, 0.8, 0.95)
     for icc in (0.1, 0.3, 0.6)
-]
+] + [TrialCell(g, 5, 0.98, icc) for g in (30, 100) for icc in (0.3, 0.6)]
 CORRECTION_CELLS = [
     CorrectionCell("good judge, 10 cases", 0.9, 0.85, 0.3),
     CorrectionCell("good judge, errors lumped by case", 0.9, 0.85, 0.3, concentration=3.0),
@@ -189,7 +194,8 @@ CORRECTION_CELLS = [
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="few samples; write nothing")
-    parser.add_argument("--reps", type=int, default=500, help="samples per trials cell")
+    parser.add_argument("--reps", type=int, default=400, help="samples per trials cell")
+    parser.add_argument("--skip-correction", action="store_true", help="the trials part only")
     parser.add_argument("--correction-reps", type=int, default=300)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -203,38 +209,49 @@ def main(argv: list[str] | None = None) -> int:
         f"(1000 case resamples each), {creps} per correction cell (1000 draws each), seeded; "
         f"Python {platform.python_version()}, numpy {np.__version__}, TIME on this machine.",
         "",
-        "## The success rate of `trials` (goal: coverage >= 0.93 at 10 cases x 5 trials)",
+        f"## The success rate of `trials` (goal: coverage >= {GOAL} at 5, 10, 30 and 100 cases "
+        "x 5 trials, skewed data included)",
         "",
-        "Each case has its own success probability (mean mu, intra-case correlation ICC). "
-        "*before* = Wilson over trials (what `trials` printed before: trials as if "
-        "independent); *now* = the case-resampling interval `trials` prints (BCa over cases ∪ "
-        "cluster jackknife t(G-1) ∪ Wilson floor at trials/deff). Coverage of mu, with its 95% "
-        "Wilson interval over the runs; width = median width now. pass^k (k = trials per case) "
-        "is the same interval on C(c, k)/C(k, k) per case; its truth is E[p^k].",
+        "Each case has its own success probability (mean mu, intra-case correlation ICC; mu "
+        "0.95 and 0.98 with ICC 0.6 are the skewed populations: most cases always succeed, a "
+        "few fail often). *before* = Wilson over trials (trials as if independent); *now* = "
+        "the case-resampling interval `trials` prints (BCa over cases ∪ cluster jackknife "
+        "t(G-1) on the proportion and the logit scale ∪ Wilson floor at trials/deff, each case "
+        "counted once when fewer than 5 cases show the rarer outcome). Coverage of mu, with "
+        "its 95% Wilson interval over the runs; *above* / *below* = runs whose whole interval "
+        "lies above / below mu (the misses, by side); width = median width now. pass^k "
+        "(k = trials per case) is the same interval on C(c, k)/C(k, k) per case; its truth is "
+        "E[p^k]. Goal met when the coverage is >= the goal, or within Monte-Carlo error "
+        "(its Wilson interval reaches the goal).",
         "",
-        "| cases x trials | mu | ICC | coverage before | coverage now | width now "
-        "| pass^k: truth | pass^k coverage | goal |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| cases x trials | mu | ICC | coverage before | coverage now | above | below "
+        "| width now | pass^k: truth | pass^k coverage | goal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    worst = 1.0
+    worst, worst_cell = 1.0, ""
     for i, cell in enumerate(TRIAL_CELLS):
         res = trial_cell(cell, reps, seed=1000 + i)
         cov = float(res["now"]) / reps  # type: ignore[arg-type]
         goal = "—"
-        if (cell.cases, cell.k) == (10, 5):
-            worst = min(worst, cov)
-            goal = "met" if cov >= GOAL else "**not met**"
+        if cell.k == 5:
+            if cov < worst:
+                worst, worst_cell = cov, f"{cell.cases} x 5, mu {cell.mu}, ICC {cell.icc}"
+            upper = wilson(int(res["now"]), reps, confidence=0.95)[1]  # type: ignore[call-overload]
+            goal = (
+                "met" if cov >= GOAL else "met within MC error" if upper >= GOAL else "**not met**"
+            )
         lines.append(
             f"| {cell.cases} x {cell.k} | {cell.mu} | {cell.icc} "
             f"| {_wilson_text(res['before'], reps)} | {_wilson_text(res['now'], reps)} "  # type: ignore[arg-type]
+            f"| {res['above']} | {res['below']} "
             f"| {res['width']:.2f} | {res['truth_k']:.3f} "
             f"| {_wilson_text(res['pass_k'], reps)} | {goal} |"  # type: ignore[arg-type]
         )
         print(lines[-1], file=sys.stderr, flush=True)
     lines += [
         "",
-        f"Lowest coverage at 10 cases x 5 trials: **{worst:.3f}** — goal >= {GOAL}: "
-        + ("**met**." if worst >= GOAL else "**not met**."),
+        f"Lowest coverage at 5 trials a case: **{worst:.3f}** ({worst_cell}, n = {reps} runs) "
+        f"— goal >= {GOAL}.",
         "",
         "## The corrected pass rate of `score`",
         "",
@@ -252,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         "| zero-width before | goal |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for i, ccell in enumerate(CORRECTION_CELLS):
+    for i, ccell in enumerate([] if args.skip_correction else CORRECTION_CELLS):
         st = correction_cell(ccell, creps, seed=2000 + i)
         d = int(st["defined"])  # type: ignore[call-overload]
         cov = st["covered"] / d if d else None  # type: ignore[operator]

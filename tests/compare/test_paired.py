@@ -148,3 +148,24 @@ def test_criteria_are_decided_together_at_the_family_wise_level() -> None:
     assert family["c"].familywise_confidence == pytest.approx(0.99)
     assert family["c"].familywise_ci is not None and alone.ci95 is not None
     assert family["c"].familywise_ci[0] < alone.ci95[0]
+
+
+def test_cases_needed_plans_on_an_upper_bound_of_the_spread_between_cases() -> None:
+    # 6 cases: the spread between cases is measured on 5 degrees of freedom, and is often far
+    # too small; a plan built on it is followed and then does not decide. The plan is built on
+    # the spread's one-sided 80% upper bound instead: spread * sqrt(5 / chi2_0.2(5)) = spread *
+    # 1.461, so about 1.461^2 = 2.13 times the cases (a little less: t(G-1) shrinks with G).
+    from calibrant.agreement.familywise import cases_needed
+
+    rng = np.random.default_rng(11)
+    ref = rng.integers(0, 2, size=60)
+    a = np.where(rng.random(60) > 0.75, 1 - ref, ref)
+    b = np.where(rng.random(60) > 0.9, 1 - ref, ref)
+    cases = np.repeat(np.arange(6), 10)
+    c = compare_paired(ref, a, b, k=2, seed=1, clusters=cases)
+    assert c.decision == "undecided" and c.cases_needed is not None
+    estimate = paired_estimate(ref, a, b, k=2, seed=1, clusters=cases).estimate
+    assert estimate is not None
+    on_estimate, _ = cases_needed(estimate, family_size=1, min_cases=10, spread_confidence=0.0)
+    assert on_estimate is not None and 6 < on_estimate < c.cases_needed
+    assert 1.8 < c.cases_needed / on_estimate < 2.2

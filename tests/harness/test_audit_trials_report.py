@@ -60,3 +60,29 @@ def test_one_case_gives_no_interval_however_many_trials(
     assert "one case" in r["success_rate"]["undefined_reason"]
     for p in r["pass_k"]:
         assert p["ci95"] is None and p["n_cases"] == 1
+
+
+def test_a_rare_failure_spread_thin_shows_a_wide_interval_in_the_summary(
+    trial: Callable[..., Transcript],
+) -> None:
+    # 30 cases x 5 trials (one real case's trials, relabelled as 30 cases), 2 cases with one
+    # failure each: 148/150. Two single failures look binomial, but a population whose failures
+    # are lumped in a few cases makes samples like this; with fewer than 5 cases showing a
+    # failure each case counts once (Wilson at 30 cases: lower bound about 0.86, not 0.96).
+    from calibrant.reports.trials import summary_rows
+
+    good = trial("timeout_after_payment_commit", "scripted:correct", trial=1)
+    mixed = _mixed_case(trial, 4, 1)
+    pairs = []
+    for n in range(30):
+        rows = mixed if n < 2 else [good.model_copy(update={"trial": i}) for i in range(1, 6)]
+        for t in rows:
+            verdict = check_transcript(t)  # checked as the case it played, then relabelled
+            pairs.append((t.model_copy(update={"case_id": f"case-{n:02d}"}), verdict))
+    r = trial_report(pairs, seed=0)
+    rate = r["success_rate"]
+    assert rate["value"] == pytest.approx(148 / 150) and rate["n"] == 150
+    assert rate["n_cases"] == 30
+    assert 0.85 < rate["ci95"][0] < 0.9
+    shown = dict(summary_rows(r))["successes / trials"]
+    assert shown.startswith("99% [86%, 100%]") or shown.startswith("99% [87%, 100%]"), shown

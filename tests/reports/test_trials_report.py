@@ -50,6 +50,21 @@ def test_every_trial_succeeding_is_not_certainty_and_one_case_has_no_interval() 
     assert clustered_proportion([], []).value is None
 
 
+def test_a_rare_failure_spread_thin_does_not_make_the_rate_look_certain() -> None:
+    # 30 cases x 5 trials, 28 cases 5/5 and 2 cases 4/5: 148/150 = 0.987. Two single failures
+    # look binomial (deff about 1, so a trial-count interval was [0.963, 1.0]), but a
+    # population whose failures come lumped in a few cases (mean 0.95, intra-case correlation
+    # 0.6) gives samples like this one time in eleven. With fewer than 5 cases showing a
+    # failure the spread is not measured: each case counts once (Wilson at 30: about 0.865).
+    fig = clustered_proportion([5] * 28 + [4] * 2, [5] * 30, seed=3)
+    assert fig.value == pytest.approx(148 / 150) and fig.n == 150 and fig.n_cases == 30
+    lo, hi = fig.ci95  # type: ignore[misc]
+    assert 0.85 < lo < 0.9 and hi == pytest.approx(1.0, abs=0.01)
+    # with failures in 6 cases the spread is measured again: the interval is narrower
+    spread = clustered_proportion([5] * 24 + [4] * 6, [5] * 30, seed=3)
+    assert spread.ci95[0] > lo  # type: ignore[index]
+
+
 VERSION_1 = {
     "schema_version": 1,
     "provenance": {"agent": "scripted:correct", "agent_version": "scripted-1", "seed": 0},

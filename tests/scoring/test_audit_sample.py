@@ -135,3 +135,50 @@ def test_the_audited_pass_rate_weights_by_inclusion_probability() -> None:
     ]
     out = window_criterion(c, items, n_resamples=200)
     assert out["pass_rate_audited"]["value"] == pytest.approx(100 / 120)
+
+
+def _unequal_audit(probability: dict[str, float | None]) -> list[AuditedItem]:
+    """Big cases (drawn at `probability['big']`): the judge right on all 20 items. Small cases
+    (`probability['small']`): the judge wrong on half of its 20 items, both ways."""
+    items = []
+    for n in range(20):
+        expert = "pass" if n < 10 else "fail"
+        items.append(
+            AuditedItem(f"big{n // 2}", f"b{n}", expert, expert, False, {}, probability["big"])
+        )
+        wrong = {"pass": "fail", "fail": "pass"}[expert]
+        judge = wrong if n % 2 else expert
+        items.append(
+            AuditedItem(f"small{n // 2}", f"s{n}", expert, judge, False, {}, probability["small"])
+        )
+    return items
+
+
+def test_the_corrected_rate_weights_the_judges_errors_as_the_audit_was_drawn() -> None:
+    rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
+    c = next(x for x in rubric.criteria if x.id == "separates_done_from_pending")
+    # big cases drawn at 1/10 stand for 10 items each, small ones at 1/2 for 2 each:
+    # sensitivity = specificity = (10*10 + 5*2) / (10*10 + 10*2) = 110/120 in the run,
+    # while the sample says 15/20. Judged 60 of 100: corrected = (0.6 + 11/12 - 1) / (22/12 - 1)
+    # = 0.62 (unweighted: (0.6 + 0.75 - 1) / 0.5 = 0.70).
+    out = window_criterion(
+        c, _unequal_audit({"big": 0.1, "small": 0.5}), n_resamples=200, judged=(60, 100)
+    )
+    corrected = out["pass_rate_corrected"]
+    assert corrected["corrected"]["value"] == pytest.approx(0.62)
+    assert corrected["sensitivity"]["value"] == pytest.approx(110 / 120)
+    lo, hi = corrected["corrected"]["ci95"]
+    assert lo < 0.62 < hi
+    assert "weighted by 1 / inclusion probability" in out["correction"]
+
+
+def test_an_audit_from_an_earlier_version_is_corrected_with_equal_weights_and_says_so() -> None:
+    rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
+    c = next(x for x in rubric.criteria if x.id == "separates_done_from_pending")
+    out = window_criterion(
+        c, _unequal_audit({"big": None, "small": None}), n_resamples=200, judged=(60, 100)
+    )
+    assert out["pass_rate_corrected"]["corrected"]["value"] == pytest.approx(0.70)
+    assert "40 of 40 audited items have no recorded inclusion probability" in out["correction"]
+    assert "equal weights assumed" in out["correction"]
+    assert out["pass_rate_audited"] is None  # no design to weigh by: not printed as a number

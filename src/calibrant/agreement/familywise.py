@@ -17,8 +17,12 @@ decided on fewer than ``min_cases`` cases.
 
 :func:`cases_needed` plans the next look: how many cases in all would, if the effect is as large
 as the data make plausible (the observed effect shrunk toward zero by one standard error: an
-effect that looks large on few cases is biased upward when it is the one that gets followed),
-decide with probability ``power`` at the first Holm level.
+effect that looks large on few cases is biased upward when it is the one that gets followed)
+and the cases differ as much as the data make plausible (an upper confidence bound of the
+between-case spread, :data:`SPREAD_CONFIDENCE`: on 6 or 10 cases the spread's estimate is
+often far too small, and a plan built on it under-delivers), decide with probability ``power``
+at the first Holm level. The rate at which a followed plan then decides is measured by
+``benchmarks/bench_cases_needed.py`` (``benchmarks/results/cases_needed.md``).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ __all__ = [
     "DEFAULT_ALPHA",
     "METHOD",
     "PLAN_POWER",
+    "SPREAD_CONFIDENCE",
     "SumsStatistic",
 ]
 
@@ -55,6 +60,9 @@ Direction = Literal["above", "below", "undecided"]
 
 DEFAULT_ALPHA = 0.05
 PLAN_POWER = 0.8
+SPREAD_CONFIDENCE = 0.8
+"""One-sided confidence of the upper bound of the between-case spread a plan is built on:
+``spread * sqrt((G - 1) / chi2_{1 - SPREAD_CONFIDENCE}(G - 1))``."""
 MAX_PLANNED_CASES = 10_000
 
 
@@ -238,12 +246,15 @@ def cases_needed(
     power: float = PLAN_POWER,
     min_cases: int,
     sides: Literal["both", "above"] = "both",
+    spread_confidence: float = SPREAD_CONFIDENCE,
 ) -> tuple[int | None, str | None]:
     """``(cases in all, None)`` likely to decide this question, or ``(None, why not)``.
 
-    The plan: the per-case spread from the cluster jackknife (SE × √G), the effect shrunk by one
-    SE toward the null (the winner's curse), and the cluster t test at Holm's first level
-    ``alpha / family_size``: the smallest G with ``(t(G-1) + z(power)) · spread / √G <= effect``.
+    The plan: the per-case spread from the cluster jackknife (SE × √G) raised to its one-sided
+    ``spread_confidence`` upper bound (chi-square with G - 1 df; 0: the estimate itself), the
+    effect shrunk by one SE toward the null (the winner's curse), and the cluster t test at
+    Holm's first level ``alpha / family_size``: the smallest G with ``(t(G-1) + z(power)) ·
+    spread / √G <= effect``.
     """
     point = estimate.point
     if isinstance(point, Undefined):
@@ -267,6 +278,10 @@ def cases_needed(
     if spread == 0:
         return max(min_cases, g), None
     from scipy import stats as sps
+
+    df = int(estimate.jackknife_defined.sum()) - 1
+    if spread_confidence > 0 and df >= 1:  # the spread as large as the data make plausible
+        spread *= math.sqrt(df / float(sps.chi2.ppf(1 - spread_confidence, df)))
 
     tail = alpha / family_size / (2 if sides == "both" else 1)
     zp = z_value(2 * power - 1)  # one-sided quantile of `power`

@@ -53,35 +53,36 @@ class ErrorCounts:
     case (or summed over cases).
 
     true_pass: both passed; false_fail: the experts passed, the judge failed;
-    true_fail: both failed; false_pass: the experts failed, the judge passed.
+    true_fail: both failed; false_pass: the experts failed, the judge passed. Counts may be
+    fractional: an audit's items weighted by 1 / inclusion probability.
     """
 
-    true_pass: int
-    false_fail: int
-    true_fail: int
-    false_pass: int
+    true_pass: float
+    false_fail: float
+    true_fail: float
+    false_pass: float
 
     def __post_init__(self) -> None:
         if min(self.true_pass, self.false_fail, self.true_fail, self.false_pass) < 0:
             raise ValueError("error counts cannot be negative")
 
     @property
-    def passed(self) -> int:
+    def passed(self) -> float:
         """Items the experts passed."""
         return self.true_pass + self.false_fail
 
     @property
-    def failed(self) -> int:
+    def failed(self) -> float:
         """Items the experts failed."""
         return self.true_fail + self.false_pass
 
     @property
     def sensitivity(self) -> Figure:
-        return proportion(self.true_pass, self.passed)
+        return proportion(round(self.true_pass), round(self.passed))  # weighted: rounded
 
     @property
     def specificity(self) -> Figure:
-        return proportion(self.true_fail, self.failed)
+        return proportion(round(self.true_fail), round(self.failed))
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,15 @@ Per criterion and window, :func:`window_criterion` gives kappa (linear-weighted 
 scale) with a case-clustered interval, sensitivity and specificity per label, n items and n
 cases, the release gate's decision by its rule, and — on a pass/fail criterion, given the run's
 judged counts — the pass rate corrected by the judge's errors measured on this window's audit
-(score's Rogan-Gladen correction, the audited cases resampled). The correction counts each
-audited item once: it is not weighted by inclusion probability. Beside it,
+(score's Rogan-Gladen correction, the audited cases resampled). The audit over-samples small
+cases and rare verdicts, so its raw error counts describe the sample, not the run: the
+sensitivity and specificity of the correction weigh each audited item by ``1 /
+inclusion_probability`` (the weights scaled to sum to the number of items, so the counts keep
+their size), which makes them the run's (issue 31: unweighted, the corrected rate was off by
++0.039 when the judge's accuracy depends on the case's size, and did not shrink with more
+audited items). Items audited by an earlier version carry no inclusion probability: when any
+item lacks one, every item counts once (equal weights, as before) and ``correction`` says so.
+Beside it,
 ``pass_rate_audited`` is the experts' own pass rate on the audited items weighted by
 ``1 / inclusion_probability`` (the weights scaled to sum to the number of items), with the
 case-clustered interval of :mod:`calibrant.agreement.clustered`: the run's pass rate as the
@@ -49,6 +56,7 @@ __all__ = [
     "AuditWindow",
     "window_bounds",
     "window_criterion",
+    "audit_error_counts",
 ]
 
 WindowKind = Literal["day", "week", "month"]
@@ -185,22 +193,43 @@ def window_criterion(
     if judged is None:
         out["correction"] = "not applied: no judged counts for this window"
         return out
-    by_case: dict[str, list[int]] = {}
-    for it in rated:
-        e, j = it.expert_label, it.judge_label
-        if e not in ("pass", "fail") or j not in ("pass", "fail"):
-            continue
-        cell = by_case.setdefault(it.case_id, [0, 0, 0, 0])
-        cell[(0 if e == "pass" else 2) + (0 if e == j else 1)] += 1
-    r = corrected_pass_rate(
-        judged[0], judged[1], [ErrorCounts(*v) for _, v in sorted(by_case.items())], seed=seed
-    )
+    counts, weighting = audit_error_counts(rated)
+    r = corrected_pass_rate(judged[0], judged[1], counts, seed=seed)
     out["pass_rate_corrected"] = r.as_json()
     out["correction"] = (
         "Rogan-Gladen with the judge's errors on this window's audited items, their cases "
-        "resampled (unweighted)"
+        f"resampled; {weighting}"
     )
     return out
+
+
+def audit_error_counts(items: Sequence[AuditedItem]) -> tuple[list[ErrorCounts], str]:
+    """The judge's error counts per audited case, each item weighted by ``1 /
+    inclusion_probability`` (scaled so the weights sum to the number of items), and a sentence
+    saying how they were weighted. Equal weights when any item has no recorded probability
+    (audits drawn by an earlier version)."""
+    pairs = [
+        it
+        for it in items
+        if it.expert_label in ("pass", "fail") and it.judge_label in ("pass", "fail")
+    ]
+    known = all(it.inclusion_probability for it in pairs)
+    weights = [1 / (it.inclusion_probability or 1.0) if known else 1.0 for it in pairs]
+    scale = len(pairs) / sum(weights) if pairs else 1.0
+    by_case: dict[str, list[float]] = {}
+    for it, w in zip(pairs, weights, strict=True):
+        cell = by_case.setdefault(it.case_id, [0.0, 0.0, 0.0, 0.0])
+        e, j = it.expert_label, it.judge_label
+        cell[(0 if e == "pass" else 2) + (0 if e == j else 1)] += w * scale
+    counts = [ErrorCounts(*v) for _, v in sorted(by_case.items())]
+    if known:
+        return counts, "sensitivity and specificity weighted by 1 / inclusion probability"
+    missing = sum(1 for it in pairs if not it.inclusion_probability)
+    return counts, (
+        f"unweighted: {missing} of {len(pairs)} audited items have no recorded inclusion "
+        "probability (audited by an earlier version), so every item counts once (equal "
+        "weights assumed)"
+    )
 
 
 def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> dict[str, object] | None:

@@ -443,7 +443,7 @@ def audit_windows(
                         item_id,
                         c,
                         it["judge_labels"].get(c),
-                        inclusion_probability=it["inclusion_probability"],
+                        inclusion_probability=it.get("inclusion_probability"),  # old: None
                     )
                 )
         out.append(
