@@ -39,6 +39,7 @@ from calibrant.agreement.ci import wilson
 from calibrant.agreement.gate import GATE_CONFIDENCE, GateSettings, release_gate
 from calibrant.agreement.noninferiority import paired_comparison
 from calibrant.agreement.pairwise import kappa_from_tables
+from calibrant.calibration.gate_section import applicability_comparison
 
 RESULTS = Path(__file__).parent / "results" / "gate.md"
 MARGIN = 0.10
@@ -56,11 +57,13 @@ TEST_ONLY = replace(DEFAULT, min_lower=-1.0, min_cases=2, min_items=2, min_exper
 class Design:
     ordinal: bool
     na: bool
+    na_share: float = NA_SHARE  # mean share of items that do not apply (varies by case)
 
     @property
     def name(self) -> str:
+        share = "" if self.na_share == NA_SHARE else f" ({self.na_share:.0%} of items)"
         return ("ordinal (4 levels)" if self.ordinal else "binary") + (
-            " + not_applicable" if self.na else ""
+            f" + not_applicable{share}" if self.na else ""
         )
 
     @property
@@ -76,8 +79,11 @@ def simulate(
     *,
     na_skills: tuple[float, float, float] = (NA_SKILL,) * 3,
     sizes: np.ndarray | None = None,
+    never_na: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes (3, items), cases)``: judge, expert 1, expert 2; -1 = not applicable."""
+    """``(codes (3, items), cases)``: judge, expert 1, expert 2; -1 = not applicable.
+    ``never_na``: the judge never says not_applicable; it answers the last level ("pass") on
+    every item that does not apply and as its skill says on the others."""
     shares = SHARES[design.ordinal]
     k = shares.size
     m = rng.integers(5, 12, size=g) if sizes is None else sizes
@@ -90,17 +96,21 @@ def simulate(
     truth = np.minimum(truth, k - 1)
     applies = np.ones(n, dtype=bool)
     if design.na:
-        case_na = rng.beta(2, 8, size=g)  # mean 0.2
+        a = 10 * design.na_share
+        case_na = rng.beta(a, 10 - a, size=g)  # mean na_share
         applies = rng.random(n) >= case_na[cases]
     out = np.empty((3, n), dtype=np.int64)
     for r, (s, sa) in enumerate(zip(skills, na_skills, strict=True)):
         random_label = rng.choice(k, size=n, p=shares)
         true_label = np.where(applies, truth, random_label)  # NA items have no true level
         label = np.where(rng.random(n) < s * u, true_label, random_label)
+        quality = label
         if design.na:
-            guess = rng.random(n) >= NA_SHARE
+            guess = rng.random(n) >= design.na_share
             sees = np.where(rng.random(n) < sa, applies, guess)
             label = np.where(sees, label, -1)
+            if r == 0 and never_na:
+                label = np.where(applies, quality, k - 1)
         out[r] = label
     return out, cases
 
@@ -144,10 +154,15 @@ def judge_skill(design: Design, es: float, target: float) -> float:
     return (lo + hi) / 2
 
 
+def _raw(row: np.ndarray) -> list[object]:
+    return ["not_applicable" if v < 0 else int(v) for v in row]
+
+
 def gate_status(
     codes: np.ndarray, cases: np.ndarray, design: Design, seed: int, resamples: int
-) -> tuple[str, str]:
-    """(default gate, non-inferiority test alone) for one simulated gold set."""
+) -> tuple[str, str, str]:
+    """(default gate, non-inferiority test alone, default gate without the applicability part)
+    for one simulated gold set; without not_applicable the first and last are the same."""
     k = SHARES[design.ordinal].size
     comparison = paired_comparison(
         codes[0],
@@ -161,9 +176,19 @@ def gate_status(
     )
     # as calibrate counts it: a judge's not_applicable where an expert rated is not usable
     coverage = float(1 - ((codes[0] < 0) & (codes[1:] >= 0).any(axis=0)).mean())
+    # the applicability part as calibrate builds it (from the raw labels)
+    app = (
+        applicability_comparison(
+            _raw(codes[0]), [_raw(r) for r in codes[1:]], cases, seed=seed, n_resamples=resamples
+        )
+        if design.na
+        else None
+    )
+    quality_only = release_gate(comparison, coverage=coverage, settings=DEFAULT).status
     return (
-        release_gate(comparison, coverage=coverage, settings=DEFAULT).status,
-        release_gate(comparison, coverage=coverage, settings=TEST_ONLY).status,
+        release_gate(comparison, coverage=coverage, settings=DEFAULT, applicability=app).status,
+        release_gate(comparison, coverage=coverage, settings=TEST_ONLY, applicability=app).status,
+        quality_only,
     )
 
 
@@ -184,18 +209,19 @@ def run(reps: int, resamples: int, sizes: list[int]) -> tuple[list[str], list[st
         ):
             js = judge_skill(design, es, target)
             for g in sizes:
-                passes = [0, 0]
+                passes = [0, 0, 0]
                 for _ in range(reps):
                     seed += 1
                     rng = np.random.default_rng(seed)
                     codes, cases = simulate(rng, design, g, (js, es, es))
                     got = gate_status(codes, cases, design, seed, resamples)
-                    passes[0] += got[0] == "PASS"
-                    passes[1] += got[1] == "PASS"
+                    for i in range(3):
+                        passes[i] += got[i] == "PASS"
                 what = "false PASS" if target < 0 else "power (PASS)"
+                before = rate(passes[2], reps) if design.na else "(same)"
                 rows.append(
                     f"| {design.name} | {label} | {g} | {reps} | {what} | {rate(passes[0], reps)} "
-                    f"| {rate(passes[1], reps)} |"
+                    f"| {rate(passes[1], reps)} | {before} |"
                 )
                 if target < 0:
                     met = "met" if passes[0] / reps <= 0.05 else "not met"
@@ -204,6 +230,36 @@ def run(reps: int, resamples: int, sizes: list[int]) -> tuple[list[str], list[st
                         f"{rate(passes[0], reps)} | {met} |"
                     )
     return rows, goals
+
+
+def never_not_applicable(reps: int, resamples: int, sizes: list[int]) -> list[str]:
+    """Issue 31, point 6: a judge as good as the experts where the criterion applies that never
+    says not_applicable (it answers "pass" wherever the experts would say not applicable, 55% of
+    items), and, for the power cost, an honest judge as good as the experts on both."""
+    design = Design(False, True, na_share=0.55)
+    es = expert_skill(design)
+    js = judge_skill(design, es, 0.0)
+    out = []
+    for who, never in (("never says not_applicable", True), ("as good as the experts", False)):
+        for g in sizes:
+            passes = [0, 0]
+            for rep in range(reps):
+                seed = 30_000 + 1000 * g + rep + (0 if never else 500_000)
+                rng = np.random.default_rng(seed)
+                codes, cases = simulate(rng, design, g, (js, es, es), never_na=never)
+                got = gate_status(codes, cases, design, seed, resamples)
+                passes[0] += got[0] == "PASS"
+                passes[1] += got[2] == "PASS"
+            goal = (
+                ("met" if passes[0] / reps <= 0.05 else "not met") + " (goal: ≤ 5%)"
+                if never
+                else "power (before → after)"
+            )
+            out.append(
+                f"| {design.name}, a judge {who}, {g} cases | {reps} | {rate(passes[1], reps)} "
+                f"| {rate(passes[0], reps)} | {goal} |"
+            )
+    return out
 
 
 def failures(reps: int, resamples: int) -> list[str]:
@@ -245,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     reps = 40 if args.quick else args.reps
     start = time.perf_counter()
-    rows, goals = run(reps, args.resamples, [6, 10, 20, 40])
+    rows, goals = run(reps, args.resamples, [10, 20, 33, 60])
     fails = failures(max(reps // 2, 20), args.resamples)
+    never = never_not_applicable(reps, args.resamples, [10, 19, 33])
     took = time.perf_counter() - start
     text = "\n".join(
         [
@@ -263,7 +320,10 @@ def main(argv: list[str] | None = None) -> int:
             "`--min-lower 0.6`, 95% intervals, so each bound is one-sided 97.5%). *test alone*: "
             "the same non-inferiority test with the case and item minimums lowered to 2 and the "
             "absolute bar off, to show the test's own level where the minimums decide (6 cases). "
-            "Each rate has its 95% Wilson interval over the reps.",
+            "Each rate has its 95% Wilson interval over the reps. *quality part only*: the "
+            "default gate without the applicability part (issue 31, point 6), i.e. the gate "
+            "before it; with not_applicable, the raters' applicability skill is 0.95 for all "
+            "three (the judge is as good as the experts on applicability too).",
             "",
             "Why 95% intervals (one-sided 97.5%, the level of non-inferiority trials) and not "
             "90%: the same benchmark with 90% intervals (one-sided 95%) measured false-PASS rates "
@@ -273,8 +333,9 @@ def main(argv: list[str] | None = None) -> int:
             "anti-conservative for a difference of kappas, because D's estimate and its standard "
             "error move together.",
             "",
-            "| criterion | truth | cases | reps | rate | default gate | test alone |",
-            "|---|---|---|---|---|---|---|",
+            "| criterion | truth | cases | reps | rate | default gate | test alone "
+            "| quality part only |",
+            "|---|---|---|---|---|---|---|---|",
             *rows,
             "",
             "## Goals",
@@ -283,7 +344,19 @@ def main(argv: list[str] | None = None) -> int:
             "|---|---|---|",
             *goals,
             "",
-            "## The two failures of the issue",
+            "## A judge that never says not_applicable (issue 31, point 6)",
+            "",
+            "Binary criterion, 55% of items not applicable (mean over cases; Beta(5.5, 4.5) "
+            "per case), experts' applicability skill 0.95. The judge's quality skill makes D = 0 "
+            "on the applicable items; the first judge answers 'pass' on every item that does not "
+            "apply, the second tells applicability as well as the experts. *before*: the gate "
+            "without the applicability part; *after*: the default gate.",
+            "",
+            "| scenario | reps | PASS before | PASS after | status |",
+            "|---|---|---|---|---|",
+            *never,
+            "",
+            "## The two failures of issue 18",
             "",
             "| scenario | reps | PASS rate | status |",
             "|---|---|---|---|",
