@@ -43,7 +43,8 @@ __all__ = ["GATE_RULE", "GATE_CONFIDENCE", "GateSettings", "GateDecision", "rele
 Status = Literal["PASS", "FAIL", "UNDECIDED"]
 
 GATE_CONFIDENCE = 0.95
-"""Two-sided level of the gate's intervals: each end is a one-sided 97.5% confidence bound."""
+"""Two-sided level of the gate's intervals (each end a nominal one-sided 97.5% bound; the gate's
+measured false-PASS rate at D = -margin is at most 5%, its stated level)."""
 
 _TOL = 1e-9  # equal bounds from identical tables must compare equal despite rounding
 

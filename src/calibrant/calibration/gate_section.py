@@ -30,8 +30,9 @@ def comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]
     d["confidence"] = GATE_CONFIDENCE
     d["margin"] = margin
     d["note"] = (
-        f"{GATE_CONFIDENCE:.0%} intervals: each end is a one-sided "
-        f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound"
+        f"{GATE_CONFIDENCE:.0%} intervals: each end is a nominal one-sided "
+        f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound; the gate's measured false-PASS "
+        "rate at D = -margin is at most 5%, its stated level"
     )
     return d
 
