@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from calibrant.agreement.ci import wilson
-from calibrant.agreement.gate import GateSettings
+from calibrant.agreement.gate import GateDecision, GateSettings
 from calibrant.agreement.pairwise import kappa_from_tables
 from calibrant.calibration.criterion import ABSTAIN, scale_of
 from calibrant.calibration.gate_section import applicability_comparison, gate_part
@@ -211,7 +211,7 @@ def _raw(row: np.ndarray) -> list[Any]:
 
 def gate_once(
     st: Structure, rng: np.random.Generator, g: int | None, s: float, a: float, seed: int, b: int
-) -> str:
+) -> GateDecision:
     codes, truth, cases = simulate(st, rng, g, s, a)
     quality = np.where(codes >= 0, codes, -1)
     # coverage as calibrate counts it: the judge's not_applicable where the consensus rated
@@ -235,7 +235,33 @@ def gate_once(
         n_resamples=b,
         applicability=app,
     )
-    return decision.status
+    return decision
+
+
+BLOCKS = {  # what kept a simulated gold set from PASS, from the gate's own reasons
+    "too few": "too few to decide",
+    "D": "D's ",
+    "bar": "judge side's ",
+    "applicability": "applicability (applies",
+    "coverage": "usable label",
+}
+
+
+def blocked_by(reasons: tuple[str, ...]) -> set[str]:
+    text = "; ".join(reasons)
+    found = set()
+    for name, marker in BLOCKS.items():
+        if name == "D":
+            if any(r.startswith("D's ") or "; D's " in r for r in reasons):
+                found.add(name)
+        elif name == "bar":
+            if any(
+                part.strip().startswith("judge side's ") for r in reasons for part in r.split(";")
+            ):
+                found.add(name)
+        elif marker in text:
+            found.add(name)
+    return found
 
 
 def rate(hits: int, reps: int) -> str:
@@ -244,10 +270,16 @@ def rate(hits: int, reps: int) -> str:
 
 
 def run(
-    gold: Path, split: str, rubric: Path, reps: int, resamples: int, grid: list[int]
+    gold: Path,
+    split: str,
+    rubric: Path,
+    reps: int,
+    resamples: int,
+    grid: list[int],
+    agreement_from: str = "all",
 ) -> tuple[list[str], list[str], dict[str, Any]]:
-    every = load_gold(gold, split=None)
     part = load_gold(gold, split=split)
+    every = load_gold(gold, split=None) if agreement_from == "all" else part
     criteria = load_rubric(rubric).criteria
     rows, need = [], []
     info = {
@@ -273,19 +305,23 @@ def run(
         found: str | None = None
         for g in [None, *grid]:
             passes = 0
+            blocks = dict.fromkeys(BLOCKS, 0)
             for rep in range(reps):
                 seed = 1_000_000 * n_c + 1000 * (g or 0) + rep
-                passes += gate_once(st, np.random.default_rng(seed), g, s, a, seed, resamples) == (
-                    "PASS"
-                )
+                d = gate_once(st, np.random.default_rng(seed), g, s, a, seed, resamples)
+                passes += d.status == "PASS"
+                if d.status != "PASS":
+                    for name in blocked_by(d.reasons):
+                        blocks[name] += 1
             size = f"{st.n_cases} (the split)" if g is None else str(g)
-            need.append(f"| {c.id} | {size} | {reps} | {rate(passes, reps)} |")
+            why = ", ".join(f"{name} {n / reps:.0%}" for name, n in blocks.items() if n)
+            need.append(f"| {c.id} | {size} | {reps} | {rate(passes, reps)} | {why or '—'} |")
             if g is not None and passes / reps >= TARGET_POWER:
                 found = f"{g}"
                 break
         need.append(
             f"| **{c.id}: cases needed for power ≥ {TARGET_POWER}** | "
-            f"**{found or f'more than {grid[-1]}'}** | | |"
+            f"**{found or f'more than {grid[-1]}'}** | | | |"
         )
     return rows, need, info
 
@@ -300,12 +336,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument(
+        "--agreement-from",
+        choices=["all", "split"],
+        default="all",
+        help="the experts' agreement measured on every labelled item (default) or the split's",
+    )
     parser.add_argument("--quick", action="store_true", help="few reps; print, do not write")
     args = parser.parse_args(argv)
     reps = 20 if args.quick else args.reps
     start = time.perf_counter()
-    rows, need, info = run(args.gold, args.split, args.rubric, reps, args.resamples, GRID)
+    rows, need, info = run(
+        args.gold, args.split, args.rubric, reps, args.resamples, GRID, args.agreement_from
+    )
     took = time.perf_counter() - start
+    where = "all splits" if args.agreement_from == "all" else "the split"
     text = "\n".join(
         [
             f"# Gate power on the gold set's '{args.split}' split",
@@ -321,9 +366,14 @@ def main(argv: list[str] | None = None) -> int:
             "",
             __doc__.split("\n\n")[2].replace("\n", " "),
             "",
+            "*What kept the others from PASS*: among the simulated gold sets that did not PASS, "
+            "the share (of all sets) whose gate named each reason: *too few* (a case or item "
+            "minimum), *D* (D's lower bound at or below −margin), *bar* (the judge side's lower "
+            "bound below 0.6), *applicability* (its D), *coverage*. A set can name several.",
+            "",
             "## The experts, as simulated",
             "",
-            "| criterion | experts' κ (all splits) | their applicability κ | not applicable "
+            f"| criterion | experts' κ ({where}) | their applicability κ | not applicable "
             "(consensus) | cases of the split with an applicable item rated by two experts "
             "| skill s | applicability skill a |",
             "|---|---|---|---|---|---|---|",
@@ -332,8 +382,9 @@ def main(argv: list[str] | None = None) -> int:
             "## Power of a judge as good as the experts (default gate: 8 cases, 20 items, "
             "margin 0.10, bar 0.6, 95% intervals)",
             "",
-            "| criterion | cases | reps | PASS rate (power) |",
-            "|---|---|---|---|",
+            "| criterion | cases | reps | PASS rate (power) | what kept the others from PASS "
+            "(share of all sets) |",
+            "|---|---|---|---|---|",
             *need,
             "",
         ]
