@@ -99,6 +99,47 @@ def test_undefined_difference_is_undecided_unless_the_ceiling_is_dropped() -> No
     assert _gate(c, use_ceiling=False)[0] == "PASS"
 
 
+def _app(d: tuple[float, float], experts: float | Undefined = 0.8) -> PairedComparison:
+    """An applicability comparison: D's interval ``d``, the experts' own kappa ``experts``."""
+    c = _cmp(d)
+    return PairedComparison(
+        **{
+            **{f: getattr(c, f) for f in PairedComparison.__dataclass_fields__},
+            "experts": _result(experts, (0.7, 0.9)),
+        }
+    )
+
+
+def test_applicability_is_gated_beside_quality() -> None:
+    good = _cmp((-0.08, 0.05))
+
+    def gate(app: PairedComparison, **kw: object) -> tuple[str, str, dict[str, object]]:
+        d = release_gate(good, coverage=1.0, settings=GateSettings(**kw), applicability=app)  # type: ignore[arg-type]
+        return d.status, "; ".join(d.reasons), d.to_dict()
+
+    status, why, d = gate(_app((-0.05, 0.04)))
+    assert status == "PASS" and "applicability (applies / not_applicable): D's lower bound" in why
+    assert d["applicability_checked"] is True and d["applicability_n_cases"] == 12
+    assert d["applicability_difference_lower_bound"] == -0.05
+    # a judge that never says not_applicable: kappa 0 on applicability against experts at 0.8
+    status, why, d = gate(_app((-0.95, -0.6)))
+    assert (
+        status == "FAIL"
+        and "applicability (applies / not_applicable): D's upper bound -0.60" in why
+    )
+    status, why, _ = gate(_app((-0.3, 0.05)))
+    assert status == "UNDECIDED" and "applicability" in why and "≤ -margin" in why
+    # the experts never said not_applicable: nothing to compare with, said, not blocking
+    status, why, d = gate(_app((-0.05, 0.04), experts=Undefined("no variation")))
+    assert status == "PASS" and "applicability (applies / not_applicable) not checked" in why
+    assert d["applicability_checked"] is False
+    # --no-ceiling: the judge side's applicability kappa against the bar
+    assert gate(_app((-0.95, -0.6)), use_ceiling=False)[0] == "PASS"  # judge side (0.7, 0.9)
+    # without an applicability comparison (no not_applicable) nothing changes
+    plain = release_gate(good, coverage=1.0, settings=GateSettings()).to_dict()
+    assert plain["applicability_checked"] is None and plain["status"] == "PASS"
+
+
 def test_decision_json_names_the_rule_and_the_minimums() -> None:
     d = release_gate(_cmp((-0.08, 0.05)), coverage=1.0, settings=GateSettings()).to_dict()
     assert d["rule"] == GATE_RULE and d["min_cases"] == 8 and d["n_cases"] == 12

@@ -7,8 +7,9 @@ sides (judge-vs-consensus would not be: the consensus is less noisy than any one
 
 One bootstrap draws the same cases for every pair, so the difference ``D = judge side - expert
 side`` gets an interval that accounts for both sides sharing their cases (BCa ∪ cluster jackknife
-t with G - 1 df, :mod:`calibrant.agreement.ci`). The release gate reads ``D``'s interval at 90%
-two-sided: each end is a one-sided 95% confidence bound.
+t with G - 1 df, :mod:`calibrant.agreement.ci`). The release gate reads ``D``'s interval at 95%
+two-sided and states its false-PASS level as measured (at most 5% one-sided; see
+:mod:`calibrant.agreement.gate`).
 """
 
 from __future__ import annotations

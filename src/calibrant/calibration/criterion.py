@@ -20,10 +20,17 @@ from ..agreement import (
 from ..agreement.gate import GateSettings
 from ..agreement.intervals import proportion
 from ..agreement.meanpair import bootstrap_mean_pairwise
+from ..agreement.noninferiority import PairedComparison
 from ..contracts import NOT_APPLICABLE, Criterion, Judgment
 from ..gold import CONSENSUS, GoldSet
 from .explain import ABSTAIN, Side, constant_notes, explain
-from .gate_section import applicability_comparison, baseline_sentence, gate_part, per_label
+from .gate_section import (
+    applicability_comparison,
+    baseline_sentence,
+    comparison_json,
+    gate_part,
+    per_label,
+)
 
 __all__ = ["Settings", "criterion_report", "scale_of", "ABSTAIN"]
 
@@ -67,12 +74,11 @@ def _applicability(
     sides: list[tuple[str, list[Any]]],
     settings: Settings,
     clusters: np.ndarray | None,
-    experts: list[list[Any]],
-    cases: np.ndarray,
+    comparison: PairedComparison | None,
 ) -> dict[str, Any] | None:
     """``not_applicable`` as its own category: how many items each side put there, and the
     agreement on applicability (applies / does not apply) of the judge with the consensus."""
-    if not c.not_applicable_when:
+    if not c.not_applicable_when or comparison is None:
         return None
     yes_no = Scale(labels=("applies", NOT_APPLICABLE), level="nominal")
 
@@ -111,14 +117,7 @@ def _applicability(
     return {
         "when": c.not_applicable_when,
         "outside_scale": True,
-        "judge_vs_experts": applicability_comparison(
-            judge_raw,
-            experts,
-            cases,
-            margin=settings.gate.margin,
-            seed=settings.seed,
-            n_resamples=settings.n_resamples,
-        ),
+        "judge_vs_experts": comparison_json(comparison, settings.gate.margin),
         "n_items": counts,
         "agreement_on_applicability": stat_json(agreement, pair),
         "percent_agreement_on_applicability": stat_json(percent, pair),
@@ -251,6 +250,13 @@ def criterion_report(
         }
         for r, codes, side in zip(raters, expert_codes, expert_sides, strict=True)
     ]
+    applicability = (
+        applicability_comparison(
+            judge_raw, expert_raw, cases, seed=settings.seed, n_resamples=settings.n_resamples
+        )
+        if c.not_applicable_when
+        else None
+    )
     gate, comparison = gate_part(
         y,
         expert_codes,
@@ -261,6 +267,7 @@ def criterion_report(
         gate=settings.gate,
         seed=settings.seed,
         n_resamples=settings.n_resamples,
+        applicability=applicability,
     )
     ceiling_value = (
         None if ceiling is None or isinstance(ceiling.estimate, Undefined) else ceiling.estimate
@@ -312,8 +319,7 @@ def criterion_report(
             [("the consensus", ref_raw), ("the judge", judge_raw)],
             settings,
             clusters,
-            expert_raw,
-            cases,
+            applicability,
         ),
         "gate": gate.to_dict(),
         "gate_comparison": comparison,

@@ -16,16 +16,23 @@ from ..agreement.perlabel import one_vs_rest
 from ..contracts import NOT_APPLICABLE
 from .explain import ABSTAIN
 
-__all__ = ["applicability_comparison", "baseline_sentence", "gate_part", "per_label"]
+__all__ = [
+    "applicability_comparison",
+    "baseline_sentence",
+    "comparison_json",
+    "gate_part",
+    "per_label",
+]
 
 
-def _comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]:
+def comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]:
     d = p.to_dict()
     d["confidence"] = GATE_CONFIDENCE
     d["margin"] = margin
     d["note"] = (
-        f"{GATE_CONFIDENCE:.0%} intervals: each end is a one-sided "
-        f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound"
+        f"{GATE_CONFIDENCE:.0%} intervals: each end is a nominal one-sided "
+        f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound; the gate's measured false-PASS "
+        "rate at D = -margin is at most 5%, its stated level"
     )
     return d
 
@@ -41,8 +48,11 @@ def gate_part(
     gate: GateSettings,
     seed: int,
     n_resamples: int,
+    applicability: PairedComparison | None = None,
 ) -> tuple[GateDecision, dict[str, Any]]:
-    """The gate decision and its comparison (always resampled by case: the gate's unit)."""
+    """The gate decision and its comparison (always resampled by case: the gate's unit).
+    ``applicability``: :func:`applicability_comparison` of a criterion that allows
+    not_applicable, gated beside the quality comparison."""
     comparison = paired_comparison(
         judge,
         np.vstack(experts) if experts else np.full((0, judge.size), -1),
@@ -53,8 +63,10 @@ def gate_part(
         confidence=GATE_CONFIDENCE,
         clusters=cases,
     )
-    decision = release_gate(comparison, coverage=coverage, settings=gate)
-    return decision, _comparison_json(comparison, gate.margin if gate.use_ceiling else None)
+    decision = release_gate(
+        comparison, coverage=coverage, settings=gate, applicability=applicability
+    )
+    return decision, comparison_json(comparison, gate.margin if gate.use_ceiling else None)
 
 
 def _applies(raw: list[Any]) -> np.ndarray:
@@ -74,12 +86,11 @@ def applicability_comparison(
     experts_raw: list[list[Any]],
     cases: np.ndarray,
     *,
-    margin: float,
     seed: int,
     n_resamples: int,
-) -> dict[str, Any]:
+) -> PairedComparison:
     """Agreement on applicability (applies / not_applicable), judge side against expert side by
-    Cohen's kappa, paired by case, as the gate compares quality."""
+    Cohen's kappa, paired by case, as the gate compares quality (the gate reads it too)."""
     comparison = paired_comparison(
         _applies(judge_raw),
         np.vstack([_applies(r) for r in experts_raw])
@@ -92,7 +103,7 @@ def applicability_comparison(
         confidence=GATE_CONFIDENCE,
         clusters=cases,
     )
-    return _comparison_json(comparison, margin)
+    return comparison
 
 
 def per_label(

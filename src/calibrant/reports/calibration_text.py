@@ -173,7 +173,7 @@ def comparison_line(p: dict[str, Any], *, what: str = "") -> str:
         f"{_side(p['expert_side'], p.get('n_expert_cases'))}; D = judge side − expert side "
         f"{_side(d, None).split(' (n=')[0]}"
         + (f", margin {margin:.2f}" if margin is not None else ", no margin (--no-ceiling)")
-        + f" — {conf:.0%} intervals, each end a one-sided {(1 + conf) / 2 * 100:g}% bound"
+        + f" — {conf:.0%} intervals, each end a nominal one-sided {(1 + conf) / 2 * 100:g}% bound"
     )
 
 

@@ -45,7 +45,7 @@ from ..agreement.clustered import clustered_proportion
 from ..agreement.gate import GateSettings
 from ..calibration.criterion import scale_of, stat_json
 from ..calibration.explain import ABSTAIN, Side
-from ..calibration.gate_section import gate_part, per_label
+from ..calibration.gate_section import applicability_comparison, gate_part, per_label
 from ..contracts import NOT_APPLICABLE, Criterion
 from .correction import ErrorCounts, corrected_pass_rate
 
@@ -159,6 +159,16 @@ def window_criterion(
         gate=gate,
         seed=seed,
         n_resamples=n_resamples,
+        # the same applicability check as calibrate's gate
+        applicability=applicability_comparison(
+            judge_raw,
+            [[it.experts.get(r) for it in rated] for r in raters],
+            cases,
+            seed=seed,
+            n_resamples=n_resamples,
+        )
+        if c.not_applicable_when
+        else None,
     )
     out: dict[str, Any] = {
         "criterion": c.id,

@@ -67,6 +67,11 @@ class CriterionGate(Strict):
     margin: float | None = None
     difference_lower_bound: float | None = None
     difference_upper_bound: float | None = None
+    # applicability (applies / not_applicable) gated beside quality; absent in older reports
+    applicability_checked: bool | None = None
+    applicability_n_cases: int | None = None
+    applicability_difference_lower_bound: float | None = None
+    applicability_difference_upper_bound: float | None = None
     rule: str | None = None
     run_to_run: str | None = None  # the judge's run-to-run noise on this criterion, in words
     ceiling_margin: float | None = None  # version 1's gate: the experts' kappa minus this
