@@ -33,11 +33,13 @@ def test_one_command_writes_power_and_cases_needed_per_criterion(tmp_path: Path)
     assert bench.main(["--reps", "3", "--resamples", "100", "--out", str(out)]) == 0
     text = out.read_text()
     rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
+    held = load_gold(ROOT / "gold", split="heldout")
+    cases = len({m.case for m in held.items.values()})
     for c in rubric.criteria:
-        assert f"| {c.id} | 14 (the split) | 3 | " in text
+        assert f"| {c.id} | {cases} (the split) | 3 | " in text
         assert re.search(rf"\*\*{c.id}: cases needed for power ≥ 0.8\*\* \| \*\*\d+|more", text)
     assert re.search(r"\| 0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\] \|", text)  # rate [Wilson CI]
-    assert "split of 14 cases, 42 items" in text
+    assert f"split of {cases} cases, {len(held.items)} items" in text
 
 
 def test_the_simulated_experts_agree_as_the_real_ones_do() -> None:
