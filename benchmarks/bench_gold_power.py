@@ -356,7 +356,9 @@ def main(argv: list[str] | None = None) -> int:
             f"# Gate power on the gold set's '{args.split}' split",
             "",
             f"`python benchmarks/bench_gold_power.py --gold {args.gold.name} --split "
-            f"{args.split}` — split of {info['cases']} cases, {info['items']} items, experts "
+            f"{args.split}"
+            + (" --agreement-from split" if args.agreement_from == "split" else "")
+            + f"` — split of {info['cases']} cases, {info['items']} items, experts "
             f"{', '.join(info['experts'])}; {reps} simulated gold sets per row, "
             f"{args.resamples} bootstrap resamples each (calibrate uses 2000), seeded; Python "
             f"{platform.python_version()}, numpy {np.__version__}, {took:.0f} s on 2 shared "
