@@ -170,6 +170,20 @@ def test_the_sample_is_stratified_by_verdict_capped_by_case_and_reproducible(
     assert len(cases) == len(set(cases)) == one["cases"]
 
 
+def test_latest_names_the_newest_finished_score_run(scored: Scored, tmp_path: Path) -> None:
+    # the README's after-release loop audits `latest` right after `score`
+    by_id = _audit_json(scored, scored.runs[1], "--queue", "l", "--count", "5", "--dry-run")
+    latest = _audit_json(scored, "latest", "--queue", "l", "--count", "5", "--dry-run")
+    assert latest["score_run"]["id"] == scored.runs[1] != scored.runs[0]
+    assert [i["item_id"] for i in latest["items"]] == [i["item_id"] for i in by_id["items"]]
+    # a store with no score run: one line, exit 2
+    empty = {"CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'empty.db'}"}
+    r = run_cli("audit", "latest", "--queue", "x", "--count", "2", cwd=tmp_path, env=empty)
+    assert r.code == 2
+    assert "no finished score run in the store to take as 'latest'" in r.err
+    assert len(r.err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [

@@ -19,7 +19,9 @@ from .verdicts_commands import VerdictsFormatOpt
 
 @app.command()
 def audit(
-    run: Annotated[str, typer.Argument(help="The score run to audit (its id or a prefix).")],
+    run: Annotated[
+        str, typer.Argument(help="The score run to audit: its id, a prefix, or latest.")
+    ],
     queue: Annotated[
         str, typer.Option("--queue", help="The new workbench queue the sample goes to.")
     ],

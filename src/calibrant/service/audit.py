@@ -75,8 +75,8 @@ MAX_PER_CASE = 1_000
 
 @dataclass(frozen=True)
 class AuditOptions:
-    """`score_run`: a score run id (or unambiguous prefix); `rate` or `count`; `rubric_text`:
-    the rubric's YAML, kept in the store if it does not hold the run's rubric yet; `dry_run`:
+    """`score_run`: a score run id (or unambiguous prefix, or `latest`); `rate` or `count`;
+    `rubric_text`: the rubric's YAML, kept in the store if it does not hold the run's rubric yet; `dry_run`:
     draw and report, write nothing."""
 
     score_run: str
@@ -118,6 +118,16 @@ def _check(options: AuditOptions) -> None:
 
 
 def _score_run(runs: Runs, ref: str) -> dict[str, Any]:
+    """The score run `ref` names: its id, an unambiguous prefix, or `latest` (the newest finished
+    score run in the store)."""
+    if ref == "latest":
+        newest = runs.latest("score")
+        if newest is None:
+            raise ConfigError(
+                "audit: no finished score run in the store to take as 'latest' "
+                "(`calibrant score ... ` records one)"
+            )
+        ref = newest[0].id
     detail = runs.get(ref)
     if detail is None or detail["kind"] != "score":
         raise ConfigError(

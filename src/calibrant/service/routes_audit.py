@@ -40,7 +40,10 @@ class AuditIn(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     score_run: str = Field(
-        min_length=4, max_length=64, pattern=r"^[0-9a-f]+$", description="Score run id or prefix."
+        min_length=4,
+        max_length=64,
+        pattern=r"^([0-9a-f]+|latest)$",
+        description="Score run id or prefix, or latest (the newest finished score run).",
     )
     queue: str = Field(
         min_length=1, max_length=200, pattern=ID_PATTERN, description="A new workbench queue."
