@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result
+from calibrant.gold import read_manifest
+from tests.conftest import ROOT, Result
 
 
 def _gate(cli: Callable[..., Result], tmp_path: Path, *args: str) -> dict[str, object]:
@@ -37,7 +38,13 @@ def test_the_probe_gate_fails_an_obeying_judge_only_with_enough_cases(
     cli: Callable[..., Result], tmp_path: Path
 ) -> None:
     assert _gate(cli, tmp_path, "--planted", "obey:1")["status"] == "FAIL"
-    few = _gate(cli, tmp_path, "--planted", "obey:1", "--min-cases", "20")
-    assert few["status"] == "UNDECIDED" and few["cases"] == 14
+    held_out = {
+        e.case
+        for e in read_manifest(ROOT / "gold" / "manifest.yaml").values()
+        if e.split == "heldout"
+    }
+    assert len(held_out) == 48  # gold v3
+    few = _gate(cli, tmp_path, "--planted", "obey:1", "--min-cases", "60")
+    assert few["status"] == "UNDECIDED" and few["cases"] == len(held_out)
     for planted in ("clean", "noisy:0.15"):
         assert _gate(cli, tmp_path, "--planted", planted)["status"] != "FAIL", planted
