@@ -77,19 +77,39 @@ def test_the_pair_statistic_is_exactly_unbiased_so_every_bet_is_a_fair_or_losing
     assert mean_factor == pytest.approx(1.0, abs=1e-12)
 
 
-def test_the_shift_factor_has_mean_one_under_the_baseline() -> None:
-    """Cases whose expected judged shares are p0: whatever the recent shares, one case's factor
-    has mean exactly 1 (enumerated)."""
-    cases = [(0.5, (1, 1)), (0.3, (0,)), (0.2, (0, 1, 0, 0))]
-    p0 = tuple(sum(p * c.count(i) / len(c) for p, c in cases) for i in range(2))
-    for seen in ([], [(1,)] * 7, [(0, 0)] * 30):
-        process = ShiftEProcess(p0)
-        process.update(seen)
-        mean = 0.0
-        for p, c in cases:
-            trial = ShiftEProcess.from_dict(process.to_dict())
-            trial.update([c])
-            mean += p * math.exp(trial.log_e - process.log_e)
+def test_the_shift_rule_reads_a_lower_bound_of_the_likelihood_ratio_over_the_reference_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the reference windows, every share p of the reference's interval has its own test
+    martingale ``M^p`` (one factor ``Σ_k x_k q_k / p_k`` per case, mean exactly 1 for cases
+    whose expected shares are p). The rule reads a lower bound of ``min_p log M^p`` from 33
+    points of the interval (log M^p is convex in p): replayed with 2001 points, the minimum is
+    never below it, and the bound is within 0.05 of it."""
+    from calibrant.monitor import eprocess
+
+    population = [(1,), (1, 1, 0), (0,), (0, 0), (1, 1)]
+    weights = [0.3, 0.2, 0.2, 0.1, 0.2]
+    rng = random.Random(4)
+    windows = [rng.choices(population, weights, k=30) for _ in range(3)]
+    windows += [rng.choices(population, [0.1, 0.2, 0.3, 0.3, 0.1], k=30) for _ in range(5)]
+
+    def run() -> ShiftEProcess:
+        process = ShiftEProcess(2, 0.025, reference_windows=3)
+        for w in windows:
+            process.update(w)
+        return process
+
+    coarse = run()
+    assert coarse.ready and coarse.windows == 5 and coarse.reference_cases == 90
+    monkeypatch.setattr(eprocess, "GRID", 2001)
+    dense = run()
+    assert dense.bounds == coarse.bounds
+    assert coarse.log_e <= min(dense.grid_log[0]) + 1e-9
+    assert coarse.log_e >= min(dense.grid_log[0]) - 0.05
+    # one case's factor at share p has mean 1 over cases whose expected share is p
+    for p, q in ((0.3, 0.5), (0.62, 0.2), (0.9, 0.95)):
+        two = [(p, 1.0), (1 - p, 0.0)]  # a case all pass with probability p, else all fail
+        mean = sum(w * ((1 - x) * (1 - q) / (1 - p) + x * q / p) for w, x in two)
         assert mean == pytest.approx(1.0, abs=1e-12)
 
 
@@ -243,7 +263,8 @@ def test_a_lasting_shift_for_500_windows_neither_crashes_nor_overflows_the_repor
     rng = random.Random(17)
     monitor = Monitor(_baseline())
     for week in range(1, 501):
-        status = monitor.update(_window(rng, f"w{week}", pass_rate=0.02)).criteria["tone"]
+        rate = 0.6 if week <= 10 else 0.02  # the reference windows first, then the shift
+        status = monitor.update(_window(rng, f"w{week}", pass_rate=rate)).criteria["tone"]
     assert "product_changed" in status.verdicts, status.to_dict()
     shift = status.shift
     assert shift is not None and shift.log_e > 709  # past where exp() overflows
