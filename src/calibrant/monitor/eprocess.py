@@ -297,7 +297,14 @@ def _convex_floor(xs: Sequence[float], values: Sequence[float], slopes: Sequence
     slopes at the points ``xs``: between two points it lies above both tangents."""
     best = min(values)
     for i in range(len(xs) - 1):
-        x0, x1, v0, v1, d0, d1 = xs[i], xs[i + 1], values[i], values[i + 1], slopes[i], slopes[i + 1]
+        x0, x1, v0, v1, d0, d1 = (
+            xs[i],
+            xs[i + 1],
+            values[i],
+            values[i + 1],
+            slopes[i],
+            slopes[i + 1],
+        )
         if d0 >= 0 or d1 <= 0 or d0 >= d1:
             continue  # the minimum over [x0, x1] is at an end point, already counted
         x = (v1 - v0 + d0 * x0 - d1 * x1) / (d0 - d1)

@@ -450,7 +450,7 @@ class Monitor:
             for c, v in window.scored.items()
         }
         for crit in anchors:
-            if self._criteria[crit].anchors is None:
+            if self._criteria[crit].baseline.anchor_kappa is None:
                 raise InputError(
                     f"window '{window.name}'",
                     f"anchor cases for criterion '{crit}', whose baseline has no anchor_kappa",
@@ -477,8 +477,14 @@ class Monitor:
                 c.anchors.update(anchors[name])
                 if c.held is not None:
                     c.held.update(anchors[name])
-            if c.held is not None and "shift" not in c.fired and c.shift.log_e <= 0:
-                # the anchors' evidence for the judge counts from where the shift's began
+            if (
+                c.held is not None
+                and "shift" not in c.fired
+                and c.shift.log_e < math.log(self.settings.shift_threshold) / 2
+            ):
+                # the anchors' evidence for the judge counts only from where the shift's
+                # evidence is under way (half the way to its alarm, on the log scale): earlier
+                # anchors say nothing of a judge that changed with the shift
                 c.held.log_e = 0.0
                 c.fired.pop("held", None)
             statuses[name] = self._status(name, c, window.name, t, scored.get(name), bar)

@@ -83,9 +83,14 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
                 )
                 del anchors[start]
         anchor_baseline = first["baseline_anchor_kappa"]
+        # anchors recorded before issue 31 hold one release scoring and no set size
+        anchor_set = {
+            crit: (int(n), int(first.get("release_scorings", 1)))
+            for crit, n in (first.get("anchor_cases") or {}).items()
+        }
     else:
-        anchor_baseline = {}
-    baseline = release_baseline(v.calibration, anchor_baseline)
+        anchor_baseline, anchor_set = {}, {}
+    baseline = release_baseline(v.calibration, anchor_baseline, anchor_set)
     over = agreement_over_time(
         engine,
         window=options.window,

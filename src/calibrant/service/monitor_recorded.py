@@ -116,7 +116,12 @@ def _release_rows(
 
 def _anchor_set(
     engine: Engine, v: Version, judge: RecordedJudge, gold: Path
-) -> tuple[dict[str, tuple[str, dict[str, str]]], dict[str, float | None], dict[str, Any]]:
+) -> tuple[
+    dict[str, tuple[str, dict[str, str]]],
+    dict[str, float | None],
+    dict[str, Any],
+    dict[str, tuple[int, int]],
+]:
     """The frozen anchors: per gold item its case and consensus labels; the released judge's
     kappa on them per criterion; the gold folder's reference for the report."""
     from ..gold import load_gold
@@ -145,7 +150,9 @@ def _anchor_set(
             "items: calibrate this judge on this gold set"
         )
     ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
-    return items, kappas, ref
+    # one release scoring: the release calibration's verdicts file holds one verdict an item
+    sizes = {crit: (len({c.case for c in cases}), 1) for crit, cases in at_release.items()}
+    return items, kappas, ref, sizes
 
 
 def _anchor_cases(
@@ -190,9 +197,10 @@ def recorded_monitor_report(
     anchor_items: dict[str, tuple[str, dict[str, str]]] = {}
     frozen = None
     anchor_kappas: dict[str, float | None] = {}
+    anchor_set: dict[str, tuple[int, int]] = {}
     if anchors is not None:
-        anchor_items, anchor_kappas, frozen = _anchor_set(engine, v, judge, anchors)
-    baseline = release_baseline(v.calibration, anchor_kappas)
+        anchor_items, anchor_kappas, frozen, anchor_set = _anchor_set(engine, v, judge, anchors)
+    baseline = release_baseline(v.calibration, anchor_kappas, anchor_set)
     traffic = {r.item for r in judge.rows if r.item not in anchor_items}
     cases = _workbench_cases(engine, traffic, queues)
     experts = ExpertLabels(engine)
