@@ -11,7 +11,7 @@ otherwise a guess of its own). Every baseline is what the product computes, neve
 * **anchors**: that gold set, scored ``--scorings`` times by the released judge at release; the
   anchors' kappa is :func:`calibrant.monitor.anchor_kappa` over the pooled scorings; each window
   re-scores 40 draws with replacement; a re-scoring redraws an answer with probability 0.05
-  (0.25 for the noisy judge);
+  (the noisy judge answers afresh at every scoring, its anchor cases 3 items each);
 * **label shift**: the judge's labels on the first 4 windows of traffic (the monitor's
   reference windows), nothing else.
 
@@ -66,6 +66,7 @@ class Scenario:
     kappa: tuple[float, float] = (0.8, 0.8)
     pass_rate: tuple[float, float] = (0.6, 0.6)
     anchors_only: bool = False
+    items: int | None = None  # every anchor case this many items (else 1-4)
 
 
 def judge(cases: Cases, rng: np.random.Generator, skill: float, guess: float) -> np.ndarray:
@@ -76,6 +77,11 @@ def judge(cases: Cases, rng: np.random.Generator, skill: float, guess: float) ->
 def one_run(seed: int, sc: Scenario, skills: dict[float, float], settings: MonitorSettings):
     rng = np.random.default_rng(seed)
     gold = draw_cases(rng, sc.anchor_cases, sc.gold_pass)
+    if sc.items is not None:  # fixed-size anchor cases: the items' labels drawn again
+        share = rng.beta(sc.gold_pass * 8, (1 - sc.gold_pass) * 8, size=sc.anchor_cases)
+        sizes = np.full(sc.anchor_cases, sc.items)
+        expert = (rng.random(int(sizes.sum())) < np.repeat(share, sizes)).astype(np.int64)
+        gold = Cases(np.repeat(rng.beta(12.0, 1.0, size=sc.anchor_cases), sizes), sizes, expert)
     skill0, guess0 = skills[sc.kappa[0]], sc.guess[0]
     fixed = {0: judge(gold, rng, skill0, guess0)}  # each judge version's answers on the anchors
     scorings = [fixed[0]] + [
@@ -155,36 +161,23 @@ def main(argv: list[str] | None = None) -> int:
         args.runs = 10
     settings = MonitorSettings()
     forced = replace(settings, min_anchor_cases=2)  # to measure what the minimum refuses
-    noisy = {"flip": 0.25, "anchors_only": True}
+    noisy = {"flip": 1.0, "anchors_only": True, "items": 3}
+    noisy_sets = [(8, 1), (8, 3), (10, 3), (12, 3), (19, 1), (19, 3)]
     scenarios = [
         (Scenario("no change, gold from the traffic mix"), settings),
         (Scenario("no change, balanced gold", gold_pass=0.5), settings),
-        (
-            Scenario(
-                "noisy judge, 8 anchor cases, 1 release scoring",
-                anchor_cases=8,
-                scorings=1,
-                **noisy,
-            ),
-            forced,
-        ),
-        (
-            Scenario("noisy judge, 8 anchor cases, 3 release scorings", anchor_cases=8, **noisy),
-            forced,
-        ),
-        (
-            Scenario(
-                "noisy judge, 19 anchor cases, 1 release scoring",
-                anchor_cases=19,
-                scorings=1,
-                **noisy,
-            ),
-            settings,
-        ),
-        (
-            Scenario("noisy judge, 19 anchor cases, 3 release scorings", anchor_cases=19, **noisy),
-            settings,
-        ),
+        *[
+            (
+                Scenario(
+                    f"noisy judge, {n} anchor cases, {k} release scoring{'s' * (k > 1)}",
+                    anchor_cases=n,
+                    scorings=k,
+                    **noisy,
+                ),
+                forced if n < settings.min_anchor_cases else settings,
+            )
+            for n, k in noisy_sets
+        ],
         (Scenario("lenient judge from window 50", guess=(0.6, 0.95), kappa=(0.8, 0.6)), settings),
         (
             Scenario("pass rate 0.6 → 0.95 from window 50, same judge", pass_rate=(0.6, 0.95)),
@@ -215,9 +208,10 @@ def main(argv: list[str] | None = None) -> int:
             + f" | {rate(sum(1 for f, v in out[sc.name] if v is not None), R)} |"
         )
     noisy_rows = [
-        f"| {sc.name} | {R} | {rate(hits(sc.name, 'anchors'), R)} |" for sc, _ in scenarios[2:6]
+        f"| {sc.name} | {R} | {rate(hits(sc.name, 'anchors'), R)} |"
+        for sc, _ in scenarios[2 : 2 + len(noisy_sets)]
     ]
-    lenient = scenarios[6][0].name
+    lenient = scenarios[-2][0].name
     blamed = sum(1 for f, v in out[lenient] if v == "product_changed")
     first_any = [
         min(w for w in (f["anchors"], f["agreement"], f["shift"]) if w is not None)
@@ -228,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = {}
     for _, v in out[lenient]:
         verdicts[v or "none"] = verdicts.get(v or "none", 0) + 1
-    prev = scenarios[7][0].name
+    prev = scenarios[-1][0].name
     lines = [
         "# Drift monitor: baselines built as the product builds them",
         "",
@@ -249,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|---|---|",
         *rows,
         "",
-        "## A noisy judge's anchors (answers redrawn on 25% of re-scorings), no change",
+        "## A noisy judge's anchors (a fresh answer at every scoring; 3 items a case), no change",
         "",
         "Rule 3's false alarms over 200 windows. Below the minimum anchor set (8 < "
         f"{settings.min_anchor_cases} cases) the product refuses the rule (undecided); the 8-case "

@@ -37,7 +37,6 @@ from calibrant.agreement.gate import GateSettings
 from calibrant.errors import InputError
 
 from .eprocess import (
-    PRIOR_CASES,
     CaseCodes,
     KappaEProcess,
     ShiftEProcess,
@@ -59,6 +58,7 @@ __all__ = [
     "draw_anchors",
 ]
 
+PREVALENCE_PRIOR = 4.0  # cases: the audits' expert shares are smoothed toward the release's
 STATE_VERSION = 2  # 1: the shift rule against the gold shares taken as exact (upgraded)
 _GATE = GateSettings()
 
@@ -374,7 +374,8 @@ class Monitor:
             return gate
         k = len(b.labels)
         sums = [sum(x[i] for x in c.experts) for i in range(k + 1)]
-        now = [(sums[i] + PRIOR_CASES * release[i]) / (sums[k] + PRIOR_CASES) for i in range(k)]
+        prior = PREVALENCE_PRIOR
+        now = [(sums[i] + prior * release[i]) / (sums[k] + prior) for i in range(k)]
         at_release, at_now = b.expected_kappa(release), b.expected_kappa(now)
         if at_release is None or at_now is None:
             return gate
