@@ -44,13 +44,22 @@ and a shift in the case mix moves ``p_e`` and the bar with it. Fixing ``p_e`` at
 value instead would test raw agreement against a bar that no longer means the gate's kappa once
 the label rates move.
 
-:class:`ShiftEProcess` — *did the judged label distribution move?* Null: every case's expected
-judged label shares equal the release baseline ``p0`` (the shares from the release run). Each
-case ``c`` with judged label shares ``x_c`` multiplies the e-value by ``Σ_k x_ck q_k / p0_k``,
-where ``q`` is the shares of the cases seen in the last windows smoothed toward ``p0`` (known
-before ``c`` is). Under the null its mean is ``Σ_k q_k = 1``: a test martingale, the sequential
-likelihood ratio of the recent shares against the baseline, one factor per case however many
-items the case holds.
+:class:`ShiftEProcess` — *did the judged label distribution move?* A two-sample test: the
+baseline is itself a sample. The first ``reference_windows`` windows of scored cases are the
+reference (nothing is tested on them); null: every later case's expected judged label shares
+equal the reference cases' (unknown) ones, ``p``. For every fixed ``p`` the product over later
+cases of ``Σ_k x_ck q_k / p_k`` (``x_c`` the case's shares, ``q`` the recent cases' shares
+smoothed toward the reference's, known before ``c`` is) is a test martingale ``M^p``: one factor
+per case, mean exactly 1 under ``p``. ``p`` is not known, so the rule reads ``inf_p M^p`` over an
+interval that holds ``p`` with probability ``1 - delta`` (the reference's mean share, a
+Chernoff-Hoeffding bound valid for any case shares in [0, 1]); then it can reach ``1/(alpha -
+delta)`` only if the interval misses (``delta``) or ``M^p`` at the true ``p`` does (``alpha -
+delta``, Ville). ``log M^p`` is convex in ``p`` (a sum of logs of sums of log-convex ``1/p_k``),
+so it is kept at 33 points of the interval with its slope, and the minimum between two points is
+bounded below by where the two tangents meet: the reported log e-value is never above the true
+``inf``. Two labels test the second label's share; more test each label's share against the rest
+and average the e-values (an average of test martingales is one). Taking the gold set's judged
+shares as exact instead (the rule before issue 31) fired in .82 of runs with no change at all.
 """
 
 from __future__ import annotations

@@ -4,25 +4,36 @@ Per criterion, from the release baseline (:class:`CriterionBaseline`):
 
 1. **below the gate** — the audit sample (expert and judge labels on scored cases of the window):
    a :class:`~calibrant.monitor.eprocess.KappaEProcess` for ``H0: case-weighted kappa ≥ the
-   gate's bar`` (``GateSettings.min_lower``, 0.6). It fires when agreement on current traffic
-   is below the bar with confidence, whatever the cause.
-2. **label shift** — the judged labels of the window's scored cases: a
-   :class:`~calibrant.monitor.eprocess.ShiftEProcess` for ``H0: the judged label shares are the
-   release shares``.
+   bar``. The bar is the gate's (``GateSettings.min_lower``, 0.6) lowered by the drop in the
+   released judge's expected kappa that prevalence alone explains: the release confusion table's
+   answer rates given each expert label, at the experts' label shares of the last windows' audits
+   against the release's (``CriterionBaseline.expected_kappa``). Kappa falls when the product's
+   pass rate moves even if the judge does not; that alone is not an alarm, and the reasons say
+   when the bar was lowered.
+2. **label shift** — the judged labels of the window's scored cases against the first
+   ``reference_windows`` windows of traffic: a two-sample
+   :class:`~calibrant.monitor.eprocess.ShiftEProcess` (the reference's own sampling error is in
+   the null; it fires at ``1 / (alpha - alpha/2)``).
 3. **judge or product** — the anchors, a frozen set of expert-labeled cases re-scored by the
    current judge each window: a KappaEProcess for ``H0: case-weighted kappa on the anchors ≥
-   its release value - tolerance`` (the gate's margin, 0.10). The anchors and their expert
-   labels never change, so only the judge can move them: when it fires the verdict is
-   ``judge_changed``; a label shift while it has not fired is ``product_changed``, not blamed on
-   the judge.
+   its release value - tolerance`` (the gate's margin, 0.10), the release value pooled over the
+   release's scorings of the whole set (``anchor_scorings``), so a judge whose answers vary on
+   re-scoring is the null. When it fires the verdict is ``judge_changed``. A second e-process on
+   the same anchors tests the opposite, ``H0: kappa ≤ release - tolerance`` (the judge changed by
+   the tolerance), counted from where the shift's evidence is under way: a label shift is
+   ``product_changed`` only once that one fires (the anchors rule out a judge change of the
+   tolerance's size), ``shift_unexplained`` before, and ``shift_unexplained`` without anchors or
+   with an anchor set smaller than ``min_anchor_cases`` cases (the rule does not run, and the
+   reasons say so).
 
-Each rule alarms when its e-value reaches ``1 / alpha``; an alarm stays raised (it names the
+Each rule alarms when its e-value reaches its threshold; an alarm stays raised (it names the
 window it fired in). The anchor cases of a window must be drawn at random, with replacement,
 from the frozen set (:func:`draw_anchors`), so two of them are independent draws as the e-process
 assumes.
 
 :class:`Monitor` holds the state, which round-trips through :meth:`Monitor.to_dict` /
-:meth:`Monitor.from_dict` (plain JSON values), so a command can run it once a window.
+:meth:`Monitor.from_dict` (plain JSON values; a state written before issue 31 upgrades), so a
+command can run it once a window.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@
 
 * takes the **baseline** from the judge's release calibration: the latest finished calibrate run
   of that version on the rubric its audited score runs judged on (the run `score --calibration
-  latest` would pick), per criterion its scale, the judge's label shares on the gold items (the
-  calibration's confusion columns, half a count added per label so that no share is 0) and its
-  kappa;
+  latest` would pick), per criterion its scale, its confusion table (rule 1's prevalence
+  adjustment), the judge's label shares on the gold items (shown only: rule 2 compares with the
+  first `reference_windows` windows of traffic) and its kappa;
 * replays every audit window of that version (`audit_windows`), oldest first, through
   :class:`calibrant.monitor.Monitor`: the window's audited cases (expert and judge label per
   item, rule 1), the judged labels of every transcript of the window's score runs, by case

@@ -2,7 +2,10 @@
 
 `record_anchors` (`calibrant monitor --anchors GOLD`): the frozen anchor set is the
 calibration's gold set (its split), each case with its items' consensus labels; the released
-judge's kappa on it comes from the calibration's own judgments (sample 0 in the judgment cache).
+judge's kappa on it is pooled over ``release_scorings`` scorings of the whole set: the
+calibration's own judgments (sample 0 in the judgment cache) and ``release_scorings - 1`` more
+(samples ``RELEASE_SAMPLE_BASE`` + 1, + 2, ..., judged once and cached), so a judge whose answers
+vary on re-scoring is measured as such at release. The run records the set's size in cases.
 For each audit window not yet anchored, ``per_window`` cases are drawn with replacement
 (:func:`calibrant.monitor.draw_anchors`, seeded by the window's first day) and their items are
 judged again by the current judge through the judge runner every command uses, under a sample

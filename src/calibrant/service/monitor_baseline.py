@@ -1,7 +1,8 @@
 """The monitor's start: the judge version watched, its release calibration, and the release
 baseline the monitor's rules compare each window with (per criterion its scale, the judge's
-label shares on the gold items, half a count added per label so that no share is 0, and its
-kappa); `label_cases` turns (case, judge label, expert label) rows into the rules' cases."""
+label shares on the gold items, half a count added per label so that no share is 0, shown only,
+the confusion table and its kappa); `label_cases` turns (case, judge label, expert label)
+rows into the rules' cases."""
 
 from __future__ import annotations
 
