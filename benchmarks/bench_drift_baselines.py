@@ -200,6 +200,13 @@ def main(argv: list[str] | None = None) -> int:
             1 for f, _ in out[name] if f[rule] is not None and (before is None or f[rule] < before)
         )
 
+    def spread(name: str, rule: str) -> str:
+        d = [f[rule] - CHANGE + 1 for f, _ in out[name] if f[rule] is not None]
+        if not d:
+            return "–"
+        q1, q3 = np.percentile(d, [25, 75])
+        return f"median {median(d):g} (IQR {q1:g}–{q3:g}, {len(d)} runs)"
+
     rows = []
     for sc, _ in scenarios[:2]:
         rows.append(
@@ -274,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         f"- rule 3 (judge changed) fired: {rate(hits(prev, 'anchors'), R)}",
         f"- rule 2 (label shift) fired: {rate(hits(prev, 'shift'), R)}; said product_changed: "
         f"{rate(hits(prev, 'product_changed'), R)}",
+        f"- windows from the change to the first alarm of rule 2 (said shift_unexplained or "
+        f"product_changed): {spread(prev, 'shift')}; to product_changed: "
+        f"{spread(prev, 'product_changed')}",
         "",
     ]
     text = "\n".join(lines)
