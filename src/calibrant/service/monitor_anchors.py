@@ -148,8 +148,8 @@ def record_anchors(
         scorings.append(dict(zip(sorted(g.items), again.judgments, strict=True)))
     pooled: dict[str, list[Case]] = defaultdict(list)
     for n, answers in enumerate(scorings):
-        for crit, cases in cases_of(case_ids, answers).items():
-            pooled[crit].extend(Case(f"{n}:{c.case}", c.judge, c.expert) for c in cases)
+        for crit, scored in cases_of(case_ids, answers).items():
+            pooled[crit].extend(Case(f"{n}:{c.case}", c.judge, c.expert) for c in scored)
     baseline_kappa = {
         crit: anchor_kappa(pooled[crit], baseline[crit]) if pooled[crit] else None
         for crit in baseline
