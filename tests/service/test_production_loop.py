@@ -346,6 +346,10 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     assert report["status"][CRIT] == ["ok"]
     assert all("judge_changed" not in v for v in report["status"].values())
     assert report["settings"]["reference_windows"] == 1
+    # the anchors' release kappa: the whole gold set scored 3 times at release (the
+    # calibration's scoring and two more, judged once: the second look above called no model)
+    assert report["baseline"][CRIT]["anchor_scorings"] == 3
+    assert report["baseline"][CRIT]["anchor_cases"] == 16
     week1, week2 = report["windows"]
     c = {x["criterion"]: x for x in week2["criteria"]}[CRIT]
     assert c["shift_reference"]["cases"] == 17 and c["shift_reference"]["windows"] == 1
