@@ -334,6 +334,24 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
         text = loop.monitor("--reference-windows", "1")
         assert sum(server.requests.values()) == calls
         listed = loop.cli("runs", "list", "--kind", "anchors", "--json")
+        # anchors recorded before issue 31 (no release scorings, no set size) keep loading
+        from calibrant.store import make_engine
+        from calibrant.store.runs import Runs
+
+        engine = make_engine(loop.env["CALIBRANT_DATABASE_URL"])
+        try:
+            runs = Runs(engine)
+            for info in runs.recent(kind="anchors"):
+                old = dict((runs.get(info.id) or {})["report"])
+                del old["release_scorings"], old["anchor_cases"]
+                runs.finish(info.id, {**old, "schema_version": 1})
+        finally:
+            engine.dispose()
+        older = loop.monitor("--json", "--reference-windows", "1")
+    assert older.code == 0, older.err
+    legacy = json.loads(older.out)["baseline"][CRIT]
+    assert legacy["anchor_scorings"] == 1 and legacy["anchor_cases"] is None
+    assert json.loads(older.out)["status"] == json.loads(r.out)["status"]
     # Two small weeks: week 1's 17 scored cases are the label-shift rule's reference, and week
     # 2's 12 cases, all failed, are not enough to tell a shift from the reference's own sampling
     # error (rule 2 compares two samples now, not one with the gold shares taken as exact). No
