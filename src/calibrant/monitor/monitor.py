@@ -597,7 +597,9 @@ class Monitor:
                 reasons.append(f"label shift: {what}; no anchors to tell judge from product")
             elif anchors.alarm:
                 reasons.append(f"label shift too: {what}, with the judge changed")
-            elif held is not None and held.alarm:
+            elif (
+                held is not None and held.alarm and anchors.log_e < math.log(anchors.threshold) / 2
+            ):  # ruled out, and the evidence for a changed judge is not under way either
                 verdicts.append("product_changed")
                 reasons.append(
                     f"product changed: {what}, and the anchors rule out a judge change of "
