@@ -22,7 +22,8 @@ Per criterion, from the release baseline (:class:`CriterionBaseline`):
    the same anchors tests the opposite, ``H0: kappa ≤ release - tolerance`` (the judge changed by
    the tolerance), counted from where the shift's evidence is under way: a label shift is
    ``product_changed`` only once that one fires (the anchors rule out a judge change of the
-   tolerance's size), ``shift_unexplained`` before, and ``shift_unexplained`` without anchors or
+   tolerance's size) while the first one's evidence for a change is below half its alarm (on
+   the log scale), ``shift_unexplained`` before, and ``shift_unexplained`` without anchors or
    with an anchor set smaller than ``min_anchor_cases`` cases (the rule does not run, and the
    reasons say so).
 
