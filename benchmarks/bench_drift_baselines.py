@@ -9,7 +9,8 @@ otherwise a guess of its own). Every baseline is what the product computes, neve
   the traffic mix (pass rate 0.6) or balanced (0.5); its confusion table (consensus × judge) is
   the baseline's ``confusion`` (rule 1's prevalence adjustment);
 * **anchors**: that gold set, scored ``--scorings`` times by the released judge at release; the
-  anchors' kappa is :func:`calibrant.monitor.anchor_kappa` over the pooled scorings; each window
+  anchors' kappa is :func:`calibrant.monitor.anchor_kappa` over the pooled scorings, and their
+  judged label shares :func:`calibrant.monitor.anchor_reference` (rule 3's second test); each window
   re-scores 40 draws with replacement; a re-scoring redraws an answer with probability 0.05
   (the noisy judge answers afresh at every scoring, its anchor cases 3 items each);
 * **label shift**: the judge's labels on the first 4 windows of traffic (the monitor's
@@ -44,6 +45,7 @@ from calibrant.monitor import (
     MonitorSettings,
     Window,
     anchor_kappa,
+    anchor_reference,
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -102,6 +104,7 @@ def one_run(seed: int, sc: Scenario, skills: dict[float, float], settings: Monit
         confusion=tuple(tuple(float(x) for x in r) for r in confusion),
         anchor_cases=sc.anchor_cases,
         anchor_scorings=sc.scorings,
+        anchor_reference=anchor_reference(pooled, b0),
     )
     monitor = Monitor({C: baseline}, settings)
     first: dict[str, int | None] = dict.fromkeys(

@@ -67,6 +67,7 @@ __all__ = [
     "Verdict",
     "Window",
     "anchor_kappa",
+    "anchor_reference",
     "draw_anchors",
 ]
 
@@ -118,6 +119,7 @@ class CriterionBaseline:
     confusion: tuple[tuple[float, ...], ...] | None = None
     anchor_cases: int | None = None
     anchor_scorings: int = 1
+    anchor_reference: tuple[float, ...] | None = None  # release anchors' share sums + cases
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +130,9 @@ class CriterionBaseline:
             "confusion": None if self.confusion is None else [list(r) for r in self.confusion],
             "anchor_cases": self.anchor_cases,
             "anchor_scorings": self.anchor_scorings,
+            "anchor_reference": None
+            if self.anchor_reference is None
+            else list(self.anchor_reference),
         }
 
     @classmethod
@@ -143,6 +148,9 @@ class CriterionBaseline:
             confusion=None if conf is None else tuple(tuple(float(x) for x in r) for r in conf),
             anchor_cases=None if size is None else int(size),
             anchor_scorings=int(d.get("anchor_scorings", 1)),
+            anchor_reference=None
+            if d.get("anchor_reference") is None
+            else tuple(float(x) for x in d["anchor_reference"]),
         )
 
     def expected_kappa(self, prevalence: Sequence[float]) -> float | None:
@@ -247,6 +255,7 @@ class CriterionStatus:
     baseline_shares: dict[str, float]
     agreement_bar: float | None = None  # rule 1's bar this window (lowered for prevalence)
     anchors_held: RuleStatus | None = None  # the anchors ruling out a judge change
+    anchors_shift: RuleStatus | None = None  # the judge's label shares on the anchors moved
     shift_reference: dict[str, Any] | None = None  # rule 2's reference windows, cases, shares
 
     @property
@@ -267,6 +276,7 @@ class CriterionStatus:
             "baseline_shares": self.baseline_shares,
             "agreement_bar": self.agreement_bar,
             "anchors_held": None if self.anchors_held is None else self.anchors_held.to_dict(),
+            "anchors_shift": None if self.anchors_shift is None else self.anchors_shift.to_dict(),
             "shift_reference": self.shift_reference,
         }
 
@@ -306,6 +316,7 @@ class _Criterion:
     shift: ShiftEProcess
     anchors: KappaEProcess | None
     held: KappaEProcess | None = None  # H0: anchors' kappa ≤ its bar (the judge changed)
+    anchor_shift: ShiftEProcess | None = None  # H0: the judge's shares on the anchors held
     fired: dict[str, str] = field(default_factory=dict)  # rule -> window it fired in
     experts: list[list[float]] = field(default_factory=list)  # audits' expert share sums + n
 
@@ -316,6 +327,7 @@ class _Criterion:
             "shift": self.shift.to_dict(),
             "anchors": None if self.anchors is None else self.anchors.to_dict(),
             "held": None if self.held is None else self.held.to_dict(),
+            "anchor_shift": None if self.anchor_shift is None else self.anchor_shift.to_dict(),
             "fired": dict(self.fired),
             "experts": [list(x) for x in self.experts],
         }
@@ -328,6 +340,9 @@ class _Criterion:
             shift=ShiftEProcess.from_dict(d["shift"]),
             anchors=None if d["anchors"] is None else KappaEProcess.from_dict(d["anchors"]),
             held=None if d.get("held") is None else KappaEProcess.from_dict(d["held"]),
+            anchor_shift=None
+            if d.get("anchor_shift") is None
+            else ShiftEProcess.from_dict(d["anchor_shift"]),
             fired={str(k): str(v) for k, v in d["fired"].items()},
             experts=[[float(v) for v in x] for x in d.get("experts", [])],
         )
@@ -353,18 +368,33 @@ class Monitor:
                 raise ValueError(
                     f"criterion '{name}': {len(b.judged_shares)} judged shares for {k} labels"
                 )
-            anchors = held = None
+            anchors = held = anchor_shift = None
             if b.anchor_kappa is not None and not self._too_few(b):
                 bar = b.anchor_kappa - s.anchor_tolerance
                 anchors = KappaEProcess(bar, k, b.ordinal, memory=s.memory)
                 held = KappaEProcess(bar, k, b.ordinal, memory=s.memory, above=True)
+                anchor_shift = self._anchor_shift(b)
             self._criteria[name] = _Criterion(
                 baseline=b,
                 agreement=KappaEProcess(s.gate_kappa, k, b.ordinal, memory=s.memory),
                 shift=self._shift(k),
                 anchors=anchors,
                 held=held,
+                anchor_shift=anchor_shift,
             )
+
+    def _anchor_shift(self, b: CriterionBaseline) -> ShiftEProcess | None:
+        """The judge's label shares on the anchors against the release scorings' (a sample of
+        the judge's answers too): rule 2's two-sample test with the release as its reference."""
+        ref = b.anchor_reference
+        if ref is None or len(ref) != len(b.labels) + 1 or ref[-1] < 1:
+            return None
+        s = self.settings
+        e = ShiftEProcess(len(b.labels), s.shift_delta, reference_windows=1, memory=s.memory)
+        e.reference = [float(x) for x in ref]
+        e.reference_seen = 1
+        e._arm()
+        return e
 
     def _shift(self, k: int) -> ShiftEProcess:
         s = self.settings
@@ -490,6 +520,8 @@ class Monitor:
                 c.anchors.update(anchors[name])
                 if c.held is not None:
                     c.held.update(anchors[name])
+                if c.anchor_shift is not None:
+                    c.anchor_shift.update([j for j, _ in anchors[name]])
             if (
                 c.held is not None
                 and "shift" not in c.fired
@@ -552,6 +584,11 @@ class Monitor:
         )
         anchors = None if c.anchors is None else self._rule(c, "anchors", c.anchors, now)
         held = None if c.held is None else self._rule(c, "held", c.held, now)
+        moved = (
+            None
+            if c.anchor_shift is None
+            else self._rule(c, "anchor_shift", c.anchor_shift, now, s.shift_threshold)
+        )
         verdicts: list[Verdict] = []
         reasons: list[str] = []
         if b.anchor_kappa is not None and c.anchors is None:
@@ -559,14 +596,23 @@ class Monitor:
                 f"anchors not used: the anchor set has {b.anchor_cases} case(s), fewer than the "
                 f"minimum {s.min_anchor_cases}: the judge-or-product rule is undecided"
             )
+        judge_moved = (anchors is not None and anchors.alarm) or (moved is not None and moved.alarm)
         if anchors is not None and anchors.alarm:
-            verdicts.append("judge_changed")
             reasons.append(
                 f"judge changed: the anchors' kappa is below its release value "
                 f"{c.baseline.anchor_kappa:.2f} - {s.anchor_tolerance:.2f} with confidence "
                 f"(e-value {anchors.e_value:.3g} ≥ {anchors.threshold:g}, since window "
                 f"'{anchors.fired_at}'); only the judge moves the anchors"
             )
+        if moved is not None and moved.alarm:
+            reasons.append(
+                f"judge changed: its label shares on the anchors moved from the release "
+                f"scorings' beyond both samples' error (e-value {moved.e_value:.3g} ≥ "
+                f"{moved.threshold:g}, since window '{moved.fired_at}'); only the judge moves "
+                "the anchors"
+            )
+        if judge_moved:
+            verdicts.append("judge_changed")
         if agreement.alarm:
             verdicts.append("below_gate")
             reasons.append(
@@ -596,10 +642,13 @@ class Monitor:
             if anchors is None:
                 verdicts.append("shift_unexplained")
                 reasons.append(f"label shift: {what}; no anchors to tell judge from product")
-            elif anchors.alarm:
+            elif judge_moved:
                 reasons.append(f"label shift too: {what}, with the judge changed")
             elif (
-                held is not None and held.alarm and anchors.log_e < math.log(anchors.threshold) / 2
+                held is not None
+                and held.alarm
+                and anchors.log_e < math.log(anchors.threshold) / 2
+                and (moved is None or moved.log_e < math.log(moved.threshold) / 2)
             ):  # ruled out, and the evidence for a changed judge is not under way either
                 verdicts.append("product_changed")
                 reasons.append(
@@ -635,6 +684,7 @@ class Monitor:
             baseline_shares=dict(zip(labels, c.baseline.judged_shares, strict=True)),
             agreement_bar=bar,
             anchors_held=held,
+            anchors_shift=moved,
             shift_reference={
                 "windows": c.shift.reference_seen,
                 "of": c.shift.reference_windows,
@@ -696,6 +746,22 @@ class Monitor:
                 fired=fired,
             )
         return m
+
+
+def anchor_reference(cases: Sequence[Case], baseline: CriterionBaseline) -> tuple[float, ...]:
+    """The released judge's label shares on anchor cases, summed case by case, and the number of
+    cases (for ``anchor_reference``): pass every release scoring's cases."""
+    index = {label: i for i, label in enumerate(baseline.labels)}
+    k = len(baseline.labels)
+    out = [0.0] * (k + 1)
+    for c in cases:
+        codes = [index[x] for x in c.judge if x in index]
+        if not codes:
+            continue
+        for code in codes:
+            out[code] += 1 / len(codes)
+        out[k] += 1
+    return tuple(out)
 
 
 def anchor_kappa(cases: Sequence[Case], baseline: CriterionBaseline) -> float | None:

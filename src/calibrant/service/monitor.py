@@ -88,9 +88,14 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
             crit: (int(n), int(first.get("release_scorings", 1)))
             for crit, n in (first.get("anchor_cases") or {}).items()
         }
+        reference = {
+            crit: ref
+            for crit, ref in (first.get("baseline_anchor_reference") or {}).items()
+            if ref is not None
+        }
     else:
-        anchor_baseline, anchor_set = {}, {}
-    baseline = release_baseline(v.calibration, anchor_baseline, anchor_set)
+        anchor_baseline, anchor_set, reference = {}, {}, {}
+    baseline = release_baseline(v.calibration, anchor_baseline, anchor_set, reference)
     over = agreement_over_time(
         engine,
         window=options.window,

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from ..errors import ConfigError
-from ..monitor import Case, anchor_kappa, draw_anchors
+from ..monitor import Case, anchor_kappa, anchor_reference, draw_anchors
 from ..store.runs import Runs
 from .audit import audit_windows
 from .monitor_baseline import label_cases, monitor_version, release_baseline
@@ -154,6 +154,10 @@ def record_anchors(
         crit: anchor_kappa(pooled[crit], baseline[crit]) if pooled[crit] else None
         for crit in baseline
     }
+    shares = {
+        crit: list(anchor_reference(pooled[crit], baseline[crit])) if pooled[crit] else None
+        for crit in baseline
+    }
     anchor_cases = {crit: len({c.case.split(":", 2)[2] for c in pooled[crit]}) for crit in baseline}
     gold_ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
     recorded = []
@@ -202,6 +206,7 @@ def record_anchors(
                 "baseline_anchor_kappa": baseline_kappa,
                 "release_scorings": release_scorings,
                 "anchor_cases": anchor_cases,
+                "baseline_anchor_reference": shares,
                 "cases": {
                     crit: [
                         {"case": c.case, "judge": list(c.judge), "expert": list(c.expert or ())}

@@ -135,6 +135,7 @@ def release_baseline(
     calibration: Mapping[str, Any],
     anchor: Mapping[str, float | None],
     anchor_set: Mapping[str, tuple[int, int]] | None = None,
+    anchor_reference: Mapping[str, Sequence[float]] | None = None,
 ) -> dict[str, CriterionBaseline]:
     """Per criterion: the scale, the judge's label shares on the gold items (half a count added
     per label; shown, no rule's null), the calibration's confusion table (consensus × judge,
@@ -166,6 +167,9 @@ def release_baseline(
             confusion=tuple(tuple(r) for r in table) if rows and sum(map(sum, table)) else None,
             anchor_cases=size,
             anchor_scorings=scorings,
+            anchor_reference=None
+            if (ref := (anchor_reference or {}).get(c["criterion"])) is None
+            else tuple(float(x) for x in ref),
         )
     return out
 

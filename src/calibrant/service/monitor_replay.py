@@ -93,6 +93,8 @@ def replay(
             if verdict == "ok":
                 continue
             rule = getattr(c, RULE_OF[verdict])
+            if verdict == "judge_changed" and not rule.alarm and c.anchors_shift is not None:
+                rule = c.anchors_shift  # the judge's label shares on the anchors moved
             alarms.append(
                 {
                     "criterion": name,
@@ -192,6 +194,7 @@ def _window(
                         "judged_shares",
                         "agreement_bar",
                         "anchors_held",
+                        "anchors_shift",
                         "shift_reference",
                     )
                 },

@@ -111,6 +111,11 @@ class WindowCriterionOut(Strict):
         "from where the shift's evidence is under way; a shift is product_changed only once "
         "this has fired, shift_unexplained before.",
     )
+    anchors_shift: RuleOut | None = Field(
+        default=None,
+        description="Rule 3's second test: the judge's label shares on the anchors against the "
+        "release scorings' (two-sample, as rule 2); it also says judge_changed.",
+    )
     shift_reference: ShiftReferenceOut | None = Field(
         default=None, description="Rule 2's reference windows so far."
     )
