@@ -23,6 +23,7 @@ from calibrant.monitor import (
     ShiftEProcess,
     Window,
     anchor_kappa,
+    anchor_reference,
     case_weighted_kappa,
     window_statistic,
 )
@@ -473,3 +474,46 @@ def test_the_reference_interval_covers_the_mean_of_bounded_case_shares() -> None
             missed += not lo <= rate <= hi
         assert missed / 2000 <= 0.05, (n, rate, missed)
     assert kl_interval(0.0, 10, 0.05)[0] == 0.0 and kl_interval(1.0, 10, 0.05)[1] == 1.0
+
+
+def test_a_judge_whose_labels_on_the_anchors_move_is_changed_whatever_its_kappa() -> None:
+    """Rule 3's second test: the judge's label shares on the anchors against the release
+    scorings'. A judge that turns lenient where lenience costs it no kappa on the anchors (its
+    kappa there was low at release) is still judge_changed, and the shift is never blamed on the
+    product."""
+    rng = random.Random(14)
+    experts = [tuple("pass" if rng.random() < 0.6 else "fail" for _ in range(3)) for _ in range(20)]
+
+    def scoring(lenient: bool) -> list[Case]:
+        out = []
+        for i, e in enumerate(experts):
+            j = tuple(
+                "pass"
+                if lenient and rng.random() < 0.8
+                else (x if rng.random() < 0.6 else rng.choice(("pass", "fail")))
+                for x in e
+            )
+            out.append(Case(f"g{i}", j, e))
+        return out
+
+    base = CriterionBaseline(("fail", "pass"), (0.4, 0.6), anchor_cases=20, anchor_scorings=3)
+    release = [c for _ in range(3) for c in scoring(False)]
+    base = replace(
+        base,
+        anchor_kappa=anchor_kappa(release, base),
+        anchor_reference=anchor_reference(release, base),
+    )
+    assert base.anchor_reference is not None and base.anchor_reference[-1] == 60
+    m = Monitor({"tone": base})
+    said = []
+    for week in range(1, 31):
+        lenient = week > 6
+        anchors = [scoring(lenient)[rng.randrange(20)] for _ in range(30)]
+        scored = _traffic(rng, 30, 0.9 if lenient else 0.6)
+        st = m.update(Window(f"w{week}", scored={"tone": scored}, anchors={"tone": anchors}))
+        said.append(st.criteria["tone"].verdicts)
+    last = st.criteria["tone"]
+    assert last.anchors_shift is not None and last.anchors_shift.alarm
+    assert "judge_changed" in last.verdicts, said
+    assert all("product_changed" not in v for v in said), said
+    assert any("its label shares on the anchors moved" in r for r in last.reasons)
