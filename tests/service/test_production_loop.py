@@ -343,7 +343,7 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
             runs = Runs(engine)
             for info in runs.recent(kind="anchors"):
                 old = dict((runs.get(info.id) or {})["report"])
-                del old["release_scorings"], old["anchor_cases"]
+                del old["release_scorings"], old["anchor_cases"], old["baseline_anchor_reference"]
                 runs.finish(info.id, {**old, "schema_version": 1})
         finally:
             engine.dispose()
@@ -351,6 +351,8 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     assert older.code == 0, older.err
     legacy = json.loads(older.out)["baseline"][CRIT]
     assert legacy["anchor_scorings"] == 1 and legacy["anchor_cases"] is None
+    crit2 = json.loads(older.out)["windows"][1]["criteria"]
+    assert next(x for x in crit2 if x["criterion"] == CRIT)["anchors_shift"] is None
     assert json.loads(older.out)["status"] == json.loads(r.out)["status"]
     # Two small weeks: week 1's 17 scored cases are the label-shift rule's reference, and week
     # 2's 12 cases, all failed, are not enough to tell a shift from the reference's own sampling
@@ -374,5 +376,6 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     assert c["shift"]["cases"] == 12 and not c["shift"]["alarm"]
     assert c["judged_shares"]["fail"] == pytest.approx(1.0) and c["anchor_kappa"] == 1.0
     assert not c["anchors"]["alarm"] and c["anchors_held"]["cases"] == 40
+    assert c["anchors_shift"]["cases"] == 40 and not c["anchors_shift"]["alarm"]
     assert not week1["alarm"]
     assert "no drift alarm" in text.out
