@@ -18,7 +18,9 @@ Per criterion, from the release baseline (:class:`CriterionBaseline`):
    current judge each window: a KappaEProcess for ``H0: case-weighted kappa on the anchors ≥
    its release value - tolerance`` (the gate's margin, 0.10), the release value pooled over the
    release's scorings of the whole set (``anchor_scorings``), so a judge whose answers vary on
-   re-scoring is the null. When it fires the verdict is ``judge_changed``. A second e-process on
+   re-scoring is the null. When it fires the verdict is ``judge_changed``; so is it when the
+   judge's label shares on the anchors move from the release scorings' (``anchor_reference``:
+   rule 2's two-sample test with the release as its reference). A further e-process on
    the same anchors tests the opposite, ``H0: kappa ≤ release - tolerance`` (the judge changed by
    the tolerance), counted from where the shift's evidence is under way: a label shift is
    ``product_changed`` only once that one fires (the anchors rule out a judge change of the
