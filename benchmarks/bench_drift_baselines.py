@@ -108,7 +108,16 @@ def one_run(seed: int, sc: Scenario, skills: dict[float, float], settings: Monit
     )
     monitor = Monitor({C: baseline}, settings)
     first: dict[str, int | None] = dict.fromkeys(
-        ("agreement", "shift", "anchors", "product_changed", "shift_unexplained"), None
+        (
+            "agreement",
+            "shift",
+            "anchors",
+            "anchors_kappa",
+            "anchors_shares",
+            "product_changed",
+            "shift_unexplained",
+        ),
+        None,
     )
     first_verdict: str | None = None
     for week in range(1, WINDOWS + 1):
@@ -140,6 +149,11 @@ def one_run(seed: int, sc: Scenario, skills: dict[float, float], settings: Monit
         for rule, r in (("agreement", s.agreement), ("shift", s.shift), ("anchors", s.anchors)):
             if first[rule] is None and r is not None and r.alarm:
                 first[rule] = week
+        for rule, r in (("anchors_kappa", s.anchors), ("anchors_shares", s.anchors_shift)):
+            if first[rule] is None and r is not None and r.alarm:
+                first[rule] = week
+        if first["anchors"] is None and "judge_changed" in s.verdicts:
+            first["anchors"] = week  # rule 3: either of its tests
         for v in ("product_changed", "shift_unexplained"):
             if first[v] is None and v in s.verdicts:
                 first[v] = week
@@ -218,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
             + f" | {rate(sum(1 for f, v in out[sc.name] if v is not None), R)} |"
         )
     noisy_rows = [
-        f"| {sc.name} | {R} | {rate(hits(sc.name, 'anchors'), R)} |"
+        f"| {sc.name} | {R} | {rate(hits(sc.name, 'anchors'), R)} | "
+        f"{rate(hits(sc.name, 'anchors_kappa'), R)} | {rate(hits(sc.name, 'anchors_shares'), R)} |"
         for sc, _ in scenarios[2 : 2 + len(noisy_sets)]
     ]
     lenient = scenarios[-2][0].name
@@ -259,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{settings.min_anchor_cases} cases) the product refuses the rule (undecided); the 8-case "
         "rows are measured with the minimum lowered, to show why.",
         "",
-        "| scenario | runs | rule 3 fired |",
-        "|---|---|---|",
+        "| scenario | runs | rule 3 fired (either test) | its kappa test | its label-share test |",
+        "|---|---|---|---|---|",
         *noisy_rows,
         "",
         "## A lenient judge from window 50",
