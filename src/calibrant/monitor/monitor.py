@@ -218,6 +218,20 @@ class MonitorSettings:
         return 1 / (self.alpha - self.shift_delta)
 
     @property
+    def anchor_threshold(self) -> float:
+        """Rule 3's kappa test: half of the rule's alpha (its label-share test has the other)."""
+        return 2 / self.alpha
+
+    @property
+    def anchor_shift_delta(self) -> float:
+        return self.alpha / 4
+
+    @property
+    def anchor_shift_threshold(self) -> float:
+        """Rule 3's label-share test: alpha/4 on the release scorings' error, alpha/4 here."""
+        return 1 / (self.alpha / 2 - self.anchor_shift_delta)
+
+    @property
     def threshold(self) -> float:
         return 1 / self.alpha
 
@@ -392,7 +406,7 @@ class Monitor:
         if ref is None or len(ref) != len(b.labels) + 1 or ref[-1] < 1:
             return None
         s = self.settings
-        e = ShiftEProcess(len(b.labels), s.shift_delta, reference_windows=1, memory=s.memory)
+        e = ShiftEProcess(len(b.labels), s.anchor_shift_delta, reference_windows=1, memory=s.memory)
         e.reference = [float(x) for x in ref]
         e.reference_seen = 1
         e._arm()
@@ -584,12 +598,16 @@ class Monitor:
                 cases=0,
             )
         )
-        anchors = None if c.anchors is None else self._rule(c, "anchors", c.anchors, now)
+        anchors = (
+            None
+            if c.anchors is None
+            else self._rule(c, "anchors", c.anchors, now, s.anchor_threshold)
+        )
         held = None if c.held is None else self._rule(c, "held", c.held, now)
         moved = (
             None
             if c.anchor_shift is None
-            else self._rule(c, "anchor_shift", c.anchor_shift, now, s.shift_threshold)
+            else self._rule(c, "anchor_shift", c.anchor_shift, now, s.anchor_shift_threshold)
         )
         verdicts: list[Verdict] = []
         reasons: list[str] = []
