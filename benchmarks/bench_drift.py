@@ -15,8 +15,13 @@ the case-weighted kappa of a 20,000-case population is the target. On anchors th
 deterministic apart from run-to-run noise: a judge version's answer to an anchor item is drawn
 once, and each re-scoring redraws it with probability 0.05 (a judge at temperature 0 that a
 provider serves with some nondeterminism); a changed judge draws new answers. The release
-baseline: judged pass share 0.6 and the anchors' kappa measured on one scoring of every anchor
-case by the released judge (so it carries its own measurement noise, as at a real release).
+baseline: the anchors' kappa and judged label shares measured on one scoring of every anchor
+case by the released judge (so they carry their own measurement noise, as at a real release;
+rule 3 is either test); rule 2 compares each week with
+the judge's labels on the first 4 weeks of traffic (its reference windows), as the monitor does
+(the judged pass share 0.6 of the baseline is shown only). Rule 2 firing says shift_unexplained
+until the anchors rule out a judge change, then product_changed
+(``bench_drift_baselines.py`` measures that delay).
 
 Scenarios: a stable judge at κ 0.80; a stable judge exactly at the gate's bar (κ 0.60, the
 worst case for rule 1); a judge whose kappa drops by 0.2 in week 26 (0.80 → 0.60 and 0.70 →
@@ -191,7 +196,17 @@ def one_year(seed: int, sc: Scenario, skills: dict[float, float], args: argparse
         )
     ]
     anchor_kappa = case_weighted_kappa(release, agreement_weights(2, ordinal=False))
-    baseline = CriterionBaseline(LABELS, (1 - JUDGE_PASS, JUDGE_PASS), anchor_kappa=anchor_kappa)
+    sums = [0.0, 0.0, float(len(release))]  # the release scoring's label shares, case by case
+    for j, _ in release:
+        for code in j:
+            sums[code] += 1 / len(j)
+    baseline = CriterionBaseline(
+        LABELS,
+        (1 - JUDGE_PASS, JUDGE_PASS),
+        anchor_kappa=anchor_kappa,
+        anchor_cases=args.anchor_cases,
+        anchor_reference=tuple(sums),
+    )
     monitor = Monitor({CRITERION: baseline}, MonitorSettings(alpha=args.alpha))
     first: dict[str, int | None] = dict.fromkeys(
         ("agreement", "shift", "anchors", "naive_agreement", "naive_pass"), None
@@ -229,6 +244,8 @@ def one_year(seed: int, sc: Scenario, skills: dict[float, float], args: argparse
         ):
             if first[rule] is None and st is not None and st.alarm:
                 first[rule] = week
+        if first["anchors"] is None and "judge_changed" in status.verdicts:
+            first["anchors"] = week  # rule 3's label-share test on the anchors
         recent_items = [*recent_items, (audit_judge, audited.expert)][-4:]
         recent_scored = [*recent_scored, scored_judge][-4:]
         j = np.concatenate([x for x, _ in recent_items])
@@ -348,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             ("judge changed (rule 3)", ("anchors",)),
             ("below the gate (rule 1)", ("agreement",)),
             ("label shift (rule 2)", ("shift",)),
-            ("rule 1 or 3" if sc.kind == "judge" else "product changed (rule 2)", rules),
+            ("rule 1 or 3" if sc.kind == "judge" else "label shift (rule 2), the product's", rules),
         ):
             power_rows.append(
                 f"| {sc.name} | {label} | {rate(fired(ys, rs, before=CHANGE), y)} | "

@@ -149,3 +149,23 @@ def test_each_schema_names_its_version_and_rejects_unknown_fields() -> None:
         assert schema["additionalProperties"] is False, name
         assert "schema_version" in schema["properties"], name
     assert isinstance(ROOT, Path)
+
+
+def test_a_monitor_report_written_before_issue_31_still_loads() -> None:
+    """Monitor reports stored before rule 2 had reference windows and rule 3 release scorings
+    lack those keys (and name the same verdicts): they load, the new fields empty."""
+    old = _json(report_samples.monitor())
+    for key in ("reference_windows", "min_anchor_cases", "shift_threshold"):
+        old["settings"].pop(key)
+    for b in old["baseline"].values():
+        b.pop("anchor_cases")
+        b.pop("anchor_scorings")
+    for w in old["windows"]:
+        for c in w["criteria"]:
+            for key in ("agreement_bar", "anchors_held", "shift_reference"):
+                c.pop(key)
+    old["status"] = {name: ["product_changed"] for name in old["status"]}
+    model = load_report("monitor", old)
+    assert model.settings.reference_windows is None
+    assert all(c.shift_reference is None for w in model.windows for c in w.criteria)
+    assert all(v == ["product_changed"] for v in model.status.values())

@@ -4,10 +4,12 @@ product, keep their state through JSON, and refuse a bad window in one line."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -21,6 +23,7 @@ from calibrant.monitor import (
     ShiftEProcess,
     Window,
     anchor_kappa,
+    anchor_reference,
     case_weighted_kappa,
     window_statistic,
 )
@@ -77,19 +80,39 @@ def test_the_pair_statistic_is_exactly_unbiased_so_every_bet_is_a_fair_or_losing
     assert mean_factor == pytest.approx(1.0, abs=1e-12)
 
 
-def test_the_shift_factor_has_mean_one_under_the_baseline() -> None:
-    """Cases whose expected judged shares are p0: whatever the recent shares, one case's factor
-    has mean exactly 1 (enumerated)."""
-    cases = [(0.5, (1, 1)), (0.3, (0,)), (0.2, (0, 1, 0, 0))]
-    p0 = tuple(sum(p * c.count(i) / len(c) for p, c in cases) for i in range(2))
-    for seen in ([], [(1,)] * 7, [(0, 0)] * 30):
-        process = ShiftEProcess(p0)
-        process.update(seen)
-        mean = 0.0
-        for p, c in cases:
-            trial = ShiftEProcess.from_dict(process.to_dict())
-            trial.update([c])
-            mean += p * math.exp(trial.log_e - process.log_e)
+def test_the_shift_rule_reads_a_lower_bound_of_the_likelihood_ratio_over_the_reference_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the reference windows, every share p of the reference's interval has its own test
+    martingale ``M^p`` (one factor ``Σ_k x_k q_k / p_k`` per case, mean exactly 1 for cases
+    whose expected shares are p). The rule reads a lower bound of ``min_p log M^p`` from 33
+    points of the interval (log M^p is convex in p): replayed with 2001 points, the minimum is
+    never below it, and the bound is within 0.05 of it."""
+    from calibrant.monitor import eprocess
+
+    population = [(1,), (1, 1, 0), (0,), (0, 0), (1, 1)]
+    weights = [0.3, 0.2, 0.2, 0.1, 0.2]
+    rng = random.Random(4)
+    windows = [rng.choices(population, weights, k=30) for _ in range(3)]
+    windows += [rng.choices(population, [0.1, 0.2, 0.3, 0.3, 0.1], k=30) for _ in range(5)]
+
+    def run() -> ShiftEProcess:
+        process = ShiftEProcess(2, 0.025, reference_windows=3)
+        for w in windows:
+            process.update(w)
+        return process
+
+    coarse = run()
+    assert coarse.ready and coarse.windows == 5 and coarse.reference_cases == 90
+    monkeypatch.setattr(eprocess, "GRID", 2001)
+    dense = run()
+    assert dense.bounds == coarse.bounds
+    assert coarse.log_e <= min(dense.grid_log[0]) + 1e-9
+    assert coarse.log_e >= min(dense.grid_log[0]) - 0.05
+    # one case's factor at share p has mean 1 over cases whose expected share is p
+    for p, q in ((0.3, 0.5), (0.62, 0.2), (0.9, 0.95)):
+        two = [(p, 1.0), (1 - p, 0.0)]  # a case all pass with probability p, else all fail
+        mean = sum(w * ((1 - x) * (1 - q) / (1 - p) + x * q / p) for w, x in two)
         assert mean == pytest.approx(1.0, abs=1e-12)
 
 
@@ -243,7 +266,8 @@ def test_a_lasting_shift_for_500_windows_neither_crashes_nor_overflows_the_repor
     rng = random.Random(17)
     monitor = Monitor(_baseline())
     for week in range(1, 501):
-        status = monitor.update(_window(rng, f"w{week}", pass_rate=0.02)).criteria["tone"]
+        rate = 0.6 if week <= 10 else 0.02  # the reference windows first, then the shift
+        status = monitor.update(_window(rng, f"w{week}", pass_rate=rate)).criteria["tone"]
     assert "product_changed" in status.verdicts, status.to_dict()
     shift = status.shift
     assert shift is not None and shift.log_e > 709  # past where exp() overflows
@@ -252,3 +276,244 @@ def test_a_lasting_shift_for_500_windows_neither_crashes_nor_overflows_the_repor
     assert json.loads(text)["shift"]["log_e"] == pytest.approx(shift.log_e)
     again = Monitor.from_dict(json.loads(json.dumps(monitor.to_dict(), allow_nan=False)))
     assert again.to_dict() == monitor.to_dict()
+
+
+# -- issue 31: baselines that carry their own error ---------------------------------------------
+
+
+def _traffic(rng: random.Random, n: int, rate: float) -> list[Case]:
+    """Scored cases of 1-4 items whose case pass share is drawn around `rate`."""
+    out = []
+    for i in range(n):
+        share = min(max(rng.betavariate(8 * rate + 1e-9, 8 * (1 - rate) + 1e-9), 0.0), 1.0)
+        size = rng.randint(1, 4)
+        out.append(
+            Case(f"s{i}", tuple("pass" if rng.random() < share else "fail" for _ in range(size)))
+        )
+    return out
+
+
+def test_with_no_change_the_label_shift_rule_against_its_reference_windows_stays_quiet() -> None:
+    """Issue 31 item 2: the old rule took the gold set's judged shares as exact and fired in .82
+    of runs with no change at all. Now the first windows of traffic are the reference; 40 runs
+    of 120 windows whose traffic never changes (gold shares far from it) raise nothing."""
+    fired = 0
+    for run in range(40):
+        rng = random.Random(100 + run)
+        # the gold set's shares say 0.5; traffic passes 0.7 of the time, all along
+        m = Monitor({"tone": CriterionBaseline(("fail", "pass"), (0.5, 0.5))})
+        for week in range(1, 121):
+            s = m.update(Window(f"w{week}", scored={"tone": _traffic(rng, 30, 0.7)})).criteria
+            if s["tone"].shift.alarm:
+                fired += 1
+                break
+    assert fired <= 2  # alpha 0.05 over the monitor's life: 2/40 is the most noise allows
+    st = s["tone"]
+    assert st.shift_reference == {
+        "windows": 4,
+        "of": 4,
+        "cases": 120,
+        "shares": pytest.approx(st.shift_reference["shares"]),
+    }
+    assert st.shift.threshold == 40 and st.shift.windows == 116
+
+
+def test_a_shift_is_unexplained_until_the_anchors_rule_out_a_judge_change() -> None:
+    """Item 4: the shift fires while the anchors cannot yet exclude a judge change of the
+    tolerance's size: shift_unexplained, never product_changed; once they do, product_changed."""
+    rng = random.Random(21)
+    m = Monitor(_baseline(anchor_kappa=0.95))
+    said = []
+    for week in range(1, 41):
+        w = _window(rng, f"w{week}", pass_rate=0.6 if week <= 6 else 0.1, anchor_skill=1.0)
+        st = m.update(w).criteria["tone"]
+        said.append(st.verdicts)
+    firsts = [v for v in said if v != ("ok",)]
+    assert firsts and firsts[0] == ("shift_unexplained",), said
+    assert said[-1] == ("product_changed",), said
+    assert (
+        any(
+            "cannot yet rule out a judge change" in r
+            for r in m.update(_window(rng, "w-probe", pass_rate=0.1, anchor_skill=1.0))
+            .criteria["tone"]
+            .reasons
+        )
+        is False
+    )  # once ruled out, it stays product_changed
+
+
+def test_a_judge_change_with_a_shift_is_never_called_a_product_change() -> None:
+    """Item 4: a judge that turns lenient moves the label shares and the anchors together: the
+    monitor says shift_unexplained, then judge_changed, never product_changed."""
+    rng = random.Random(8)
+    m = Monitor(_baseline(anchor_kappa=0.9))
+    said = []
+    for week in range(1, 41):
+        if week <= 6:
+            w = _window(rng, f"w{week}")
+        else:  # the judge now says pass to nearly everything, on traffic and on anchors
+            w = _window(rng, f"w{week}", judge_skill=0.3, pass_rate=0.6)
+            w = Window(
+                w.name,
+                audit=w.audit,
+                scored={
+                    "tone": [Case(c.case, tuple("pass" for _ in c.judge)) for c in w.scored["tone"]]
+                },
+                anchors={
+                    "tone": [
+                        Case(c.case, tuple("pass" for _ in c.judge), c.expert)
+                        for c in w.anchors["tone"]
+                    ]
+                },
+            )
+        said.append(m.update(w).criteria["tone"].verdicts)
+    assert all("product_changed" not in v for v in said), said
+    assert "judge_changed" in said[-1]
+
+
+def test_too_small_an_anchor_set_is_refused_and_says_so() -> None:
+    """Item 3: below the minimum anchor set the judge-or-product rule does not run: its status
+    is absent, a reason says why, and a shift stays shift_unexplained."""
+    base = CriterionBaseline(("fail", "pass"), (0.4, 0.6), anchor_kappa=0.9, anchor_cases=8)
+    m = Monitor({"tone": base})
+    rng = random.Random(2)
+    for week in range(1, 31):
+        w = _window(rng, f"w{week}", pass_rate=0.6 if week <= 4 else 0.05)
+        st = m.update(Window(w.name, scored=w.scored, anchors=w.anchors)).criteria["tone"]
+    assert st.anchors is None and st.anchors_held is None
+    assert st.verdicts == ("shift_unexplained",)
+    assert st.reasons[0] == (
+        "anchors not used: the anchor set has 8 case(s), fewer than the minimum 10: the "
+        "judge-or-product rule is undecided"
+    )
+    ok = Monitor({"tone": replace(base, anchor_cases=10)})
+    assert ok.update(Window("w1", anchors=w.anchors)).criteria["tone"].anchors is not None
+
+
+def test_prevalence_alone_lowers_the_bar_and_raises_no_alarm() -> None:
+    """Item 5: the product passes .95 instead of .6 with the same judge: kappa falls with the
+    prevalence, and rule 1 compares it with what the released judge's own error rates give at
+    the new prevalence (the gate's bar lowered by that drop), so it stays quiet and says why. A
+    judge that gets worse at that prevalence still fires."""
+    # release: sensitivity .9, specificity .9 on 100 gold items, half of them passing
+    conf = ((45.0, 5.0), (5.0, 45.0))
+    base = CriterionBaseline(("fail", "pass"), (0.5, 0.5), confusion=conf)
+    assert base.expected_kappa([0.5, 0.5]) == pytest.approx(0.8)
+    low = base.expected_kappa([0.05, 0.95])
+    assert low is not None and low < 0.5
+
+    def audit(rng: random.Random, acc: float) -> list[Case]:
+        out = []
+        for i in range(12):
+            e = tuple("pass" if rng.random() < 0.95 else "fail" for _ in range(rng.randint(1, 3)))
+            j = tuple(x if rng.random() < acc else ("fail" if x == "pass" else "pass") for x in e)
+            out.append(Case(f"a{i}", j, e))
+        return out
+
+    rng = random.Random(6)
+    same, worse = Monitor({"tone": base}), Monitor({"tone": base})
+    for week in range(1, 61):
+        st = same.update(Window(f"w{week}", audit={"tone": audit(rng, 0.9)})).criteria["tone"]
+        bad = worse.update(Window(f"w{week}", audit={"tone": audit(rng, 0.6)})).criteria["tone"]
+    assert st.verdicts == ("ok",) and st.agreement_bar is not None and st.agreement_bar < 0.5
+    assert any(r.startswith("prevalence: ") for r in st.reasons)
+    assert "below_gate" in bad.verdicts
+
+
+def test_a_version_1_state_upgrades_its_shift_rule_keeps_the_others() -> None:
+    """A monitor state written before issue 31 loads: its shift rule (against the gold shares
+    taken as exact) starts again from reference windows, the agreement and anchor rules go on."""
+    rng = random.Random(9)
+    m = Monitor(_baseline())
+    for week in range(1, 4):
+        m.update(_window(rng, f"w{week}"))
+    state = json.loads(json.dumps(m.to_dict()))
+    old = copy.deepcopy(state)
+    old["state_version"] = 1
+    for c in old["criteria"].values():
+        k = len(c["baseline"]["labels"])
+        c["shift"] = {
+            "p0": [1 / k] * k,
+            "memory": 4,
+            "log_e": 9.0,
+            "windows": 3,
+            "cases": 90,
+            "recent": [],
+        }
+        c["fired"] = {"shift": "w2"}
+        for key in ("held", "experts"):
+            c.pop(key)
+        for key in ("confusion", "anchor_cases", "anchor_scorings"):
+            c["baseline"].pop(key)
+    for key in ("reference_windows", "min_anchor_cases"):
+        old["settings"].pop(key)
+    up = Monitor.from_dict(old)
+    st = up.update(_window(rng, "w4")).criteria["tone"]
+    assert st.verdicts == ("ok",) and not st.shift.alarm
+    assert st.shift_reference is not None and st.shift_reference["windows"] == 1
+    assert st.agreement.windows == 4 and st.anchors is not None and st.anchors.windows == 4
+    assert Monitor.from_dict(json.loads(json.dumps(up.to_dict()))).to_dict() == up.to_dict()
+
+
+def test_the_reference_interval_covers_the_mean_of_bounded_case_shares() -> None:
+    """The interval rule 2 spends alpha/2 on: for case shares in [0, 1] (here the share of
+    passes in cases of 1-4 items with a case effect), it holds the true mean in at least
+    1 - miss of 2,000 seeded samples of 30 and of 160 cases."""
+    from calibrant.monitor.eprocess import kl_interval
+
+    rng = random.Random(12)
+    for n, rate in ((30, 0.3), (160, 0.6), (30, 0.95)):
+        missed = 0
+        for _ in range(2000):
+            shares = []
+            for _ in range(n):
+                p = rng.betavariate(8 * rate, 8 * (1 - rate))
+                size = rng.randint(1, 4)
+                shares.append(sum(rng.random() < p for _ in range(size)) / size)
+            lo, hi = kl_interval(sum(shares) / n, n, 0.05)
+            missed += not lo <= rate <= hi
+        assert missed / 2000 <= 0.05, (n, rate, missed)
+    assert kl_interval(0.0, 10, 0.05)[0] == 0.0 and kl_interval(1.0, 10, 0.05)[1] == 1.0
+
+
+def test_a_judge_whose_labels_on_the_anchors_move_is_changed_whatever_its_kappa() -> None:
+    """Rule 3's second test: the judge's label shares on the anchors against the release
+    scorings'. A judge that turns lenient where lenience costs it no kappa on the anchors (its
+    kappa there was low at release) is still judge_changed, and the shift is never blamed on the
+    product."""
+    rng = random.Random(14)
+    experts = [tuple("pass" if rng.random() < 0.6 else "fail" for _ in range(3)) for _ in range(20)]
+
+    def scoring(lenient: bool) -> list[Case]:
+        out = []
+        for i, e in enumerate(experts):
+            j = tuple(
+                "pass"
+                if lenient and rng.random() < 0.8
+                else (x if rng.random() < 0.6 else rng.choice(("pass", "fail")))
+                for x in e
+            )
+            out.append(Case(f"g{i}", j, e))
+        return out
+
+    base = CriterionBaseline(("fail", "pass"), (0.4, 0.6), anchor_cases=20, anchor_scorings=3)
+    release = [c for _ in range(3) for c in scoring(False)]
+    base = replace(
+        base,
+        anchor_kappa=anchor_kappa(release, base),
+        anchor_reference=anchor_reference(release, base),
+    )
+    assert base.anchor_reference is not None and base.anchor_reference[-1] == 60
+    m = Monitor({"tone": base})
+    said = []
+    for week in range(1, 31):
+        lenient = week > 6
+        anchors = [scoring(lenient)[rng.randrange(20)] for _ in range(30)]
+        scored = _traffic(rng, 30, 0.9 if lenient else 0.6)
+        st = m.update(Window(f"w{week}", scored={"tone": scored}, anchors={"tone": anchors}))
+        said.append(st.criteria["tone"].verdicts)
+    last = st.criteria["tone"]
+    assert last.anchors_shift is not None and last.anchors_shift.alarm
+    assert "judge_changed" in last.verdicts, said
+    assert all("product_changed" not in v for v in said), said
+    assert any("its label shares on the anchors moved" in r for r in last.reasons)

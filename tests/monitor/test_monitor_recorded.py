@@ -214,3 +214,77 @@ def test_an_imported_inspect_log_feeds_the_monitor(tmp_path: Path) -> None:
     assert report["judge_model"] == "recorded/inspect/refund_comms_judge@3"
     assert [w["name"] for w in report["windows"]] == ["2026-11-30"]
     assert report["verdicts"]["rows"] == 20
+
+
+def test_a_product_change_is_unexplained_until_the_anchors_rule_out_the_judge(
+    tmp_path: Path,
+) -> None:
+    """Issue 31 through `calibrant monitor --verdicts`: 30 weeks of a recorded judge that never
+    changes. Weeks 1-4 of traffic are the label-shift rule's reference (about 60% pass); from
+    week 5 the product fails nearly everything. The shift is first said shift_unexplained (the
+    anchors, re-judged each week with the release's answers, cannot yet exclude a judge change
+    of 0.10 in kappa), then product_changed once they do, never judge_changed. With a minimum
+    anchor set larger than the 16 cases, the rule is undecided and says so."""
+    import datetime as dt
+    import random
+
+    w = World(tmp_path)
+    rubric = ("--rubric", str(RUBRIC))
+    release = tmp_path / "release.csv"
+    release.write_text("item,criterion,label,judge_version\n" + w.rows(w.anchors, None))
+    r = w.cli("calibrate", "--gold", "gold", "--verdicts", str(release), *rubric, "--json")
+    assert r.code in (0, 1), r.err
+    rng = random.Random(5)
+    lines = []
+    monday = dt.datetime(2026, 6, 1, 10, tzinfo=dt.UTC)
+    for week in range(30):
+        when = (monday + dt.timedelta(weeks=week)).isoformat().replace("+00:00", "Z")
+        rate = 0.6 if week < 4 else 0.03
+        for n in range(40):
+            label = "pass" if rng.random() < rate else "fail"
+            lines.append(f"t{week}-{n},{CRIT},{label},ext-judge-v1,{when}\n")
+        lines.append(w.rows(w.anchors, when))
+    monitored = tmp_path / "monitored.csv"
+    monitored.write_text(HEADER + "".join(lines))
+    args = ("monitor", "--verdicts", str(monitored), *rubric, "--anchors", "gold")
+    args += ("--resamples", "200", "--fail-on-drift")
+    r = w.cli(*args, "--json")
+    assert r.code == 1, r.err
+    report = json.loads(r.out)
+    said = [
+        tuple(next(c for c in x["criteria"] if c["criterion"] == CRIT)["verdicts"])
+        for x in report["windows"]
+    ]
+    alarms = [v for v in said if v != ("ok",)]
+    assert alarms and alarms[0] == ("shift_unexplained",), said
+    assert said[-1] == ("product_changed",), said
+    assert all("judge_changed" not in v for v in said)
+    assert all(v == ("ok",) for v in said[:4]), said  # the reference weeks
+    assert report["settings"]["reference_windows"] == 4
+    assert report["baseline"][CRIT]["anchor_cases"] == 16
+    assert report["baseline"][CRIT]["anchor_scorings"] == 1
+    last = next(c for c in report["windows"][-1]["criteria"] if c["criterion"] == CRIT)
+    assert last["shift_reference"]["cases"] == 160 and last["anchors_held"]["alarm"]
+
+    # the text a pipeline logs, at the first week the shift fired: why it is not yet blamed
+    first = said.index(("shift_unexplained",))
+    cut = "".join(lines[: (first + 1) * 41])
+    monitored.write_text(HEADER + cut)
+    r = w.cli(*args)
+    assert r.code == 1, r.err
+    assert f"DRIFT {CRIT}: shift_unexplained (rule shift" in r.out, r.out
+    assert f"why {CRIT}: label shift: the judged label shares moved" in r.out
+    assert "the anchors cannot yet rule out a judge change of 0.10 in kappa" in r.out
+
+    # an anchor set below the minimum: the judge-or-product rule is undecided, and says why
+    monitored.write_text(HEADER + "".join(lines))
+    r = w.cli(*args, "--min-anchor-cases", "20", "--json")
+    assert r.code == 1, r.err
+    report = json.loads(r.out)
+    assert report["status"][CRIT] == ["shift_unexplained"]
+    assert report["reasons"][CRIT][0] == (
+        "anchors not used: the anchor set has 16 case(s), fewer than the minimum 20: the "
+        "judge-or-product rule is undecided"
+    )
+    r = w.cli(*args, "--reference-windows", "0")
+    assert _one_line(r) == "calibrant: error: monitor: --reference-windows 0 must be at least 1"

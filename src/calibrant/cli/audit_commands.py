@@ -189,6 +189,29 @@ def monitor(
     per_window: Annotated[
         int, typer.Option("--per-window", help="Anchor cases drawn per window.")
     ] = 20,
+    anchor_scorings: Annotated[
+        int,
+        typer.Option(
+            "--anchor-scorings",
+            help="Times the judge scores the whole anchor set at release (the calibration's "
+            "scoring and more): the anchors' release kappa carries its run-to-run variation.",
+        ),
+    ] = 3,
+    min_anchor_cases: Annotated[
+        int,
+        typer.Option(
+            "--min-anchor-cases",
+            help="The smallest anchor set (cases) the judge-or-product rule runs on; below it "
+            "the rule is undecided and a label shift stays shift_unexplained.",
+        ),
+    ] = 10,
+    reference_windows: Annotated[
+        int,
+        typer.Option(
+            "--reference-windows",
+            help="The first windows of traffic the label-shift rule compares later ones with.",
+        ),
+    ] = 4,
     alpha: Annotated[
         float, typer.Option("--alpha", help="Each rule's false-alarm bound over its life.")
     ] = 0.05,
@@ -236,7 +259,13 @@ def monitor(
     from ..store import make_engine
 
     options = MonitorOptions(
-        judge=judge, window=window, alpha=alpha, seed=seed, n_resamples=resamples
+        judge=judge,
+        window=window,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=resamples,
+        reference_windows=reference_windows,
+        min_anchor_cases=min_anchor_cases,
     )
     if verdicts is not None:
         report = _recorded_monitor(options, verdicts, verdicts_format, rubric, anchors, queue)
@@ -274,6 +303,7 @@ def monitor(
                 per_window=per_window,
                 seed=seed,
                 concurrency=concurrency,
+                release_scorings=anchor_scorings,
             )
         report = monitor_report(engine, replace(options, judge=version))
     finally:
@@ -369,5 +399,8 @@ def _print_monitor(report: dict[str, Any]) -> None:
             f"DRIFT {a['criterion']}: {a['verdict']} (rule {a['rule']}, since {a['fired_at']}, "
             f"e-value {a['e_value']:.3g})"
         )
+    for name, reasons in (report.get("reasons") or {}).items():
+        for r in reasons:
+            out(f"why {name}: {r}")
     for w in report["warnings"]:
         out(f"warning: {w}")

@@ -13,6 +13,7 @@ from .monitor import (
     Verdict,
     Window,
     anchor_kappa,
+    anchor_reference,
     draw_anchors,
 )
 
@@ -29,6 +30,7 @@ __all__ = [
     "Verdict",
     "Window",
     "anchor_kappa",
+    "anchor_reference",
     "case_weighted_kappa",
     "draw_anchors",
     "window_statistic",

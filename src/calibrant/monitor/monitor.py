@@ -4,25 +4,39 @@ Per criterion, from the release baseline (:class:`CriterionBaseline`):
 
 1. **below the gate** — the audit sample (expert and judge labels on scored cases of the window):
    a :class:`~calibrant.monitor.eprocess.KappaEProcess` for ``H0: case-weighted kappa ≥ the
-   gate's bar`` (``GateSettings.min_lower``, 0.6). It fires when agreement on current traffic
-   is below the bar with confidence, whatever the cause.
-2. **label shift** — the judged labels of the window's scored cases: a
-   :class:`~calibrant.monitor.eprocess.ShiftEProcess` for ``H0: the judged label shares are the
-   release shares``.
+   bar``. The bar is the gate's (``GateSettings.min_lower``, 0.6) lowered by the drop in the
+   released judge's expected kappa that prevalence alone explains: the release confusion table's
+   answer rates given each expert label, at the experts' label shares of the last windows' audits
+   against the release's (``CriterionBaseline.expected_kappa``). Kappa falls when the product's
+   pass rate moves even if the judge does not; that alone is not an alarm, and the reasons say
+   when the bar was lowered.
+2. **label shift** — the judged labels of the window's scored cases against the first
+   ``reference_windows`` windows of traffic: a two-sample
+   :class:`~calibrant.monitor.eprocess.ShiftEProcess` (the reference's own sampling error is in
+   the null; it fires at ``1 / (alpha - alpha/2)``).
 3. **judge or product** — the anchors, a frozen set of expert-labeled cases re-scored by the
    current judge each window: a KappaEProcess for ``H0: case-weighted kappa on the anchors ≥
-   its release value - tolerance`` (the gate's margin, 0.10). The anchors and their expert
-   labels never change, so only the judge can move them: when it fires the verdict is
-   ``judge_changed``; a label shift while it has not fired is ``product_changed``, not blamed on
-   the judge.
+   its release value - tolerance`` (the gate's margin, 0.10), the release value pooled over the
+   release's scorings of the whole set (``anchor_scorings``), so a judge whose answers vary on
+   re-scoring is the null. When it fires the verdict is ``judge_changed``; so is it when the
+   judge's label shares on the anchors move from the release scorings' (``anchor_reference``:
+   rule 2's two-sample test with the release as its reference). A further e-process on
+   the same anchors tests the opposite, ``H0: kappa ≤ release - tolerance`` (the judge changed by
+   the tolerance), counted from where the shift's evidence is under way: a label shift is
+   ``product_changed`` only once that one fires (the anchors rule out a judge change of the
+   tolerance's size) while the first one's evidence for a change is below half its alarm (on
+   the log scale), ``shift_unexplained`` before, and ``shift_unexplained`` without anchors or
+   with an anchor set smaller than ``min_anchor_cases`` cases (the rule does not run, and the
+   reasons say so).
 
-Each rule alarms when its e-value reaches ``1 / alpha``; an alarm stays raised (it names the
+Each rule alarms when its e-value reaches its threshold; an alarm stays raised (it names the
 window it fired in). The anchor cases of a window must be drawn at random, with replacement,
 from the frozen set (:func:`draw_anchors`), so two of them are independent draws as the e-process
 assumes.
 
 :class:`Monitor` holds the state, which round-trips through :meth:`Monitor.to_dict` /
-:meth:`Monitor.from_dict` (plain JSON values), so a command can run it once a window.
+:meth:`Monitor.from_dict` (plain JSON values; a state written before issue 31 upgrades), so a
+command can run it once a window.
 """
 
 from __future__ import annotations
@@ -55,10 +69,12 @@ __all__ = [
     "Verdict",
     "Window",
     "anchor_kappa",
+    "anchor_reference",
     "draw_anchors",
 ]
 
-STATE_VERSION = 1
+PREVALENCE_PRIOR = 4.0  # cases: the audits' expert shares are smoothed toward the release's
+STATE_VERSION = 2  # 1: the shift rule against the gold shares taken as exact (upgraded)
 _GATE = GateSettings()
 
 Verdict = Literal["ok", "below_gate", "judge_changed", "product_changed", "shift_unexplained"]
@@ -102,6 +118,10 @@ class CriterionBaseline:
     judged_shares: tuple[float, ...]
     ordinal: bool = False
     anchor_kappa: float | None = None
+    confusion: tuple[tuple[float, ...], ...] | None = None
+    anchor_cases: int | None = None
+    anchor_scorings: int = 1
+    anchor_reference: tuple[float, ...] | None = None  # release anchors' share sums + cases
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,17 +129,57 @@ class CriterionBaseline:
             "judged_shares": list(self.judged_shares),
             "ordinal": self.ordinal,
             "anchor_kappa": self.anchor_kappa,
+            "confusion": None if self.confusion is None else [list(r) for r in self.confusion],
+            "anchor_cases": self.anchor_cases,
+            "anchor_scorings": self.anchor_scorings,
+            "anchor_reference": None
+            if self.anchor_reference is None
+            else list(self.anchor_reference),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CriterionBaseline:
         anchor = d.get("anchor_kappa")
+        conf = d.get("confusion")
+        size = d.get("anchor_cases")
         return cls(
             labels=tuple(str(x) for x in d["labels"]),
             judged_shares=tuple(float(x) for x in d["judged_shares"]),
             ordinal=bool(d.get("ordinal", False)),
             anchor_kappa=None if anchor is None else float(anchor),
+            confusion=None if conf is None else tuple(tuple(float(x) for x in r) for r in conf),
+            anchor_cases=None if size is None else int(size),
+            anchor_scorings=int(d.get("anchor_scorings", 1)),
+            anchor_reference=None
+            if d.get("anchor_reference") is None
+            else tuple(float(x) for x in d["anchor_reference"]),
         )
+
+    def expected_kappa(self, prevalence: Sequence[float]) -> float | None:
+        """The released judge's kappa at the experts' label shares ``prevalence``: its release
+        answer rates given each expert label (the confusion's rows) at those shares; ``None``
+        without a confusion table or where chance agreement is 1."""
+        if self.confusion is None:
+            return None
+        k = len(self.labels)
+        w = agreement_weights(k, ordinal=self.ordinal)
+        rows = []
+        for r in self.confusion:
+            n = sum(r)
+            rows.append([1 / k] * k if n <= 0 else [x / n for x in r])
+        joint = [[prevalence[e] * rows[e][j] for j in range(k)] for e in range(k)]
+        p_o = sum(joint[e][j] * w[j][e] for e in range(k) for j in range(k))
+        a = [sum(joint[e][j] for e in range(k)) for j in range(k)]
+        p_e = sum(a[j] * w[j][e] * prevalence[e] for e in range(k) for j in range(k))
+        return None if p_e >= 1 - 1e-12 else (p_o - p_e) / (1 - p_e)
+
+    def release_prevalence(self) -> list[float] | None:
+        """The experts' label shares on the release gold (the confusion's row sums)."""
+        if self.confusion is None:
+            return None
+        sums = [sum(r) for r in self.confusion]
+        total = sum(sums)
+        return None if total <= 0 else [x / total for x in sums]
 
 
 @dataclass(frozen=True)
@@ -133,12 +193,43 @@ class MonitorSettings:
     gate_kappa: float = _GATE.min_lower
     anchor_tolerance: float = _GATE.margin
     memory: int = 4
+    reference_windows: int = 4
+    min_anchor_cases: int = 10
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must lie in (0, 1), got {self.alpha}")
         if self.memory < 1:
             raise ValueError(f"memory must be at least 1 window, got {self.memory}")
+        if self.reference_windows < 1:
+            raise ValueError(
+                f"reference_windows must be at least 1 window, got {self.reference_windows}"
+            )
+        if self.min_anchor_cases < 2:
+            raise ValueError(f"min_anchor_cases must be at least 2, got {self.min_anchor_cases}")
+
+    @property
+    def shift_delta(self) -> float:
+        """The part of alpha the shift rule spends on its reference windows' sampling error."""
+        return self.alpha / 2
+
+    @property
+    def shift_threshold(self) -> float:
+        return 1 / (self.alpha - self.shift_delta)
+
+    @property
+    def anchor_threshold(self) -> float:
+        """Rule 3's kappa test: half of the rule's alpha (its label-share test has the other)."""
+        return 2 / self.alpha
+
+    @property
+    def anchor_shift_delta(self) -> float:
+        return self.alpha / 4
+
+    @property
+    def anchor_shift_threshold(self) -> float:
+        """Rule 3's label-share test: alpha/4 on the release scorings' error, alpha/4 here."""
+        return 1 / (self.alpha / 2 - self.anchor_shift_delta)
 
     @property
     def threshold(self) -> float:
@@ -178,6 +269,10 @@ class CriterionStatus:
     window_kappa_statistic: float | None  # mean T of the audit's pairs this window, ∝ κ - bar
     judged_shares: dict[str, float] | None  # this window's scored cases, case-weighted
     baseline_shares: dict[str, float]
+    agreement_bar: float | None = None  # rule 1's bar this window (lowered for prevalence)
+    anchors_held: RuleStatus | None = None  # the anchors ruling out a judge change
+    anchors_shift: RuleStatus | None = None  # the judge's label shares on the anchors moved
+    shift_reference: dict[str, Any] | None = None  # rule 2's reference windows, cases, shares
 
     @property
     def alarm(self) -> bool:
@@ -195,6 +290,10 @@ class CriterionStatus:
             "window_kappa_statistic": self.window_kappa_statistic,
             "judged_shares": self.judged_shares,
             "baseline_shares": self.baseline_shares,
+            "agreement_bar": self.agreement_bar,
+            "anchors_held": None if self.anchors_held is None else self.anchors_held.to_dict(),
+            "anchors_shift": None if self.anchors_shift is None else self.anchors_shift.to_dict(),
+            "shift_reference": self.shift_reference,
         }
 
 
@@ -232,7 +331,10 @@ class _Criterion:
     agreement: KappaEProcess
     shift: ShiftEProcess
     anchors: KappaEProcess | None
+    held: KappaEProcess | None = None  # H0: anchors' kappa ≤ its bar (the judge changed)
+    anchor_shift: ShiftEProcess | None = None  # H0: the judge's shares on the anchors held
     fired: dict[str, str] = field(default_factory=dict)  # rule -> window it fired in
+    experts: list[list[float]] = field(default_factory=list)  # audits' expert share sums + n
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -240,7 +342,10 @@ class _Criterion:
             "agreement": self.agreement.to_dict(),
             "shift": self.shift.to_dict(),
             "anchors": None if self.anchors is None else self.anchors.to_dict(),
+            "held": None if self.held is None else self.held.to_dict(),
+            "anchor_shift": None if self.anchor_shift is None else self.anchor_shift.to_dict(),
             "fired": dict(self.fired),
+            "experts": [list(x) for x in self.experts],
         }
 
     @classmethod
@@ -250,7 +355,12 @@ class _Criterion:
             agreement=KappaEProcess.from_dict(d["agreement"]),
             shift=ShiftEProcess.from_dict(d["shift"]),
             anchors=None if d["anchors"] is None else KappaEProcess.from_dict(d["anchors"]),
+            held=None if d.get("held") is None else KappaEProcess.from_dict(d["held"]),
+            anchor_shift=None
+            if d.get("anchor_shift") is None
+            else ShiftEProcess.from_dict(d["anchor_shift"]),
             fired={str(k): str(v) for k, v in d["fired"].items()},
+            experts=[[float(v) for v in x] for x in d.get("experts", [])],
         )
 
 
@@ -274,17 +384,60 @@ class Monitor:
                 raise ValueError(
                     f"criterion '{name}': {len(b.judged_shares)} judged shares for {k} labels"
                 )
-            anchors = None
-            if b.anchor_kappa is not None:
-                anchors = KappaEProcess(
-                    b.anchor_kappa - s.anchor_tolerance, k, b.ordinal, memory=s.memory
-                )
+            anchors = held = anchor_shift = None
+            if b.anchor_kappa is not None and not self._too_few(b):
+                bar = b.anchor_kappa - s.anchor_tolerance
+                anchors = KappaEProcess(bar, k, b.ordinal, memory=s.memory)
+                held = KappaEProcess(bar, k, b.ordinal, memory=s.memory, above=True)
+                anchor_shift = self._anchor_shift(b)
             self._criteria[name] = _Criterion(
                 baseline=b,
                 agreement=KappaEProcess(s.gate_kappa, k, b.ordinal, memory=s.memory),
-                shift=ShiftEProcess(b.judged_shares, memory=s.memory),
+                shift=self._shift(k),
                 anchors=anchors,
+                held=held,
+                anchor_shift=anchor_shift,
             )
+
+    def _anchor_shift(self, b: CriterionBaseline) -> ShiftEProcess | None:
+        """The judge's label shares on the anchors against the release scorings' (a sample of
+        the judge's answers too): rule 2's two-sample test with the release as its reference."""
+        ref = b.anchor_reference
+        if ref is None or len(ref) != len(b.labels) + 1 or ref[-1] < 1:
+            return None
+        s = self.settings
+        e = ShiftEProcess(len(b.labels), s.anchor_shift_delta, reference_windows=1, memory=s.memory)
+        e.reference = [float(x) for x in ref]
+        e.reference_seen = 1
+        e._arm()
+        return e
+
+    def _shift(self, k: int) -> ShiftEProcess:
+        s = self.settings
+        return ShiftEProcess(
+            k, s.shift_delta, reference_windows=s.reference_windows, memory=s.memory
+        )
+
+    def _too_few(self, b: CriterionBaseline) -> bool:
+        return b.anchor_cases is not None and b.anchor_cases < self.settings.min_anchor_cases
+
+    def _bar(self, c: _Criterion) -> float:
+        """Rule 1's bar for the next window: the gate's, lowered by the drop in the released
+        judge's expected kappa that the experts' label shares in the last windows' audits
+        explain (prevalence alone), never raised."""
+        gate = self.settings.gate_kappa
+        b = c.baseline
+        release = b.release_prevalence()
+        if release is None or not c.experts:
+            return gate
+        k = len(b.labels)
+        sums = [sum(x[i] for x in c.experts) for i in range(k + 1)]
+        prior = PREVALENCE_PRIOR
+        now = [(sums[i] + prior * release[i]) / (sums[k] + prior) for i in range(k)]
+        at_release, at_now = b.expected_kappa(release), b.expected_kappa(now)
+        if at_release is None or at_now is None:
+            return gate
+        return max(gate - max(at_release - at_now, 0.0), -0.99)
 
     @property
     def criteria(self) -> tuple[str, ...]:
@@ -356,7 +509,7 @@ class Monitor:
             for c, v in window.scored.items()
         }
         for crit in anchors:
-            if self._criteria[crit].anchors is None:
+            if self._criteria[crit].baseline.anchor_kappa is None:
                 raise InputError(
                     f"window '{window.name}'",
                     f"anchor cases for criterion '{crit}', whose baseline has no anchor_kappa",
@@ -365,19 +518,48 @@ class Monitor:
         self.windows.append(window.name)
         statuses = {}
         for name, c in self._criteria.items():
-            ts = c.agreement.update(audit[name]) if name in audit else []
+            bar = self._bar(c)
+            ts: list[float] = []
+            if name in audit:
+                ts = c.agreement.update(audit[name], kappa0=bar)
+                k = len(c.baseline.labels)
+                this = [0.0] * (k + 1)
+                for _, expert_codes in audit[name]:
+                    for code in expert_codes:
+                        this[code] += 1 / len(expert_codes)
+                    this[k] += 1
+                c.experts = [*c.experts, this][-self.settings.memory :]
             t = sum(ts) / len(ts) if ts else None
             if name in scored:
                 c.shift.update(scored[name])
             if c.anchors is not None and name in anchors:
                 c.anchors.update(anchors[name])
-            statuses[name] = self._status(name, c, window.name, t, scored.get(name))
+                if c.held is not None:
+                    c.held.update(anchors[name])
+                if c.anchor_shift is not None:
+                    c.anchor_shift.update([j for j, _ in anchors[name]])
+            if (
+                c.held is not None
+                and "shift" not in c.fired
+                and c.shift.log_e < math.log(self.settings.shift_threshold) / 2
+            ):
+                # the anchors' evidence for the judge counts only from where the shift's
+                # evidence is under way (half the way to its alarm, on the log scale): earlier
+                # anchors say nothing of a judge that changed with the shift
+                c.held.log_e = 0.0
+                c.fired.pop("held", None)
+            statuses[name] = self._status(name, c, window.name, t, scored.get(name), bar)
         return MonitorStatus(window.name, len(self.windows), statuses)
 
     def _rule(
-        self, c: _Criterion, rule: Rule, e: KappaEProcess | ShiftEProcess, now: str
+        self,
+        c: _Criterion,
+        rule: str,
+        e: KappaEProcess | ShiftEProcess,
+        now: str,
+        threshold: float | None = None,
     ) -> RuleStatus:
-        threshold = self.settings.threshold
+        threshold = self.settings.threshold if threshold is None else threshold
         if rule not in c.fired and e.log_e >= math.log(threshold) - 1e-12:
             c.fired[rule] = now
         return RuleStatus(
@@ -397,42 +579,111 @@ class Monitor:
         now: str,
         t: float | None,
         scored: list[tuple[int, ...]] | None,
+        bar: float,
     ) -> CriterionStatus:
         s = self.settings
-        labels = c.baseline.labels
+        b = c.baseline
+        labels = b.labels
         agreement = self._rule(c, "agreement", c.agreement, now)
-        shift = self._rule(c, "shift", c.shift, now)
-        anchors = None if c.anchors is None else self._rule(c, "anchors", c.anchors, now)
+        shift = (
+            self._rule(c, "shift", c.shift, now, s.shift_threshold)
+            if c.shift.ready
+            else RuleStatus(
+                e_value=1.0,
+                log_e=0.0,
+                threshold=s.shift_threshold,
+                alarm="shift" in c.fired,
+                fired_at=c.fired.get("shift"),
+                windows=0,
+                cases=0,
+            )
+        )
+        anchors = (
+            None
+            if c.anchors is None
+            else self._rule(c, "anchors", c.anchors, now, s.anchor_threshold)
+        )
+        held = None if c.held is None else self._rule(c, "held", c.held, now)
+        moved = (
+            None
+            if c.anchor_shift is None
+            else self._rule(c, "anchor_shift", c.anchor_shift, now, s.anchor_shift_threshold)
+        )
         verdicts: list[Verdict] = []
         reasons: list[str] = []
+        if b.anchor_kappa is not None and c.anchors is None:
+            reasons.append(
+                f"anchors not used: the anchor set has {b.anchor_cases} case(s), fewer than the "
+                f"minimum {s.min_anchor_cases}: the judge-or-product rule is undecided"
+            )
+        judge_moved = (anchors is not None and anchors.alarm) or (moved is not None and moved.alarm)
         if anchors is not None and anchors.alarm:
-            verdicts.append("judge_changed")
             reasons.append(
                 f"judge changed: the anchors' kappa is below its release value "
                 f"{c.baseline.anchor_kappa:.2f} - {s.anchor_tolerance:.2f} with confidence "
                 f"(e-value {anchors.e_value:.3g} ≥ {anchors.threshold:g}, since window "
                 f"'{anchors.fired_at}'); only the judge moves the anchors"
             )
+        if moved is not None and moved.alarm:
+            reasons.append(
+                f"judge changed: its label shares on the anchors moved from the release "
+                f"scorings' beyond both samples' error (e-value {moved.e_value:.3g} ≥ "
+                f"{moved.threshold:g}, since window '{moved.fired_at}'); only the judge moves "
+                "the anchors"
+            )
+        if judge_moved:
+            verdicts.append("judge_changed")
         if agreement.alarm:
             verdicts.append("below_gate")
             reasons.append(
-                f"agreement below the gate: the audited cases' kappa is below {s.gate_kappa:.2f} "
+                f"agreement below the gate: the audited cases' kappa is below {bar:.2f} "
                 f"with confidence (e-value {agreement.e_value:.3g} ≥ {agreement.threshold:g}, "
                 f"since window '{agreement.fired_at}')"
             )
+        if bar < s.gate_kappa - 0.005:
+            reasons.append(
+                f"prevalence: the experts' label shares in the recent audits moved from the "
+                f"release's; at them the released judge's expected kappa is lower by "
+                f"{s.gate_kappa - bar:.2f}, so rule 1's bar is {bar:.2f} instead of "
+                f"{s.gate_kappa:.2f} (a drop that prevalence alone explains is not an alarm)"
+            )
+        if not c.shift.ready:
+            reasons.append(
+                f"label shift: collecting the reference ({c.shift.reference_seen} of "
+                f"{c.shift.reference_windows} windows, {c.shift.reference_cases} cases): rule 2 "
+                "compares later windows with these"
+            )
         if shift.alarm:
             what = (
-                f"the judged label shares moved from the release's beyond sampling (e-value "
-                f"{shift.e_value:.3g} ≥ {shift.threshold:g}, since window '{shift.fired_at}')"
+                f"the judged label shares moved from the reference windows' beyond both "
+                f"samples' error (e-value {shift.e_value:.3g} ≥ {shift.threshold:g}, since "
+                f"window '{shift.fired_at}')"
             )
             if anchors is None:
                 verdicts.append("shift_unexplained")
                 reasons.append(f"label shift: {what}; no anchors to tell judge from product")
-            elif not anchors.alarm:
-                verdicts.append("product_changed")
-                reasons.append(f"product changed: {what} while the anchors hold")
-            else:
+            elif judge_moved:
                 reasons.append(f"label shift too: {what}, with the judge changed")
+            elif (
+                held is not None
+                and held.alarm
+                and anchors.log_e < math.log(anchors.threshold) / 2
+                and (moved is None or moved.log_e < math.log(moved.threshold) / 2)
+            ):  # ruled out, and the evidence for a changed judge is not under way either
+                verdicts.append("product_changed")
+                reasons.append(
+                    f"product changed: {what}, and the anchors rule out a judge change of "
+                    f"{s.anchor_tolerance:.2f} in kappa (e-value {held.e_value:.3g} ≥ "
+                    f"{held.threshold:g} since the shift began)"
+                )
+            else:
+                verdicts.append("shift_unexplained")
+                reasons.append(
+                    f"label shift: {what}; the anchors cannot yet rule out a judge change of "
+                    f"{s.anchor_tolerance:.2f} in kappa (e-value "
+                    f"{1.0 if held is None else held.e_value:.3g} < {s.threshold:g}): "
+                    "judge or product is undecided"
+                )
         shares = None
         if scored:
             k = len(labels)
@@ -451,6 +702,17 @@ class Monitor:
             window_kappa_statistic=t,
             judged_shares=shares,
             baseline_shares=dict(zip(labels, c.baseline.judged_shares, strict=True)),
+            agreement_bar=bar,
+            anchors_held=held,
+            anchors_shift=moved,
+            shift_reference={
+                "windows": c.shift.reference_seen,
+                "of": c.shift.reference_windows,
+                "cases": c.shift.reference_cases,
+                "shares": None
+                if (ref := c.shift.reference_shares()) is None
+                else dict(zip(labels, ref, strict=True)),
+            },
         )
 
     # -- state ------------------------------------------------------------------------------
@@ -464,6 +726,8 @@ class Monitor:
                 "gate_kappa": s.gate_kappa,
                 "anchor_tolerance": s.anchor_tolerance,
                 "memory": s.memory,
+                "reference_windows": s.reference_windows,
+                "min_anchor_cases": s.min_anchor_cases,
             },
             "windows": list(self.windows),
             "criteria": {k: c.to_dict() for k, c in self._criteria.items()},
@@ -471,15 +735,53 @@ class Monitor:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Monitor:
-        if d.get("state_version") != STATE_VERSION:
-            raise ValueError(
-                f"monitor state version {d.get('state_version')!r}, expected {STATE_VERSION}"
-            )
+        """The state of :meth:`to_dict`; a version-1 state (the shift rule against the gold
+        shares taken as exact) is upgraded: its shift rule starts again, collecting its
+        reference from the next windows, its other rules continue, and the anchors' check
+        that rules out a judge change starts."""
+        version = d.get("state_version")
+        if version not in (1, STATE_VERSION):
+            raise ValueError(f"monitor state version {version!r}, expected {STATE_VERSION}")
         settings = MonitorSettings(**d["settings"])
         m = cls({}, settings)
         m.windows = [str(w) for w in d["windows"]]
-        m._criteria = {str(k): _Criterion.from_dict(v) for k, v in d["criteria"].items()}
+        if version == STATE_VERSION:
+            m._criteria = {str(k): _Criterion.from_dict(v) for k, v in d["criteria"].items()}
+            return m
+        for name, v in d["criteria"].items():
+            b = CriterionBaseline.from_dict(v["baseline"])
+            anchors = None if v["anchors"] is None else KappaEProcess.from_dict(v["anchors"])
+            held = None
+            if anchors is not None:
+                held = KappaEProcess(
+                    anchors.kappa0, anchors.k, anchors.ordinal, memory=anchors.memory, above=True
+                )
+            fired = {str(r): str(w) for r, w in v["fired"].items() if r != "shift"}
+            m._criteria[str(name)] = _Criterion(
+                baseline=b,
+                agreement=KappaEProcess.from_dict(v["agreement"]),
+                shift=m._shift(len(b.labels)),
+                anchors=anchors,
+                held=held,
+                fired=fired,
+            )
         return m
+
+
+def anchor_reference(cases: Sequence[Case], baseline: CriterionBaseline) -> tuple[float, ...]:
+    """The released judge's label shares on anchor cases, summed case by case, and the number of
+    cases (for ``anchor_reference``): pass every release scoring's cases."""
+    index = {label: i for i, label in enumerate(baseline.labels)}
+    k = len(baseline.labels)
+    out = [0.0] * (k + 1)
+    for c in cases:
+        codes = [index[x] for x in c.judge if x in index]
+        if not codes:
+            continue
+        for code in codes:
+            out[code] += 1 / len(codes)
+        out[k] += 1
+    return tuple(out)
 
 
 def anchor_kappa(cases: Sequence[Case], baseline: CriterionBaseline) -> float | None:

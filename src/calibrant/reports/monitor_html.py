@@ -174,7 +174,13 @@ def monitor_page(report: dict[str, Any]) -> str:
         f"({escape(str(report['judge_model']))}), release calibration "
         f"<code>{escape(report['calibration_run'][:12])}</code>; {len(report['windows'])} "
         f"{escape(report['window'])} window(s); alarm at e-value ≥ {s['threshold']:g} "
-        f"(alpha {s['alpha']:g} per rule over the monitor's life, valid however often it "
+        + (
+            f"(label shift: ≥ {s['shift_threshold']:g}, against the first "
+            f"{s['reference_windows']} window(s) of traffic) "
+            if s.get("shift_threshold")
+            else ""
+        )
+        + f"(alpha {s['alpha']:g} per rule over the monitor's life, valid however often it "
         "is looked at).</p>",
         head,
     ]

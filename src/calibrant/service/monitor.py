@@ -4,9 +4,9 @@
 
 * takes the **baseline** from the judge's release calibration: the latest finished calibrate run
   of that version on the rubric its audited score runs judged on (the run `score --calibration
-  latest` would pick), per criterion its scale, the judge's label shares on the gold items (the
-  calibration's confusion columns, half a count added per label so that no share is 0) and its
-  kappa;
+  latest` would pick), per criterion its scale, its confusion table (rule 1's prevalence
+  adjustment), the judge's label shares on the gold items (shown only: rule 2 compares with the
+  first `reference_windows` windows of traffic) and its kappa;
 * replays every audit window of that version (`audit_windows`), oldest first, through
   :class:`calibrant.monitor.Monitor`: the window's audited cases (expert and judge label per
   item, rule 1), the judged labels of every transcript of the window's score runs, by case
@@ -83,9 +83,19 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
                 )
                 del anchors[start]
         anchor_baseline = first["baseline_anchor_kappa"]
+        # anchors recorded before issue 31 hold one release scoring and no set size
+        anchor_set = {
+            crit: (int(n), int(first.get("release_scorings", 1)))
+            for crit, n in (first.get("anchor_cases") or {}).items()
+        }
+        reference = {
+            crit: ref
+            for crit, ref in (first.get("baseline_anchor_reference") or {}).items()
+            if ref is not None
+        }
     else:
-        anchor_baseline = {}
-    baseline = release_baseline(v.calibration, anchor_baseline)
+        anchor_baseline, anchor_set, reference = {}, {}, {}
+    baseline = release_baseline(v.calibration, anchor_baseline, anchor_set, reference)
     over = agreement_over_time(
         engine,
         window=options.window,

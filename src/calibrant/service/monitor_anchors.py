@@ -2,7 +2,10 @@
 
 `record_anchors` (`calibrant monitor --anchors GOLD`): the frozen anchor set is the
 calibration's gold set (its split), each case with its items' consensus labels; the released
-judge's kappa on it comes from the calibration's own judgments (sample 0 in the judgment cache).
+judge's kappa on it is pooled over ``release_scorings`` scorings of the whole set: the
+calibration's own judgments (sample 0 in the judgment cache) and ``release_scorings - 1`` more
+(samples ``RELEASE_SAMPLE_BASE`` + 1, + 2, ..., judged once and cached), so a judge whose answers
+vary on re-scoring is measured as such at release. The run records the set's size in cases.
 For each audit window not yet anchored, ``per_window`` cases are drawn with replacement
 (:func:`calibrant.monitor.draw_anchors`, seeded by the window's first day) and their items are
 judged again by the current judge through the judge runner every command uses, under a sample
@@ -23,14 +26,15 @@ from typing import Any
 from sqlalchemy import Engine
 
 from ..errors import ConfigError
-from ..monitor import Case, anchor_kappa, draw_anchors
+from ..monitor import Case, anchor_kappa, anchor_reference, draw_anchors
 from ..store.runs import Runs
 from .audit import audit_windows
 from .monitor_baseline import label_cases, monitor_version, release_baseline
 
-__all__ = ["ANCHOR_SAMPLE_BASE", "anchor_runs", "record_anchors"]
+__all__ = ["ANCHOR_SAMPLE_BASE", "RELEASE_SAMPLE_BASE", "anchor_runs", "record_anchors"]
 
 ANCHOR_SAMPLE_BASE = 1_000_000
+RELEASE_SAMPLE_BASE = 900_000  # the release's extra scorings of the anchors: + 1, + 2, ...
 _EPOCH = date(2000, 1, 1)
 
 
@@ -63,6 +67,7 @@ def record_anchors(
     seed: int = 0,
     concurrency: int = 4,
     policy: Any = None,
+    release_scorings: int = 3,
 ) -> list[str]:
     """Re-score anchors for each audit window of `config`'s judge version not yet anchored (see
     the module docstring); returns the anchors runs recorded."""
@@ -73,6 +78,8 @@ def record_anchors(
 
     if per_window < 2:
         raise ConfigError(f"monitor: --per-window {per_window} must be at least 2")
+    if release_scorings < 1:
+        raise ConfigError(f"monitor: --anchor-scorings {release_scorings} must be at least 1")
     v = monitor_version(engine, config.hash, window)
     if rubric.content_hash != v.rubric_hash:
         raise ConfigError(
@@ -115,19 +122,47 @@ def record_anchors(
             out[crit] = label_cases(rows, b.labels, expert=True)
         return out
 
-    at_release = cases_of(case_ids, {i: release[(hashes[i], 0)] for i in g.items})
-    baseline_kappa = {
-        crit: anchor_kappa(cases, baseline[crit]) if cases else None
-        for crit, cases in at_release.items()
-    }
-    gold_ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
     runs = Runs(engine)
     done = anchor_runs(runs, v.judge_hash, window)
+    pending = [
+        w
+        for w in audit_windows(engine, window=window, judge=v.judge_hash)
+        if w.judge_version == v.judge_hash and w.start.isoformat() not in done
+    ]
+    if not pending:
+        return []
+    # the release scorings: the calibration's own (sample 0) and `release_scorings - 1` more of
+    # the whole set, so the anchors' release kappa carries the judge's run-to-run variation
+    scorings = [{i: release[(hashes[i], 0)] for i in g.items}]
+    for extra in range(1, release_scorings):
+        again = judge_transcripts(
+            [g.transcripts[i] for i in sorted(g.items)],
+            rubric=rubric,
+            config=config,
+            store=store,
+            concurrency=concurrency,
+            policy=policy,
+            hashes=[hashes[i] for i in sorted(g.items)],
+            first_sample=RELEASE_SAMPLE_BASE + extra,
+        )
+        scorings.append(dict(zip(sorted(g.items), again.judgments, strict=True)))
+    pooled: dict[str, list[Case]] = defaultdict(list)
+    for n, answers in enumerate(scorings):
+        for crit, scored in cases_of(case_ids, answers).items():
+            pooled[crit].extend(Case(f"{n}:{c.case}", c.judge, c.expert) for c in scored)
+    baseline_kappa = {
+        crit: anchor_kappa(pooled[crit], baseline[crit]) if pooled[crit] else None
+        for crit in baseline
+    }
+    shares = {
+        crit: list(anchor_reference(pooled[crit], baseline[crit])) if pooled[crit] else None
+        for crit in baseline
+    }
+    anchor_cases = {crit: len({c.case.split(":", 2)[2] for c in pooled[crit]}) for crit in baseline}
+    gold_ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
     recorded = []
-    for w in audit_windows(engine, window=window, judge=v.judge_hash):
+    for w in pending:
         start = w.start.isoformat()
-        if w.judge_version != v.judge_hash or start in done:
-            continue
         day = _day(w.start)
         drawn = draw_anchors(case_ids, per_window, seed=seed, window=day)
         wanted = sorted({item for case in drawn for item in items_of[case]})
@@ -157,7 +192,7 @@ def record_anchors(
         runs.finish(
             run_id,
             {
-                "schema_version": 1,
+                "schema_version": 2,
                 "judge_version": v.judge_hash,
                 "window": window,
                 "start": start,
@@ -169,6 +204,9 @@ def record_anchors(
                 "model_calls": result.model_calls,
                 "gold": gold_ref,
                 "baseline_anchor_kappa": baseline_kappa,
+                "release_scorings": release_scorings,
+                "anchor_cases": anchor_cases,
+                "baseline_anchor_reference": shares,
                 "cases": {
                     crit: [
                         {"case": c.case, "judge": list(c.judge), "expert": list(c.expert or ())}

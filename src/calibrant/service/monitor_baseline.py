@@ -1,7 +1,8 @@
 """The monitor's start: the judge version watched, its release calibration, and the release
 baseline the monitor's rules compare each window with (per criterion its scale, the judge's
-label shares on the gold items, half a count added per label so that no share is 0, and its
-kappa); `label_cases` turns (case, judge label, expert label) rows into the rules' cases."""
+label shares on the gold items, half a count added per label so that no share is 0, shown only,
+the confusion table and its kappa); `label_cases` turns (case, judge label, expert label)
+rows into the rules' cases."""
 
 from __future__ import annotations
 
@@ -37,13 +38,17 @@ _SKIP = {NOT_APPLICABLE, *ABSTAIN}
 class MonitorOptions:
     """`judge`: a judge version (its hash or a prefix; None: the one version audited);
     `window`: day, week or month; `alpha`: each rule's false-alarm bound over the monitor's
-    life; `seed`, `n_resamples`: the per-window kappa intervals (agreement over time)."""
+    life; `seed`, `n_resamples`: the per-window kappa intervals (agreement over time);
+    `reference_windows`: the first windows of traffic, rule 2's reference; `min_anchor_cases`:
+    the smallest anchor set (in cases) rule 3 runs on."""
 
     judge: str | None = None
     window: str = "week"
     alpha: float = 0.05
     seed: int = 0
     n_resamples: int = 2000
+    reference_windows: int = 4
+    min_anchor_cases: int = 10
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,14 @@ def monitor_version(engine: Engine, judge: str | None, window: str = "week") -> 
 def check_alpha(options: MonitorOptions) -> None:
     if not 0 < options.alpha < 1:
         raise ConfigError(f"monitor: --alpha {options.alpha} is not in (0, 1)")
+    if options.reference_windows < 1:
+        raise ConfigError(
+            f"monitor: --reference-windows {options.reference_windows} must be at least 1"
+        )
+    if options.min_anchor_cases < 2:
+        raise ConfigError(
+            f"monitor: --min-anchor-cases {options.min_anchor_cases} must be at least 2"
+        )
 
 
 def _labels(c: Mapping[str, Any]) -> tuple[str, ...]:
@@ -119,8 +132,15 @@ def _labels(c: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def release_baseline(
-    calibration: Mapping[str, Any], anchor: Mapping[str, float | None]
+    calibration: Mapping[str, Any],
+    anchor: Mapping[str, float | None],
+    anchor_set: Mapping[str, tuple[int, int]] | None = None,
+    anchor_reference: Mapping[str, Sequence[float]] | None = None,
 ) -> dict[str, CriterionBaseline]:
+    """Per criterion: the scale, the judge's label shares on the gold items (half a count added
+    per label; shown, no rule's null), the calibration's confusion table (consensus × judge,
+    rule 1's prevalence adjustment) and the anchors' release kappa; `anchor_set`: per criterion
+    (cases in the anchor set, release scorings), unknown for anchors recorded before them."""
     out = {}
     for c in calibration["criteria"]:
         labels = _labels(c)
@@ -128,17 +148,28 @@ def release_baseline(
             continue
         conf = c["confusion"]
         cols = [str(x) for x in conf["columns_judge"]]
+        rows = [str(x) for x in conf.get("rows_consensus") or ()]
         counts = [0.0] * len(labels)
-        for row in conf["counts"]:
+        table = [[0.0] * len(labels) for _ in labels]
+        for n_row, row in enumerate(conf["counts"]):
             for col_label, n in zip(cols, row, strict=True):
                 if col_label in labels:
                     counts[labels.index(col_label)] += n
+                    if n_row < len(rows) and rows[n_row] in labels:
+                        table[labels.index(rows[n_row])][labels.index(col_label)] += n
         total = sum(counts) + 0.5 * len(labels)
+        size, scorings = (anchor_set or {}).get(c["criterion"], (None, 1))
         out[c["criterion"]] = CriterionBaseline(
             labels=labels,
             judged_shares=tuple((n + 0.5) / total for n in counts),
             ordinal=c["level"] == "ordinal",
             anchor_kappa=anchor.get(c["criterion"]),
+            confusion=tuple(tuple(r) for r in table) if rows and sum(map(sum, table)) else None,
+            anchor_cases=size,
+            anchor_scorings=scorings,
+            anchor_reference=None
+            if (ref := (anchor_reference or {}).get(c["criterion"])) is None
+            else tuple(float(x) for x in ref),
         )
     return out
 

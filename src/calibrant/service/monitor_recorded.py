@@ -41,7 +41,7 @@ from sqlmodel import Session, col, select
 from ..calibration.recorded import RecordedJudge, RecordedVerdict, check_verdicts, read_verdicts
 from ..contracts import Rubric
 from ..errors import ConfigError
-from ..monitor import Case, CriterionBaseline, anchor_kappa
+from ..monitor import Case, CriterionBaseline, anchor_kappa, anchor_reference
 from ..scoring.over_time import WINDOWS, AuditedItem, AuditWindow, window_bounds, window_criterion
 from ..store.runs import Runs
 from ..store.versions import latest_calibrate_run
@@ -116,7 +116,13 @@ def _release_rows(
 
 def _anchor_set(
     engine: Engine, v: Version, judge: RecordedJudge, gold: Path
-) -> tuple[dict[str, tuple[str, dict[str, str]]], dict[str, float | None], dict[str, Any]]:
+) -> tuple[
+    dict[str, tuple[str, dict[str, str]]],
+    dict[str, float | None],
+    dict[str, Any],
+    dict[str, tuple[int, int]],
+    dict[str, tuple[float, ...]],
+]:
     """The frozen anchors: per gold item its case and consensus labels; the released judge's
     kappa on them per criterion; the gold folder's reference for the report."""
     from ..gold import load_gold
@@ -145,7 +151,12 @@ def _anchor_set(
             "items: calibrate this judge on this gold set"
         )
     ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
-    return items, kappas, ref
+    # one release scoring: the release calibration's verdicts file holds one verdict an item
+    sizes = {crit: (len({c.case for c in cases}), 1) for crit, cases in at_release.items()}
+    shares = {
+        crit: anchor_reference(cases, baseline[crit]) for crit, cases in at_release.items() if cases
+    }
+    return items, kappas, ref, sizes, shares
 
 
 def _anchor_cases(
@@ -190,9 +201,13 @@ def recorded_monitor_report(
     anchor_items: dict[str, tuple[str, dict[str, str]]] = {}
     frozen = None
     anchor_kappas: dict[str, float | None] = {}
+    anchor_set: dict[str, tuple[int, int]] = {}
+    reference: dict[str, tuple[float, ...]] = {}
     if anchors is not None:
-        anchor_items, anchor_kappas, frozen = _anchor_set(engine, v, judge, anchors)
-    baseline = release_baseline(v.calibration, anchor_kappas)
+        anchor_items, anchor_kappas, frozen, anchor_set, reference = _anchor_set(
+            engine, v, judge, anchors
+        )
+    baseline = release_baseline(v.calibration, anchor_kappas, anchor_set, reference)
     traffic = {r.item for r in judge.rows if r.item not in anchor_items}
     cases = _workbench_cases(engine, traffic, queues)
     experts = ExpertLabels(engine)

@@ -62,7 +62,11 @@ def replay(
 ) -> dict[str, Any]:
     """The windows, oldest first, through the monitor's rules from the release baseline, and
     the report (`verdicts`: the recorded verdicts file the judge's labels came from)."""
-    settings = MonitorSettings(alpha=options.alpha)
+    settings = MonitorSettings(
+        alpha=options.alpha,
+        reference_windows=options.reference_windows,
+        min_anchor_cases=options.min_anchor_cases,
+    )
     monitor = Monitor(dict(baseline), settings)
     windows_out = []
     last = None
@@ -89,6 +93,8 @@ def replay(
             if verdict == "ok":
                 continue
             rule = getattr(c, RULE_OF[verdict])
+            if verdict == "judge_changed" and not rule.alarm and c.anchors_shift is not None:
+                rule = c.anchors_shift  # the judge's label shares on the anchors moved
             alarms.append(
                 {
                     "criterion": name,
@@ -113,6 +119,9 @@ def replay(
                 "gate_kappa": settings.gate_kappa,
                 "anchor_tolerance": settings.anchor_tolerance,
                 "memory": settings.memory,
+                "reference_windows": settings.reference_windows,
+                "min_anchor_cases": settings.min_anchor_cases,
+                "shift_threshold": settings.shift_threshold,
                 "seed": options.seed,
                 "n_resamples": options.n_resamples,
             },
@@ -123,6 +132,8 @@ def replay(
                     "ordinal": b.ordinal,
                     "release_kappa": _release_kappa(v.calibration, name),
                     "anchor_kappa": b.anchor_kappa,
+                    "anchor_cases": b.anchor_cases,
+                    "anchor_scorings": b.anchor_scorings,
                 }
                 for name, b in baseline.items()
             },
@@ -181,6 +192,10 @@ def _window(
                         "shift",
                         "anchors",
                         "judged_shares",
+                        "agreement_bar",
+                        "anchors_held",
+                        "anchors_shift",
+                        "shift_reference",
                     )
                 },
             }

@@ -130,13 +130,25 @@ async def get_monitor(
     alpha: float = Query(default=0.05, gt=0, lt=1),
     seed: int = Query(default=0, ge=0, le=MAX_SEED, description="Bootstrap seed."),
     resamples: int = Query(default=2000, ge=100, le=20000),
+    reference_windows: int = Query(
+        default=4, ge=1, le=520, description="Rule 2's reference: the first windows of traffic."
+    ),
+    min_anchor_cases: int = Query(
+        default=10, ge=2, le=100_000, description="The smallest anchor set rule 3 runs on."
+    ),
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> MonitorReport:
     """The drift monitor of a judge version (as `calibrant monitor --json`): the anchors it
     reads are those `calibrant monitor --anchors` recorded; the service calls no model here."""
     engine = request.app.state.engine
     options = MonitorOptions(
-        judge=judge, window=window, alpha=alpha, seed=seed, n_resamples=resamples
+        judge=judge,
+        window=window,
+        alpha=alpha,
+        seed=seed,
+        n_resamples=resamples,
+        reference_windows=reference_windows,
+        min_anchor_cases=min_anchor_cases,
     )
     report = await run_in_threadpool(lambda: monitor_report(engine, options))
     return MonitorReport.model_validate(report)

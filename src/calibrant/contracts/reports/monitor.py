@@ -21,6 +21,19 @@ class MonitorSettingsOut(Strict):
     gate_kappa: float = Field(description="Rule 1's bar: the gate's min_lower.")
     anchor_tolerance: float = Field(description="Rule 3: how far the anchors' kappa may fall.")
     memory: int = Field(description="Windows that set the next bet.")
+    reference_windows: int | None = Field(
+        default=None,
+        description="Rule 2's reference: the first windows of traffic (null in reports written "
+        "before rule 2 had one: it compared with the gold shares).",
+    )
+    min_anchor_cases: int | None = Field(
+        default=None, description="Rule 3 runs only on an anchor set of at least this many cases."
+    )
+    shift_threshold: float | None = Field(
+        default=None,
+        description="Rule 2's alarm e-value, 1 / (alpha - alpha/2): half of alpha is spent on "
+        "its reference windows' own sampling error.",
+    )
     seed: int
     n_resamples: int
 
@@ -28,12 +41,20 @@ class MonitorSettingsOut(Strict):
 class BaselineOut(Strict):
     labels: list[str]
     judged_shares: dict[str, float] = Field(
-        description="The judge's label shares on the calibration's gold items (rule 2's null)."
+        description="The judge's label shares on the calibration's gold items (shown; rule 2 "
+        "compares with its reference windows of traffic)."
     )
     ordinal: bool
     release_kappa: float | None = Field(description="The calibration's kappa (judge vs consensus).")
     anchor_kappa: float | None = Field(
-        description="The released judge's case-weighted kappa on the anchor set; null: no anchors."
+        description="The released judge's case-weighted kappa on the anchor set, pooled over its "
+        "release scorings; null: no anchors."
+    )
+    anchor_cases: int | None = Field(
+        default=None, description="Cases in the anchor set; null: not recorded (older anchors)."
+    )
+    anchor_scorings: int | None = Field(
+        default=None, description="Times the released judge scored the anchor set at release."
     )
 
 
@@ -54,6 +75,13 @@ class RuleOut(Strict):
     cases: int
 
 
+class ShiftReferenceOut(Strict):
+    windows: int = Field(description="Reference windows taken.")
+    of: int = Field(description="Reference windows wanted.")
+    cases: int = Field(description="Scored cases in them.")
+    shares: dict[str, float] | None = Field(description="Their judged label shares, by case.")
+
+
 class WindowCriterionOut(Strict):
     criterion: str
     kappa: float | None = Field(description="The window's kappa (agreement over time).")
@@ -71,6 +99,25 @@ class WindowCriterionOut(Strict):
     anchors: RuleOut | None = Field(description="Rule 3: the anchors moved (null: no anchors).")
     judged_shares: dict[str, float] | None = Field(
         description="The window's judged label shares, case-weighted."
+    )
+    agreement_bar: float | None = Field(
+        default=None,
+        description="Rule 1's bar in this window: the gate's, lowered by the drop in the released "
+        "judge's expected kappa that the audits' expert label shares (prevalence) explain.",
+    )
+    anchors_held: RuleOut | None = Field(
+        default=None,
+        description="The anchors ruling out a judge change of the tolerance's size, counted "
+        "from where the shift's evidence is under way; a shift is product_changed only once "
+        "this has fired, shift_unexplained before.",
+    )
+    anchors_shift: RuleOut | None = Field(
+        default=None,
+        description="Rule 3's second test: the judge's label shares on the anchors against the "
+        "release scorings' (two-sample, as rule 2); it also says judge_changed.",
+    )
+    shift_reference: ShiftReferenceOut | None = Field(
+        default=None, description="Rule 2's reference windows so far."
     )
 
 
