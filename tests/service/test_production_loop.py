@@ -79,6 +79,9 @@ def _gold_cut(dest: Path, items: list[str], manifest: dict[str, Any]) -> None:
         (dest / "labels" / f.name).write_text("\n".join(rows) + "\n")
 
 
+V2_LAST = "gold-186"
+
+
 class Loop:
     """A store, a gold cut (two items of each of 16 cases) and week folders in `work`; the fake
     judge (see the module docstring) and the saved judge `loop` at it while `running()`."""
@@ -94,7 +97,9 @@ class Loop:
         self.consensus = _consensus()
         by_case: dict[str, list[str]] = defaultdict(list)
         for item in sorted(self.manifest):
-            if item in self.consensus:
+            # gold v2's 186 items: the weeks and the gold cut the loop's figures were built on
+            # (gold v3's cases would sort among them and change both)
+            if item in self.consensus and item <= V2_LAST:
                 by_case[self.manifest[item]["case"]].append(item)
         cases = sorted(c for c, items in by_case.items() if len(items) >= 2)
         _gold_cut(work / "gold", [i for c in cases[:16] for i in by_case[c][:2]], self.manifest)
