@@ -76,8 +76,8 @@ MAX_PER_CASE = 1_000
 @dataclass(frozen=True)
 class AuditOptions:
     """`score_run`: a score run id (or unambiguous prefix, or `latest`); `rate` or `count`;
-    `rubric_text`: the rubric's YAML, kept in the store if it does not hold the run's rubric yet; `dry_run`:
-    draw and report, write nothing."""
+    `rubric_text`: the rubric's YAML, kept in the store if it does not hold the run's rubric
+    yet; `dry_run`: draw and report, write nothing."""
 
     score_run: str
     queue: str
