@@ -120,6 +120,34 @@ def _draw(rng: random.Random, pop: list[tuple[float, CaseCodes]], n: int) -> lis
     return rng.choices([c for _, c in pop], weights=[p for p, _ in pop], k=n)
 
 
+def test_the_shift_factor_has_mean_one_under_the_baseline() -> None:
+    """Each share p of the reference interval has its own test martingale: for cases whose
+    expected judged share of the tested label is p, one more case's factor has mean exactly 1,
+    whatever the recent windows held (enumerated over a population of three case kinds)."""
+    process = ShiftEProcess(2, 0.025, reference_windows=2)
+    process.update([(1,), (0, 1), (0,), (1, 1)] * 5)
+    process.update([(0,), (1,), (1, 0)] * 5)
+    assert process.ready
+    checked = 0
+    for seen in ([], [(1,)] * 7, [(0, 0)] * 30):
+        state = ShiftEProcess.from_dict(process.to_dict())
+        if seen:
+            state.update(seen)
+        for g, p in enumerate(state._points(0)):
+            if not 0.1 <= p <= 0.9:
+                continue
+            population = [(p - 0.1, (1,)), (0.2, (0, 1)), (0.9 - p, (0,))]
+            assert sum(w * sum(c) / len(c) for w, c in population) == pytest.approx(p)
+            mean = 0.0
+            for w, c in population:
+                trial = ShiftEProcess.from_dict(state.to_dict())
+                trial.update([c])
+                mean += w * math.exp(trial.grid_log[0][g] - state.grid_log[0][g])
+            assert mean == pytest.approx(1.0, abs=1e-12)
+            checked += 1
+    assert checked >= 3 * 20  # most of the interval's 33 points, in each of the three states
+
+
 def test_at_the_null_boundary_the_alarm_rate_over_many_looks_stays_within_alpha() -> None:
     """A seeded simulation: a judge exactly at the bar, 40 weekly looks of 6-12 cases, 300
     runs. Ville's bound says at most 5% ever alarm; a rolling test would alarm in most runs."""
