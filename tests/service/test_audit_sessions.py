@@ -57,3 +57,14 @@ def test_logout_without_the_csrf_token_does_not_end_the_session(service: Service
     assert browser.get("/").status_code == 200
     browser.post("/logout", data={})  # a cross-site form cannot know the token
     assert browser.get("/").status_code == 200
+
+
+def test_the_login_page_says_what_the_browser_keeps(service: Service) -> None:
+    # the token is not stored in the browser: the cookie holds a session id (docs/workbench.md)
+    page = service.client().get("/login").text
+    assert "session id in an HttpOnly cookie" in page
+    assert "It is kept in an HttpOnly cookie" not in page
+    token = service.user("audit-ann4", "annotator")
+    browser = login(service, token)
+    cookie = browser.cookies.get("calibrant_session")
+    assert cookie and token not in cookie
