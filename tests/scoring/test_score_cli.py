@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -99,7 +100,12 @@ def test_a_rerun_asks_nothing_and_writes_the_same_rows(
     cli: Callable[..., Result], server: FakeServer, batch: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "rows.jsonl"
-    assert _score(cli, server, tmp_path, str(batch), "--out", str(out)).code == 0
+    plain = _score(cli, server, tmp_path, str(batch), "--out", str(out))
+    assert plain.code == 0
+    # the text output ends with the run it recorded and what to do next
+    tail = plain.err.strip().splitlines()[-2:]
+    assert re.fullmatch(r"score run [0-9a-f]{8,}", tail[0]), tail
+    assert tail[1].startswith("Next: calibrant audit latest --queue NAME"), tail
     first = out.read_text()
     before = server.requests["scorer"]
     r = _score(cli, server, tmp_path, str(batch), "--out", str(out), "--json")

@@ -287,6 +287,14 @@ def score(
         render_score_summary(Console(), report)
     for path in targets:
         err.print(f"wrote {path}", highlight=False)
+    if not as_json and report["judge_outcomes"].get("verdict"):
+        err.print(f"score run {result.run_id}", highlight=False, markup=False)
+        err.print(
+            "Next: calibrant audit latest --queue NAME --rate 0.05   "
+            "# a blind sample of this run for the experts",
+            highlight=False,
+            markup=False,
+        )
     if not report["judge_outcomes"].get("verdict"):
         err.print(
             f"calibrant: no transcript got a verdict from the judge ({total}); "
