@@ -80,6 +80,48 @@ PLANTED = [
         "from ..files import load_case",
         "calibrant.domains.pack -> calibrant.files",
     ),
+    (
+        "no-cycles-inside",
+        "scoring/correction.py",
+        "from . import summary",
+        "No cycles are allowed in calibrant.scoring.",
+    ),
+    (
+        "independent-foundations",
+        "agreement/gate.py",
+        "from ..store import Store",
+        "calibrant.agreement.gate -> calibrant.store",
+    ),
+    (
+        "judge-apart-from-agreement",
+        "agreement/gate.py",
+        "from ..judge import config",
+        "calibrant.agreement.gate -> calibrant.judge",
+    ),
+    (
+        "independent-workflows",
+        "monitor/model.py",
+        "from ..probes import run",
+        "calibrant.monitor.model -> calibrant.probes.run",
+    ),
+    (
+        "independent-workflows",
+        "scoring/units.py",
+        "from ..calibration import run",
+        "calibrant.scoring.units -> calibrant.calibration.run",
+    ),
+    (
+        "independent-command-families",
+        "cli/gold_commands.py",
+        "from .judge_commands import rerun_note",
+        "calibrant.cli.gold_commands -> calibrant.cli.judge_commands",
+    ),
+    (
+        "independent-routes",
+        "service/routes_catalog.py",
+        "from .routes_runs import router as _runs",
+        "calibrant.service.routes_catalog -> calibrant.service.routes_runs",
+    ),
 ]
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import read_text
-from .recorded import (
+from .verdict_rows import (
     ImportMapping,
     Loc,
     RecordedVerdict,

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import read_text
-from .recorded import ImportMapping, Loc, RecordedVerdict, Where, parse_json, source_moment
+from .verdict_rows import ImportMapping, Loc, RecordedVerdict, Where, parse_json, source_moment
 
 __all__ = ["read_promptfoo"]
 

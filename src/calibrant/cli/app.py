@@ -119,7 +119,11 @@ ApiBaseOpt = Annotated[
 ]
 RubricOpt = Annotated[
     Path | None,
-    typer.Option("--rubric", help="Rubric YAML (default rubrics/refund_communication.yaml)."),
+    typer.Option(
+        "--rubric",
+        help="Rubric YAML (default: the installed refunds pack's rubric, wherever the command "
+        "runs; `calibrant domains show refunds` says where it is).",
+    ),
 ]
 JudgeOpt = Annotated[
     str | None, typer.Option("--judge", help="Saved judge configuration: judges/NAME.yaml.")
@@ -133,7 +137,14 @@ AttemptsOpt = Annotated[
     typer.Option("--max-attempts", min=1, help="Calls per item, retries included (default 4)."),
 ]
 
-GoldOpt = Annotated[Path, typer.Option("--gold", help="Gold set folder.")]
+GoldOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--gold",
+        help="Gold set folder (default: the installed refunds pack's gold set, wherever the "
+        "command runs; `calibrant domains show refunds` says where it is).",
+    ),
+]
 SplitOpt = Annotated[str, typer.Option("--split", help="calibration, heldout or all.")]
 
 

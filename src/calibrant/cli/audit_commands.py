@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from .app import app
-from .verdicts_commands import VerdictsFormatOpt
+from .verdicts_options import VerdictsFormatOpt
 
 
 @app.command()
@@ -323,7 +323,7 @@ def _recorded_monitor(
     from ..errors import ConfigError
     from ..service.monitor_recorded import read_monitored, recorded_monitor_report
     from ..store import make_engine
-    from .verdicts_commands import check_format, load_rubric_for_verdicts
+    from .verdicts_options import check_format, load_rubric_for_verdicts
 
     if options.judge is not None:
         raise ConfigError(

@@ -45,7 +45,7 @@ def _judges(a: str, b: str, rubric: Path | None, gold: Path) -> tuple[Any, Any]:
     the saved judge beside it, else --rubric), before the store opens."""
     from ..calibration.recorded import load_recorded
     from ..ops.compare import verdicts_rubric
-    from .verdicts_commands import load_rubric_for_verdicts
+    from .verdicts_options import load_rubric_for_verdicts
 
     live = {n: _resolve(n) for n in (a, b) if not _is_file(n)}
     given = None if rubric is None else (lambda: load_rubric_for_verdicts(rubric))
@@ -153,7 +153,7 @@ def compare_command(
         ),
     ],
     judge_b: Annotated[str, typer.Argument(help="Judge B, the candidate: the same kinds.")],
-    gold: GoldOpt = Path("gold"),
+    gold: GoldOpt = None,
     split: SplitOpt = "calibration",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
     resamples: Annotated[
@@ -184,7 +184,10 @@ def compare_command(
     from ..store import Store
     from .progress import track
 
+    from ..domains import default_gold
+
     gold_split(split)  # a bad --split is refused before anything is read
+    gold = gold or default_gold()
     side_a, side_b = _judges(judge_a, judge_b, rubric, gold)
     options = CompareOptions(
         name_a=side_name(judge_a, side_a),
@@ -254,7 +257,7 @@ def stability_command(
             "--temperature", min=0.0, help="Sample at this temperature (default: the judge's)."
         ),
     ] = None,
-    gold: GoldOpt = Path("gold"),
+    gold: GoldOpt = None,
     split: SplitOpt = "calibration",
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
@@ -278,7 +281,10 @@ def stability_command(
     from ..store import Store
     from .progress import track
 
+    from ..domains import default_gold
+
     gold_subset = gold_split(split)
+    gold = gold or default_gold()
     gold_set = load_gold(gold, split=gold_subset)
     config, rub, policy, conc = resolve_judge(
         judge_options(model, api_base, rubric, judge_name, concurrency, temperature=temperature)

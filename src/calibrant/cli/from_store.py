@@ -12,6 +12,11 @@ import typer
 __all__ = ["GoldOrStoreOpt"]
 
 GoldOrStoreOpt = Annotated[
-    Path | None, typer.Option("--gold", help="Gold set folder (default: gold).")
+    Path | None,
+    typer.Option(
+        "--gold",
+        help="Gold set folder (default: the installed refunds pack's gold set, wherever the "
+        "command runs).",
+    ),
 ]
 """--gold of a command that also takes --from-store QUEUE."""

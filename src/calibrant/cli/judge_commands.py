@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,6 +30,7 @@ from .app import (
     loading_note,
     rubric_app,
 )
+from .rerun import rerun_note
 
 if TYPE_CHECKING:
     from ..contracts import Judgment
@@ -65,7 +66,7 @@ def judges_fit_prior(
         list[Path] | None,
         typer.Argument(help="Transcript files or folders (default: the gold split's)."),
     ] = None,
-    gold_dir: GoldOpt = Path("gold"),
+    gold_dir: GoldOpt = None,
     split: SplitOpt = "calibration",
     judge_name: JudgeOpt = None,
     rubric: RubricOpt = None,
@@ -80,6 +81,7 @@ def judges_fit_prior(
 
     from ..files import load_yaml_mapping
     from ..judge.config import judges_dir, resolve_judge
+    from ..domains import default_gold
     from ..judge.fit_prior import fit_label_prior, reference_set
     from ..paths import write_atomic
     from .progress import duration, track
@@ -95,7 +97,9 @@ def judges_fit_prior(
         base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
     if rubric is not None:
         base["rubric"] = str(rubric)
-    items, fitted_on = reference_set(paths or [], gold_dir, gold_split(split))
+    # the gold split is read only when no transcript is given: only then is a gold set needed
+    gold = gold_dir or (Path() if paths else default_gold())
+    items, fitted_on = reference_set(paths or [], gold, gold_split(split))
     started = time.monotonic()
     with track("items", total=len(items), loading="loading the embedded model") as tracker:
         prior = fit_label_prior(
@@ -213,21 +217,6 @@ def judge(
 
 NO_VERDICT_EXIT = 3
 """`judge` exits 3 when no item got a verdict (every judgment failed): nothing was judged."""
-
-
-def rerun_note(outcomes: Iterable[str]) -> str:
-    """What a rerun does with these failed outcomes: it asks again for the calls that failed
-    (provider errors, timeouts, rate limits), not for answers the model gave (unparseable,
-    refusal: stored like verdicts)."""
-    from ..contracts import FINAL_OUTCOMES
-
-    kinds = set(outcomes) - {"verdict"}
-    retried = sorted(kinds - FINAL_OUTCOMES)
-    final = sorted(kinds & FINAL_OUTCOMES)
-    said = [f"a rerun retries the {' and '.join(retried)} items"] if retried else []
-    if final:
-        said.append(f"{' and '.join(final)} answers are stored and not asked again")
-    return "; ".join(said)
 
 
 def _no_verdict(judgments: Sequence[Judgment], err: Console) -> bool:

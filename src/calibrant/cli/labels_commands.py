@@ -27,7 +27,7 @@ from .app import (
     loading_note,
 )
 from .from_store import GoldOrStoreOpt
-from .verdicts_commands import VERDICTS_HELP, VerdictsFormatOpt
+from .verdicts_options import VERDICTS_HELP, VerdictsFormatOpt
 
 
 @app.command()
@@ -225,6 +225,7 @@ def calibrate(
     model is called. Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got
     a verdict."""
     from ..agreement.gate import GateSettings
+    from ..domains import default_gold
     from ..calibration import Settings
     from ..ops.calibrate import CalibrateOptions
     from ..ops.calibrate import calibrate as ops_calibrate
@@ -236,10 +237,12 @@ def calibrate(
     from ..service.gold_export import queue_gold
     from ..store import Store
     from .progress import track
-    from .verdicts_commands import check_format, load_rubric_for_verdicts
+    from .verdicts_options import check_format, load_rubric_for_verdicts
 
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
+    if from_store is None:
+        gold = gold or default_gold()  # the installed pack's, wherever the command runs
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
         raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
@@ -280,7 +283,7 @@ def calibrate(
         recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
             verdicts,
             rubric=load_rubric_for_verdicts(rubric),
-            gold=gold or Path("gold"),
+            gold=gold or default_gold(),
             fmt=verdicts_format,
         )
     with Store.open() as store, ExitStack() as stack:
@@ -298,7 +301,7 @@ def calibrate(
         report = ops_calibrate(
             store,
             CalibrateOptions(
-                gold or Path("gold"),
+                gold or default_gold(),
                 split=gold_subset,
                 judge=options,
                 settings=settings,

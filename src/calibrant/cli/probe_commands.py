@@ -37,7 +37,7 @@ def _names(value: str | None, option: str) -> tuple[str, ...] | None:
 
 @app.command()
 def probe(
-    gold: GoldOpt = Path("gold"),
+    gold: GoldOpt = None,
     split: SplitOpt = "calibration",
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
@@ -118,6 +118,7 @@ def probe(
     cached; the report is stored with the judge version. Exit 3 if no item got a verdict."""
     from dataclasses import replace
 
+    from ..domains import default_gold
     from ..ops.common import Hooks
     from ..ops.probe import ProbeOptions
     from ..ops.probe import probe as ops_probe
@@ -145,6 +146,7 @@ def probe(
     )
     if min_cases is not None:
         settings = replace(settings, min_cases=min_cases)
+    gold = gold or default_gold()  # the installed pack's, wherever the command runs
     options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
     loading = None if planted else loading_note(options)
     with Store.open() as store:

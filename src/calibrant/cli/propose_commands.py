@@ -12,7 +12,7 @@ import typer
 from ..errors import CalibrantError
 from .app import SplitOpt, app, gold_split
 from .from_store import GoldOrStoreOpt
-from .verdicts_commands import load_rubric_for_verdicts
+from .verdicts_options import load_rubric_for_verdicts
 
 
 @app.command()
@@ -64,6 +64,7 @@ def propose(
     item comes with its reason. Measured by simulation: as good as random sampling, no
     demonstrated saving (docs/calibration.md)."""
     from ..calibration.propose import propose_for_gold
+    from ..domains import default_gold
     from ..service.gold_export import queue_gold
     from ..store import Store
 
@@ -81,7 +82,7 @@ def propose(
             rubric = rubric or labeled_on
             source = f"workbench queue {from_store}"
         out = propose_for_gold(
-            gold or Path("gold"),
+            gold or default_gold(),
             verdicts,
             rubric=load_rubric_for_verdicts(rubric),
             criterion=criterion,

@@ -281,8 +281,8 @@ def selftest(
         Path | None,
         typer.Option(
             "--cases",
-            help="Folder of case contracts (default: the domain pack's cases; cases/ for the "
-            "refund shop).",
+            help="Folder of case contracts (default: the installed domain pack's cases, "
+            "wherever the command runs).",
         ),
     ] = None,
     domain: Annotated[
@@ -304,6 +304,7 @@ def selftest(
     from rich.table import Table
 
     from ..contracts import LEGACY_DOMAIN
+    from ..domains import pack_data
     from ..files import write_atomic
     from ..harness import transcript_filename
     from ..reports.fit import fit
@@ -311,6 +312,8 @@ def selftest(
 
     if write is not None and write.exists() and not write.is_dir():
         raise CalibrantError(f"--write {write}: is a file; give a folder")
+    if cases is None:  # the installed pack's cases, never ./cases
+        cases = pack_data("cases", domain, option="--cases")
     domain, cases = selftest_target(domain, cases)
     corpus = build_corpus(cases, seed=seed, domain=domain)
     title = "Checker self-test" + ("" if domain == LEGACY_DOMAIN else f" (domain {domain})")

@@ -25,8 +25,8 @@ from .app import (
     app,
     judge_options,
 )
-from .batch_commands import PollOpt
-from .judge_commands import rerun_note
+from .batch_submit import PollOpt
+from .rerun import rerun_note
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -244,7 +244,7 @@ def score(
                 writer.writerow(_csv_row(row, criteria))
 
         def submit_batches(files: Any, runs: Any) -> list[Any]:
-            from .batch_commands import submit_pending
+            from .batch_submit import submit_pending
 
             return submit_pending(
                 files=files,

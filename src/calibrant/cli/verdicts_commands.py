@@ -5,34 +5,18 @@ read such rows (or the foreign file itself) with `calibration.load_recorded`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from ..errors import ConfigError
 from .app import GoldOpt, app
 
-if TYPE_CHECKING:
-    from ..contracts import Rubric
-
 verdicts_app = typer.Typer(
     help="Recorded verdicts of a judge that runs elsewhere (Inspect, promptfoo, your pipeline).",
     no_args_is_help=True,
 )
 app.add_typer(verdicts_app, name="verdicts")
-
-VERDICTS_HELP = (
-    "Recorded verdicts of a judge calibrant does not call: CSV or JSONL rows item, criterion, "
-    "label, judge_version [, rationale, judged_at], or an Inspect log (.eval/.json) or promptfoo "
-    "results (.json) read with the default mapping (see `calibrant verdicts import`)."
-)
-VerdictsFormatOpt = Annotated[
-    str,
-    typer.Option(
-        "--verdicts-format", help="auto (by suffix and content), csv, jsonl, inspect, promptfoo."
-    ),
-]
-
 
 def parse_label_map(text: str | None) -> dict[str, str | int]:
     """`--label-map C=pass,I=fail,P=insufficient_evidence`."""
@@ -46,20 +30,6 @@ def parse_label_map(text: str | None) -> dict[str, str | int]:
         value = dst.strip()
         out[src.strip()] = int(value) if value.lstrip("-").isdigit() else value
     return out
-
-
-def check_format(fmt: str) -> None:
-    from ..calibration.recorded import FORMATS
-
-    if fmt not in FORMATS:
-        raise ConfigError(f"--verdicts-format {fmt}: unknown; the formats are {', '.join(FORMATS)}")
-
-
-def load_rubric_for_verdicts(rubric: Path | None) -> Rubric:
-    from ..files import load_rubric
-    from ..judge.config import DEFAULT_RUBRIC
-
-    return load_rubric(rubric or DEFAULT_RUBRIC)
 
 
 @verdicts_app.command("import")
@@ -117,7 +87,7 @@ def import_verdicts(
             "--rubric", help="Check the rows against this rubric and --gold before writing."
         ),
     ] = None,
-    gold: GoldOpt = Path("gold"),
+    gold: GoldOpt = None,
 ) -> None:
     """Turn an Inspect eval log or a promptfoo result file into recorded verdict rows (item,
     criterion, label, judge_version, rationale, and judged_at from the file's own timestamps)
@@ -151,7 +121,9 @@ def import_verdicts(
     if rubric is not None:
         from ..files import load_rubric
 
-        manifest = gold / "manifest.yaml"
+        from ..domains import default_gold
+
+        manifest = (gold or default_gold()) / "manifest.yaml"
         known = read_manifest(manifest)
         check_verdicts(rows, rubric=load_rubric(rubric), items=known, gold_name=str(manifest))
     write_atomic(out, verdicts_csv(rows) if out.suffix.lower() == ".csv" else verdicts_jsonl(rows))

@@ -4,6 +4,7 @@ cases and gold set, its reference agents and fault points), how installed packs 
 
 The core reads packs through these declarations only; it never imports a pack by name."""
 
+from .defaults import DEFAULT_DOMAIN, PackData, default_gold, default_rubric, pack_data
 from .mixing import same_domain
 from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
 from .registry import (
@@ -26,6 +27,7 @@ __all__ = [
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
+    "DEFAULT_DOMAIN",
     "ENTRY_POINT_GROUP",
     "BrokenPack",
     "Discovery",
@@ -33,14 +35,18 @@ __all__ = [
     "DomainPackError",
     "InstalledPack",
     "MoneyField",
+    "PackData",
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
     "UnknownDomain",
     "available",
     "broken",
+    "default_gold",
+    "default_rubric",
     "discover",
     "get",
+    "pack_data",
     "refresh",
     "runtime",
     "same_domain",

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from ..contracts import JudgeConfig, Rubric
 from ..contracts.common import Contract
+from ..domains import default_rubric
 from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
 from ..settings import get_settings
@@ -25,12 +26,9 @@ __all__ = [
     "JudgeOptions",
     "resolve_judge",
     "build_judge",
-    "DEFAULT_RUBRIC",
     "judges_dir",
     "default_judge",
 ]
-
-DEFAULT_RUBRIC = Path("rubrics/refund_communication.yaml")
 
 
 class JudgePrice(Contract):
@@ -140,7 +138,12 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
                 f"(known: {', '.join(known) or 'none'})"
             )
         saved = load_yaml_model(SavedJudge, path, "saved judge")
-    rubric_path = opts.rubric or (Path(saved.rubric) if saved.rubric else DEFAULT_RUBRIC)
+    if opts.rubric is not None:
+        rubric_path = opts.rubric  # the user's path, relative to their working directory
+    elif saved.rubric:
+        rubric_path = Path(saved.rubric)
+    else:
+        rubric_path = default_rubric()  # the installed refund pack's rubric
     rubric = load_rubric(rubric_path)
     if not opts.judge and (opts.model or EMBEDDED_MODEL) == EMBEDDED_MODEL:
         saved = default_judge(rubric)

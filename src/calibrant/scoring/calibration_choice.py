@@ -16,13 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..store.versions import latest_calibrate_run
-from .summary import check_calibration
 
 if TYPE_CHECKING:
     from ..contracts import JudgeConfig
     from ..store.runs import Runs
 
-__all__ = ["ChosenCalibration", "choose_calibration", "latest_hint", "LATEST"]
+__all__ = [
+    "ChosenCalibration",
+    "check_calibration",
+    "choose_calibration",
+    "latest_hint",
+    "LATEST",
+]
 
 LATEST = "latest"
 
@@ -53,6 +58,20 @@ class ChosenCalibration:
             "created_at": self.report.get("created_at"),
             "calibrant_version": self.report.get("calibrant_version"),
         }
+
+
+def check_calibration(calibration: dict[str, Any], config: JudgeConfig, source: str) -> None:
+    """A calibration corrects only the judge version it measured, on the same rubric."""
+    judge = calibration.get("judge") or {}
+    if judge.get("hash") != config.hash:
+        raise ConfigError(
+            f"{source}: this calibration measured judge {str(judge.get('hash'))[:19]} "
+            f"({judge.get('model')}), not the judge scoring now ({config.hash[:19]}, "
+            f"{config.model}); calibrate this judge version first"
+        )
+    rubric = (calibration.get("rubric") or {}).get("hash")
+    if rubric != config.rubric_hash:
+        raise ConfigError(f"{source}: the calibration used another rubric ({rubric})")
 
 
 def choose_calibration(

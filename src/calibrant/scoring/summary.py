@@ -14,13 +14,12 @@ from ..agreement.intervals import proportion
 from ..calibration.explain import embedded_judge_warning
 from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
 from ..contracts.reports import SCORE_SCHEMA_VERSION, checked
-from ..errors import ConfigError
 from .correction import ErrorCounts, corrected_pass_rate
 
 if TYPE_CHECKING:
     from .calibration_choice import ChosenCalibration
 
-__all__ = ["ScoreSummary", "error_counts", "error_counts_by_case", "check_calibration"]
+__all__ = ["ScoreSummary", "error_counts", "error_counts_by_case"]
 
 ABSTAIN = frozenset({"insufficient_evidence", "cant_tell"})
 
@@ -61,20 +60,6 @@ def error_counts_by_case(criterion_report: dict[str, Any]) -> list[ErrorCounts] 
         )
         for r in rows
     ]
-
-
-def check_calibration(calibration: dict[str, Any], config: JudgeConfig, source: str) -> None:
-    """A calibration corrects only the judge version it measured, on the same rubric."""
-    judge = calibration.get("judge") or {}
-    if judge.get("hash") != config.hash:
-        raise ConfigError(
-            f"{source}: this calibration measured judge {str(judge.get('hash'))[:19]} "
-            f"({judge.get('model')}), not the judge scoring now ({config.hash[:19]}, "
-            f"{config.model}); calibrate this judge version first"
-        )
-    rubric = (calibration.get("rubric") or {}).get("hash")
-    if rubric != config.rubric_hash:
-        raise ConfigError(f"{source}: the calibration used another rubric ({rubric})")
 
 
 class ScoreSummary:

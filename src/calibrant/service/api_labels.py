@@ -24,6 +24,7 @@ from . import adjudication as adj
 from . import label_import
 from . import labeling as lab
 from .api_models import (
+    ID_PATTERN,
     AdjudicationIn,
     AdjudicationOut,
     BlindLabel,
@@ -57,7 +58,6 @@ def api_user(role: str) -> Callable[..., User]:
 Annotator = Annotated[User, Depends(api_user("annotator"))]
 Adjudicator = Annotated[User, Depends(api_user("adjudicator"))]
 Admin = Annotated[User, Depends(api_user("admin"))]
-ID_PATTERN = r"^[A-Za-z0-9_.:\-/@+]+$"
 QueueName = Annotated[str, Query(min_length=1, max_length=200, pattern=ID_PATTERN)]
 IdQuery = Annotated[str | None, Query(max_length=200, pattern=ID_PATTERN)]
 """An item or rater to filter on (as the stored ids are: no NUL a store would refuse)."""

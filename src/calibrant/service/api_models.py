@@ -12,6 +12,7 @@ from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
 
 __all__ = [
+    "ID_PATTERN",
     "Model",
     "UploadResult",
     "ItemOut",
@@ -37,6 +38,9 @@ __all__ = [
     "JobOut",
     "RunOut",
 ]
+
+ID_PATTERN = r"^[A-Za-z0-9_.:\-/@+]+$"
+"""What a name or id in a path or query may hold (calibrant.contracts.common.Id)."""
 
 
 class Model(BaseModel):

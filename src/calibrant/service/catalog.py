@@ -30,7 +30,7 @@ from ..judge.config import JudgeOptions, SavedJudge, build_judge
 from ..judge.reliability import RetryPolicy
 from ..store.runs import Runs
 from ..store.versions import judge_entry
-from .job_inputs import server_path
+from .server_paths import server_path
 from .tables import JudgeRow, RubricRow
 
 __all__ = [

@@ -26,6 +26,7 @@ from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
 from ..paths import expand_paths, inside
 from ..settings import get_settings
+from .server_paths import server_path
 
 if TYPE_CHECKING:
     from ..calibration.recorded import RecordedJudge
@@ -42,6 +43,7 @@ __all__ = [
     "gold_of",
     "recorded",
     "server_files",
+    "server_gold",
     "server_path",
     "shown",
     "stored_rubric_of",
@@ -89,22 +91,6 @@ class Verdicts(Contract):
     format: Literal["auto", "csv", "jsonl", "inspect", "promptfoo"] = Field(
         default="auto", description="auto (by suffix and content), csv, jsonl, inspect, promptfoo."
     )
-
-
-def server_path(value: str, field: str, *, where: str = "params") -> Path:
-    """The path a request names on the server (`value`, the parameter `field` of `where`):
-    relative to the data root (CALIBRANT_DATA_ROOT), an absolute one as given; either must lead,
-    links and '..' resolved, inside the data root (a 422 naming the parameter otherwise)."""
-    root = get_settings().data_root
-    path = root / value
-    if not inside(root, path):
-        raise InputError(
-            where,
-            f"{value}: outside the service's data root (CALIBRANT_DATA_ROOT); name a file or "
-            "folder inside it",
-            field=field,
-        )
-    return path
 
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl")
@@ -203,13 +189,27 @@ def stored_rubric_of(engine: Engine, ref: str) -> Rubric:
         raise InputError("params", str(exc), field="rubric") from None
 
 
+def server_gold(p: dict[str, Any]) -> Path:
+    """A job's gold folder: `gold` on the server (inside the data root), or, when the job
+    names none, the installed refunds pack's gold set (the pack's own data, trusted: not
+    confined to the data root), as the command line resolves it."""
+    from ..domains import default_gold
+
+    if p.get("gold") is None:
+        try:
+            return default_gold(option="gold")
+        except CalibrantError as exc:  # the pack is installed without its gold set
+            raise InputError("params", str(exc), field="gold") from None
+    return server_path(p["gold"], "gold")
+
+
 def gold_of(engine: Engine, p: dict[str, Any], stack: ExitStack) -> tuple[Path, str | None]:
     """A calibrate job's gold folder and where it came from: the workbench queue `queue`,
     exported for this run (removed with `stack`), or the folder `gold` on the server."""
     from .gold_export import queue_gold
 
     if p.get("queue") is None:
-        return server_path(p["gold"], "gold"), None
+        return server_gold(p), None
     try:
         exported = queue_gold(engine, p["queue"], stack, option="queue")
     except CalibrantError as exc:  # unknown, unlabeled, no consensus yet
@@ -307,7 +307,7 @@ def compare_sides(engine: Engine, p: dict[str, Any]) -> tuple[Any, Any, str, str
             sides.append(live[s])
         else:
             v, field = p[f"verdicts_{s}"], f"verdicts_{s}"
-            gold = server_path(p["gold"], "gold")
+            gold = server_gold(p)
             sides.append(recorded(v, rubric=rubric, gold=gold, field=field))
     names = [side_name(p[s] or "", j) for s, j in zip(("a", "b"), sides, strict=True)]
     return sides[0], sides[1], names[0], names[1]

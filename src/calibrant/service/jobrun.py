@@ -28,11 +28,11 @@ from .job_inputs import (
     compare_sides,
     gold_of,
     server_files,
-    server_path,
+    server_gold,
     without_content,
 )
 
-__all__ = ["run_job", "run_service_job", "service_tasks", "JobCancelled"]
+__all__ = ["enqueue", "run_job", "run_service_job", "service_tasks", "JobCancelled"]
 
 log = logging.getLogger("calibrant.jobs")
 CANCEL_CHECK_S = 0.5
@@ -45,6 +45,24 @@ class JobCancelled(Exception):  # noqa: N818  (a request, not a failure)
 def service_tasks() -> dict[str, Callable[..., Any]]:
     """The queue tasks of the service, for `calibrant worker` and `serve --worker`."""
     return {jobs.JOB_TASK: run_service_job}
+
+
+def enqueue(engine: Engine, url: str, job_id: str) -> None:
+    """Put a recorded job on the queue; if the queue cannot take it, the job is failed."""
+    from ..scoring.queue import defer
+
+    try:
+        defer(url, service_tasks(), jobs.JOB_TASK, queue=jobs.JOB_QUEUE, job_id=job_id)
+    except BaseException as exc:
+        jobs.set_status(
+            engine,
+            job_id,
+            "failed",
+            when=("queued",),
+            error=f"not queued: {exc}"[:2000],
+            finished_at=datetime.now(UTC),
+        )
+        raise
 
 
 class _Watch:
@@ -220,7 +238,7 @@ def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
         name_b=name_b,
         judge_a=judge_a,
         judge_b=judge_b,
-        gold=server_path(p["gold"], "gold"),
+        gold=server_gold(p),
         split=p["split"],
         seed=p["seed"],
         resamples=p["resamples"],

@@ -28,7 +28,7 @@ from .job_inputs import (
     compare_sides,
     gold_of,
     server_files,
-    server_path,
+    server_gold,
     shown,
 )
 from .tables import JobRow
@@ -38,7 +38,6 @@ __all__ = [
     "JobRequest",
     "cancel",
     "create",
-    "enqueue",
     "get",
     "job_info",
     "list_jobs",
@@ -81,7 +80,12 @@ class CalibrateParams(Contract):
     rubric: RubricRef | None = Field(
         default=None, description="The stored rubric recorded verdicts are checked on."
     )
-    gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    gold: Text | None = Field(
+        default=None,
+        min_length=1,
+        description="Gold set folder on the server, relative to the data root (default: the "
+        "installed refunds pack's gold set).",
+    )
     queue: Name | None = Field(
         default=None,
         description="A labeled workbench queue as the gold set, in place of `gold` (exported "
@@ -149,7 +153,12 @@ class CompareParams(Contract):
         description="The stored rubric two verdicts files are checked on (a stored judge "
         "brings its own).",
     )
-    gold: Text = Field(default="gold", min_length=1, description="Gold set folder on the server.")
+    gold: Text | None = Field(
+        default=None,
+        min_length=1,
+        description="Gold set folder on the server, relative to the data root (default: the "
+        "installed refunds pack's gold set).",
+    )
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
@@ -225,7 +234,7 @@ def _check_gold(engine: Engine, kind: str, params: Any) -> None:
         if kind == "calibrate":
             gold = gold_of(engine, p, stack)
         else:
-            gold = (server_path(p["gold"], "gold"), None)
+            gold = (server_gold(p), None)
         if not gold[0].exists():
             raise InputError(
                 "params", f"{gold[0]}: no such file or folder on the server", field="gold"
@@ -256,25 +265,6 @@ def create(engine: Engine, request: Any, user: str) -> JobRow:
         s.commit()
         s.refresh(row)
     return row
-
-
-def enqueue(engine: Engine, url: str, job_id: str) -> None:
-    """Put a recorded job on the queue; if the queue cannot take it, the job is failed."""
-    from ..scoring.queue import defer
-    from .jobrun import service_tasks
-
-    try:
-        defer(url, service_tasks(), JOB_TASK, queue=JOB_QUEUE, job_id=job_id)
-    except BaseException as exc:
-        set_status(
-            engine,
-            job_id,
-            "failed",
-            when=("queued",),
-            error=f"not queued: {exc}"[:2000],
-            finished_at=datetime.now(UTC),
-        )
-        raise
 
 
 def get(engine: Engine, job_id: str) -> JobRow:

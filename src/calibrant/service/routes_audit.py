@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..contracts.reports import AgreementOverTimeReport, AuditReport, MonitorReport
-from .api_labels import ID_PATTERN
+from .api_models import ID_PATTERN
 from .audit import (
     MAX_COUNT,
     MAX_PER_CASE,

@@ -36,8 +36,10 @@ def post_job(
     engine = request.app.state.engine
     if engine.dialect.name != "postgresql":
         raise HTTPException(status_code=409, detail=jobs.SQLITE_REFUSAL)
+    from .jobrun import enqueue
+
     row = jobs.create(engine, job, user.name)
-    jobs.enqueue(engine, request.app.state.database_url, row.id)
+    enqueue(engine, request.app.state.database_url, row.id)
     return JobOut(**jobs.job_info(jobs.get(engine, row.id)))
 
 

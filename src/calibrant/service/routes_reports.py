@@ -2,7 +2,7 @@
 run's report — a calibration (kappa with CI per criterion, heatmaps, disagreements), a judge
 comparison, a scoring batch — with safety outcomes in their own panel. Adjudicators and admins
 read them, signed in by the workbench's session cookie (or a bearer token); reading a report
-counts as having read the judge's verdict on every labeling item it names (`routes_runs`)."""
+counts as having read the judge's verdict on every labeling item it names (`run_reads`)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ..contracts.reports import (
 from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
 from ..store.runs import RunKind, Runs
-from .routes_runs import read_run
+from .run_reads import read_run
 from .users import User
 from .workbench import page_user
 

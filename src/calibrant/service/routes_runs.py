@@ -9,33 +9,13 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from ..store.runs import RunDetail, RunKind, Runs
 from .api_models import RunOut
-from .catalog import NotFound
+from .run_reads import read_run
 from .security import require
 from .users import User
-from .views import record_report_read
 
-__all__ = ["router", "run_detail", "read_run"]
+__all__ = ["router"]
 
 router = APIRouter(prefix="/api/runs", tags=["runs and reports"])
-
-
-def run_detail(request: Request, run_id: str) -> RunDetail:
-    """A run by id (or an unambiguous prefix of at least 4 characters); 404 otherwise."""
-    found = Runs(request.app.state.engine).detail(run_id) if len(run_id) >= 4 else None
-    if found is None:
-        raise NotFound(
-            f"no run '{run_id}' in the store (give its id or an unambiguous prefix of 4 or more "
-            "characters; GET /api/runs lists them)"
-        )
-    return found
-
-
-def read_run(request: Request, run_id: str, user: User) -> RunDetail:
-    """The run, as `user` reads it: the judge's verdict on every labeling item its report
-    names counts as read by `user` from now on."""
-    run = run_detail(request, run_id)
-    record_report_read(request.app.state.engine, user.name, run.as_json(), f"run {run.id}")
-    return run
 
 
 @router.get("", response_model=list[RunOut])
