@@ -21,7 +21,7 @@ import hashlib
 import io
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,7 @@ OPTIONAL = ("rationale", "judged_at")
 FORMATS = ("auto", "csv", "jsonl", "inspect", "promptfoo")
 NO_ROW = "no recorded verdict"
 """The rationale of an abstention calibrant fills in where the file has no row."""
+
 
 def _label(raw: str) -> str | int:
     text = raw.strip()

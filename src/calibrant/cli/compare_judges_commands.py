@@ -179,12 +179,11 @@ def compare_command(
     paired interval of the difference over whole cases, an exact McNemar test, the flipped
     items (regressions first) and a decision taken over all criteria at once (Holm). A judge
     that runs elsewhere is given as the file of its recorded verdicts."""
+    from ..domains import default_gold
     from ..ops.common import Hooks
     from ..ops.compare import CompareOptions, compare, side_name
     from ..store import Store
     from .progress import track
-
-    from ..domains import default_gold
 
     gold_split(split)  # a bad --split is refused before anything is read
     gold = gold or default_gold()
@@ -274,14 +273,13 @@ def stability_command(
     """Judge stability: sample one judge configuration k times on the gold items and measure
     how much its samples agree with one another, per criterion, with a 95% interval."""
     from ..calibration.stability import judge_stability
+    from ..domains import default_gold
     from ..gold import load_gold
     from ..judge.config import resolve_judge
     from ..judge.runner import judge_transcripts
     from ..ops.common import record_finished
     from ..store import Store
     from .progress import track
-
-    from ..domains import default_gold
 
     gold_subset = gold_split(split)
     gold = gold or default_gold()

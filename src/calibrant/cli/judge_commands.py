@@ -79,9 +79,9 @@ def judges_fit_prior(
 
     import yaml
 
+    from ..domains import default_gold
     from ..files import load_yaml_mapping
     from ..judge.config import judges_dir, resolve_judge
-    from ..domains import default_gold
     from ..judge.fit_prior import fit_label_prior, reference_set
     from ..paths import write_atomic
     from .progress import duration, track

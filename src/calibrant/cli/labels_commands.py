@@ -225,8 +225,8 @@ def calibrate(
     model is called. Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got
     a verdict."""
     from ..agreement.gate import GateSettings
-    from ..domains import default_gold
     from ..calibration import Settings
+    from ..domains import default_gold
     from ..ops.calibrate import CalibrateOptions
     from ..ops.calibrate import calibrate as ops_calibrate
     from ..ops.common import Hooks

@@ -18,6 +18,7 @@ verdicts_app = typer.Typer(
 )
 app.add_typer(verdicts_app, name="verdicts")
 
+
 def parse_label_map(text: str | None) -> dict[str, str | int]:
     """`--label-map C=pass,I=fail,P=insufficient_evidence`."""
     out: dict[str, str | int] = {}
@@ -119,9 +120,8 @@ def import_verdicts(
         raise ConfigError(f"--label-from {label_from}: pass or score")
     _, rows = read_verdicts(source, fmt, mapping)
     if rubric is not None:
-        from ..files import load_rubric
-
         from ..domains import default_gold
+        from ..files import load_rubric
 
         manifest = (gold or default_gold()) / "manifest.yaml"
         known = read_manifest(manifest)

@@ -30,12 +30,12 @@ _OPTION: dict[PackData, str] = {"rubrics": "--rubric", "cases": "--cases", "gold
 
 def pack_data(what: PackData, domain: str | None = None, *, option: str | None = None) -> Path:
     """The folder of `what` the installed pack of `domain` (default: the refund shop) declares,
-    as the pack declares it (found from the pack's own files). One line (ConfigError, exit 2) when the pack is not installed, declares
+    found from the pack's own files. One line (exit 2) when the pack is not installed, declares
     no such folder, or the folder is not there; `option` names what the user passes instead
     (default --rubric, --cases or --gold)."""
     name = domain or DEFAULT_DOMAIN
     installed = get(name)  # UnknownDomain, one line, when no such pack is installed
-    folder = getattr(installed.pack, what)
+    folder: Path | None = getattr(installed.pack, what)
     instead = option or _OPTION[what]
     who = f"domain pack '{name}' ({installed.entry_point})"
     if folder is None:
