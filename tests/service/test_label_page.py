@@ -130,3 +130,23 @@ def test_the_one_script_is_the_apps_own_and_tells_nothing_of_the_item(
     # an item the expert has not reached by alias is not found, whatever the page links to
     assert browser.get(f"/label/{transcript_id}").status_code == 404
     assert service.client().get("/workbench.js").status_code == 200  # static, no data
+
+
+def test_the_reports_pages_wear_the_workbench_header_and_stylesheet(
+    world: tuple[Service, httpx.Client, list[str], dict[str, str]],
+) -> None:
+    service, _, _, _ = world
+    lena = service.client()
+    token = service.user("pg-adj", "adjudicator")
+    assert lena.post("/login", data={"token": token}).status_code == 303
+    home, reports = lena.get("/").text, lena.get("/reports").text
+    header = '<header class="top">\n  <a class="brand" href="/">calibrant workbench</a>'
+    stylesheet = '<link rel="stylesheet" href="/workbench.css">'
+    for page in (home, reports):
+        assert header in page and stylesheet in page and "pg-adj · adjudicator" in page
+    # the same session's logout form, with its CSRF token, on both
+    csrf = re.findall(r'name="csrf" value="([0-9a-f]{64})"', home)
+    assert csrf and re.findall(r'name="csrf" value="([0-9a-f]{64})"', reports) == csrf[:1]
+    assert "<script" not in reports  # the reports pages need no script
+    bearer = service.client(token).get("/reports")  # an API client: no form to log out with
+    assert bearer.status_code == 200 and 'action="/logout"' not in bearer.text

@@ -32,6 +32,7 @@ class Answered:
 
     alias: str
     keys: int
+    tabs: int  # of the keys, Tab presses
     seconds: float
     labels: dict[str, str]
 
@@ -74,14 +75,15 @@ def label_item(page: Any, n: int, *, with_keys: bool) -> Answered:
     alias = page.locator("h1").inner_text().removeprefix("Label ").strip()
     criteria = criteria_on(page)
     answers = answers_for(n, criteria)
-    keys = 0
+    keys = tabs = 0
     t0 = time.perf_counter()
     for criterion, choice in answers.items():
         if with_keys:
             page.keyboard.press(str(choice))
             keys += 1
             continue
-        keys += _tab_until(page, lambda tag, name, kind: name == f"label.{criterion}")
+        pressed = _tab_until(page, lambda tag, name, kind: name == f"label.{criterion}")
+        keys, tabs = keys + pressed, tabs + pressed
         if choice == 1:
             page.keyboard.press("Space")  # the first radio has the focus, not yet checked
             keys += 1
@@ -89,11 +91,12 @@ def label_item(page: Any, n: int, *, with_keys: bool) -> Answered:
             page.keyboard.press("ArrowDown")  # moves to the next radio and checks it
             keys += 1
     if not with_keys:
-        keys += _tab_until(page, lambda tag, name, kind: tag == "BUTTON" and kind == "submit")
+        pressed = _tab_until(page, lambda tag, name, kind: tag == "BUTTON" and kind == "submit")
+        keys, tabs = keys + pressed, tabs + pressed
     with page.expect_navigation():
         page.keyboard.press("Enter")
         keys += 1
     page.wait_for_load_state("load")
     seconds = time.perf_counter() - t0
     labels = {c: criteria[c][choice - 1] for c, choice in answers.items()}
-    return Answered(alias, keys, seconds, labels)
+    return Answered(alias, keys, tabs, seconds, labels)
