@@ -51,7 +51,7 @@ def criteria_on(page: Any) -> dict[str, list[str]]:
 def answers_for(n: int, criteria: dict[str, list[str]]) -> dict[str, int]:
     """A varied, reproducible choice (1-based, as the number keys count) per criterion for the
     n-th item: every choice of every criterion is used across a queue."""
-    return {c: 1 + (n * (k + 1) + k) % len(choices) for k, (c, choices) in enumerate(criteria.items())}
+    return {c: 1 + (n + 2 * k) % len(choices) for k, (c, choices) in enumerate(criteria.items())}
 
 
 def _focused(page: Any) -> tuple[str, str, str]:
