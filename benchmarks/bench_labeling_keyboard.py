@@ -46,7 +46,6 @@ from tests.support.service import running_service  # noqa: E402
 
 OUT = HERE / "results" / "labeling_keyboard.md"
 KLM_K = 0.28  # s per keystroke, an average typist (Card, Moran & Newell's keystroke-level model)
-PACK_PATHS = ("src", "domains/refunds/src", "domains/travel/src")
 
 
 def _git(*args: str) -> str:
@@ -59,15 +58,20 @@ def _git(*args: str) -> str:
 def code_of(rev: str | None) -> Iterator[dict[str, str]]:
     """The PYTHONPATH that runs `rev`'s calibrant (None: the working tree)."""
     if rev is None:
-        yield {"PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in PACK_PATHS)}
+        yield {"PYTHONPATH": _paths(ROOT)}
         return
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(
-            ["git", "archive", rev, *PACK_PATHS], cwd=ROOT, check=True, capture_output=True
+            ["git", "archive", rev, "src", "domains"], cwd=ROOT, check=True, capture_output=True
         ).stdout
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(tmp, filter="data")
-        yield {"PYTHONPATH": os.pathsep.join(str(Path(tmp) / p) for p in PACK_PATHS)}
+        yield {"PYTHONPATH": _paths(Path(tmp))}
+
+
+def _paths(tree: Path) -> str:
+    """The core's and every domain pack's source folders in `tree`."""
+    return os.pathsep.join(str(p) for p in [tree / "src", *sorted(tree.glob("domains/*/src"))])
 
 
 def one_queue(env: dict[str, str], items: int, with_keys: bool) -> list[Answered]:
