@@ -82,7 +82,9 @@ def one_queue(env: dict[str, str], items: int, with_keys: bool) -> list[Answered
         put_rubric(url)
         with running_service(url, Path(tmp), env=env) as service:
             admin = service.client(service.user("bench-admin", "admin"))
-            upload = admin.post("/api/transcripts?queue=kb", content=gold_jsonl(*range(1, items + 1)))
+            upload = admin.post(
+                "/api/transcripts?queue=kb", content=gold_jsonl(*range(1, items + 1))
+            )
             assert upload.is_success, upload.text
             alias = {x["transcript_id"]: x["alias"] for x in admin.get("/api/items").json()}
             token = service.user("bench-expert", "annotator")
@@ -124,7 +126,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=30)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--before", default=None, help="the revision before (default: merge-base with main)")
+    parser.add_argument(
+        "--before", default=None, help="the revision before (default: merge-base with main)"
+    )
     args = parser.parse_args()
     before = args.before or _git("merge-base", "HEAD", "main")
     loads = [os.getloadavg()[0]]
@@ -182,7 +186,8 @@ def main() -> None:
         "## What the anchors document",
         "",
         "- **Argilla** (the annotation guide's shortcuts table, "
-        "[docs.argilla.io › how-to guides › annotate](https://docs.argilla.io/latest/how_to_guides/annotate/), "
+        "[docs.argilla.io › how-to guides › annotate]"
+        "(https://docs.argilla.io/latest/how_to_guides/annotate/), "
         "source `argilla/docs/how_to_guides/annotate.md`): Tab activates the form, ↓/↑ move "
         "between questions, number keys select a label or a rating, Enter submits, Backspace "
         "discards, ←/→ move between records; progress is a panel of the page. By that table a "
@@ -196,7 +201,7 @@ def main() -> None:
         "hotkey for each of the rubric's 18 choices, an item is five hotkeys and Ctrl+Enter — "
         "6 key presses (one a chord), but 18 keys to learn rather than one row of numbers.",
         f"- **calibrant after**: {summary['after']:.0f} keys per item (five numbers and Enter), "
-        "numbers that mean the same place in every criterion, the keys' help and \"n of N\" on "
+        'numbers that mean the same place in every criterion, the keys\' help and "n of N" on '
         "the page, skip (S) and back (B); without script the same page works by Tab and Space.",
         "",
     ]

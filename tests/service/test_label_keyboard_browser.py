@@ -44,9 +44,11 @@ def test_an_expert_labels_30_items_from_the_keyboard_alone(service: Service) -> 
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on(  # a failed load (the script above all); the browser's favicon guess aside
                 "response",
-                lambda r: errors.append(f"{r.status} {r.url}")
-                if r.status >= 400 and not r.url.endswith("/favicon.ico")
-                else None,
+                lambda r: (
+                    errors.append(f"{r.status} {r.url}")
+                    if r.status >= 400 and not r.url.endswith("/favicon.ico")
+                    else None
+                ),
             )
             page.goto(f"{service.url}/login")
             page.fill("#token", token)

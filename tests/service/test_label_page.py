@@ -61,7 +61,9 @@ def test_the_page_says_n_of_n_and_skip_back_and_save_go_round_the_queue(
     assert _link(first, "skip") == a[1]
     assert 'id="saved"' not in first  # nothing saved yet, nothing said
     third = browser.get(f"/label/{a[2]}").text
-    assert "<b>3 of 4</b>" in third and _link(third, "back") == a[1] and _link(third, "skip") == a[3]
+    assert (
+        "<b>3 of 4</b>" in third and _link(third, "back") == a[1] and _link(third, "skip") == a[3]
+    )
     last = browser.get(f"/label/{a[3]}").text
     assert _link(last, "skip") == a[0]  # round the queue to the first one not labeled
     # save and next: the next item not labeled after this one

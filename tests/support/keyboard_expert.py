@@ -82,7 +82,8 @@ def label_item(page: Any, n: int, *, with_keys: bool) -> Answered:
             page.keyboard.press(str(choice))
             keys += 1
             continue
-        pressed = _tab_until(page, lambda tag, name, kind: name == f"label.{criterion}")
+        wanted = f"label.{criterion}"
+        pressed = _tab_until(page, lambda tag, name, kind, wanted=wanted: name == wanted)
         keys, tabs = keys + pressed, tabs + pressed
         if choice == 1:
             page.keyboard.press("Space")  # the first radio has the focus, not yet checked

@@ -126,7 +126,6 @@ class Place:
     saved_at: datetime | None  # when
 
 
-
 def utc(moment: datetime) -> datetime:
     """A time read back from the store, as UTC (SQLite and a plain TIMESTAMP drop the zone;
     the service only ever writes UTC)."""
@@ -397,9 +396,7 @@ def place_in_queue(engine: Engine, rater: str, queue: str, alias: str) -> Place:
     names = [a for a, _, _ in entries]
     k = names.index(alias)
     after = entries[k + 1 :] + entries[:k]  # from the next one on, round to the one before
-    saved = max(
-        ((last, a) for a, _, last in entries if last is not None), default=None
-    )
+    saved = max(((last, a) for a, _, last in entries if last is not None), default=None)
     return Place(
         position=k + 1,
         items=len(entries),
