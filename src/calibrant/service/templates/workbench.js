@@ -14,13 +14,19 @@
   var current = 0;
   var changed = false;
 
-  function show(index) {
+  // the focused criterion is marked without moving anything on the page: a click that moves
+  // the focus must land where the mouse went down
+  function mark(index) {
     current = Math.max(0, Math.min(criteria.length - 1, index));
     criteria.forEach(function (fieldset, k) {
       fieldset.classList.toggle("current", k === current);
       if (k === current) fieldset.setAttribute("aria-current", "true");
       else fieldset.removeAttribute("aria-current");
     });
+  }
+
+  function show(index) {
+    mark(index);
     var fieldset = criteria[current];
     if (!fieldset.contains(document.activeElement)) fieldset.focus({ preventScroll: true });
     fieldset.scrollIntoView({ block: "nearest" });
@@ -54,7 +60,7 @@
 
   criteria.forEach(function (fieldset, k) {
     fieldset.addEventListener("focusin", function () {
-      if (current !== k) show(k);
+      if (current !== k) mark(k);
     });
   });
   form.addEventListener("change", function () {
