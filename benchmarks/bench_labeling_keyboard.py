@@ -178,7 +178,11 @@ def main() -> None:
     lines += [
         "",
         f"Keys per item: {summary['before']:.1f} → {summary['after']:.1f} "
-        f"({summary['before'] / summary['after']:.1f}× fewer). The keying time is the "
+        f"({summary['before'] / summary['after']:.1f}× fewer). Seconds are the scripted "
+        "expert's, from an item's first key to the next page loaded (the browser, the server "
+        "and the script's own key round trips; no reading): the interval (a bootstrap over "
+        "the items) does not include the run-to-run spread that the per-run means show. "
+        "The keying time is the "
         "keystroke-level model's estimate for an average typist (K = 0.28 s; Card, Moran and "
         "Newell, *The Psychology of Human-Computer Interaction*, 1983): reading the records and "
         "the conversation, the expert's real work, is the same on both pages and not in it.",
