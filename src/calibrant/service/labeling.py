@@ -44,6 +44,7 @@ __all__ = [
     "StoredLabel",
     "Item",
     "QueueStatus",
+    "Place",
     "upload_transcripts",
     "in_queue",
     "is_alias",
@@ -55,6 +56,7 @@ __all__ = [
     "list_items",
     "queues_of",
     "next_item",
+    "place_in_queue",
     "save_labels",
     "labels_of",
     "decode_label",
@@ -108,6 +110,20 @@ class QueueStatus:
     items: int
     done: int
     next_item: str | None
+
+
+@dataclass(frozen=True)
+class Place:
+    """An item's place in one rater's queue (items in the aliases' order), by aliases only."""
+
+    position: int  # 1-based: the page's "n of N"
+    items: int  # N
+    done: int  # items the rater has labeled on every criterion
+    finished: bool  # this item is one of them
+    back: str | None  # the item before this one (none for the first)
+    skip: str | None  # the next item not finished after this one, round the queue; none left
+    last_saved: str | None  # the item the rater last saved labels of, in this queue
+    saved_at: datetime | None  # when
 
 
 def utc(moment: datetime) -> datetime:
@@ -332,10 +348,9 @@ def _criteria_counts(engine: Engine, rubric_hashes: set[str]) -> dict[str, int]:
     return {h: len(stored_rubric(engine, h)[1].criteria) for h in rubric_hashes}
 
 
-def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
-    """Each queue: how many items, how many `rater` has labeled on every criterion, and the
-    first item it has not finished (by alias: items come in the aliases' random order, not
-    grouped by case or agent)."""
+def _queues(engine: Engine, rater: str) -> dict[str, list[tuple[str, bool, datetime | None]]]:
+    """Each queue's items in the aliases' (random) order: (alias, labeled by `rater` on every
+    criterion, when `rater` last saved a label of it)."""
     with Session(engine) as session:
         rows = session.exec(select(ItemRow.id, ItemRow.alias, ItemRow.queue, ItemRow.rubric_hash))
         alias = {}
@@ -343,28 +358,55 @@ def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
         for item_id, item_alias, queue, rubric_hash in rows:
             alias[item_id] = item_alias or item_id
             items.append((item_id, queue, rubric_hash))
-        mine = dict(
-            session.exec(
-                select(LabelRow.item, func.count())
+        mine = {
+            item: (int(n), utc(last))
+            for item, n, last in session.exec(
+                select(LabelRow.item, func.count(), func.max(LabelRow.created_at))
                 .where(col(LabelRow.rater) == rater)
                 .group_by(col(LabelRow.item))
             ).all()
-        )
+        }
     needed = _criteria_counts(engine, {h for _, _, h in items})
-    by_queue: dict[str, list[tuple[str, bool]]] = {}
+    by_queue: dict[str, list[tuple[str, bool, datetime | None]]] = {}
     for item_id, queue, rubric_hash in sorted(items, key=lambda x: alias[x[0]]):
-        by_queue.setdefault(queue, []).append(
-            (alias[item_id], mine.get(item_id, 0) >= needed[rubric_hash])
-        )
+        n, last = mine.get(item_id, (0, None))
+        by_queue.setdefault(queue, []).append((alias[item_id], n >= needed[rubric_hash], last))
+    return by_queue
+
+
+def queues_of(engine: Engine, rater: str) -> list[QueueStatus]:
+    """Each queue: how many items, how many `rater` has labeled on every criterion, and the
+    first item it has not finished (by alias: items come in the aliases' random order, not
+    grouped by case or agent)."""
     return [
         QueueStatus(
             queue,
             len(entries),
-            sum(done for _, done in entries),
-            next((i for i, done in entries if not done), None),
+            sum(done for _, done, _ in entries),
+            next((i for i, done, _ in entries if not done), None),
         )
-        for queue, entries in sorted(by_queue.items())
+        for queue, entries in sorted(_queues(engine, rater).items())
     ]
+
+
+def place_in_queue(engine: Engine, rater: str, queue: str, alias: str) -> Place:
+    """Where the item named `alias` stands in `rater`'s view of `queue` (the aliases' order):
+    what the labeling page shows as "n of N", and where skip, back and save-and-next lead."""
+    entries = _queues(engine, rater).get(queue, [])
+    names = [a for a, _, _ in entries]
+    k = names.index(alias)
+    after = entries[k + 1 :] + entries[:k]  # from the next one on, round to the one before
+    saved = max(((last, a) for a, _, last in entries if last is not None), default=None)
+    return Place(
+        position=k + 1,
+        items=len(entries),
+        done=sum(done for _, done, _ in entries),
+        finished=entries[k][1],
+        back=names[k - 1] if k > 0 else None,
+        skip=next((a for a, done, _ in after if not done), None),
+        last_saved=None if saved is None else saved[1],
+        saved_at=None if saved is None else saved[0],
+    )
 
 
 def next_item(engine: Engine, rater: str, queue: str) -> str | None:

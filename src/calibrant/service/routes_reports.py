@@ -1,4 +1,5 @@
-"""The workbench's report pages (server-rendered, no script): the runs in the store, and each
+"""The workbench's report pages (server-rendered, no script; the workbench's header and
+stylesheet, so reports and labeling look like one product): the runs in the store, and each
 run's report — a calibration (kappa with CI per criterion, heatmaps, disagreements), a judge
 comparison, a scoring batch — with safety outcomes in their own panel. Adjudicators and admins
 read them, signed in by the workbench's session cookie (or a bearer token); reading a report
@@ -25,6 +26,7 @@ from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
 from ..store.runs import RunKind, Runs
 from .run_reads import read_run
+from .security import csrf_token
 from .users import User
 from .workbench import page_user
 
@@ -58,8 +60,13 @@ def _kappa(v: float | None) -> str:
     return "undefined" if v is None else f"{v:.2f}"
 
 
+def _session(request: Request) -> dict[str, Any]:
+    """The workbench session's form token, for the header's logout form ("" with a bearer)."""
+    return {"csrf": csrf_token(request)}
+
+
 def _templates() -> Jinja2Templates:
-    templates = Jinja2Templates(directory=str(_TEMPLATES))
+    templates = Jinja2Templates(directory=str(_TEMPLATES), context_processors=[_session])
     templates.env.globals.update(css=REPORT_CSS, fig=_fig, kappa=_kappa)
     return templates
 

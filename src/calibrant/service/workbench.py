@@ -1,5 +1,7 @@
-"""The experts' workbench: server-rendered pages (Jinja2, autoescaped, no JavaScript) to log in,
-label the items of a queue and adjudicate disagreements.
+"""The experts' workbench: server-rendered pages (Jinja2, autoescaped) to log in, label the
+items of a queue and adjudicate disagreements. One small script of the app's own
+(/workbench.js, the only script the Content-Security-Policy allows) adds keyboard labeling to
+the labeling page; without it the forms and links do the same.
 
 Blind: the labeling page shows the transcript, the rubric and the expert's own labels, never
 another expert's label or a judge's verdict. The adjudication page shows the labels given
@@ -35,7 +37,8 @@ __all__ = ["install"]
 
 router = APIRouter(include_in_schema=False)
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
@@ -214,10 +217,21 @@ async def logout(request: Request) -> Response:
     return response
 
 
+def _asset(name: str, media_type: str) -> Response:
+    text = resources.files("calibrant.service").joinpath(f"templates/{name}").read_text()
+    headers = {"Cache-Control": "max-age=300", "X-Content-Type-Options": "nosniff"}
+    return Response(text, media_type=media_type, headers=headers)
+
+
 @router.get("/workbench.css")
 def stylesheet() -> Response:
-    css = resources.files("calibrant.service").joinpath("templates/workbench.css").read_text()
-    return Response(css, media_type="text/css", headers={"Cache-Control": "max-age=300"})
+    return _asset("workbench.css", "text/css")
+
+
+@router.get("/workbench.js")
+def script() -> Response:
+    """The labeling page's keys (static: it reads the page, carries no data of its own)."""
+    return _asset("workbench.js", "text/javascript")
 
 
 # ---- labeling ----------------------------------------------------------------------------
@@ -249,6 +263,7 @@ def _label_page(
         x.criterion: (str(x.label), x.note)
         for x in lab.labels_of(engine, rater=user.name, item=item.id, by_id=True)
     }
+    choices = {c.id: _choices(c) for c in rubric.criteria}
     return _page(
         request,
         "label.html",
@@ -257,8 +272,10 @@ def _label_page(
         error,
         title=f"Label {item.alias}",
         rubric=rubric,
-        choices={c.id: _choices(c) for c in rubric.criteria},
+        choices=choices,
+        keys=max(len(x) for x in choices.values()),
         mine=mine,
+        place=lab.place_in_queue(engine, user.name, item.queue, item.alias),
         **_transcript_context(item),
     )
 
@@ -293,7 +310,8 @@ async def label_submit(request: Request, item_id: str) -> Response:
             ],
             by_id=user.can("admin"),
         )
-        return lab.next_item(engine, user.name, item.queue)
+        # save and next: the next item not finished after this one (round the queue)
+        return lab.place_in_queue(engine, user.name, item.queue, item.alias).skip
 
     try:
         following = await run_in_threadpool(save)
