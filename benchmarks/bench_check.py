@@ -60,7 +60,9 @@ except ModuleNotFoundError:  # running from a checkout without an installed pack
 from calibrant import __version__
 from calibrant.contracts import SafetyVerdict, Transcript, content_hash
 from calibrant.files import load_case, load_transcript
-from calibrant.harness import BEHAVIOURS, STYLES, run_trial, transcript_filename
+from calibrant.harness import transcript_filename
+from calibrant_refunds.agents import BEHAVIOURS, STYLES
+from calibrant_refunds.runner import run_trial
 from calibrant.reports.safety import safety_json
 from calibrant.safety import Evidence, check_transcript, registered
 

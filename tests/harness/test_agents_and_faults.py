@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from calibrant.contracts import Transcript
-from calibrant.harness import BEHAVIOURS
+from calibrant_refunds.agents import BEHAVIOURS
 from calibrant.safety import check_transcript
 from tests.conftest import CASES
 

@@ -68,7 +68,7 @@ def agent_process(box: Sandbox, checkpoints: Path, *extra: str) -> subprocess.Co
     """One run of the scripted MCP client, with the token the sandbox printed, until it exits
     (or dies)."""
     return subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{box.url}/mcp"]
+        [sys.executable, "-m", "calibrant_refunds.sandbox_client", "--url", f"{box.url}/mcp"]
         + ["--token", box.token, "--checkpoints", str(checkpoints), *extra],
         cwd=ROOT,
         env=ENV,

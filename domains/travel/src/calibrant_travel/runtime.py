@@ -298,6 +298,12 @@ class TravelRuntime:
     def tool_specs(self) -> Sequence[dict[str, Any]]:
         return TOOLS.specs()
 
+    def tool_schema_version(self) -> str | None:
+        return None  # named by a hash of the schemas
+
+    def service_name(self) -> str | None:
+        return None  # "service (Travel rebooking)"
+
     def invariants(self) -> Sequence[PackInvariant]:
         return list(INVARIANTS)
 

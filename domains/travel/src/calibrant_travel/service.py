@@ -94,7 +94,7 @@ SCOPES = "booking:write payment:charge approval:request notify:send"
 
 
 # --- tables ------------------------------------------------------------------------------------
-# Named travel_*: the refund shop's ledger (calibrant.ledger) shares SQLModel's metadata and has
+# Named travel_*: the refund shop's ledger (calibrant_refunds.ledger) shares SQLModel's metadata and has
 # approval and policy tables of its own.
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..engine import (
+from calibrant.engine import (
     Caller,
     FaultPointDecl,
     Fired,
