@@ -64,8 +64,8 @@ def per_call(calls: int) -> dict[str, list[float]]:
     from mcp.client.streamable_http import streamable_http_client
 
     from calibrant.files import load_case
-    from calibrant_refunds.runner import run_trial
     from calibrant.sandbox import Channel, ExternalAgent, Stopped, dispatch
+    from calibrant_refunds.runner import run_trial
 
     times: dict[str, list[float]] = {"in process": [], "HTTP API": [], "MCP": []}
     # in process: the runner in a thread, the agent's calls straight into the channel

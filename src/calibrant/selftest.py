@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import cast
 
 from .contracts import LEGACY_DOMAIN, CaseContract, Outcome, SafetyVerdict, Transcript
-from .domains import same_domain
 from .domains import runtime as domain_runtime
+from .domains import same_domain
 from .errors import ConfigError
 from .files import expand_paths, load_case
 from .safety import check_transcript

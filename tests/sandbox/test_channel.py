@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from calibrant.contracts import CaseContract, Transcript
-from calibrant_refunds.runner import run_trial
 from calibrant.sandbox import Channel, ExternalAgent, dispatch
+from calibrant_refunds.runner import run_trial
 from calibrant_refunds.sandbox_client import CRASH_EXIT, play
 
 

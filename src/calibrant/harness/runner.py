@@ -1,18 +1,21 @@
 """What every domain's trial runner shares: the harness version, transcript file names, the
-agent's reply with crash and resume (at most MAX_RESUMES), a trial's provenance and metrics. A
-pack's runtime runs its trials with them (`calibrant.domains.PackRuntime.run_trial`)."""
+conversation loop (`converse`: the customer script, the agent's replies with crash and resume,
+at most MAX_RESUMES), the operation ids, a trial's provenance and metrics. A pack's runtime
+runs its trials with them (`calibrant.domains.PackRuntime.run_trial`): it supplies the service,
+the agent's context and the snapshots."""
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
-from ..contracts import CaseContract, Metrics, Provenance, Sampling, content_hash
+from ..contracts import CaseContract, Metrics, Provenance, Sampling, Turn, content_hash
 from ..domains import AgentCall, PackAgent
-from ..engine import AgentCrash, Recorder, Service
+from ..engine import AgentCrash, Recorder, Service, advance
 from .agents import Usage
 
 __all__ = [
@@ -20,6 +23,8 @@ __all__ = [
     "transcript_filename",
     "MAX_RESUMES",
     "agent_reply",
+    "converse",
+    "operation_ids",
     "trial_metrics",
     "trial_provenance",
 ]
@@ -77,6 +82,50 @@ def trial_metrics(t0: float, tool_calls: int, usage: Usage) -> Metrics:
         cached_tokens=usage.cached_tokens,
         # no model call costs nothing; a model call with an unknown price stays unknown
         cost_usd=usage.cost_usd if usage.model_calls else 0.0,
+    )
+
+
+def converse(
+    agent: PackAgent,
+    agent_name: str,
+    factory: AgentCall,
+    ctx: Any,
+    script: Sequence[str],
+    rec: Recorder,
+    svc: Service,
+) -> list[Turn]:
+    """The conversation of one trial, the loop every domain's runner shares: each message of
+    the customer `script` in turn, then the agent's reply (`agent_reply`: crash and resume),
+    each turn one instant of the service's logical clock. It stops after the customer's message
+    the harness failed to answer (the failure is an event in `rec`, never dropped)."""
+    turns: list[Turn] = []
+
+    def turn(role: str, text: str) -> None:
+        seq = advance(svc)
+        tid = f"turn_{len(turns) + 1:02d}"
+        turns.append(Turn(turn_id=tid, seq=seq, at=svc.at(seq), role=role, text=text))
+
+    for message in script:
+        turn("customer", message)
+        reply = agent_reply(agent, agent_name, factory, ctx, message, rec, svc)
+        if reply is None:
+            break
+        turn("agent", reply)
+    return turns
+
+
+def operation_ids(rec: Recorder, tools: Collection[str] | None = None) -> list[str]:
+    """The operation ids of a trial's calls (of `tools` only, when given), sorted: each call's
+    `operation_id` argument, but for a call refused as an invalid argument (never an
+    operation: refused before any write)."""
+    return sorted(
+        {
+            str(c.arguments["operation_id"])
+            for c in rec.calls
+            if (tools is None or c.tool in tools)
+            and c.arguments.get("operation_id")
+            and c.error != "invalid_argument"
+        }
     )
 
 

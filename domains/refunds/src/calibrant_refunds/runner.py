@@ -1,5 +1,5 @@
 """The refund shop's trial runner: a clean ledger from the case's fixture, the customer script
-one message at a time, crash and resume (the core's `agent_reply`), the evaluator's ledger
+one message at a time with crash and resume (the core's `converse`), the evaluator's ledger
 snapshots, one Transcript per trial."""
 
 from __future__ import annotations
@@ -10,18 +10,19 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from calibrant.contracts import CaseContract, Transcript, Turn
+from calibrant.contracts import CaseContract, Transcript
 from calibrant.harness.checkpoint import CheckpointStore
 from calibrant.harness.runner import (
     HARNESS_VERSION,
-    agent_reply,
+    converse,
+    operation_ids,
     transcript_filename,
     trial_metrics,
     trial_provenance,
 )
 
 from .agents import Agent, AgentContext, make_agent
-from .ledger import PRINCIPALS, Caller, advance, at, create_trial_service, notification_sink
+from .ledger import PRINCIPALS, Caller, create_trial_service, notification_sink
 from .ledger import snapshot as take_snapshot
 from .toolbox import Recorder, ToolBox
 from .toolspec import TOOL_SCHEMA_VERSION
@@ -74,20 +75,8 @@ def run_trial(
         trial_id=transcript_id,
     )
     agent = agent_factory(agent_name)
-    turns: list[Turn] = []
-
-    def turn(role: str, text: str) -> None:
-        seq = advance(svc)
-        turns.append(
-            Turn(turn_id=f"turn_{len(turns) + 1:02d}", seq=seq, at=at(seq), role=role, text=text)
-        )
-
-    for message in case.customer_script or _default_script(case):
-        turn("customer", message)
-        reply = agent_reply(agent, agent_name, agent_factory, ctx, message, rec, svc)
-        if reply is None:
-            break
-        turn("agent", reply)
+    script = case.customer_script or _default_script(case)
+    turns = converse(agent, agent_name, agent_factory, ctx, script, rec, svc)
     after = take_snapshot(svc)
     svc.engine.dispose()
     ctx.checkpoints.close()
@@ -99,15 +88,7 @@ def run_trial(
         tags=list(case.tags),
         acting_tenant=tenant,
         agent_principal=agent_id,
-        operation_ids=sorted(
-            {
-                str(c.arguments["operation_id"])
-                for c in rec.calls
-                if c.tool == "create_refund"
-                and c.arguments.get("operation_id")
-                and c.error != "invalid_argument"  # never an operation: refused before any write
-            }
-        ),
+        operation_ids=operation_ids(rec, ("create_refund",)),
         provenance=trial_provenance(
             agent,
             agent_name,

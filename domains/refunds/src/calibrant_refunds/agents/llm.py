@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from calibrant.contracts import Sampling, content_hash
+
 from ..toolspec import TOOL_SPECS
 from .base import AgentContext
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from calibrant.contracts import Sampling
 from calibrant.contracts.common import money
+
 from .base import AgentContext
 from .wording import STYLES, say
 

@@ -31,6 +31,7 @@ from calibrant.engine import (
     revoke,
 )
 from calibrant.engine import notification_sink as engine_notification_sink
+
 from .dataset import PRINCIPALS, base_rows, fixture_rows
 from .service import RefundService
 from .tables import (

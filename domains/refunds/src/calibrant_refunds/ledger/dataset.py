@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from calibrant.contracts import Fixture
+
 from .tables import (
     CustomerRow,
     Meta,

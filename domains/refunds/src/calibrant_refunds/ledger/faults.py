@@ -14,6 +14,7 @@ from calibrant.engine import (
     break_tenant_guard,
     revoke_scope,
 )
+
 from .admin import change_order
 from .dataset import PRINCIPALS
 from .service import RefundService

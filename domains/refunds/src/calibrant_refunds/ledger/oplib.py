@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from calibrant.contracts import CommittedWrite, RecordRef
 from calibrant.engine import Fail, ok, owned
+
 from .service import Caller, RefundService
 from .tables import (
     OrderRow,

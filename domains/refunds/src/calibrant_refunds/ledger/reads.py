@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from calibrant.contracts import RecordRef
+
 from .oplib import Fail, get_order, ok, order_ref
 from .service import Caller, Handled, RefundService
 from .tables import (

@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from calibrant.engine import Caller, Denied, Handled, Service
 from calibrant.engine import open_engine as _open_engine
+
 from .dataset import BASE_TIME
 from .tables import LEDGER_TABLES, OrderRow
 

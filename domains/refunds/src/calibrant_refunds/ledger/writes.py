@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from calibrant.contracts import CommittedWrite, RecordRef
 from calibrant.engine import check_version, prior_effect, send
+
 from .oplib import Fail, get_order, get_ticket, ok, positive_amount, record_created
 from .reads import refund_view
 from .service import Caller, Handled, RefundService
