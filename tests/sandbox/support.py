@@ -22,7 +22,8 @@ _STORE = Path(tempfile.mkdtemp(prefix="calibrant-sandbox-")) / "store.db"
 ENV = {
     **os.environ,
     "COLUMNS": "200",
-    "PYTHONPATH": str(ROOT / "src"),
+    # this checkout's calibrant and refund pack (installed editable from here in CI)
+    "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "domains" / "refunds" / "src")]),
     "CALIBRANT_DATABASE_URL": f"sqlite:///{_STORE}",
 }
 
