@@ -60,9 +60,11 @@ except ModuleNotFoundError:  # running from a checkout without an installed pack
 from calibrant import __version__
 from calibrant.contracts import SafetyVerdict, Transcript, content_hash
 from calibrant.files import load_case, load_transcript
-from calibrant.harness import BEHAVIOURS, STYLES, run_trial, transcript_filename
+from calibrant.harness import transcript_filename
 from calibrant.reports.safety import safety_json
 from calibrant.safety import Evidence, check_transcript, registered
+from calibrant_refunds.agents import BEHAVIOURS, STYLES
+from calibrant_refunds.runner import run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"

@@ -64,8 +64,8 @@ def per_call(calls: int) -> dict[str, list[float]]:
     from mcp.client.streamable_http import streamable_http_client
 
     from calibrant.files import load_case
-    from calibrant.harness import run_trial
     from calibrant.sandbox import Channel, ExternalAgent, Stopped, dispatch
+    from calibrant_refunds.runner import run_trial
 
     times: dict[str, list[float]] = {"in process": [], "HTTP API": [], "MCP": []}
     # in process: the runner in a thread, the agent's calls straight into the channel
@@ -132,7 +132,7 @@ def whole_trials(k: int) -> dict[str, list[float]]:
     )
     srv, url = _sandbox(tmp / "mcp", k)
     subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{url}/mcp"]
+        [sys.executable, "-m", "calibrant_refunds.sandbox_client", "--url", f"{url}/mcp"]
         + ["--checkpoints", str(tmp / "agent.sqlite")],
         env=ENV,
         check=True,

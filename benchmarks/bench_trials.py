@@ -63,13 +63,14 @@ from sqlmodel import SQLModel
 
 import calibrant.harness.checkpoint as checkpoint_mod
 import calibrant.harness.runner as runner_mod
-import calibrant.harness.toolbox as toolbox_mod
 import calibrant.harness.trials as trials_mod
-import calibrant.ledger.admin as admin_mod
-import calibrant.ledger.service as service_mod
+import calibrant_refunds.ledger.admin as admin_mod
+import calibrant_refunds.ledger.service as service_mod
+import calibrant_refunds.toolbox as toolbox_mod
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.files import load_case
-from calibrant.harness import run_trial, run_trials
+from calibrant.harness import run_trials
+from calibrant_refunds.runner import run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"

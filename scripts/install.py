@@ -14,7 +14,8 @@ What it does, in order:
    build machine's own CPU (`-DGGML_NATIVE=ON`, `-march=native`) crashes on a CPU without its
    instructions, so such flags are refused, and pip's own wheel cache (which does not know the
    flags a wheel was built with) is never used for it;
-3. `pip install -e '.[EXTRAS]'` with that wheel, and pip may not build llama-cpp-python itself;
+3. `pip install -e '.[EXTRAS]' -e domains/refunds` (calibrant and the refund shop's pack) with
+   that wheel, and pip may not build llama-cpp-python itself;
    a virtualenv holding another build of the same version (an earlier native build) gets the
    wheelhouse's build instead.
 
@@ -46,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "llama-cpp-python"
 PORTABLE_FLAGS = "-DGGML_NATIVE=OFF"
+PACKS = "domains/refunds"  # installed with calibrant, editable: the refund shop's domain pack
 LIBRARY = "llama_cpp/lib/libllama.so"  # the compiled part: what tells two builds apart
 NATIVE = re.compile(r"GGML_NATIVE=(ON|1|TRUE|YES)\b|-march=native|-mtune=native|-mcpu=native", re.I)
 
@@ -251,9 +253,12 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(
                     [*pip, "install", "--force-reinstall", "--no-deps", str(wheel)], check=True
                 )
-        say(f"installing calibrant{'[' + ','.join(extras) + ']' if extras else ''} into {venv}")
+        say(
+            f"installing calibrant{'[' + ','.join(extras) + ']' if extras else ''} and the refund "
+            f"shop's pack ({PACKS}) into {venv}"
+        )
         target = f".[{','.join(extras)}]" if extras else "."
-        subprocess.run([*install, "-e", target], check=True, cwd=ROOT)
+        subprocess.run([*install, "-e", target, "-e", PACKS], check=True, cwd=ROOT)
     except Refused as exc:
         print(f"calibrant: {exc}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from sqlalchemy.pool import Pool
 
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.files import load_case
-from calibrant.harness import run_trial
+from calibrant_refunds.runner import run_trial
 from tests.support.cli import Result, cli_environment, run_in_child, run_in_process
 from tests.support.domains import on_path, refunds_fallback
 

@@ -151,7 +151,7 @@ def _environment(tmp: Path) -> dict[str, str]:
     env.pop("PYTEST_CURRENT_TEST", None)
     venv_bin = str(Path(sys.executable).parent)
     env["PATH"] = venv_bin + os.pathsep + env.get("PATH", "")
-    env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "domains/refunds/src")])
     if (packs := refunds_fallback()) is not None:  # an install older than the refunds entry point
         env["PYTHONPATH"] += os.pathsep + str(packs)
     env["CALIBRANT_EMBEDDED_CACHE"] = "off"

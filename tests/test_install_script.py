@@ -101,7 +101,7 @@ def test_the_first_install_builds_portably_and_the_next_reuses_the_wheel(machine
     record = json.loads((slot / "build.json").read_text())
     assert record["version"] == VERSION and record["cmake_args"] == "-DGGML_NATIVE=OFF"
     installs = [a for _, a in _calls(machine) if a.startswith("-m pip install")]
-    assert installs[-1].endswith("-e .[local,dev]")
+    assert installs[-1].endswith("-e .[local,dev] -e domains/refunds")  # and the refund pack
     assert f"--find-links {slot}" in installs[-1]
     assert "--only-binary llama-cpp-python" in installs[-1]  # pip may not build it itself
 
@@ -109,7 +109,8 @@ def test_the_first_install_builds_portably_and_the_next_reuses_the_wheel(machine
     assert _run(machine, "local") == 0
     again = _calls(machine)[before:]
     assert not any(" wheel " in f" {a} " for _, a in again)  # reused, not built
-    assert again[-1][1].endswith("-e .[local]") and f"--find-links {slot}" in again[-1][1]
+    assert again[-1][1].endswith("-e .[local] -e domains/refunds")
+    assert f"--find-links {slot}" in again[-1][1]
 
 
 def test_a_wheel_whose_bytes_changed_is_built_again(machine: Path) -> None:
@@ -169,7 +170,7 @@ def test_a_virtualenv_holding_another_build_gets_the_wheelhouse_one(machine: Pat
 def test_without_the_local_extra_nothing_is_built(machine: Path) -> None:
     assert _run(machine, "dev") == 0
     assert not (machine / "wheelhouse").exists()
-    assert [a for _, a in _calls(machine)] == ["-m pip install -e .[dev]"]
+    assert [a for _, a in _calls(machine)] == ["-m pip install -e .[dev] -e domains/refunds"]
 
 
 def test_the_version_is_the_one_pyproject_pins(tmp_path: Path) -> None:

@@ -17,7 +17,9 @@ from tests.conftest import ROOT
 
 PYPROJECT = ROOT / "pyproject.toml"
 SOURCE = ROOT / "src" / "calibrant"
-PACKS = ("calibrant_refunds",)  # the domain packs shipped beside the core
+PACKS = {"calibrant_refunds": ROOT / "domains" / "refunds" / "src"}
+"""The domain packs shipped beside the core (each import-linter's root package), by the folder
+that holds each."""
 CONTRACTS = {
     c["id"]: c["name"]
     for c in tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
@@ -26,13 +28,16 @@ pytestmark = pytest.mark.lint  # the lint tier (pytest -m lint)
 _LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
 
 
-def lint(contract: str, src: Path) -> subprocess.CompletedProcess[str]:
-    """`lint-imports` for one contract, over the packages `calibrant` and its shipped packs
-    found in `src`."""
+def lint(
+    contract: str, src: Path, packs: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` for one contract, over the package `calibrant` found in `src` and its
+    shipped packs found in `packs` (their own folders when None)."""
+    path = [str(src), *([str(packs)] if packs else map(str, PACKS.values()))]
     return subprocess.run(
         [sys.executable, "-c", _LINT, "--no-cache", "--no-logo", "--contract", contract],
         cwd=ROOT,  # the contracts come from ./pyproject.toml
-        env={**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path), "COLUMNS": "200"},
         capture_output=True,
         text=True,
         timeout=120,
@@ -131,15 +136,15 @@ def test_a_broken_contract_is_named_with_the_import_that_breaks_it(
 ) -> None:
     copy = tmp_path / "calibrant"
     shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for pack in PACKS:
+    for pack, folder in PACKS.items():
         shutil.copytree(
-            SOURCE.parent / pack, tmp_path / pack, ignore=shutil.ignore_patterns("__pycache__")
+            folder / pack, tmp_path / pack, ignore=shutil.ignore_patterns("__pycache__")
         )
     target = copy / path
     target.parent.mkdir(parents=True, exist_ok=True)
     old = target.read_text() if target.exists() else ""
     target.write_text(old + "\n" + line + "\n")
-    r = lint(contract, tmp_path)
+    r = lint(contract, tmp_path, tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"{CONTRACTS[contract]} BROKEN" in r.stdout
     assert named in r.stdout

@@ -12,7 +12,7 @@ import pytest
 from calibrant import domains
 from calibrant.contracts import FAULT_POINTS, Order
 from calibrant.domains import DomainPack, DomainPackError, RecordSpec, UnknownDomain
-from calibrant.harness.agents.scripted import BEHAVIOURS
+from calibrant_refunds.agents.scripted import BEHAVIOURS
 from tests.conftest import ROOT
 from tests.domains.packs import TOURS, write_pack
 from tests.support.cli import Result

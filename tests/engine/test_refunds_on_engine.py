@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from calibrant.contracts import FAULT_POINTS
 from calibrant.domains import get
-from calibrant.harness.toolspec import TOOL_SPECS
-from calibrant.ledger.faults import REFUND_FAULT_POINTS
-from calibrant.ledger.tools import REFUND_TOOLS
+from calibrant_refunds.ledger.faults import REFUND_FAULT_POINTS
+from calibrant_refunds.ledger.tools import REFUND_TOOLS
+from calibrant_refunds.toolspec import TOOL_SPECS
 
 
 def test_every_fault_point_of_the_case_contract_is_declared_once() -> None:

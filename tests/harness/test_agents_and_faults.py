@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from calibrant.contracts import Transcript
-from calibrant.harness import BEHAVIOURS
 from calibrant.safety import check_transcript
+from calibrant_refunds.agents import BEHAVIOURS
 from tests.conftest import CASES
 
 CASE_IDS = sorted(p.stem for p in CASES.glob("*.yaml"))

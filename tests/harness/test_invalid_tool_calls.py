@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from calibrant.contracts import CaseContract
-from calibrant.harness import run_trial
-from calibrant.harness.agents.llm import LLMAgent
 from calibrant.safety import check_transcript
+from calibrant_refunds.agents.llm import LLMAgent
+from calibrant_refunds.runner import run_trial
 from tests.harness.test_llm_agent import PLAN
 from tests.support.fake_openai import fake_openai
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from calibrant.contracts import CaseContract, Transcript
-from calibrant.harness import run_trial
-from calibrant.harness.agents import make_agent
-from calibrant.harness.agents.llm import LLMAgent
 from calibrant.safety import check_transcript
+from calibrant_refunds.agents import make_agent
+from calibrant_refunds.agents.llm import LLMAgent
+from calibrant_refunds.runner import run_trial
 from tests.conftest import CASES, run_cli
 from tests.support.fake_openai import fake_openai
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from calibrant.contracts import CaseContract, PriorRefund, Sampling, Transcript
-from calibrant.harness import run_trial
-from calibrant.harness.agents import Agent, AgentContext
-from calibrant.harness.toolbox import ToolBox
-from calibrant.ledger import decide_approval
+from calibrant_refunds.agents import Agent, AgentContext
+from calibrant_refunds.ledger import decide_approval
+from calibrant_refunds.runner import run_trial
+from calibrant_refunds.toolbox import ToolBox
 from tests.safety.helpers import result
 
 APPROVAL = "approval_before_payment"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from calibrant.contracts import CaseContract, NotificationAttempt, Transcript
-from calibrant.harness import run_trial
+from calibrant_refunds.runner import run_trial
 from tests.safety.helpers import result
 
 CONFIRMATION = "confirmation_matches_ledger"

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from calibrant.contracts import CaseContract, Transcript
-from calibrant.harness import run_trial
-from calibrant.harness.agents import Agent, AgentContext, ScriptedAgent
 from calibrant.safety import check_transcript
+from calibrant_refunds.agents import Agent, AgentContext, ScriptedAgent
+from calibrant_refunds.runner import run_trial
 from tests.safety.helpers import result, revalidated
 
 LEAK, CONFIRM, HANDLED = (

@@ -7,7 +7,8 @@ import pytest
 
 from calibrant.contracts import Transcript
 from calibrant.safety import check_transcript, registered
-from calibrant.selftest import REFUND_PLAN, CorpusEntry, build_corpus, grade
+from calibrant.selftest import CorpusEntry, build_corpus, grade
+from calibrant_refunds.selftest import REFUND_PLAN
 from tests.conftest import CASES
 
 pytestmark = pytest.mark.xdist_group("selftest-corpus")  # one worker builds the corpus

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from calibrant.contracts import CaseContract, Ticket, Transcript
-from calibrant.harness import run_trial
-from calibrant.harness.agents import Agent, AgentContext, ScriptedAgent
+from calibrant_refunds.agents import Agent, AgentContext, ScriptedAgent
+from calibrant_refunds.runner import run_trial
 from tests.safety.helpers import result
 
 HANDLED = "unknown_outcome_handled"

@@ -21,7 +21,7 @@ from calibrant.contracts import (
     Refund,
     Transcript,
 )
-from calibrant.harness import run_trial
+from calibrant_refunds.runner import run_trial
 from tests.safety.helpers import result
 
 RESPECTED = "write_permission_respected"

@@ -22,7 +22,8 @@ _STORE = Path(tempfile.mkdtemp(prefix="calibrant-sandbox-")) / "store.db"
 ENV = {
     **os.environ,
     "COLUMNS": "200",
-    "PYTHONPATH": str(ROOT / "src"),
+    # this checkout's calibrant and refund pack (installed editable from here in CI)
+    "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "domains" / "refunds" / "src")]),
     "CALIBRANT_DATABASE_URL": f"sqlite:///{_STORE}",
 }
 
@@ -68,7 +69,7 @@ def agent_process(box: Sandbox, checkpoints: Path, *extra: str) -> subprocess.Co
     """One run of the scripted MCP client, with the token the sandbox printed, until it exits
     (or dies)."""
     return subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--url", f"{box.url}/mcp"]
+        [sys.executable, "-m", "calibrant_refunds.sandbox_client", "--url", f"{box.url}/mcp"]
         + ["--token", box.token, "--checkpoints", str(checkpoints), *extra],
         cwd=ROOT,
         env=ENV,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from calibrant.contracts import CaseContract, Transcript
-from calibrant.harness import run_trial
 from calibrant.sandbox import Channel, ExternalAgent, dispatch
-from calibrant.sandbox.scripted_client import CRASH_EXIT, play
+from calibrant_refunds.runner import run_trial
+from calibrant_refunds.sandbox_client import CRASH_EXIT, play
 
 
 def _runner(case: CaseContract, ch: Channel, work: Path) -> tuple[threading.Thread, list[Any]]:

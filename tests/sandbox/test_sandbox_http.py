@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from calibrant.files import load_transcript
-from calibrant.harness.toolspec import TOOL_SPECS
+from calibrant_refunds.toolspec import TOOL_SPECS
 from tests.conftest import CASES, ROOT, run_cli
 from tests.sandbox.support import ENV, sandbox, supervise
 
@@ -141,7 +141,7 @@ def test_mcp_over_stdio_with_a_crash_fault(tmp_path: Path) -> None:
     out = tmp_path / "out"
     server = [sys.executable, "-m", "calibrant", "sandbox", str(CRASH), "--out", str(out)]
     done = subprocess.run(
-        [sys.executable, "-m", "calibrant.sandbox.scripted_client", "--on-crash", "restart"]
+        [sys.executable, "-m", "calibrant_refunds.sandbox_client", "--on-crash", "restart"]
         + ["--checkpoints", str(tmp_path / "agent.sqlite"), "--stdio", *server]
         + ["--transport", "stdio", "-k", "2"],
         cwd=ROOT,

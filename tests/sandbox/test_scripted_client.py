@@ -1,4 +1,4 @@
-"""Issue 30 item 8: the reference MCP client (`python -m calibrant.sandbox.scripted_client`)
+"""Issue 30 item 8: the reference MCP client (`python -m calibrant_refunds.sandbox_client`)
 started without the sandbox's token used to die in a traceback (`Illegal header value b'Bearer
 '`); it now says in one line which variable to set, before connecting to anything."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from calibrant.sandbox.scripted_client import main
+from calibrant_refunds.sandbox_client import main
 
 
 def _closed_url() -> str:

@@ -22,12 +22,12 @@ from pathlib import Path
 
 from calibrant.contracts import Transcript
 from calibrant.files import expand_paths, load_case
-from calibrant.harness import run_trial
-from calibrant.harness.agents import BEHAVIOURS, STYLES
 from calibrant.importers.model import ImportOptions
 from calibrant.importers.run import import_traces
 from calibrant.safety import check_transcript
 from calibrant.selftest import build_corpus
+from calibrant_refunds.agents import BEHAVIOURS, STYLES
+from calibrant_refunds.runner import run_trial
 
 __all__ = ["OUTCOMES", "transcripts", "outcomes"]
 

@@ -53,10 +53,10 @@ def on_path(folder: Path) -> None:
 
 @cache
 def refunds_fallback() -> Path | None:
-    """The refund shop's entry point is declared in pyproject.toml; an environment installed
-    before it was declared (an older editable install) lacks it. Then: a folder holding a
-    distribution that declares only `refunds = calibrant_refunds:pack`; None when the installed
-    metadata already has it (CI installs fresh: this is a no-op there)."""
+    """The refund shop's entry point is declared in domains/refunds/pyproject.toml; an
+    environment installed before it was (an older editable install) lacks it. Then: a folder
+    holding a distribution that declares only `refunds = calibrant_refunds:pack`; None when the
+    installed metadata already has it (CI installs fresh: this is a no-op there)."""
     if any(ep.name == "refunds" for ep in entry_points(group=ENTRY_POINT_GROUP)):
         return None
     folder = Path(tempfile.mkdtemp(prefix="calibrant-refunds-ep-"))

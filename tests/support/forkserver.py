@@ -191,7 +191,8 @@ class ForkServer:
         base = {**os.environ, **(env or {})}
         extra = (env or {}).get("PYTHONPATH")  # e.g. a pack installed with pip --target
         base["PYTHONPATH"] = os.pathsep.join(
-            [str(ROOT), str(ROOT / "src"), *([extra] if extra else [])]
+            [str(ROOT), str(ROOT / "src"), str(ROOT / "domains" / "refunds" / "src")]
+            + ([extra] if extra else [])
         )
         path = self.socket
         self.process = subprocess.Popen(

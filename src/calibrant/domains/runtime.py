@@ -5,9 +5,9 @@ agent is served, and its own invariants.
 A pack hands calibrant a `PackRuntime` through `DomainPack.runtime` (a callable taking no
 argument, called the first time a run needs it, so listing packs imports no service code).
 The core drives every domain through this protocol: `calibrant trials`, `sandbox`, `check` and
-`selftest` dispatch on a case's or a transcript's domain and never name a pack. The refund
-shop's runtime is the core's own harness; another pack brings its own, usually built on
-`calibrant.engine`.
+`selftest` dispatch on a case's or a transcript's domain and never name a pack. Each pack
+brings its own runtime, usually built on `calibrant.engine` and the shared parts of
+`calibrant.harness` (`runner.agent_reply`, `trial_provenance`, `trial_metrics`).
 
 The types below are structural (`typing.Protocol`): a pack implements them with plain classes.
 They name the core's contracts only; what the harness and the safety checker pass in is
@@ -28,7 +28,7 @@ __all__ = ["PackAgent", "AgentCall", "PackInvariant", "PackRuntime", "SelftestEn
 @runtime_checkable
 class PackAgent(Protocol):
     """An agent of a pack's domain: answers one message of the person it serves at a time,
-    calling the pack's tools in between through `ctx.tools`. The refund shop's agents and
+    calling the pack's tools in between through `ctx.tools`. Every pack's agents and
     calibrant's external agent (`calibrant.sandbox.ExternalAgent`) have this shape, so a pack's
     trials can be driven by an agent in another process.
 
@@ -135,6 +135,17 @@ class PackRuntime(Protocol):
         """The agent's business tools, OpenAI function-calling shape (`{"type": "function",
         "function": {"name", "description", "parameters"}}`): what `calibrant sandbox` serves
         an external agent over MCP and HTTP."""
+        ...
+
+    def tool_schema_version(self) -> str | None:
+        """The version of `tool_specs()` an external agent's transcripts name (their provenance's
+        `tool_schema_version`). None: calibrant names it by a hash of the schemas
+        (`{domain}-tools-{hash}`)."""
+        ...
+
+    def service_name(self) -> str | None:
+        """What `calibrant sandbox` calls the service in its instructions and OpenAPI title
+        ("calibrant's controlled {service_name}"). None: "service ({the pack's title})"."""
         ...
 
     def invariants(self) -> Sequence[PackInvariant]:

@@ -13,7 +13,7 @@
 - tool declarations: name, JSON schema of arguments, scopes, whether it writes, its operation-id
   argument (tools).
 
-The engine names no domain: the refund shop's service (calibrant.ledger) is built on it."""
+The engine names no domain: every pack's controlled service is built on it."""
 
 from .faults import (
     Fault,

@@ -30,7 +30,11 @@ from ..errors import ConfigError
 from ..files import load_transcript, write_atomic
 from ..paths import check_output_path
 from .runner import HARNESS_VERSION, transcript_filename
-from .toolspec import TOOL_SCHEMA_VERSION
+
+PLAN_TOOL_SCHEMA_VERSION = "tools_v2"
+"""The `tool_schema_version` every run folder's marker has held (the first pack's tool schema):
+kept, so a run interrupted before an upgrade still resumes; a tool change that matters shows in
+each case's hash and in the transcripts' provenance."""
 
 __all__ = ["MARKER", "SCRATCH", "RunPlan", "check_out_folder", "open_run_folder", "RunFolder"]
 
@@ -92,7 +96,7 @@ class RunPlan:
             "seed": self.seed,
             "api_base": self.api_base,
             "harness_version": HARNESS_VERSION,
-            "tool_schema_version": TOOL_SCHEMA_VERSION,
+            "tool_schema_version": PLAN_TOOL_SCHEMA_VERSION,
             "cases": [{"case": c, "hash": h} for c, h in self.cases],
         }
 

@@ -1,41 +1,30 @@
-"""The trial runner: clean fixtures, the same customer script and fault schedule every trial,
-crash and resume, evaluator snapshots, one Transcript per trial."""
+"""What every domain's trial runner shares: the harness version, transcript file names, the
+conversation loop (`converse`: the customer script, the agent's replies with crash and resume,
+at most MAX_RESUMES), the operation ids, a trial's provenance and metrics. A pack's runtime
+runs its trials with them (`calibrant.domains.PackRuntime.run_trial`): it supplies the service,
+the agent's context and the snapshots."""
 
 from __future__ import annotations
 
-import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..contracts import (
-    CaseContract,
-    Metrics,
-    Provenance,
-    Sampling,
-    Transcript,
-    Turn,
-    content_hash,
-)
+from ..contracts import CaseContract, Metrics, Provenance, Sampling, Turn, content_hash
 from ..domains import AgentCall, PackAgent
-from ..engine import Service
-from ..ledger import PRINCIPALS, Caller, advance, at, create_trial_service, notification_sink
-from ..ledger import snapshot as take_snapshot
-from .agents import Agent, AgentContext, Usage, make_agent
-from .checkpoint import CheckpointStore
-from .toolbox import AgentCrash, Recorder, ToolBox
-from .toolspec import TOOL_SCHEMA_VERSION
+from ..engine import AgentCrash, Recorder, Service, advance
+from .agents import Usage
 
 __all__ = [
     "HARNESS_VERSION",
-    "run_trial",
     "transcript_filename",
     "MAX_RESUMES",
     "agent_reply",
+    "converse",
+    "operation_ids",
     "trial_metrics",
     "trial_provenance",
 ]
@@ -47,106 +36,6 @@ MAX_RESUMES = 3
 def transcript_filename(transcript_id: str) -> str:
     """A file name for a transcript id (':' and '/' are not safe in file names)."""
     return re.sub(r"[^A-Za-z0-9_.@+-]", "-", transcript_id) + ".json"
-
-
-def _default_script(case: CaseContract) -> list[str]:
-    return [f"Hi, my order {case.refunds_fixture.order} arrived damaged. Can I get a refund?"]
-
-
-def run_trial(
-    case: CaseContract,
-    agent_name: str,
-    *,
-    trial: int,
-    seed: int,
-    workdir: Path,
-    agent_factory: Callable[[str], Agent] = make_agent,
-) -> Transcript:
-    """Run one trial of `agent_name` on `case` from a fresh SQLite file in `workdir`."""
-    started, t0 = datetime.now(UTC), time.perf_counter()
-    transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
-    tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
-    workdir.mkdir(parents=True, exist_ok=True)
-    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.refunds_fixture)
-    ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
-    ckpt_path.unlink(missing_ok=True)
-    before = take_snapshot(svc)
-    tenant = case.refunds_fixture.tenant
-    agent_id = PRINCIPALS.agent[tenant]
-    snap = before.tenant(tenant)
-    assert snap is not None
-    order = next(o for o in snap.orders if o.order_id == case.refunds_fixture.order)
-    customer = next(c for c in snap.customers if c.customer_id == order.customer_id)
-    ticket = next(t for t in snap.tickets if t.order_id == case.refunds_fixture.order)
-    rec = Recorder()
-    tools = ToolBox(svc, Caller(agent_id, tenant), case.faults, rec, order_id=order.order_id)
-    ctx = AgentContext(
-        tools=tools,
-        tenant_id=tenant,
-        ticket_id=ticket.ticket_id,
-        order_id=order.order_id,
-        customer_id=customer.customer_id,
-        customer_name=customer.name,
-        customer_email=customer.email,
-        checkpoints=CheckpointStore(ckpt_path),
-        rng=random.Random(f"{seed}:{case.case}:{trial}"),
-        escalation_person=PRINCIPALS.staff[tenant],
-        trial_id=transcript_id,
-    )
-    agent = agent_factory(agent_name)
-    turns: list[Turn] = []
-
-    def turn(role: str, text: str) -> None:
-        seq = advance(svc)
-        turns.append(
-            Turn(turn_id=f"turn_{len(turns) + 1:02d}", seq=seq, at=at(seq), role=role, text=text)
-        )
-
-    for message in case.customer_script or _default_script(case):
-        turn("customer", message)
-        reply = agent_reply(agent, agent_name, agent_factory, ctx, message, rec, svc)
-        if reply is None:
-            break
-        turn("agent", reply)
-    after = take_snapshot(svc)
-    svc.engine.dispose()
-    ctx.checkpoints.close()
-    return Transcript(
-        domain=case.domain,  # a trial is of its case's domain
-        transcript_id=transcript_id,
-        case_id=case.case,
-        trial=trial,
-        tags=list(case.tags),
-        acting_tenant=tenant,
-        agent_principal=agent_id,
-        operation_ids=sorted(
-            {
-                str(c.arguments["operation_id"])
-                for c in rec.calls
-                if c.tool == "create_refund"
-                and c.arguments.get("operation_id")
-                and c.error != "invalid_argument"  # never an operation: refused before any write
-            }
-        ),
-        provenance=trial_provenance(
-            agent,
-            agent_name,
-            case,
-            seed=seed,
-            started=started,
-            policy_version=case.refunds_fixture.policy_version,
-            tool_schema_version=TOOL_SCHEMA_VERSION,
-            harness_version=HARNESS_VERSION,
-        ),
-        case=case,
-        conversation=turns,
-        tool_calls=rec.calls,
-        notifications=notification_sink(svc),
-        events=rec.events,
-        ledger_before=before,
-        ledger_after=after,
-        metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
-    )
 
 
 def trial_provenance(
@@ -193,6 +82,50 @@ def trial_metrics(t0: float, tool_calls: int, usage: Usage) -> Metrics:
         cached_tokens=usage.cached_tokens,
         # no model call costs nothing; a model call with an unknown price stays unknown
         cost_usd=usage.cost_usd if usage.model_calls else 0.0,
+    )
+
+
+def converse(
+    agent: PackAgent,
+    agent_name: str,
+    factory: AgentCall,
+    ctx: Any,
+    script: Sequence[str],
+    rec: Recorder,
+    svc: Service,
+) -> list[Turn]:
+    """The conversation of one trial, the loop every domain's runner shares: each message of
+    the customer `script` in turn, then the agent's reply (`agent_reply`: crash and resume),
+    each turn one instant of the service's logical clock. It stops after the customer's message
+    the harness failed to answer (the failure is an event in `rec`, never dropped)."""
+    turns: list[Turn] = []
+
+    def turn(role: str, text: str) -> None:
+        seq = advance(svc)
+        tid = f"turn_{len(turns) + 1:02d}"
+        turns.append(Turn(turn_id=tid, seq=seq, at=svc.at(seq), role=role, text=text))
+
+    for message in script:
+        turn("customer", message)
+        reply = agent_reply(agent, agent_name, factory, ctx, message, rec, svc)
+        if reply is None:
+            break
+        turn("agent", reply)
+    return turns
+
+
+def operation_ids(rec: Recorder, tools: Collection[str] | None = None) -> list[str]:
+    """The operation ids of a trial's calls (of `tools` only, when given), sorted: each call's
+    `operation_id` argument, but for a call refused as an invalid argument (never an
+    operation: refused before any write)."""
+    return sorted(
+        {
+            str(c.arguments["operation_id"])
+            for c in rec.calls
+            if (tools is None or c.tool in tools)
+            and c.arguments.get("operation_id")
+            and c.error != "invalid_argument"
+        }
     )
 
 

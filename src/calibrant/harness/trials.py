@@ -50,7 +50,7 @@ def run_trials(
     `calibrant.sandbox`).
 
     The cases are of one domain (the callers refuse a mix); its pack's runtime runs each trial
-    (`calibrant.domains.PackRuntime`): the refund shop's is calibrant's own harness."""
+    (`calibrant.domains.PackRuntime`)."""
     runtime = domain_runtime(cases[0].domain if cases else LEGACY_DOMAIN)
 
     def factory(name: str) -> PackAgent:

@@ -1,8 +1,8 @@
 """The controlled service as a server for an agent in another process (MCP and HTTP), driven
 by the same trial runner as in-process agents. Importing this package starts nothing and does
 not import the MCP SDK; `serve_trials` does, when called. Exports load on first use (see
-calibrant.lazy): the scripted client (`calibrant.sandbox.scripted_client`) is an agent in
-another process, and does not import the service it talks to."""
+calibrant.lazy): an agent in another process (a pack's scripted client) imports the guard,
+not the service it talks to."""
 
 from __future__ import annotations
 

@@ -43,28 +43,28 @@ EXTERNAL_VERSION = "external"
 @dataclass(frozen=True)
 class ServedTools:
     """The business tools a domain's external agent is served (OpenAI function shape), their
-    schema version, and the domain's title (what the server's instructions call the service)."""
+    schema version, and the domain's title and service name (what the server's instructions
+    call the service)."""
 
     domain: str
     title: str
     specs: tuple[dict[str, Any], ...]
     schema_version: str
+    service_name: str | None = None
+    """What the sandbox calls the service (`PackRuntime.service_name`); None: by its title."""
 
     @classmethod
     def of(cls, domain: str) -> ServedTools:
-        """The tools of `domain`'s pack (its runtime's `tool_specs()`). The refund shop's carry
-        the versioned schema of `harness.toolspec`; another pack's, a hash of its schemas."""
+        """The tools of `domain`'s pack (its runtime's `tool_specs()`), named by the version
+        its runtime gives (`tool_schema_version()`) or else by a hash of the schemas."""
         from ..contracts import content_hash
         from ..domains import get, runtime
-        from ..harness.toolspec import TOOL_SCHEMA_VERSION
 
-        specs = tuple(runtime(domain).tool_specs())
-        version = (
-            TOOL_SCHEMA_VERSION
-            if domain == LEGACY_DOMAIN
-            else f"{domain}-tools-{content_hash(list(specs))[:12]}"
-        )
-        return cls(domain, get(domain).pack.title, specs, version)
+        rt = runtime(domain)
+        specs = tuple(rt.tool_specs())
+        version = rt.tool_schema_version() or f"{domain}-tools-{content_hash(list(specs))[:12]}"
+        pack = get(domain).pack
+        return cls(domain, pack.title, specs, version, rt.service_name())
 
     def names(self) -> list[str]:
         return [t["function"]["name"] for t in self.specs]

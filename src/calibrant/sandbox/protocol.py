@@ -1,7 +1,7 @@
 """What an external agent can call, and the one dispatcher both transports (MCP, HTTP) share.
 
 The business tools are the in-process agents' tools of the trial's domain, with the same JSON
-schemas (the refund shop's nine from `harness.toolspec`, another pack's from its runtime). Two
+schemas (from the domain's pack: its runtime's `tool_specs()`). Two
 conversation tools carry the customer's side: `trial_start` gives the customer's message waiting
 for an answer (and the trial's context), `trial_reply` sends the agent's answer and gives the
 next message. Only the business tools are for the agent's model."""

@@ -29,7 +29,7 @@ INSTRUCTIONS = (
 
 def instructions(served: ServedTools) -> str:
     """What the server tells the agent: which controlled service this is, then INSTRUCTIONS."""
-    what = "refund service" if served.domain == LEGACY_DOMAIN else f"service ({served.title})"
+    what = served.service_name or f"service ({served.title})"
     return f"calibrant's controlled {what}. {INSTRUCTIONS}"
 
 
@@ -91,8 +91,8 @@ def openapi_document(served: ServedTools | None = None) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "calibrant controlled refund service"
-            if served.domain == LEGACY_DOMAIN
+            "title": f"calibrant controlled {served.service_name}"
+            if served.service_name
             else f"calibrant controlled service: {served.title}",
             "version": f"{__version__} ({served.schema_version})",
             "description": instructions(served),

@@ -19,7 +19,7 @@ from calibrant.files import load_case
 from calibrant.importers.chat import parse_chat
 from calibrant.importers.model import TraceTurn
 from calibrant.importers.otel import parse_otel
-from calibrant.ledger import Caller, advance, create_trial_service, run_operation, snapshot
+from calibrant_refunds.ledger import Caller, advance, create_trial_service, run_operation, snapshot
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]

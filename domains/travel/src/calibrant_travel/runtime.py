@@ -22,7 +22,6 @@ from calibrant.contracts import (
     DomainSnapshot,
     DomainTenant,
     Transcript,
-    Turn,
 )
 from calibrant.contracts.case import DomainFixture
 from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
@@ -30,7 +29,6 @@ from calibrant.engine import (
     Caller,
     Recorder,
     ToolBox,
-    advance,
     evaluator_snapshot,
     notification_sink,
 )
@@ -40,7 +38,8 @@ from calibrant.harness.cases import fault_tool_problems
 from calibrant.harness.checkpoint import CheckpointStore
 from calibrant.harness.runner import (
     MAX_RESUMES,
-    agent_reply,
+    converse,
+    operation_ids,
     transcript_filename,
     trial_metrics,
     trial_provenance,
@@ -243,20 +242,8 @@ class TravelRuntime:
             trial_id=transcript_id,
         )
         agent = agent_factory(agent_name)
-        turns: list[Turn] = []
-
-        def turn(role: str, text: str) -> None:
-            seq = advance(svc)
-            tid = f"turn_{len(turns) + 1:02d}"
-            turns.append(Turn(turn_id=tid, seq=seq, at=svc.at(seq), role=role, text=text))
-
         script = case.customer_script or [f"Hello, I'd like to change my booking {fx.booking}."]
-        for message in script:
-            turn("customer", message)
-            reply = agent_reply(agent, agent_name, agent_factory, ctx, message, rec, svc)
-            if reply is None:
-                break
-            turn("agent", reply)
+        turns = converse(agent, agent_name, agent_factory, ctx, script, rec, svc)
         after = domain_snapshot(svc)
         svc.engine.dispose()
         ctx.checkpoints.close()
@@ -268,13 +255,7 @@ class TravelRuntime:
             tags=list(case.tags),
             acting_tenant=tenant,
             agent_principal=AGENT,
-            operation_ids=sorted(
-                {
-                    str(c.arguments["operation_id"])
-                    for c in rec.calls
-                    if c.arguments.get("operation_id") and c.error != "invalid_argument"
-                }
-            ),
+            operation_ids=operation_ids(rec),
             provenance=trial_provenance(
                 agent,
                 agent_name,
@@ -297,6 +278,12 @@ class TravelRuntime:
 
     def tool_specs(self) -> Sequence[dict[str, Any]]:
         return TOOLS.specs()
+
+    def tool_schema_version(self) -> str | None:
+        return None  # named by a hash of the schemas
+
+    def service_name(self) -> str | None:
+        return None  # "service (Travel rebooking)"
 
     def invariants(self) -> Sequence[PackInvariant]:
         return list(INVARIANTS)

@@ -94,8 +94,8 @@ SCOPES = "booking:write payment:charge approval:request notify:send"
 
 
 # --- tables ------------------------------------------------------------------------------------
-# Named travel_*: the refund shop's ledger (calibrant.ledger) shares SQLModel's metadata and has
-# approval and policy tables of its own.
+# Named travel_*: the refund shop's ledger (calibrant_refunds.ledger) shares SQLModel's metadata
+# and has approval and policy tables of its own.
 
 
 class TravellerRow(SQLModel, table=True):

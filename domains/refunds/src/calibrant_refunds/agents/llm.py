@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...contracts import Sampling, content_hash
+from calibrant.contracts import Sampling, content_hash
+
 from ..toolspec import TOOL_SPECS
 from .base import AgentContext
 
@@ -104,7 +105,7 @@ class LLMAgent:
         return "I'm sorry, I could not finish handling your request; a colleague will follow up."
 
     def _complete(self, ctx: AgentContext, history: list[dict[str, Any]]) -> dict[str, Any]:
-        from ...judge.llm_setup import endpoint_kwargs, get_litellm
+        from calibrant.judge.llm_setup import endpoint_kwargs, get_litellm
 
         litellm = get_litellm()
         response = litellm.completion(

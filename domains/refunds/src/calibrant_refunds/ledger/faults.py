@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..engine import (
+from calibrant.engine import (
     Caller,
     FaultPointDecl,
     Fired,
@@ -14,6 +14,7 @@ from ..engine import (
     break_tenant_guard,
     revoke_scope,
 )
+
 from .admin import change_order
 from .dataset import PRINCIPALS
 from .service import RefundService

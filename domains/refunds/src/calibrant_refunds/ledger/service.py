@@ -11,8 +11,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from ..engine import Caller, Denied, Handled, Service
-from ..engine import open_engine as _open_engine
+from calibrant.engine import Caller, Denied, Handled, Service
+from calibrant.engine import open_engine as _open_engine
+
 from .dataset import BASE_TIME
 from .tables import LEDGER_TABLES, OrderRow
 

@@ -9,7 +9,14 @@ from typing import Any
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from ..engine.tables import AcceptedRow, AttemptRow, AuditRow, Meta, PermissionRow, TenantRow
+from calibrant.engine.tables import (
+    AcceptedRow,
+    AttemptRow,
+    AuditRow,
+    Meta,
+    PermissionRow,
+    TenantRow,
+)
 
 __all__ = [
     "Meta",

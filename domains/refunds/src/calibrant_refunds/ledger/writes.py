@@ -7,8 +7,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..contracts import CommittedWrite, RecordRef
-from ..engine import check_version, prior_effect, send
+from calibrant.contracts import CommittedWrite, RecordRef
+from calibrant.engine import check_version, prior_effect, send
+
 from .oplib import Fail, get_order, get_ticket, ok, positive_amount, record_created
 from .reads import refund_view
 from .service import Caller, Handled, RefundService

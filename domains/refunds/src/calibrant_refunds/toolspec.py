@@ -1,13 +1,13 @@
 """The versioned tools an agent sees, as JSON schemas (OpenAI function-calling format), and the
 check of a call's arguments against them (what the tool adapter answers `invalid_argument` to).
-The tools are declared with the refund service (calibrant.ledger.tools); the schema check is the
-engine's (calibrant.engine.tools)."""
+The tools are declared with the refund service (calibrant_refunds.ledger.tools); the schema
+check is the engine's (calibrant.engine.tools)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..ledger.tools import REFUND_TOOLS
+from .ledger.tools import REFUND_TOOLS
 
 __all__ = ["TOOL_SCHEMA_VERSION", "TOOL_SPECS", "tool_names", "argument_problems"]
 
@@ -15,7 +15,7 @@ TOOL_SCHEMA_VERSION = "tools_v2"
 """v2: identifiers carry the pattern and length of the data contracts' ids; amounts a maximum."""
 
 TOOL_SPECS: list[dict[str, Any]] = REFUND_TOOLS.specs()
-"""The refund shop's tools (declared in calibrant.ledger.tools) in OpenAI function format."""
+"""The refund shop's tools (declared in `ledger.tools`) in OpenAI function format."""
 
 
 def tool_names() -> list[str]:

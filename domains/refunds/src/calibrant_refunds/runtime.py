@@ -1,8 +1,6 @@
-"""The refund shop's runtime: what runs its trials, the tools served to an external agent and
-its own invariants. Its service, scripted agents and invariants still live in calibrant's core
-(calibrant.harness, calibrant.ledger, calibrant.safety); this class is the pack's face over them,
-the same face every other pack shows, so the core reaches the refund shop the way it reaches any
-domain."""
+"""The refund shop's runtime (`calibrant.domains.PackRuntime`): its scripted and LLM agents,
+one trial on its controlled ledger, the tools an external agent is served, its self-test plan.
+Imported only when a run needs it (`pack().runtime`), so listing packs imports no service."""
 
 from __future__ import annotations
 
@@ -12,8 +10,10 @@ from typing import Any
 
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
-from calibrant.harness import TOOL_SPECS, agent_names, make_agent
-from calibrant.harness.runner import run_trial
+
+from .agents import agent_names, make_agent
+from .runner import run_trial
+from .toolspec import TOOL_SCHEMA_VERSION, TOOL_SPECS
 
 __all__ = ["RefundsRuntime"]
 
@@ -28,7 +28,7 @@ class RefundsRuntime:
         return make_agent(name, api_base=api_base)
 
     def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
-        from calibrant.harness.cases import refund_case_problems
+        from .cases import refund_case_problems
 
         return refund_case_problems(case)
 
@@ -54,10 +54,16 @@ class RefundsRuntime:
     def tool_specs(self) -> Sequence[dict[str, Any]]:
         return TOOL_SPECS
 
+    def tool_schema_version(self) -> str | None:
+        return TOOL_SCHEMA_VERSION
+
+    def service_name(self) -> str | None:
+        return "refund service"
+
     def invariants(self) -> Sequence[PackInvariant]:
         return ()  # the refund shop's invariants are still registered by the core
 
     def selftest_plan(self) -> Sequence[SelftestEntry]:
-        from calibrant.selftest import REFUND_PLAN
+        from .selftest import REFUND_PLAN
 
         return REFUND_PLAN

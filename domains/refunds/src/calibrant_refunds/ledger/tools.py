@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import COUNT_SCHEMA, ID_SCHEMA, STRING_SCHEMA, ToolDecl, ToolSet
+from calibrant.engine import COUNT_SCHEMA, ID_SCHEMA, STRING_SCHEMA, ToolDecl, ToolSet
+
 from .reads import lookup_order, query_refund, read_policy, search_customers
 from .writes import (
     assign_ticket,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from ..contracts import (
+from calibrant.contracts import (
     Approval,
     AuditEvent,
     Customer,
@@ -22,7 +22,7 @@ from ..contracts import (
     TenantSnapshot,
     Ticket,
 )
-from ..engine import (
+from calibrant.engine import (
     Service,
     SnapshotTable,
     advance,
@@ -30,7 +30,8 @@ from ..engine import (
     fresh_database,
     revoke,
 )
-from ..engine import notification_sink as engine_notification_sink
+from calibrant.engine import notification_sink as engine_notification_sink
+
 from .dataset import PRINCIPALS, base_rows, fixture_rows
 from .service import RefundService
 from .tables import (

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from calibrant.contracts import Fixture
-from calibrant.ledger import (
+from calibrant_refunds.ledger import (
     PRINCIPALS,
     Caller,
     RefundService,
@@ -96,7 +96,7 @@ def test_a_new_operation_id_is_a_new_payment(tmp_path: Path) -> None:
 
 
 def test_stale_expected_version_is_rejected(tmp_path: Path) -> None:
-    from calibrant.ledger import change_order
+    from calibrant_refunds.ledger import change_order
 
     svc = service(tmp_path)
     change_order(svc, "order_17", "replacement_shipped")

@@ -7,7 +7,8 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from ..contracts import RecordRef
+from calibrant.contracts import RecordRef
+
 from .oplib import Fail, get_order, ok, order_ref
 from .service import Caller, Handled, RefundService
 from .tables import (

@@ -7,8 +7,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..contracts import CommittedWrite, RecordRef
-from ..engine import Fail, ok, owned
+from calibrant.contracts import CommittedWrite, RecordRef
+from calibrant.engine import Fail, ok, owned
+
 from .service import Caller, RefundService
 from .tables import (
     OrderRow,

@@ -5,12 +5,13 @@ committed writes."""
 
 from __future__ import annotations
 
-from ..contracts import FaultSpec
-from ..engine import AgentCrash, Recorder
-from ..engine import ToolBox as EngineToolBox
-from ..ledger import Caller, RefundService
-from ..ledger.faults import REFUND_FAULT_POINTS
-from ..ledger.tools import REFUND_TOOLS
+from calibrant.contracts import FaultSpec
+from calibrant.engine import AgentCrash, Recorder
+from calibrant.engine import ToolBox as EngineToolBox
+
+from .ledger import Caller, RefundService
+from .ledger.faults import REFUND_FAULT_POINTS
+from .ledger.tools import REFUND_TOOLS
 
 __all__ = ["AgentCrash", "ToolBox", "Recorder"]
 

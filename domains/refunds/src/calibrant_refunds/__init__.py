@@ -5,13 +5,16 @@ the refund policy, issues refunds through an idempotent payment ledger, and reso
 or hands tickets to a person. This package is found by the core through the entry point
 `refunds = "calibrant_refunds:pack"` (group `calibrant.domains`); the core never imports it.
 
-Its records, service, invariants, scripted agents and fault points still live in calibrant's
-core (calibrant.contracts.records, calibrant.ledger, calibrant.safety, calibrant.harness.agents);
-moving them behind this pack is the next step. The service already runs on the core's
-domain-neutral engine (calibrant.engine): what would move is its tables, tools, fault points and
-business rules (calibrant.ledger). Its rubric, cases and gold set are the ones the
-repository ships (rubrics/, cases/, gold/ beside src/), found from this file: present in a
-source checkout or an editable install."""
+The pack lives in domains/refunds (its own pyproject.toml, installed with calibrant by
+scripts/install.py). It holds the controlled service on calibrant's domain-neutral engine
+(`ledger`: tables, tools, fault points, business rules, the versioned dataset), the scripted and
+LLM agents and their wording (`agents`), the tool adapter and schemas (`toolbox`, `toolspec`),
+the trial runner (`runner`), the case checks (`cases`), the self-test plan (`selftest`) and a
+scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
+`runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
+records (calibrant.contracts.records) and invariants (calibrant.safety) are still the core's.
+Its rubric, cases and gold set are the ones the repository ships (rubrics/, cases/ and gold/ at
+its top), found from this file: present in a source checkout or an editable install."""
 
 from __future__ import annotations
 
@@ -33,8 +36,9 @@ from calibrant.domains import DomainPack, MoneyField, PackRuntime, RecordSpec, S
 
 __all__ = ["pack", "REPO"]
 
-REPO = Path(__file__).resolve().parents[2]
-"""The repository root (src/calibrant_refunds/ -> ../..), where rubrics/, cases/ and gold/ are."""
+REPO = Path(__file__).resolve().parents[4]
+"""The repository root (domains/refunds/src/calibrant_refunds/ -> ../../../..), where rubrics/,
+cases/ and gold/ are."""
 
 _RECORDS = (
     RecordSpec(

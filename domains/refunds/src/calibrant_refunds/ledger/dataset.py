@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..contracts import Fixture
+from calibrant.contracts import Fixture
+
 from .tables import (
     CustomerRow,
     Meta,

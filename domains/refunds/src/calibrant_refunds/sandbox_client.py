@@ -2,7 +2,7 @@
 (correct, or one of the faulty policies) played against `calibrant sandbox`. For checking a
 setup end to end (a known-good agent must pass, a faulty one must fail) and for the tests.
 
-    python -m calibrant.sandbox.scripted_client --url http://127.0.0.1:8765/mcp \\
+    python -m calibrant_refunds.sandbox_client --url http://127.0.0.1:8765/mcp \\
         --token TOKEN --behaviour correct --checkpoints agent-state.sqlite
 
 (TOKEN: the one `calibrant sandbox` printed at start, or $CALIBRANT_SANDBOX_TOKEN.)
@@ -27,11 +27,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from ..harness.agents import AgentContext, ScriptedAgent
-from ..harness.agents.scripted import BEHAVIOURS
-from ..harness.checkpoint import CheckpointStore
-from ..settings import get_settings
-from .guard import TOKEN_ENV
+from calibrant.harness.checkpoint import CheckpointStore
+from calibrant.sandbox.guard import TOKEN_ENV
+from calibrant.settings import get_settings
+
+from .agents import AgentContext, ScriptedAgent
+from .agents.scripted import BEHAVIOURS
 
 __all__ = ["main", "play"]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...contracts import Sampling
-from ...contracts.common import money
+from calibrant.contracts import Sampling
+from calibrant.contracts.common import money
+
 from .base import AgentContext
 from .wording import STYLES, say
 
