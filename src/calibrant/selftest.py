@@ -40,14 +40,13 @@ class CorpusEntry:
 
 def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:
     """The domain and the folder of cases a self-test runs on: `cases` or, when not given,
-    the pack's own cases (cases/ for the refund shop, as in a source checkout); `domain` or,
+    the installed pack's own cases (whatever the working folder); `domain` or,
     when not given, the domain the cases name (refunds when there are none)."""
-    from .domains import get
+    from .domains import get, pack_data
 
     if cases is None:
-        if domain is None or domain == LEGACY_DOMAIN:
-            return LEGACY_DOMAIN, Path("cases")
-        return domain, get(domain).pack.cases
+        name = domain or LEGACY_DOMAIN
+        return name, pack_data("cases", name)
     if domain is None:
         first = next(iter(expand_paths([cases], suffixes=(".yaml",))), None)
         domain = load_case(first).domain if first is not None else LEGACY_DOMAIN
