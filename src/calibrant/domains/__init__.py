@@ -6,6 +6,7 @@ The core reads packs through these declarations only; it never imports a pack by
 
 from .mixing import same_domain
 from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
+from .phrasing import NEUTRAL, EvidenceItem, JudgePhrasing, UntrustedText
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -31,12 +32,16 @@ __all__ = [
     "Discovery",
     "DomainPack",
     "DomainPackError",
+    "EvidenceItem",
     "InstalledPack",
+    "JudgePhrasing",
     "MoneyField",
+    "NEUTRAL",
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
     "UnknownDomain",
+    "UntrustedText",
     "available",
     "broken",
     "discover",

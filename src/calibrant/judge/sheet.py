@@ -8,7 +8,7 @@ fields marked, as the workbench shows them (the customer's own records only)."""
 from __future__ import annotations
 
 from ..contracts import Transcript
-from .evidence import DomainRecords, conversation_items, records_for_rater
+from .evidence import DomainRecords, conversation_items, phrasing, records_for_rater
 
 __all__ = ["labeling_sheet"]
 
@@ -20,7 +20,8 @@ def labeling_sheet(t: Transcript, *, item: str) -> str:
     lines = [f"# {item}", ""]
     if records is None:
         lines += [
-            "## Records (trusted: from the ledger, tickets, approvals, tool log, receiver)",
+            f"## Records (trusted: from the {' '.join(phrasing(t.domain).records.split())}, "
+            "tool log, receiver)",
             "",
         ]
     else:
