@@ -74,7 +74,7 @@ class JudgePhrasing:
     records: str = "the system\nof record's snapshots"
     record_line: str = "records"
     effect: str = "a change to the records"
-    facts: str = "the records before and after, by kind"
+    facts: str = "each record before and after"
     lookups: tuple[tuple[str, str], ...] = ()
     evidence: Callable[[Transcript], Sequence[EvidenceItem]] | None = None
     customer_texts: Callable[[Transcript], Sequence[UntrustedText]] | None = None
