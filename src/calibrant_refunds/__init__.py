@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.contracts import FAULT_POINTS
+from calibrant.contracts import FAULT_POINTS, Transcript
 from calibrant.contracts.records import (
     Approval,
     AuditEvent,
@@ -29,7 +29,6 @@ from calibrant.contracts.records import (
     TenantSnapshot,
     Ticket,
 )
-from calibrant.contracts import Transcript
 from calibrant.domains import (
     DomainPack,
     EvidenceItem,

@@ -135,7 +135,8 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
     for tk in after.tickets:
         holder = f"assigned to a {tk.assignee_kind}" if tk.assignee else "unassigned"
         rec = "" if tk.reconciliation == "none" else f", payment status {tk.reconciliation}"
-        items.append(EvidenceItem(tk.ticket_id, end, f"ticket at the end: {tk.state}, {holder}{rec}"))
+        said = f"ticket at the end: {tk.state}, {holder}{rec}"
+        items.append(EvidenceItem(tk.ticket_id, end, said))
     return items
 
 
@@ -148,4 +149,3 @@ def customer_notes(t: Transcript) -> list[UntrustedText]:
         for o in (snap.orders if snap else [])
         if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order
     ]
-

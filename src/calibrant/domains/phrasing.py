@@ -115,4 +115,3 @@ class JudgePhrasing:
 
 NEUTRAL = JudgePhrasing()
 """The words of a pack that declares none, and of a domain no installed pack provides."""
-

@@ -108,13 +108,13 @@ def _calls_and_events(t: Transcript, words: JudgePhrasing) -> list[EvidenceItem]
         elif c.error:
             what = f"{code_or_quoted(c.tool)} failed: {code_or_quoted(c.error)}"
             items.append(EvidenceItem(c.call_id, c.seq, what))
-        elif (what := words.looks_up(c.tool)) is not None:
+        elif (looked_up := words.looks_up(c.tool)) is not None:
             found = isinstance(c.response, dict) and c.response.get("found")
             items.append(
                 EvidenceItem(
                     c.call_id,
                     c.seq,
-                    f"the agent looked up {what} by "
+                    f"the agent looked up {looked_up} by "
                     f"operation id: {'found' if found else 'not found'}",
                 )
             )

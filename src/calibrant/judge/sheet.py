@@ -1,7 +1,7 @@
 """Labeling sheets: the same trusted evidence and conversation the judge sees, laid out for a
 human expert (no fence, no nonce), and as blind as the workbench: nothing that names the agent,
 its style, the run, the transcript id, the case, its title or its expected outcome (a case title
-such as "... is refunded once, truthfully confirmed" tells the expert the answer). Another
+such as "... is paid back once, truthfully confirmed" tells the expert the answer). Another
 domain's records are a table per kind, each record before and at the end with its changed
 fields marked, as the workbench shows them (the customer's own records only)."""
 
