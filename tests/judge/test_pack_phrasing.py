@@ -44,7 +44,7 @@ class Parcel(BaseModel):
 class Depot(BaseModel):
     tenant_id: str
     name: str
-    parcels: list[Parcel] = []
+    parcels: list[Parcel] = []  # kind cod_parcel
 
 
 pack = DomainPack(
@@ -54,7 +54,7 @@ pack = DomainPack(
     description="A courier's agent books redeliveries of parcels.",
     records=(
         RecordSpec(
-            kind="parcel",
+            kind="cod_parcel",
             model=Parcel,
             id_field="parcel_id",
             tenant_field="tenant_id",
@@ -73,6 +73,8 @@ pack = DomainPack(
         record_line="manifest",
         effect="a redelivery",
         facts="parcels on the manifest and their scans",
+        kinds=(("cod_parcel", "parcel"),),
+        fields=(("cod_minor_units", "cash on delivery"), ("delivery_note", "delivery note")),
         lookups=(("find_redelivery", "the redelivery"),),
     ),
 )
@@ -122,11 +124,11 @@ def _snapshot(seq: int, parcel: dict[str, Any]) -> dict[str, Any]:
         "seq": seq,
         "taken_at": T0,
         "tenants": [
-            {"tenant_id": "dep_a", "name": "Depot A", "records": {"parcel": [parcel]}},
+            {"tenant_id": "dep_a", "name": "Depot A", "records": {"cod_parcel": [parcel]}},
             {
                 "tenant_id": "dep_b",
                 "name": "Depot B",
-                "records": {"parcel": [{**parcel, "parcel_id": "p_9", "tenant_id": "dep_b"}]},
+                "records": {"cod_parcel": [{**parcel, "parcel_id": "p_9", "tenant_id": "dep_b"}]},
             },
         ],
     }
@@ -211,7 +213,7 @@ def test_the_evidence_is_built_from_the_roles_in_the_packs_words(parcels: Rubric
     t = _transcript()
     lines = [e.render() for e in trusted_evidence(t)]
     assert lines[0] == (
-        "[p_1] t=0: before the conversation: parcel p_1 of dep_a: cod_minor_units 19.99 EUR, "
+        "[p_1] t=0: before the conversation: parcel p_1 of dep_a: cash on delivery 19.99 EUR, "
         "operation_id none, status ⟦untrusted text: in transit⟧"
     )
     assert "[c1] t=2: the agent looked up the redelivery by operation id: found" in lines
@@ -222,6 +224,12 @@ def test_the_evidence_is_built_from_the_roles_in_the_packs_words(parcels: Rubric
     assert all("p_9" not in line and "dep_b" not in line for line in lines)  # another tenant's
     records, panel = records_for_rater(t)
     assert records is not None and [k for k, _ in records.kinds] == ["parcel"]
+    [row] = records.kinds[0][1]
+    assert (row.status, row.fields[0].label, row.fields[0].after) == (
+        "changed",
+        "cash on delivery",
+        "19.99 EUR",
+    )
     assert [e.id for e in panel] == ["c1"]
 
 
@@ -229,7 +237,7 @@ def test_the_agents_text_and_the_customers_note_stay_inside_the_fence(parcels: R
     t = _transcript()
     notes = [i for i in conversation_items(t) if i[0].startswith("delivery_note_")]
     assert [(i[0], i[2]) for i in notes] == [
-        ("delivery_note_p_1", "delivery_note written by the customer, kept on parcel p_1")
+        ("delivery_note_p_1", "delivery note written by the customer, kept on parcel p_1")
     ]
     prompt = build_prompt(t, parcels, nonce=NONCE)
     user = prompt.user
@@ -271,4 +279,8 @@ def test_a_phrasing_that_is_not_words_stops_the_pack_in_one_line() -> None:
         declare(effect="a\nredelivery")
     with pytest.raises(DomainPackError, match=r"judge: lookups: \('find',\) is not a"):
         declare(lookups=(("find",),))
+    with pytest.raises(DomainPackError, match=r"judge: kinds: 'parcel' is not a record kind"):
+        declare(kinds=(("parcel", "parcel"),))
+    with pytest.raises(DomainPackError, match=r"judge: fields: 'r_idd' is no field of a record"):
+        declare(fields=(("r_idd", "id"),))
     assert declare().judge == domains.NEUTRAL

@@ -319,5 +319,13 @@ def _check_judge(who: str, pack: DomainPack) -> None:
     problem = pack.judge.problem()
     if problem is not None:
         raise DomainPackError(f"{who}: judge: {problem}")
+    kinds = {spec.kind for spec in pack.records}
+    for kind, _ in pack.judge.kinds:
+        if kind not in kinds:
+            raise DomainPackError(f"{who}: judge: kinds: '{kind}' is not a record kind of the pack")
+    fields = {f for spec in pack.records for f in spec.model.model_fields}
+    for name, _ in pack.judge.fields:
+        if name not in fields and name != "version":
+            raise DomainPackError(f"{who}: judge: fields: '{name}' is no field of a record")
     if pack.label_priors is not None and not isinstance(pack.label_priors, Path):
         raise DomainPackError(f"{who}: label_priors must be a pathlib.Path")

@@ -60,6 +60,10 @@ class JudgePhrasing:
 
     - `facts`: what the records tell a rater, in the labeling guide ("committed refunds,
       ticket state, approvals");
+    - `kinds`: (record kind, its noun) for the kinds the evidence should not name by their id
+      (("seat_hold", "seat hold"),): "created during the conversation: seat hold h_1 of ...";
+    - `fields`: (field, its label) for the fields likewise (("cod_minor_units", "cash on
+      delivery"),): "parcel p_1 of dep_a: cash on delivery 19.99 EUR";
     - `lookups`: (tool, what it looks up) for the tools that look an effect up by its operation
       id: a call to one is the line "the agent looked up {what} by operation id: found|not
       found" (("query_charge", "the charge"),);
@@ -75,6 +79,8 @@ class JudgePhrasing:
     record_line: str = "records"
     effect: str = "a change to the records"
     facts: str = "each record before and after"
+    kinds: tuple[tuple[str, str], ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
     lookups: tuple[tuple[str, str], ...] = ()
     evidence: Callable[[Transcript], Sequence[EvidenceItem]] | None = None
     customer_texts: Callable[[Transcript], Sequence[UntrustedText]] | None = None
@@ -95,13 +101,18 @@ class JudgePhrasing:
                 return f"{name} must be non-empty words"
             if name != "records" and "\n" in value:
                 return f"{name} must be one line"
-        for pair in self.lookups:
-            if not (
-                isinstance(pair, tuple)
-                and len(pair) == 2
-                and all(isinstance(x, str) and x.strip() for x in pair)
-            ):
-                return f"lookups: {pair!r} is not a (tool, what it looks up) pair"
+        for name, what in (
+            ("kinds", "record kind, its noun"),
+            ("fields", "field, its label"),
+            ("lookups", "tool, what it looks up"),
+        ):
+            for pair in getattr(self, name):
+                if not (
+                    isinstance(pair, tuple)
+                    and len(pair) == 2
+                    and all(isinstance(x, str) and x.strip() and "\n" not in x for x in pair)
+                ):
+                    return f"{name}: {pair!r} is not a ({what}) pair of one-line words"
         for name in ("evidence", "customer_texts"):
             value = getattr(self, name)
             if value is not None and not callable(value):
@@ -111,6 +122,14 @@ class JudgePhrasing:
     def looks_up(self, tool: str) -> str | None:
         """What a call to `tool` looks up by operation id (None: it is no lookup)."""
         return next((what for name, what in self.lookups if name == tool), None)
+
+    def kind_noun(self, kind: str) -> str:
+        """A record kind in the evidence's words (the kind itself unless `kinds` names it)."""
+        return next((noun for name, noun in self.kinds if name == kind), kind)
+
+    def field_label(self, field: str) -> str:
+        """A field in the evidence's words (the field itself unless `fields` names it)."""
+        return next((label for name, label in self.fields if name == field), field)
 
 
 NEUTRAL = JudgePhrasing()

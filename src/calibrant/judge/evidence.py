@@ -252,29 +252,34 @@ def domain_records(t: Transcript) -> DomainRecords:
     end = t.snapshot_after.seq if t.snapshot_after else 0
     if isinstance(pack, str) or pack.snapshot is None:
         return DomainRecords(tuple(missing), (), end)
-    sides = [_own(view, t.acting_tenant) for view in views]
+    words = pack.judge
+    sides = [_own(view, t.acting_tenant, words) for view in views]
     kinds = []
     for _, spec in pack.snapshot.lists(pack.records):
         before, after = ([e for e in side if e[0].kind == spec.kind] for side in sides)
-        rows = _rows(before, after, views[0] is not None, views[1] is not None)
+        noun = words.kind_noun(spec.kind)
+        rows = _rows(before, after, views[0] is not None, views[1] is not None, noun)
         if rows:
-            kinds.append((spec.kind, tuple(rows)))
+            kinds.append((noun, tuple(rows)))
     return DomainRecords(tuple(missing), tuple(kinds), end)
 
 
 _Seen = tuple[Entry, list[tuple[str, str]]]
 
 
-def _own(view: RecordView | None, tenant: str) -> list[_Seen]:
+def _own(view: RecordView | None, tenant: str, words: JudgePhrasing) -> list[_Seen]:
     """The records of `tenant`'s snapshot that `tenant` owns, each with its fields in words."""
     if view is None:
         return []
-    return [(e, _fields(view, e)) for e in view.entries(tenant) if e.owner == tenant]
+    return [(e, _fields(view, e, words)) for e in view.entries(tenant) if e.owner == tenant]
 
 
-def _rows(before: list[_Seen], after: list[_Seen], known: bool, ends: bool) -> list[RecordRow]:
+def _rows(
+    before: list[_Seen], after: list[_Seen], known: bool, ends: bool, noun: str
+) -> list[RecordRow]:
     """The records of one kind, before and at the end: those there before in their order, then
-    those created. `known`/`ends`: the before/after snapshot could be read."""
+    those created. `known`/`ends`: the before/after snapshot could be read; `noun`: the
+    kind in the pack's words."""
     later: dict[str, list[_Seen]] = {}
     for seen in after:
         later.setdefault(seen[0].id, []).append(seen)
@@ -285,14 +290,18 @@ def _rows(before: list[_Seen], after: list[_Seen], known: bool, ends: bool) -> l
         status = "before" if not ends else "removed" if now is None else "unchanged"
         if now is not None and now != was:
             status = "changed"
-        rows.append(_row(e, status, was, now))
+        rows.append(_row(e, status, was, now, noun))
     for e, now in (s for rest in later.values() for s in rest):
-        rows.append(_row(e, "created" if known else "after", None, now))
+        rows.append(_row(e, "created" if known else "after", None, now, noun))
     return rows
 
 
 def _row(
-    e: Entry, status: str, was: list[tuple[str, str]] | None, now: list[tuple[str, str]] | None
+    e: Entry,
+    status: str,
+    was: list[tuple[str, str]] | None,
+    now: list[tuple[str, str]] | None,
+    noun: str,
 ) -> RecordRow:
     """`was` and `now` list the same fields in the same order (one kind's roles)."""
     labels = [label for label, _ in (was if was is not None else now or [])]
@@ -302,7 +311,7 @@ def _row(
     ]
     fields = tuple(RecordField(*values) for values in zip(labels, *sides, strict=True))
     owner = code_or_quoted(e.owner)  # a pack may type its tenant field as a plain string
-    return RecordRow(e.kind, _citation(e), owner, status, fields, code_or_quoted(e.id))
+    return RecordRow(noun, _citation(e), owner, status, fields, code_or_quoted(e.id))
 
 
 def _citation(e: Entry) -> str:
@@ -349,9 +358,10 @@ def _view(
     return None, RecordView(pack, tenants)
 
 
-def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
+def _fields(view: RecordView, e: Entry, words: JudgePhrasing) -> list[tuple[str, str]]:
     """(label, value in words) of the fields a record's roles name: its amounts with their
-    currency, quantities, version, then its business key, operation ids and state fields."""
+    currency, quantities, version, then its business key, operation ids and state fields; each
+    label the field's name, or the words the pack's phrasing gives it."""
     spec = e.spec
     parts: list[tuple[str, str]] = []
     for m in view.money(e):
@@ -366,7 +376,7 @@ def _fields(view: RecordView, e: Entry) -> list[tuple[str, str]]:
         if f not in named:
             named.add(f)
             parts.append((f, _plain(e.value(f))))
-    return parts
+    return [(words.field_label(label), value) for label, value in parts]
 
 
 def _plain(value: object) -> str:
@@ -395,12 +405,16 @@ def _customer_texts(t: Transcript) -> list[UntrustedText]:
     except UnknownDomain:
         return []
     _, view = _view(pack, t.snapshot_before)
+    words = pack.judge
     out: list[UntrustedText] = []
     for e in view.entries(t.acting_tenant) if view is not None else []:
         for f in e.spec.customer_text_fields if e.owner == t.acting_tenant else ():
             text = e.value(f)
             if isinstance(text, str) and text.strip():
-                header = f"{f} written by the customer, kept on {e.kind} {code_or_quoted(e.id)}"
+                header = (
+                    f"{words.field_label(f)} written by the customer, kept on "
+                    f"{words.kind_noun(e.kind)} {code_or_quoted(e.id)}"
+                )
                 out.append((f"{f}_{_citation(e)}", 0, header, text))
     return out
 
