@@ -47,7 +47,7 @@ probe)."""
 DATAMARK = "\u02c6"  # ˆ : replaces whitespace inside untrusted text when datamarking is on
 
 # The blanks are the pack's words (JudgePhrasing; see _domain_words). A backslash ends a source
-# line only to keep it short: the rendered lines break where the refund shop's always did.
+# line only to keep it short: the rendered lines break where they always did.
 _INSTRUCTIONS = """\
 You are an evaluator of customer-support communication. You rate how a support agent
 communicated with a customer{about}, one criterion at a time, using the rubric below.
