@@ -210,12 +210,12 @@ def test_the_prior_travels_to_the_model_in_the_call() -> None:
 def test_the_default_judge_takes_the_prior_shipped_for_its_rubric_and_only_for_it(
     tmp_path: Path,
 ) -> None:
-    from calibrant.judge.config import SHIPPED_PRIORS, resolve_judge
+    from calibrant.judge.config import resolve_judge, shipped_prior
 
     shipped = load_rubric(RUBRIC)
-    [prior_file] = [
-        p for p in SHIPPED_PRIORS.glob("*.json") if shipped.content_hash.endswith(p.stem)
-    ]
+    # the refund pack ships it (DomainPack.label_priors), named by the rubric's content hash
+    prior_file = shipped_prior(shipped)
+    assert prior_file is not None and shipped.content_hash.endswith(prior_file.stem)
     default = resolve_judge(JudgeOptions(rubric=RUBRIC))[0]
     assert default.label_scoring == "fitted"
     assert (

@@ -7,6 +7,7 @@ The core reads packs through these declarations only; it never imports a pack by
 from .defaults import DEFAULT_DOMAIN, PackData, default_gold, default_rubric, pack_data
 from .mixing import same_domain
 from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
+from .phrasing import NEUTRAL, EvidenceItem, JudgePhrasing, UntrustedText
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -33,13 +34,17 @@ __all__ = [
     "Discovery",
     "DomainPack",
     "DomainPackError",
+    "EvidenceItem",
     "InstalledPack",
+    "JudgePhrasing",
     "MoneyField",
+    "NEUTRAL",
     "PackData",
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
     "UnknownDomain",
+    "UntrustedText",
     "available",
     "broken",
     "default_gold",

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..errors import CalibrantError
+from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
 
 __all__ = ["DomainPackError", "MoneyField", "RecordSpec", "SnapshotSpec", "DomainPack"]
@@ -176,6 +177,15 @@ class DomainPack:
     case_fixture: type[BaseModel] | None = None
     case_outcome: type[BaseModel] | None = None
     runtime: Callable[[], PackRuntime] | None = None
+    # -- what the pack declares for the judge (calibrant.domains.phrasing; docs/domains.md) --
+    judge: JudgePhrasing = NEUTRAL
+    """The words of the judge's prompt, its evidence and the rater's guide, and the pack's own
+    evidence builders where the roles are not enough (NEUTRAL: neutral words, evidence by
+    role)."""
+    label_priors: Path | None = None
+    """A folder of label priors fitted for the pack's rubrics, one `<rubric content hash>.json`
+    each: the embedded judge's default for a rubric of this domain rebalances by the one fitted
+    on it (`calibrant judges fit-prior` writes them; None: the pack ships none)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -207,6 +217,7 @@ class DomainPack:
             value = getattr(self, attr)
             if value is not None and not isinstance(value, Path):
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
+        _check_judge(who, self)
 
     def record(self, kind: str) -> RecordSpec:
         """The record of this kind (KeyError if the pack declares none)."""
@@ -299,3 +310,22 @@ def _check_snapshot(who: str, snap: SnapshotSpec, records: tuple[RecordSpec, ...
                 f"{who}: snapshot: no field of {model} is a list of {spec.model.__name__} "
                 f"(record '{spec.kind}')"
             )
+
+
+def _check_judge(who: str, pack: DomainPack) -> None:
+    """What the pack declares for the judge: a JudgePhrasing, a folder path for its priors."""
+    if not isinstance(pack.judge, JudgePhrasing):
+        raise DomainPackError(f"{who}: judge must be a calibrant.domains.JudgePhrasing")
+    problem = pack.judge.problem()
+    if problem is not None:
+        raise DomainPackError(f"{who}: judge: {problem}")
+    kinds = {spec.kind for spec in pack.records}
+    for kind, _ in pack.judge.kinds:
+        if kind not in kinds:
+            raise DomainPackError(f"{who}: judge: kinds: '{kind}' is not a record kind of the pack")
+    fields = {f for spec in pack.records for f in spec.model.model_fields}
+    for name, _ in pack.judge.fields:
+        if name not in fields and name != "version":
+            raise DomainPackError(f"{who}: judge: fields: '{name}' is no field of a record")
+    if pack.label_priors is not None and not isinstance(pack.label_priors, Path):
+        raise DomainPackError(f"{who}: label_priors must be a pathlib.Path")

@@ -10,7 +10,8 @@ from pydantic import Field
 
 from ..contracts import JudgeConfig, Rubric
 from ..contracts.common import Contract
-from ..domains import default_rubric
+from ..domains import UnknownDomain, default_rubric
+from ..domains import get as get_pack
 from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
 from ..settings import get_settings
@@ -28,6 +29,7 @@ __all__ = [
     "build_judge",
     "judges_dir",
     "default_judge",
+    "shipped_prior",
 ]
 
 
@@ -151,17 +153,27 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
     return build_judge(saved, opts, rubric, source)
 
 
-SHIPPED_PRIORS = Path(__file__).with_name("label_priors")
-"""Label priors that ship with calibrant, one JSON file per rubric (named by its content hash):
-the embedded model's mean label probabilities on the shipped gold set's calibration split."""
+def shipped_prior(rubric: Rubric) -> Path | None:
+    """The label prior shipped for this rubric, if its domain's pack ships one: the file named
+    by the rubric's content hash in the pack's `label_priors` folder (the embedded model's mean
+    label probabilities on the pack's gold calibration split). None: no such file, or no
+    installed pack of the rubric's domain."""
+    try:
+        folder = get_pack(rubric.domain).pack.label_priors
+    except UnknownDomain:
+        return None
+    if folder is None:
+        return None
+    path = folder / f"{rubric.content_hash.removeprefix('sha256:')}.json"
+    return path if path.is_file() else None
 
 
 def default_judge(rubric: Rubric) -> SavedJudge:
     """The judge when none is named: the embedded model, its labels rebalanced by the prior
     shipped for this rubric when there is one (`label_scoring: fitted`), else picked jointly.
     A rubric of your own gets a prior with `calibrant judges fit-prior`."""
-    path = SHIPPED_PRIORS / f"{rubric.content_hash.removeprefix('sha256:')}.json"
-    if not path.is_file():
+    path = shipped_prior(rubric)
+    if path is None:
         return SavedJudge(model=EMBEDDED_MODEL)
     prior = FittedLabelPrior.model_validate_json(path.read_text())
     return SavedJudge(model=EMBEDDED_MODEL, label_scoring="fitted", label_prior=prior)

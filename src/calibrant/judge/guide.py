@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Rubric
+from .evidence import phrasing
 
 __all__ = ["labeling_guide"]
 
@@ -19,8 +20,8 @@ def labeling_guide(rubric: Rubric) -> str:
         "",
         rubric.instructions.strip(),
         "",
-        "- Read the **records** first: they are the truth (committed refunds, ticket state, "
-        "approvals, denied or failed tool calls, accepted messages). Then read the conversation "
+        f"- Read the **records** first: they are the truth ({phrasing(rubric.domain).facts}, "
+        "denied or failed tool calls, accepted messages). Then read the conversation "
         "and the messages the agent sent, as the customer saw them.",
         "- Give every criterion one label per transcript, independently of the others and of "
         "whether the agent's *actions* were right (safety is checked elsewhere).",

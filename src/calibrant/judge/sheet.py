@@ -1,14 +1,14 @@
 """Labeling sheets: the same trusted evidence and conversation the judge sees, laid out for a
 human expert (no fence, no nonce), and as blind as the workbench: nothing that names the agent,
 its style, the run, the transcript id, the case, its title or its expected outcome (a case title
-such as "... is refunded once, truthfully confirmed" tells the expert the answer). Another
+such as "... is paid back once, truthfully confirmed" tells the expert the answer). Another
 domain's records are a table per kind, each record before and at the end with its changed
 fields marked, as the workbench shows them (the customer's own records only)."""
 
 from __future__ import annotations
 
 from ..contracts import Transcript
-from .evidence import DomainRecords, conversation_items, records_for_rater
+from .evidence import DomainRecords, conversation_items, phrasing, records_for_rater
 
 __all__ = ["labeling_sheet"]
 
@@ -20,7 +20,8 @@ def labeling_sheet(t: Transcript, *, item: str) -> str:
     lines = [f"# {item}", ""]
     if records is None:
         lines += [
-            "## Records (trusted: from the ledger, tickets, approvals, tool log, receiver)",
+            f"## Records (trusted: from the {' '.join(phrasing(t.domain).records.split())}, "
+            "tool log, receiver)",
             "",
         ]
     else:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.contracts import FAULT_POINTS
+from calibrant.contracts import FAULT_POINTS, Transcript
 from calibrant.contracts.records import (
     Approval,
     AuditEvent,
@@ -32,9 +32,18 @@ from calibrant.contracts.records import (
     TenantSnapshot,
     Ticket,
 )
-from calibrant.domains import DomainPack, MoneyField, PackRuntime, RecordSpec, SnapshotSpec
+from calibrant.domains import (
+    DomainPack,
+    EvidenceItem,
+    JudgePhrasing,
+    MoneyField,
+    PackRuntime,
+    RecordSpec,
+    SnapshotSpec,
+    UntrustedText,
+)
 
-__all__ = ["pack", "REPO"]
+__all__ = ["pack", "REPO", "JUDGE", "LABEL_PRIORS"]
 
 REPO = Path(__file__).resolve().parents[4]
 """The repository root (domains/refunds/src/calibrant_refunds/ -> ../../../..), where rubrics/,
@@ -109,6 +118,37 @@ _RECORDS = (
 )
 
 
+def _ledger_evidence(t: Transcript) -> list[EvidenceItem]:
+    from .judging import ledger_evidence  # imported when a refund transcript is first judged
+
+    return ledger_evidence(t)
+
+
+def _customer_notes(t: Transcript) -> list[UntrustedText]:
+    from .judging import customer_notes
+
+    return customer_notes(t)
+
+
+JUDGE = JudgePhrasing(
+    about="a refund",
+    records="ledger,\ntickets, approvals",
+    record_line="ledger",
+    effect="a payment",
+    facts="committed refunds, ticket state, approvals",
+    lookups=(("query_refund", "the refund"),),
+    evidence=_ledger_evidence,
+    customer_texts=_customer_notes,
+)
+"""The refund shop's judge: its prompt's words (the bytes its judge has always read), its
+lookup tool, its ledger's evidence lines and the customer's note on the ticket's order
+(`judging.py`: the ledger's snapshots say more than their records' roles)."""
+
+LABEL_PRIORS = Path(__file__).with_name("label_priors")
+"""The label prior the embedded judge rebalances by on the shipped rubric (fitted on the gold
+set's calibration split; one JSON per rubric content hash)."""
+
+
 def pack() -> DomainPack:
     """The refund shop's declaration (built when the registry asks for it)."""
     return DomainPack(
@@ -132,6 +172,8 @@ def pack() -> DomainPack:
         fault_points=FAULT_POINTS,
         snapshot=SnapshotSpec(TenantSnapshot, tenant_field="tenant_id", protected_fields=("name",)),
         runtime=_runtime,
+        judge=JUDGE,
+        label_priors=LABEL_PRIORS,
     )
 
 
