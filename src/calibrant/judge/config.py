@@ -145,7 +145,7 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
     elif saved.rubric:
         rubric_path = Path(saved.rubric)
     else:
-        rubric_path = default_rubric()  # the installed refund pack's rubric
+        rubric_path = default_rubric()  # the default domain pack's rubric
     rubric = load_rubric(rubric_path)
     if not opts.judge and (opts.model or EMBEDDED_MODEL) == EMBEDDED_MODEL:
         saved = default_judge(rubric)
