@@ -5,7 +5,20 @@ cases and gold set, its reference agents and fault points), how installed packs 
 The core reads packs through these declarations only; it never imports a pack by name."""
 
 from .mixing import same_domain
-from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
+from .pack import (
+    ApprovalGate,
+    AuditSpec,
+    Bound,
+    Confirmation,
+    DomainPack,
+    DomainPackError,
+    EffectSpec,
+    GrantSpec,
+    MoneyField,
+    RecordSpec,
+    SnapshotSpec,
+    WorkItem,
+)
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -23,6 +36,12 @@ from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime, SelftestE
 
 __all__ = [
     "AgentCall",
+    "ApprovalGate",
+    "AuditSpec",
+    "Bound",
+    "Confirmation",
+    "EffectSpec",
+    "GrantSpec",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
@@ -37,6 +56,7 @@ __all__ = [
     "SelftestEntry",
     "SnapshotSpec",
     "UnknownDomain",
+    "WorkItem",
     "available",
     "broken",
     "discover",
