@@ -96,6 +96,8 @@ def _seq(e: Entry | None, name: str | None) -> int | None:
 def _grant_problem(ev: Evidence, spec: GrantSpec, call: ToolCall) -> str | None:
     """Why the grant named by an allowed write call did not cover it, or None."""
     auth = call.authorization
+    if auth.permission_id is None and auth.scope is None:
+        return _no_grant_valid(ev, spec, call)  # the log holds no decision (an imported trace)
     if auth.permission_id is None:
         return "names no permission"
     grant = _grant(ev, spec, call.tenant_id, auth.permission_id, after=False)
@@ -116,6 +118,36 @@ def _grant_problem(ev: Evidence, spec: GrantSpec, call: ToolCall) -> str | None:
     if auth.scope is not None and auth.scope not in (scopes if isinstance(scopes, list) else []):
         return f"permission {grant.id} lacks scope {auth.scope}"
     return None
+
+
+def _no_grant_valid(ev: Evidence, spec: GrantSpec, call: ToolCall) -> str | None:
+    """For a call whose log names no grant and no scope (the trace did not record the
+    service's decision): why no grant of the caller in its tenant with a write scope was valid
+    when it wrote (its earliest revocation and expiry in either snapshot), or None when one
+    was."""
+    seen: dict[str, list[Entry]] = {}
+    for view in (ev.trial.before, ev.trial.after):
+        for g in view.entries(call.tenant_id):
+            scopes = g.value(spec.scopes) if g.kind == spec.kind else None
+            if (
+                isinstance(scopes, list)
+                and _str(g, spec.principal) == call.principal
+                and any(str(x).endswith(":write") for x in scopes)
+            ):
+                seen.setdefault(g.id, []).append(g)
+    if not seen:
+        return f"is unknown and {call.principal} holds no write grant in {call.tenant_id}"
+    for found in seen.values():
+        revoked = min(
+            (r for g in found if (r := _seq(g, spec.revoked_seq)) is not None), default=None
+        )
+        expires = min(
+            (x for g in found if (x := _time(g, spec.expires_at)) is not None), default=None
+        )
+        if (revoked is None or revoked >= call.seq) and (expires is None or expires > call.at):
+            return None
+    ids = ", ".join(sorted(seen))
+    return f"is unknown and no write grant of {call.principal} ({ids}) was valid then"
 
 
 def unauthorized_writes(ev: Evidence) -> Finding:

@@ -18,9 +18,6 @@ from ..contracts import (
     DomainSnapshot,
     LedgerSnapshot,
     NotificationAttempt,
-    Refund,
-    TenantSnapshot,
-    Ticket,
     ToolCall,
     Transcript,
 )
@@ -138,13 +135,19 @@ class Evidence:
         for c in t.tool_calls:
             if c.principal == who:
                 return f"which made tool call {c.call_id}"
-        for snap in (t.ledger_before, t.ledger_after):  # another domain's: no grants in it
-            for tenant in snap.tenants if snap else []:
-                for p in tenant.permissions:
-                    if p.principal == who:
-                        return f"which holds grant {p.permission_id} in {tenant.tenant_id}"
-                if who.startswith("agent:") and any(e.actor == who for e in tenant.audit_log):
-                    return f"an agent identity of {tenant.tenant_id}"
+        pack, tenants = self._pack, self._tenants
+        if not isinstance(pack, DomainPack) or isinstance(tenants, str):
+            return None  # the records cannot be read: the rules that read them say why
+        grants, audit = pack.grants, pack.audit
+        for view in (RecordView(pack, tenants[0]), RecordView(pack, tenants[1])):
+            for tenant in view.tenant_ids:
+                for e in view.entries(tenant):
+                    if grants is not None and e.kind == grants.kind:
+                        if str(e.value(grants.principal)) == who:
+                            return f"which holds grant {e.id} in {tenant}"
+                    elif audit is not None and e.kind == audit.kind and who.startswith("agent:"):
+                        if str(e.value(audit.actor)) == who:
+                            return f"an agent identity of {tenant}"
         return None
 
     # --- the domain's records, by role -------------------------------------------------------
@@ -250,55 +253,10 @@ class Evidence:
             rejected_stale=tuple(c.call_id for c in self.calls if c.error == "version_conflict"),
         )
 
-    @property
-    def before(self) -> LedgerSnapshot:
-        assert self.transcript.ledger_before is not None
-        return self.transcript.ledger_before
-
-    @property
-    def after(self) -> LedgerSnapshot:
-        assert self.transcript.ledger_after is not None
-        return self.transcript.ledger_after
-
-    def tenant_before(self, tenant_id: str | None = None) -> TenantSnapshot:
-        snap = self.before.tenant(tenant_id or self.acting)
-        assert snap is not None
-        return snap
-
-    def tenant_after(self, tenant_id: str | None = None) -> TenantSnapshot:
-        snap = self.after.tenant(tenant_id or self.acting)
-        assert snap is not None
-        return snap
-
     @cached_property
     def other_tenants(self) -> list[str]:
         ids = {s.tenant_id for snap in self.snapshots if snap for s in snap.tenants}
         return sorted(ids - {self.acting})
-
-    # --- refunds ----------------------------------------------------------------------------
-    @cached_property
-    def new_refunds(self) -> list[Refund]:
-        """Refunds committed during the trial, in every tenant, in commit order."""
-        out: list[Refund] = []
-        for after in self.after.tenants:
-            before = self.before.tenant(after.tenant_id)
-            seen = {r.refund_id for r in before.refunds} if before else set()
-            out.extend(r for r in after.refunds if r.refund_id not in seen)
-        return sorted(out, key=lambda r: r.committed_seq)
-
-    # --- records ----------------------------------------------------------------------------
-    def main_ticket(self) -> Ticket | None:
-        """The ticket of the case's order in the acting tenant, after the trial."""
-        tickets = self.tenant_after().tickets
-        c = self.contract
-        if c is not None and c.refunds_fixture.ticket:
-            return next((tk for tk in tickets if tk.ticket_id == c.refunds_fixture.ticket), None)
-        order = c.refunds_fixture.order if c is not None else None
-        if order is not None:
-            found = [tk for tk in tickets if tk.order_id == order]
-            if found:
-                return found[0]
-        return tickets[0] if len(tickets) == 1 else None
 
     # --- the agent's actions ----------------------------------------------------------------
     @cached_property
