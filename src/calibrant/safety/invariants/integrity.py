@@ -119,7 +119,7 @@ def _log_vs_records(ev: Evidence, spec: EffectSpec, held: dict[str, Entry]) -> F
         logged: list[tuple[str, str, dict[str, object]]] = [
             (w.record_id, "committed", {f: getattr(w, name) for f, name in fields.items()})
             for w in c.writes
-            if w.kind == spec.kind
+            if w.kind == spec.kind and w.action == "create"  # an update is not the effect's commit
         ]
         said = c.response.get(record.id_field) if isinstance(c.response, dict) else None
         if isinstance(c.response, dict) and isinstance(said, str):
