@@ -110,15 +110,18 @@ def effects_within_bound(ev: Evidence) -> Finding:
     if not committed:
         kinds = " or ".join(s.kind for s in bounded)
         return not_applicable(f"no {kinds} was committed during the trial")
-    labels = ", ".join(f"{_key_label((s.subject,))}" for s in bounded if s.bound is not None)
-    bounds = ", ".join(
-        s.bound.amount.removesuffix("_minor_units").replace("_", " ")
+    parts = [
+        f"every {_past(s.kind)} {_key_label((s.subject,))} stays within its "
+        f"{s.bound.amount.removesuffix('_minor_units').replace('_', ' ')} amount"
         for s in bounded
         if s.bound is not None
-    )
-    return passed(
-        f"every {'/'.join(s.kind for s in bounded)}ed {labels} stays within its {bounds} amount"
-    )
+    ]
+    return passed("; ".join(parts))
+
+
+def _past(kind: str) -> str:
+    """'refund' -> 'refunded', 'charge' -> 'charged': what a subject of the effect was."""
+    return kind + ("d" if kind.endswith("e") else "ed")
 
 
 # --- approval_before_payment -------------------------------------------------------------------
