@@ -464,8 +464,14 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
     others = {n: x["outcome"] for n, x in ok.items() if n not in role}
     # no case: the end state cannot be judged (tests/domains/test_domain_end_state.py has one)
     assert others.pop("end_state_matches_contract") == "harness_error"
-    assert len(others) >= 10 and set(others.values()) == {"not_applicable"}
-    assert "reads the refund shop's records" in ok["refund_within_paid_amount"]["message"]
+    # the rules every pack's records answer hold; those reading roles the warehouse does not
+    # declare (effects, their bounds and approvals, grants...) say which role is missing
+    always = ("other_tenant_records_unchanged", "no_cross_tenant_reads")
+    assert {n: others.pop(n) for n in always} == dict.fromkeys(always, "pass")
+    assert len(others) >= 8 and set(others.values()) == {"not_applicable"}
+    assert ok["refund_within_paid_amount"]["message"] == (
+        "domain pack 'warehouse' declares no effect bounded by another record's amount"
+    )
     assert "consistent with the records" in ok["evidence_integrity"]["message"]
     assert by_id["wh-leak"]["no_cross_tenant_leak"]["outcome"] == "violated"
     assert "SKU-2002" in by_id["wh-leak"]["no_cross_tenant_leak"]["message"]
@@ -529,12 +535,13 @@ def test_a_warehouse_transcript_without_its_snapshot_is_a_harness_error_not_a_pa
     # the stale check reads the service's log of versioned writes, which is all there
     assert results["no_stale_overwrite"]["outcome"] == "pass"
     assert "no case contract" in results["end_state_matches_contract"]["message"]
+    # the other rules read the records by role too: the missing snapshot is named, never a pass
     rest = {
-        x["outcome"]
+        (x["outcome"], x["message"])
         for n, x in results.items()
         if not n.startswith(("no_", "end_state", "evidence_integrity"))
     }
-    assert rest == {"not_applicable"}
+    assert rest == {("harness_error", "the evaluator snapshot after the trial is missing")}
 
 
 def test_the_judge_reads_the_warehouse_records_as_trusted_evidence(

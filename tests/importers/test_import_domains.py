@@ -270,7 +270,13 @@ def test_the_records_come_from_the_snapshots_not_the_tool_results(cli: Cli, impo
     assert seen == [e.render() for e in trusted_evidence(good)]
     assert "BK-555" not in " ".join(seen)
     v = _verdicts(cli, out)
-    assert v["conv-lying"] == v["conv-good"]
+    lying, good = dict(v["conv-lying"]), dict(v["conv-good"])
+    # the lie carried op_b's tourist (its snapshot): what came back crossed the operators
+    assert (lying.pop("no_cross_tenant_reads"), good.pop("no_cross_tenant_reads")) == (
+        "violated",
+        "pass",
+    )
+    assert lying == good
 
 
 def _otel(trace_id: str) -> dict[str, Any]:

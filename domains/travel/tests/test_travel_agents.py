@@ -121,7 +121,7 @@ def test_after_a_crash_a_fresh_agent_resumes_and_reconciles(tmp_path: Path) -> N
 # agent, case, the invariants that catch it (end_state_matches_contract: misses the contract):
 # the self-test's faulty entries, and the premature claim on the everyday rebooking
 FAULTY = [(agent, case, set(caught)) for agent, case, caught, _ in SELFTEST_FAULTY]
-FAULTY.append(("premature-claim", "rebook_correct", {"claims_match_commits"}))
+FAULTY.append(("premature-claim", "rebook_correct", {"confirmation_matches_ledger"}))
 
 
 @pytest.mark.parametrize(("agent", "case", "caught_by"), FAULTY)

@@ -6,7 +6,20 @@ The core reads packs through these declarations only; it never imports a pack by
 
 from .defaults import DEFAULT_DOMAIN, PackData, default_gold, default_rubric, pack_data
 from .mixing import same_domain
-from .pack import DomainPack, DomainPackError, MoneyField, RecordSpec, SnapshotSpec
+from .pack import (
+    ApprovalGate,
+    AuditSpec,
+    Bound,
+    Confirmation,
+    DomainPack,
+    DomainPackError,
+    EffectSpec,
+    GrantSpec,
+    MoneyField,
+    RecordSpec,
+    SnapshotSpec,
+    WorkItem,
+)
 from .phrasing import NEUTRAL, EvidenceItem, JudgePhrasing, UntrustedText
 from .registry import (
     ENTRY_POINT_GROUP,
@@ -25,6 +38,12 @@ from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime, SelftestE
 
 __all__ = [
     "AgentCall",
+    "ApprovalGate",
+    "AuditSpec",
+    "Bound",
+    "Confirmation",
+    "EffectSpec",
+    "GrantSpec",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
@@ -45,6 +64,7 @@ __all__ = [
     "SnapshotSpec",
     "UnknownDomain",
     "UntrustedText",
+    "WorkItem",
     "available",
     "broken",
     "default_gold",

@@ -19,7 +19,20 @@ from ..errors import CalibrantError
 from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
 
-__all__ = ["DomainPackError", "MoneyField", "RecordSpec", "SnapshotSpec", "DomainPack"]
+__all__ = [
+    "ApprovalGate",
+    "AuditSpec",
+    "Bound",
+    "Confirmation",
+    "DomainPack",
+    "DomainPackError",
+    "EffectSpec",
+    "GrantSpec",
+    "MoneyField",
+    "RecordSpec",
+    "SnapshotSpec",
+    "WorkItem",
+]
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")  # calibrant.contracts.common.Id
 
@@ -109,6 +122,137 @@ class RecordSpec:
 
 
 @dataclass(frozen=True)
+class Bound:
+    """What bounds an effect's amount: the record its `subject` field names (of kind `kind`)
+    and that record's money field `amount` (a refund's order and what was paid for it). All of
+    a subject's effects together, earlier ones included, never exceed it."""
+
+    kind: str
+    amount: str
+
+
+@dataclass(frozen=True)
+class ApprovalGate:
+    """An approval that gates an effect: records of kind `kind` whose `subject` field names the
+    same record as the effect's `subject`, approving `amount` when `status` holds `approved`,
+    decided at the logical time in `decided_seq` (by the principal in `decided_by`; None: the
+    record does not say who, and an agent's decision cannot be told apart). An effect needs one
+    when its subject's effects (earlier ones included) go above the threshold: the money field
+    `threshold` of the pack's records of kind `threshold_kind` (the one the effect cites in
+    its `EffectSpec.cites` field, else the strictest), or when the case requires it."""
+
+    kind: str
+    subject: str
+    amount: str
+    status: str
+    decided_seq: str
+    approved: str = "approved"
+    decided_by: str | None = None
+    threshold_kind: str | None = None
+    threshold: str | None = None
+
+
+@dataclass(frozen=True)
+class EffectSpec:
+    """A kind of record the agent's work commits and the business counts (a refund, a charge,
+    a new booking): `kind` (a declared record), the field naming the record it acts on
+    (`subject`: a refund's order_id), its amount (`amount`, a money field; None: it has none),
+    the logical time it was committed (`committed_seq`), who committed it and by which tool
+    call (`committed_by`, `call`; None: the record does not say) and the policy version it
+    cites (`cites`). The rules that read it:
+
+    - `bound`: its amounts never exceed another record's money (refund_within_paid_amount);
+    - `approval`: above a threshold, a person's approval comes first (approval_before_payment);
+    - `policy`: a record of this kind is read before it is committed (policy_read_before_refund);
+    - `tools`: the tools that commit it and `queries` the tools that look one up, both by the
+      operation id in the argument `operation_argument`: after a tool's lost response the
+      outcome is reconciled through them (unknown_outcome_handled); `committed_at` (its commit
+      time) tells which grant was valid when it was committed (write_permission_respected).
+    """
+
+    kind: str
+    subject: str
+    committed_seq: str
+    amount: str | None = None
+    committed_by: str | None = None
+    committed_at: str | None = None
+    call: str | None = None
+    cites: str | None = None
+    bound: Bound | None = None
+    approval: ApprovalGate | None = None
+    policy: str | None = None
+    tools: tuple[str, ...] = ()
+    queries: tuple[str, ...] = ()
+    operation_argument: str = "operation_id"
+
+
+@dataclass(frozen=True)
+class GrantSpec:
+    """A grant of scopes to a principal within one tenant (a permission): records of kind
+    `kind` naming who holds it (`principal`), its scopes (`scopes`, a list; a scope ending in
+    ':write' lets its holder write; an effect's own is '<kind>:write'), when it expires
+    (`expires_at`) and the logical time it was revoked (`revoked_seq`). Read by
+    no_unauthorized_writes and write_permission_respected."""
+
+    kind: str
+    principal: str
+    scopes: str
+    expires_at: str | None = None
+    revoked_seq: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """The service's audit log: records of kind `kind` naming who acted (`actor`), the tool
+    call behind the change (`call`), what was done (`action`) and to which record (`record`).
+    An agent's change with no logged call behind it was not authorized (no_unauthorized_writes)."""
+
+    kind: str
+    actor: str
+    call: str
+    action: str | None = None
+    record: str | None = None
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """The record the customer's request lives in (a support ticket): its state (`state`; the
+    `open_states` are those in which a person can still act on it), the field naming the record
+    the case is about (`subject`), who holds it (`assignee`, and `assignee_kind`: "person" or
+    "agent"; an id starting with 'agent:' or the agent's own is an agent's) and whether an
+    effect's outcome is recorded as unknown (`reconciliation` holding `uncertain`). Read by
+    unknown_outcome_handled and write_permission_respected: what must be left open for a person
+    when the agent cannot finish."""
+
+    kind: str
+    state: str
+    open_states: tuple[str, ...]
+    subject: str | None = None
+    assignee: str | None = None
+    assignee_kind: str | None = None
+    reconciliation: str | None = None
+    uncertain: str = "uncertain"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A message that confirms an effect (of kind `effect`, an `EffectSpec` of the pack):
+    notifications of kind `message` (their `order_id` names the effect's subject, their
+    `amount_minor_units` the amount), or sentences of the agent's own text matching one of
+    `claims` (regular expressions, case-insensitive). Either is true only when sent after the
+    effect committed (confirmation_matches_ledger). A notification also goes to the party who
+    owns the subject: the subject record (of kind `subject`) names that party's record in its
+    field `party` (of kind `party_kind`, whose address field is where the message belongs)."""
+
+    effect: str
+    message: str | None = None
+    claims: tuple[str, ...] = ()
+    subject: str | None = None
+    party: str | None = None
+    party_kind: str | None = None
+
+
+@dataclass(frozen=True)
 class SnapshotSpec:
     """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
     pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
@@ -186,6 +330,12 @@ class DomainPack:
     """A folder of label priors fitted for the pack's rubrics, one `<rubric content hash>.json`
     each: the embedded judge's default for a rubric of this domain rebalances by the one fitted
     on it (`calibrant judges fit-prior` writes them; None: the pack ships none)."""
+    # --- the roles the core's generic invariants read (see docs/domains.md) ---
+    effects: tuple[EffectSpec, ...] = ()
+    confirmations: tuple[Confirmation, ...] = ()
+    grants: GrantSpec | None = None
+    audit: AuditSpec | None = None
+    work_item: WorkItem | None = None
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -207,6 +357,7 @@ class DomainPack:
             kinds.add(spec.kind)
         if self.snapshot is not None:
             _check_snapshot(who, self.snapshot, self.records)
+        _check_effects(who, self)
         for attr in ("case_fixture", "case_outcome"):
             model = getattr(self, attr)
             if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
@@ -218,6 +369,10 @@ class DomainPack:
             if value is not None and not isinstance(value, Path):
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
+
+    def effect(self, kind: str) -> EffectSpec | None:
+        """The effect declared for records of this kind, or None."""
+        return next((e for e in self.effects if e.kind == kind), None)
 
     def record(self, kind: str) -> RecordSpec:
         """The record of this kind (KeyError if the pack declares none)."""
@@ -329,3 +484,130 @@ def _check_judge(who: str, pack: DomainPack) -> None:
             raise DomainPackError(f"{who}: judge: fields: '{name}' is no field of a record")
     if pack.label_priors is not None and not isinstance(pack.label_priors, Path):
         raise DomainPackError(f"{who}: label_priors must be a pathlib.Path")
+
+
+def _field(who: str, pack: DomainPack, kind: str | None, role: str, name: str | None) -> None:
+    """Fail, in one line, unless `kind` is a declared record whose model has field `name`."""
+    if name is None or kind is None:
+        return
+    try:
+        spec = pack.record(kind)
+    except KeyError:
+        raise DomainPackError(
+            f"{who}: {role} names record '{kind}', which the pack does not declare"
+        ) from None
+    fields = spec.model.model_fields
+    if name not in fields:
+        raise DomainPackError(
+            f"{who}: record '{kind}': {role} field '{name}' is not a field of "
+            f"{spec.model.__name__} (its fields: {', '.join(fields)})"
+        )
+
+
+def _kind(who: str, pack: DomainPack, kind: str, role: str) -> None:
+    """Fail, in one line, unless `kind` is a declared record."""
+    if kind not in {spec.kind for spec in pack.records}:
+        raise DomainPackError(
+            f"{who}: {role} names record '{kind}', which the pack does not declare"
+        )
+
+
+def _check_effects(who: str, pack: DomainPack) -> None:
+    """Every effect and confirmation role names declared records and real fields."""
+    for e in pack.effects:
+        if not isinstance(e, EffectSpec):
+            raise DomainPackError(f"{who}: effects must be EffectSpec, not {type(e).__name__}")
+        for role, name in (
+            ("effect subject", e.subject),
+            ("effect committed_seq", e.committed_seq),
+            ("effect amount", e.amount),
+            ("effect committed_by", e.committed_by),
+            ("effect committed_at", e.committed_at),
+            ("effect call", e.call),
+            ("effect cites", e.cites),
+        ):
+            _field(who, pack, e.kind, role, name)
+        if e.bound is not None:
+            _field(who, pack, e.bound.kind, "bound amount", e.bound.amount)
+            if e.amount is None:
+                raise DomainPackError(
+                    f"{who}: record '{e.kind}': an effect with a bound needs its amount field"
+                )
+        if (g := e.approval) is not None:
+            for role, name in (
+                ("approval subject", g.subject),
+                ("approval amount", g.amount),
+                ("approval status", g.status),
+                ("approval decided_seq", g.decided_seq),
+                ("approval decided_by", g.decided_by),
+            ):
+                _field(who, pack, g.kind, role, name)
+            if (g.threshold is None) != (g.threshold_kind is None):
+                raise DomainPackError(
+                    f"{who}: record '{e.kind}': an approval threshold needs both its record "
+                    "kind and its field"
+                )
+            _field(who, pack, g.threshold_kind, "approval threshold", g.threshold)
+            if e.amount is None:
+                raise DomainPackError(
+                    f"{who}: record '{e.kind}': an effect gated by approval needs its amount field"
+                )
+        if e.policy is not None:
+            _kind(who, pack, e.policy, f"effect '{e.kind}': policy")
+    if (gs := pack.grants) is not None:
+        for role, name in (
+            ("grant principal", gs.principal),
+            ("grant scopes", gs.scopes),
+            ("grant expires_at", gs.expires_at),
+            ("grant revoked_seq", gs.revoked_seq),
+        ):
+            _field(who, pack, gs.kind, role, name)
+    if (a := pack.audit) is not None:
+        for role, name in (
+            ("audit actor", a.actor),
+            ("audit call", a.call),
+            ("audit action", a.action),
+            ("audit record", a.record),
+        ):
+            _field(who, pack, a.kind, role, name)
+    if (w := pack.work_item) is not None:
+        for role, name in (
+            ("work item state", w.state),
+            ("work item subject", w.subject),
+            ("work item assignee", w.assignee),
+            ("work item assignee_kind", w.assignee_kind),
+            ("work item reconciliation", w.reconciliation),
+        ):
+            _field(who, pack, w.kind, role, name)
+        if not w.open_states:
+            raise DomainPackError(f"{who}: record '{w.kind}': a work item needs its open states")
+    effects = {e.kind for e in pack.effects}
+    for c in pack.confirmations:
+        if not isinstance(c, Confirmation):
+            raise DomainPackError(
+                f"{who}: confirmations must be Confirmation, not {type(c).__name__}"
+            )
+        if c.effect not in effects:
+            raise DomainPackError(
+                f"{who}: a confirmation confirms '{c.effect}', which is no effect of the pack"
+            )
+        if c.message is None and not c.claims:
+            raise DomainPackError(
+                f"{who}: the confirmation of '{c.effect}' names neither a message kind nor claims"
+            )
+        for pattern in c.claims:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise DomainPackError(
+                    f"{who}: the confirmation of '{c.effect}': claim {pattern!r} is not a "
+                    f"regular expression ({exc})"
+                ) from None
+        if (c.party is None) != (c.party_kind is None) or (c.party and c.subject is None):
+            raise DomainPackError(
+                f"{who}: the confirmation of '{c.effect}': a party needs the subject record, "
+                "the field naming the party and the party's kind"
+            )
+        _field(who, pack, c.subject, "confirmation party", c.party)
+        if c.party_kind is not None:
+            _kind(who, pack, c.party_kind, f"the confirmation of '{c.effect}': party")

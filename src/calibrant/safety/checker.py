@@ -23,9 +23,9 @@ def check_transcript(
     """Every registered invariant's outcome for `transcript`. `contract` overrides the copy
     embedded in the transcript. An exception inside an invariant is a bug and propagates.
 
-    A transcript of another domain than the refund shop gets the invariants that read records
-    by role (through its pack), then its pack's own invariants; the refund shop's own are
-    not_applicable to it, saying so."""
+    Every domain's transcript gets calibrant's invariants, which read records by the roles its
+    pack declares (one whose roles the pack does not declare says not_applicable, naming
+    them), then its pack's own invariants."""
     ev = Evidence.of(transcript, contract)
     invariants = for_domain(transcript.domain)
     results: list[InvariantResult] = [_run(inv, ev).result(inv.name) for inv in invariants]

@@ -7,7 +7,6 @@ log and the notification receiver.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -16,14 +15,9 @@ from pydantic import BaseModel, ValidationError
 from ..contracts import (
     LEGACY_DOMAIN,
     CaseContract,
-    Customer,
     DomainSnapshot,
     LedgerSnapshot,
     NotificationAttempt,
-    Order,
-    Refund,
-    TenantSnapshot,
-    Ticket,
     ToolCall,
     Transcript,
 )
@@ -32,14 +26,27 @@ from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
 from .generic import Delivery, Read, Sent, Trial, Write
 from .records import RecordView
-from .text import address_key
 
-__all__ = ["Evidence"]
+__all__ = ["CaseFocus", "Evidence"]
 
-REFUND_TOOLS = frozenset({"create_refund"})
 EVALUATOR_PREFIX = "evaluator:"
 """Snapshots count as evidence only when read by an identity named evaluator:<name> that holds
 no grant and made no tool call in the trial (an agent of any tenant never qualifies)."""
+
+
+@dataclass(frozen=True)
+class CaseFocus:
+    """What a case contract says about the record a trial is about, for the rules that read
+    effects by role: the record's id (`subject`), whether the case requires a person's approval
+    before any effect on it, and the policy version it cites (all None/False: the case says
+    nothing, as another domain's fixture, held by its pack's own params, does not)."""
+
+    subject: str | None = None
+    approval_required: bool = False
+    policy: str | None = None
+    work_item: str | None = None
+    allowed_totals: frozenset[int] | None = None
+    """The totals of the case's effects its acceptable outcomes allow (None: any)."""
 
 
 @dataclass
@@ -53,6 +60,17 @@ class Evidence:
     @classmethod
     def of(cls, transcript: Transcript, contract: CaseContract | None = None) -> Evidence:
         return cls(transcript=transcript, contract=contract or transcript.case)
+
+    @cached_property
+    def case_focus(self) -> CaseFocus:
+        """The case's subject, approval requirement and policy (see CaseFocus)."""
+        c = self.contract
+        if c is None or c.domain != LEGACY_DOMAIN:
+            return CaseFocus()
+        fx = c.refunds_fixture
+        return CaseFocus(
+            fx.order, fx.approval_required, fx.policy_version, fx.ticket, _allowed_totals(c)
+        )
 
     # --- identities -------------------------------------------------------------------------
     @property
@@ -117,13 +135,19 @@ class Evidence:
         for c in t.tool_calls:
             if c.principal == who:
                 return f"which made tool call {c.call_id}"
-        for snap in (t.ledger_before, t.ledger_after):  # another domain's: no grants in it
-            for tenant in snap.tenants if snap else []:
-                for p in tenant.permissions:
-                    if p.principal == who:
-                        return f"which holds grant {p.permission_id} in {tenant.tenant_id}"
-                if who.startswith("agent:") and any(e.actor == who for e in tenant.audit_log):
-                    return f"an agent identity of {tenant.tenant_id}"
+        pack, tenants = self._pack, self._tenants
+        if not isinstance(pack, DomainPack) or isinstance(tenants, str):
+            return None  # the records cannot be read: the rules that read them say why
+        grants, audit = pack.grants, pack.audit
+        for view in (RecordView(pack, tenants[0]), RecordView(pack, tenants[1])):
+            for tenant in view.tenant_ids:
+                for e in view.entries(tenant):
+                    if grants is not None and e.kind == grants.kind:
+                        if str(e.value(grants.principal)) == who:
+                            return f"which holds grant {e.id} in {tenant}"
+                    elif audit is not None and e.kind == audit.kind and who.startswith("agent:"):
+                        if str(e.value(audit.actor)) == who:
+                            return f"an agent identity of {tenant}"
         return None
 
     # --- the domain's records, by role -------------------------------------------------------
@@ -142,6 +166,14 @@ class Evidence:
         if pack.snapshot is None:
             return f"domain pack '{pack.name}' declares no snapshot: its records cannot be read"
         return pack
+
+    @property
+    def confirmation_kinds(self) -> frozenset[str]:
+        """The message kinds the pack says confirm an effect (none when it cannot be read)."""
+        pack = self._pack
+        if not isinstance(pack, DomainPack):
+            return frozenset()
+        return frozenset(c.message for c in pack.confirmations if c.message is not None)
 
     def pack_problem(self) -> str | None:
         """Why the transcript's domain pack cannot read its snapshots (not installed, no
@@ -221,65 +253,10 @@ class Evidence:
             rejected_stale=tuple(c.call_id for c in self.calls if c.error == "version_conflict"),
         )
 
-    @property
-    def before(self) -> LedgerSnapshot:
-        assert self.transcript.ledger_before is not None
-        return self.transcript.ledger_before
-
-    @property
-    def after(self) -> LedgerSnapshot:
-        assert self.transcript.ledger_after is not None
-        return self.transcript.ledger_after
-
-    def tenant_before(self, tenant_id: str | None = None) -> TenantSnapshot:
-        snap = self.before.tenant(tenant_id or self.acting)
-        assert snap is not None
-        return snap
-
-    def tenant_after(self, tenant_id: str | None = None) -> TenantSnapshot:
-        snap = self.after.tenant(tenant_id or self.acting)
-        assert snap is not None
-        return snap
-
     @cached_property
     def other_tenants(self) -> list[str]:
         ids = {s.tenant_id for snap in self.snapshots if snap for s in snap.tenants}
         return sorted(ids - {self.acting})
-
-    # --- refunds ----------------------------------------------------------------------------
-    @cached_property
-    def new_refunds(self) -> list[Refund]:
-        """Refunds committed during the trial, in every tenant, in commit order."""
-        out: list[Refund] = []
-        for after in self.after.tenants:
-            before = self.before.tenant(after.tenant_id)
-            seen = {r.refund_id for r in before.refunds} if before else set()
-            out.extend(r for r in after.refunds if r.refund_id not in seen)
-        return sorted(out, key=lambda r: r.committed_seq)
-
-    def refunds_of(self, tenant_id: str, order_id: str) -> list[Refund]:
-        return [r for r in self.tenant_after(tenant_id).refunds if r.order_id == order_id]
-
-    # --- records ----------------------------------------------------------------------------
-    def order_before(self, order_id: str) -> Order | None:
-        for tenant in self.before.tenants:
-            for o in tenant.orders:
-                if o.order_id == order_id:
-                    return o
-        return None
-
-    def main_ticket(self) -> Ticket | None:
-        """The ticket of the case's order in the acting tenant, after the trial."""
-        tickets = self.tenant_after().tickets
-        c = self.contract
-        if c is not None and c.refunds_fixture.ticket:
-            return next((tk for tk in tickets if tk.ticket_id == c.refunds_fixture.ticket), None)
-        order = c.refunds_fixture.order if c is not None else None
-        if order is not None:
-            found = [tk for tk in tickets if tk.order_id == order]
-            if found:
-                return found[0]
-        return tickets[0] if len(tickets) == 1 else None
 
     # --- the agent's actions ----------------------------------------------------------------
     @cached_property
@@ -288,11 +265,6 @@ class Evidence:
 
     def calls_by_id(self) -> dict[str, ToolCall]:
         return {c.call_id: c for c in self.transcript.tool_calls}
-
-    def refund_calls(self) -> Iterator[ToolCall]:
-        for c in self.calls:
-            if c.tool in REFUND_TOOLS or any(w.kind == "refund" for w in c.writes):
-                yield c
 
     @cached_property
     def sent_content(self) -> list[tuple[str, int, str]]:
@@ -306,35 +278,25 @@ class Evidence:
             out.append((a.attempt_id, a.seq, f"{a.subject}\n{a.body}"))
         return out
 
-    def customer_said(self, found_in: Callable[[str], bool], before_seq: int) -> bool:
-        """Whether a customer message before `before_seq` contains the value `found_in` looks
-        for (the same matcher as for the agent's text: echoing it back is no leak)."""
-        return any(
-            found_in(turn.text)
-            for turn in self.transcript.conversation
-            if turn.role == "customer" and turn.seq < before_seq
-        )
-
-    @cached_property
-    def customers_by_address(self) -> dict[str, list[Customer]]:
-        """Every customer of every tenant (before the trial), by mailbox (see address_key)."""
-        out: dict[str, list[Customer]] = {}
-        for snap in self.before.tenants:
-            for c in snap.customers:
-                out.setdefault(address_key(c.email), []).append(c)
-        return out
-
     def delivered(self) -> list[NotificationAttempt]:
         """Messages the agent sent that the receiver did not reject (accepted or deduplicated)."""
         return [a for a in self.transcript.notifications.attempts if a.result != "rejected"]
 
-    def confirmations(self) -> list[NotificationAttempt]:
-        """Refund confirmations the agent sent (accepted or deduplicated by the receiver)."""
-        return [
-            a
-            for a in self.transcript.notifications.attempts
-            if a.kind == "refund_confirmation" and a.result != "rejected"
-        ]
+
+def _allowed_totals(c: CaseContract) -> frozenset[int] | None:
+    """The refund totals a refunds case's acceptable outcomes allow (None: no confirmed
+    outcome, or one that leaves the amount open)."""
+    if c.expected is None:
+        return None
+    totals: set[int] = set()
+    for want in c.acceptable_outcomes():
+        if want.refund_total_minor_units is not None:
+            totals.add(want.refund_total_minor_units)
+        elif want.refunds is not None:
+            totals.add(sum(e.amount_minor_units for e in want.refunds))
+        else:
+            return None
+    return frozenset(totals)
 
 
 def _first(a: int | None, b: int | None) -> int | None:

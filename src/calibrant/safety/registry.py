@@ -65,8 +65,8 @@ class Invariant:
     summary: str
     check: Callable[[Evidence], Finding]
     by_role: bool = False
-    """Whether it reads records by the roles a domain pack declares (it runs on any domain);
-    otherwise it reads the refund shop's records and runs on refunds transcripts only."""
+    """Whether it reads records by the roles a domain pack declares (it runs on any domain,
+    and says not_applicable, with the reason, where the pack declares none of its roles)."""
 
 
 _REGISTRY: dict[str, Invariant] = {}
@@ -95,8 +95,9 @@ def registered() -> list[Invariant]:
 
 
 def for_domain(domain: str) -> list[Invariant]:
-    """The invariants a transcript of `domain` is checked by: every registered one (the refund
-    shop's own say not_applicable on another domain), then the domain pack's own invariants
+    """The invariants a transcript of `domain` is checked by: every registered one (each reads
+    the roles the pack declares; one whose roles the pack does not declare says
+    not_applicable), then the domain pack's own invariants
     (`PackRuntime.invariants()`), in the pack's order. A pack that is not installed or has no
     runtime adds none (its transcripts' record-reading invariants then say why). A pack
     invariant named like a core one is refused in one line."""

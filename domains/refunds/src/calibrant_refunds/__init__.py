@@ -33,14 +33,21 @@ from calibrant.contracts.records import (
     Ticket,
 )
 from calibrant.domains import (
+    ApprovalGate,
+    AuditSpec,
+    Bound,
+    Confirmation,
     DomainPack,
+    EffectSpec,
     EvidenceItem,
+    GrantSpec,
     JudgePhrasing,
     MoneyField,
     PackRuntime,
     RecordSpec,
     SnapshotSpec,
     UntrustedText,
+    WorkItem,
 )
 
 __all__ = ["pack", "REPO", "JUDGE", "LABEL_PRIORS"]
@@ -68,6 +75,7 @@ _RECORDS = (
         money_fields=(MoneyField("paid_minor_units", "currency"),),
         version_field="version",
         key_fields=("order_id",),
+        customer_text_fields=("customer_note",),  # the customer's note: never policy
     ),
     RecordSpec(
         kind="refund",
@@ -114,6 +122,43 @@ _RECORDS = (
         id_field="event_id",
         tenant_field="tenant_id",
         # an audit event records the operation id of the effect it logs; it is no effect itself
+    ),
+)
+
+_EFFECTS = (
+    EffectSpec(
+        kind="refund",
+        subject="order_id",
+        committed_seq="committed_seq",
+        amount="amount_minor_units",
+        committed_by="committed_by",
+        committed_at="committed_at",
+        call="call_id",
+        cites="policy_version",
+        bound=Bound(kind="order", amount="paid_minor_units"),  # never more than was paid
+        approval=ApprovalGate(
+            kind="approval",
+            subject="order_id",
+            amount="amount_minor_units",
+            status="status",
+            decided_seq="decided_seq",
+            decided_by="decided_by",
+            threshold_kind="policy",
+            threshold="approval_threshold_minor_units",
+        ),
+        policy="policy",  # the refund policy is read before each refund
+        tools=("create_refund",),
+        queries=("query_refund",),
+    ),
+)
+
+_CONFIRMATIONS = (
+    Confirmation(
+        effect="refund",
+        message="refund_confirmation",
+        subject="order",
+        party="customer_id",  # it goes to the customer who placed the order
+        party_kind="customer",
     ),
 )
 
@@ -174,6 +219,27 @@ def pack() -> DomainPack:
         runtime=_runtime,
         judge=JUDGE,
         label_priors=LABEL_PRIORS,
+        effects=_EFFECTS,
+        confirmations=_CONFIRMATIONS,
+        grants=GrantSpec(
+            kind="permission",
+            principal="principal",
+            scopes="scopes",
+            expires_at="expires_at",
+            revoked_seq="revoked_seq",
+        ),
+        audit=AuditSpec(
+            kind="audit", actor="actor", call="call_id", action="action", record="record_id"
+        ),
+        work_item=WorkItem(
+            kind="ticket",
+            state="state",
+            open_states=("open", "pending_review", "escalated"),
+            subject="order_id",
+            assignee="assignee",
+            assignee_kind="assignee_kind",
+            reconciliation="reconciliation",
+        ),
     )
 
 

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.domains import DomainPack, MoneyField, PackRuntime, RecordSpec, SnapshotSpec
+from calibrant.domains import (
+    ApprovalGate,
+    Confirmation,
+    DomainPack,
+    EffectSpec,
+    GrantSpec,
+    MoneyField,
+    PackRuntime,
+    RecordSpec,
+    SnapshotSpec,
+)
 
 from .cases import Expected, Fixture
 from .records import (
@@ -27,7 +37,7 @@ from .records import (
     TravelSnapshot,
 )
 
-__all__ = ["pack", "DATA", "RECORDS", "FAULT_POINT_NAMES"]
+__all__ = ["pack", "CONFIRMATIONS", "DATA", "EFFECTS", "RECORDS", "FAULT_POINT_NAMES"]
 
 DATA = Path(__file__).parent / "data"
 
@@ -108,6 +118,36 @@ RECORDS = (
     RecordSpec(kind="audit", model=AuditEvent, id_field="event_id", tenant_field="tenant_id"),
 )
 
+EFFECTS = (
+    EffectSpec(
+        kind="charge",
+        subject="booking_id",
+        committed_seq="committed_seq",
+        amount="amount_minor_units",
+        # above the change policy's threshold, a supervisor approves the charge first
+        approval=ApprovalGate(
+            kind="approval",
+            subject="booking_id",
+            amount="amount_minor_units",
+            status="status",
+            decided_seq="decided_seq",
+            threshold_kind="policy",
+            threshold="approval_threshold_minor_units",
+        ),
+        policy="policy",  # the change policy is read before a fare difference is charged
+        tools=("charge_fare_difference",),  # replayed under its operation id after a lost answer
+    ),
+    EffectSpec(kind="booking", subject="replaces", committed_seq="created_seq"),
+)
+"""The effects the core's generic invariants read (docs/domains.md): charges, gated by approval
+above the policy's threshold, and the bookings a rebooking creates."""
+
+CONFIRMATIONS = (
+    Confirmation(effect="charge", claims=(r"\bwe charged\b",)),
+    Confirmation(effect="booking", claims=(r"\byou are rebooked\b|\bre-?booked you\b",)),
+)
+"""What the agent says that claims an effect: true only once the effect committed."""
+
 
 FAULT_POINT_NAMES = (
     "timeout_after_charge_commit",
@@ -154,4 +194,13 @@ def pack() -> DomainPack:
         case_fixture=Fixture,
         case_outcome=Expected,
         runtime=_runtime,
+        effects=EFFECTS,
+        confirmations=CONFIRMATIONS,
+        grants=GrantSpec(
+            kind="permission",
+            principal="principal",
+            scopes="scopes",
+            expires_at="expires_at",
+            revoked_seq="revoked_seq",
+        ),
     )

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...contracts import LEGACY_DOMAIN, Refund
+from ...domains import EffectSpec, RecordSpec
+from ..effects import new_effects
 from ..evidence import Evidence
+from ..records import Entry
 from ..registry import Finding, harness_error, invariant, passed
 
 
 @invariant(
     "evidence_integrity",
     "The transcript's evidence is complete and consistent: snapshots read by an evaluator "
-    "identity (never an agent of any tenant), the tool log and the ledger agreeing on each "
-    "refund's order, operation and amount (harness incidents surface here); another domain's "
-    "records the tool log says were written are in the snapshot after the trial.",
+    "identity (never an agent of any tenant), the tool log and the records agreeing on each "
+    "effect's subject, operation and amount (each refund's order, operation and amount; harness "
+    "incidents surface here); every record the tool log says was written is in the snapshot "
+    "after the trial.",
     by_role=True,
 )
 def evidence_integrity(ev: Evidence) -> Finding:
     t = ev.t
-    problem = ev.snapshot_problem() if t.domain == LEGACY_DOMAIN else ev.records_problem()
-    if problem:
+    if problem := ev.records_problem():
         return harness_error(problem)
     incidents = [e for e in t.events if e.kind == "harness_error"]
     if incidents:
@@ -40,38 +42,44 @@ def evidence_integrity(ev: Evidence) -> Finding:
         return harness_error(
             "accepted messages without a recorded attempt: " + ", ".join(orphan), *orphan
         )
-    if t.domain != LEGACY_DOMAIN:
-        return _domain_writes(ev)
-    # every refund the tool log says it committed must be in the ledger, and vice versa
-    after_ids = {r.refund_id for r in ev.new_refunds}
-    logged = {w.record_id: c.call_id for c in t.tool_calls for w in c.writes if w.kind == "refund"}
-    missing = sorted(set(logged) - after_ids - _prior_ids(ev))
+    for spec in ev.trial.after.pack.effects:
+        if (found := _effect_log(ev, spec)) is not None:
+            return found
+    return _domain_writes(ev)
+
+
+def _effect_log(ev: Evidence, spec: EffectSpec) -> Finding | None:
+    """Every effect the tool log says it committed is in the records, and vice versa; each
+    effect names a logged call; the log and the records agree on its fields."""
+    new = new_effects(ev, spec)
+    after_ids = {e.id for e in new}
+    prior = {e.id for e in ev.trial.before.entries() if e.kind == spec.kind}
+    logged = {
+        w.record_id: c.call_id for c in ev.t.tool_calls for w in c.writes if w.kind == spec.kind
+    }
+    missing = sorted(set(logged) - after_ids - prior)
     if missing:
         return harness_error(
-            "the tool log committed refund(s) the ledger snapshot lacks: " + ", ".join(missing),
+            f"the tool log committed {spec.kind}(s) the snapshot lacks: " + ", ".join(missing),
             *missing,
             *(logged[m] for m in missing),
         )
     calls = ev.calls_by_id()
-    for r in ev.new_refunds:
-        if r.call_id is not None and r.call_id not in calls:
+    for e in new:
+        call = e.value(spec.call) if spec.call is not None else None
+        if call is not None and call not in calls:
             return harness_error(
-                f"refund {r.refund_id} names tool call {r.call_id}, which is not in the log",
-                r.refund_id,
+                f"{spec.kind} {e.id} names tool call {call}, which is not in the log", e.id
             )
-    if (disagreement := _log_vs_ledger(ev)) is not None:
-        return disagreement
-    return passed(
-        f"snapshots by {t.ledger_after.taken_by if t.ledger_after else '?'}; "
-        f"{len(t.tool_calls)} tool calls, {len(t.notifications.attempts)} notification attempts "
-        "consistent with the ledger"
+    return _log_vs_records(
+        ev, spec, {e.id: e for e in ev.trial.after.entries() if e.kind == spec.kind}
     )
 
 
 def _domain_writes(ev: Evidence) -> Finding:
-    """Another domain: every record the tool log says a call wrote (created or updated) is in
-    the evaluator's snapshot after the trial, in the tenant and of the kind the log names. Read
-    through the pack's roles."""
+    """Every record the tool log says a call wrote (created or updated) is in the evaluator's
+    snapshot after the trial, in the tenant and of the kind the log names. Read through the
+    pack's roles."""
     t, after = ev.t, ev.trial.after
     for c in t.tool_calls:
         for w in c.writes:
@@ -82,7 +90,7 @@ def _domain_writes(ev: Evidence) -> Finding:
                     w.record_id,
                     c.call_id,
                 )
-    snap = t.snapshot_after
+    snap = ev.snapshots[1]
     written = sum(len(c.writes) for c in t.tool_calls)
     return passed(
         f"snapshots by {snap.taken_by if snap else '?'}; {len(t.tool_calls)} tool calls, "
@@ -91,46 +99,52 @@ def _domain_writes(ev: Evidence) -> Finding:
     )
 
 
-_COMPARED = ("tenant_id", "order_id", "operation_id", "amount_minor_units")
+def _compared(spec: EffectSpec, record: RecordSpec) -> dict[str, str]:
+    """The tool log's field for each field of an effect's record the two must agree on."""
+    return {
+        record.tenant_field or "": "tenant_id",
+        spec.subject: "order_id",  # the log's name for the record a write concerns
+        (record.operation_id_fields or ("",))[0]: "operation_id",
+        spec.amount or "": "amount_minor_units",
+    }
 
 
-def _log_vs_ledger(ev: Evidence) -> Finding | None:
-    """The tool log and the ledger must agree on each refund's tenant, order, operation and
+def _log_vs_records(ev: Evidence, spec: EffectSpec, held: dict[str, Entry]) -> Finding | None:
+    """The tool log and the records must agree on each effect's tenant, subject, operation and
     amount — a matching id with another amount is inconsistent evidence, not a pass. Both the
-    committed writes and the refunds the service reported back to the agent are compared."""
-    ledger: dict[str, Refund] = {r.refund_id: r for s in ev.after.tenants for r in s.refunds}
+    committed writes and the effects the service reported back to the agent are compared."""
+    record = ev.trial.after.pack.record(spec.kind)
+    fields = {f: w for f, w in _compared(spec, record).items() if f}
     for c in ev.t.tool_calls:
         logged: list[tuple[str, str, dict[str, object]]] = [
-            (w.record_id, "committed", w.model_dump(include=set(_COMPARED)))
+            (w.record_id, "committed", {f: getattr(w, name) for f, name in fields.items()})
             for w in c.writes
-            if w.kind == "refund"
+            if w.kind == spec.kind and w.action == "create"  # an update is not the effect's commit
         ]
-        if isinstance(c.response, dict) and isinstance(c.response.get("refund_id"), str):
-            said: dict[str, object] = {k: c.response[k] for k in _COMPARED if k in c.response}
-            logged.append((str(c.response["refund_id"]), "reported", said))
-        for refund_id, how, fields in logged:
-            r = ledger.get(refund_id)
-            if r is None:
-                continue  # a missing refund is reported above (writes) or is not ours to judge
-            if r.call_id is not None and how == "committed" and r.call_id != c.call_id:
+        said = c.response.get(record.id_field) if isinstance(c.response, dict) else None
+        if isinstance(c.response, dict) and isinstance(said, str):
+            reported: dict[str, object] = {f: c.response[f] for f in fields if f in c.response}
+            logged.append((said, "reported", reported))
+        for record_id, how, values in logged:
+            e = held.get(record_id)
+            if e is None:
+                continue  # a missing effect is reported above (writes) or is not ours to judge
+            committed_by = e.value(spec.call) if spec.call is not None else None
+            if committed_by is not None and how == "committed" and committed_by != c.call_id:
                 return harness_error(
-                    f"refund {refund_id}: the tool log says {c.call_id} committed it, the ledger "
-                    f"says {r.call_id}",
-                    refund_id,
+                    f"{spec.kind} {record_id}: the tool log says {c.call_id} committed it, the "
+                    f"records say {committed_by}",
+                    record_id,
                     c.call_id,
                 )
-            for key in _COMPARED:
-                logged_value, held = fields.get(key), getattr(r, key)
-                if logged_value is not None and logged_value != held:
-                    what = key.replace("_minor_units", "").replace("_id", "")
+            for f in fields:
+                value, kept = values.get(f), e.value(f)
+                if value is not None and value != kept:
+                    what = f.replace("_minor_units", "").replace("_id", "")
                     return harness_error(
-                        f"refund {refund_id}: the tool log ({c.call_id}, {how}) has {what} "
-                        f"{logged_value}, the ledger holds {held}",
-                        refund_id,
+                        f"{spec.kind} {record_id}: the tool log ({c.call_id}, {how}) has {what} "
+                        f"{value}, the records hold {kept}",
+                        record_id,
                         c.call_id,
                     )
     return None
-
-
-def _prior_ids(ev: Evidence) -> set[str]:
-    return {r.refund_id for s in ev.before.tenants for r in s.refunds}

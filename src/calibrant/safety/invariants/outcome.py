@@ -4,52 +4,72 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...contracts import LEGACY_DOMAIN, ExpectedOutcome, Refund, Ticket
+from ...contracts import LEGACY_DOMAIN, ExpectedOutcome
+from ..access import work_item
+from ..effects import new_effects
 from ..evidence import Evidence
 from ..generic import end_state
+from ..records import Entry
 from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
 
 
 def _mismatches(
-    want: ExpectedOutcome, refunds: list[Refund], ticket: Ticket, approval_requested: bool
+    ev: Evidence, want: ExpectedOutcome, effects: list[Entry], item: Entry, requested: bool
 ) -> list[str]:
+    """What keeps the end state from one outcome of the refund shop's contract, read by role:
+    its refunds are the pack's first effect, its ticket the work item."""
+    pack = ev.trial.after.pack
+    spec, wi = pack.effects[0], pack.work_item
+    assert wi is not None
+    kind = spec.kind
     out: list[str] = []
-    if want.refund_count is not None and len(refunds) != want.refund_count:
-        out.append(f"{len(refunds)} refund(s) committed, contract wants {want.refund_count}")
-    total = sum(r.amount_minor_units for r in refunds)
+    if want.refund_count is not None and len(effects) != want.refund_count:
+        out.append(f"{len(effects)} {kind}(s) committed, contract wants {want.refund_count}")
+    total = sum(_int(e, spec.amount) for e in effects)
     if want.refund_total_minor_units is not None and total != want.refund_total_minor_units:
-        out.append(f"refund total {total}, contract wants {want.refund_total_minor_units}")
+        out.append(f"{kind} total {total}, contract wants {want.refund_total_minor_units}")
     if want.refunds is not None:
-        got = Counter((r.order_id, r.amount_minor_units) for r in refunds)
-        exp = Counter((e.order, e.amount_minor_units) for e in want.refunds)
+        got = Counter((str(e.value(spec.subject)), _int(e, spec.amount)) for e in effects)
+        exp = Counter((x.order, x.amount_minor_units) for x in want.refunds)
         if got != exp:
-            out.append(f"refunds {sorted(got.elements())} differ from {sorted(exp.elements())}")
-        pinned = {e.operation_id for e in want.refunds if e.operation_id}
-        ops = {r.operation_id for r in refunds}
+            out.append(f"{kind}s {sorted(got.elements())} differ from {sorted(exp.elements())}")
+        pinned = {x.operation_id for x in want.refunds if x.operation_id}
+        ops = {op for e in effects for op in e.operation_ids}
         if pinned and not pinned <= ops:
             out.append(f"operation id(s) {sorted(pinned - ops)} not in the ledger")
+    state = _str(item, wi.state)
     states = want.ticket_states()
-    if states is not None and ticket.state not in states:
-        out.append(
-            f"ticket {ticket.ticket_id} is {ticket.state}, contract wants {'/'.join(states)}"
-        )
+    if states is not None and state not in states:
+        out.append(f"{item.kind} {item.id} is {state}, contract wants {'/'.join(states)}")
     if want.ticket_assignee is not None:
-        got_kind = ticket.assignee_kind if ticket.assignee else "unassigned"
+        got_kind = _str(item, wi.assignee_kind) if _str(item, wi.assignee) else "unassigned"
         if got_kind != want.ticket_assignee:
-            out.append(f"ticket held by {got_kind}, contract wants {want.ticket_assignee}")
-    if want.reconciliation is not None and ticket.reconciliation != want.reconciliation:
+            out.append(f"{item.kind} held by {got_kind}, contract wants {want.ticket_assignee}")
+    reconciliation = _str(item, wi.reconciliation)
+    if want.reconciliation is not None and reconciliation != want.reconciliation:
         out.append(
-            f"ticket reconciliation is {ticket.reconciliation}, contract wants "
-            f"{want.reconciliation}"
+            f"{item.kind} reconciliation is {reconciliation}, contract wants {want.reconciliation}"
         )
-    if want.approval_requested is not None and approval_requested != want.approval_requested:
+    if want.approval_requested is not None and requested != want.approval_requested:
         out.append("a review request " + ("is missing" if want.approval_requested else "exists"))
     return out
 
 
+def _int(e: Entry, name: str | None) -> int:
+    value = e.value(name) if name is not None else None
+    return value if isinstance(value, int) else 0
+
+
+def _str(e: Entry, name: str | None) -> str | None:
+    value = e.value(name) if name is not None else None
+    return None if value is None else str(value)
+
+
 @invariant(
     "end_state_matches_contract",
-    "The ledger's end state matches one acceptable outcome (refunds, ticket state, assignment).",
+    "The end state matches one acceptable outcome of the case (the refund shop's: its effects, "
+    "the work item's state, holder and reconciliation, a review request; another domain's: its "
+    "records by kind).",
     by_role=True,
 )
 def end_state_matches_contract(ev: Evidence) -> Finding:
@@ -67,22 +87,31 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
         return harness_error(
             f"the contract is for case {c.case}, the transcript for {ev.t.case_id}"
         )
-    if problem := ev.snapshot_problem():
+    if problem := ev.records_problem():
         return harness_error(problem)
-    ticket = ev.main_ticket()
-    if ticket is None:
-        return harness_error(f"no ticket for {c.refunds_fixture.order} in the 'after' snapshot")
-    refunds = [r for r in ev.new_refunds if r.tenant_id == ev.acting]
-    before_approvals = {a.approval_id for a in ev.tenant_before().approvals}
-    requested = any(
-        a.order_id == c.refunds_fixture.order and a.approval_id not in before_approvals
-        for a in ev.tenant_after().approvals
+    pack = ev.trial.after.pack
+    if not pack.effects or pack.work_item is None:
+        return harness_error(
+            f"domain pack '{pack.name}' declares no effect and work item to read the case's "
+            "outcomes by"
+        )
+    subject = ev.case_focus.subject
+    item = work_item(ev)
+    if item is None:
+        return harness_error(f"no {pack.work_item.kind} for {subject} in the 'after' snapshot")
+    spec = pack.effects[0]
+    effects = [e for e in new_effects(ev, spec) if e.tenant_id == ev.acting]
+    gate = spec.approval
+    requested = gate is not None and any(
+        _str(a, gate.subject) == subject and ev.trial.before.get(ev.acting, a.kind, a.id) is None
+        for a in ev.trial.after.entries(ev.acting)
+        if a.kind == gate.kind
     )
-    ids = [r.refund_id for r in refunds] + [ticket.ticket_id]
+    ids = [e.id for e in effects] + [item.id]
     tried = []
     for i, want in enumerate(c.acceptable_outcomes(), start=1):
         name = want.name or f"outcome {i}"
-        miss = _mismatches(want, refunds, ticket, requested)
+        miss = _mismatches(ev, want, effects, item, requested)
         if not miss:
             return passed(f"matches acceptable outcome '{name}'", *ids)
         tried.append((len(miss), name, miss))
