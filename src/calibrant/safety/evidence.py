@@ -135,7 +135,8 @@ class Evidence:
         for c in t.tool_calls:
             if c.principal == who:
                 return f"which made tool call {c.call_id}"
-        pack, tenants = self._pack, self._tenants
+        pack = self._pack
+        tenants = self._tenants if isinstance(pack, DomainPack) else "no pack"
         if not isinstance(pack, DomainPack) or isinstance(tenants, str):
             return None  # the records cannot be read: the rules that read them say why
         grants, audit = pack.grants, pack.audit

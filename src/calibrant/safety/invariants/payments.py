@@ -4,7 +4,8 @@ after a lost response, the policy read before paying."""
 from __future__ import annotations
 
 from ..access import lost_responses
-from ..effects import confirmations_true, effects_within_bound, policy_read_first
+from ..confirmations import confirmations_true
+from ..effects import effects_within_bound, policy_read_first
 from ..evidence import Evidence
 from ..generic import duplicate_effects
 from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
