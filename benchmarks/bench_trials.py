@@ -19,7 +19,7 @@ Where the time goes: one more full pass with timers wrapped (at run time, in thi
 around the functions a trial calls, patched where they are looked up: fixture setup
 (``create_trial_service``, with ``open_engine``, ``create_engine`` and ``metadata.create_all``
 inside it), evaluator snapshots (``take_snapshot``), conversation turns (``advance``), tool calls
-(``ToolBox.call`` and the ``run_operation`` inside it), the agent's checkpoint store, the
+(``ToolBox.call``), the agent's checkpoint store, the
 notification sink, the case hash, the ``Transcript`` construction, ``engine.dispose``, and,
 across all of them, SQLAlchemy's COMMIT and ROLLBACK calls; for the full run also
 ``model_dump_json``, ``write_atomic`` and ``check_transcript``. Then a cProfile of bare trials
@@ -61,11 +61,13 @@ from sqlalchemy.engine.base import Engine
 from sqlalchemy.engine.default import DefaultDialect
 from sqlmodel import SQLModel
 
+import calibrant.engine.service as engine_service_mod
 import calibrant.harness.checkpoint as checkpoint_mod
-import calibrant.harness.runner as runner_mod
+import calibrant.harness.runner as loop_mod
 import calibrant.harness.trials as trials_mod
-import calibrant_refunds.ledger.admin as admin_mod
 import calibrant_refunds.ledger.service as service_mod
+import calibrant_refunds.runner as runner_mod
+import calibrant_refunds.runtime as runtime_mod
 import calibrant_refunds.toolbox as toolbox_mod
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.files import load_case
@@ -196,20 +198,19 @@ def wrapper_overhead(calls: int = 200_000) -> float:
 
 # (owner, attribute, key): patched where the code looks the name up
 PATCHES: list[tuple[Any, str, str]] = [
-    (trials_mod, "run_trial", "trial"),
+    (runtime_mod, "run_trial", "trial"),
     (runner_mod, "create_trial_service", "fixture"),
-    (admin_mod, "open_engine", "fixture.engine"),
-    (service_mod, "create_engine", "fixture.engine.create_engine"),
+    (service_mod, "open_engine", "fixture.engine"),
+    (engine_service_mod, "create_engine", "fixture.engine.create_engine"),
     (SQLModel.metadata, "create_all", "fixture.engine.create_all"),
     (runner_mod, "take_snapshot", "snapshot"),
-    (runner_mod, "advance", "turns"),
+    (loop_mod, "advance", "turns"),
     (toolbox_mod.ToolBox, "call", "tools"),
-    (toolbox_mod, "run_operation", "tools.run_operation"),
     (checkpoint_mod.CheckpointStore, "__init__", "checkpoints.open"),
     (checkpoint_mod.CheckpointStore, "save", "checkpoints.save"),
     (checkpoint_mod.CheckpointStore, "load", "checkpoints.load"),
     (runner_mod, "notification_sink", "sink"),
-    (runner_mod, "content_hash", "case_hash"),
+    (loop_mod, "content_hash", "case_hash"),
     (runner_mod, "Transcript", "transcript"),
     (Engine, "dispose", "dispose"),
     (DefaultDialect, "do_commit", "sql.commit"),
@@ -440,16 +441,6 @@ def main() -> None:
                     "&nbsp;&nbsp;of which seeding (rows + commit)", None, seed_s, None, trial_total
                 ),
             ]
-        if key == "tools":
-            trial_rows.append(
-                row(
-                    "&nbsp;&nbsp;of which `run_operation` (2 transactions per call)",
-                    None,
-                    t["tools.run_operation"],
-                    c["tools.run_operation"],
-                    trial_total,
-                )
-            )
         if key is None:
             for x in ck:
                 trial_rows.append(

@@ -45,14 +45,13 @@ from calibrant.gold import (
     case_groups,
     choose_case_split,
     conversation_text,
-    read_manifest,
     similar_pairs,
     split_problems,
 )
-from calibrant.harness import run_trial
-from calibrant.harness.agents import AgentContext, ScriptedAgent, make_agent
 from calibrant.judge.sheet import labeling_sheet
 from calibrant.safety import check_transcript
+from calibrant_refunds.agents import AgentContext, ScriptedAgent, make_agent
+from calibrant_refunds.runner import run_trial
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE.parent / "cases"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from calibrant.service import jobs
+from calibrant.service import jobrun, jobs
 from calibrant.service.catalog import add_judge
 from calibrant.service.jobrun import run_job
 from calibrant.store import Store
@@ -162,7 +162,7 @@ class _Worker:
                 text = (work / "judges" / f"{name}.yaml").read_text()
                 add_judge(store.engine, name, text, "root")
             row = jobs.create(store.engine, request, "root")
-            jobs.enqueue(store.engine, self.url, row.id)
+            jobrun.enqueue(store.engine, self.url, row.id)
             deadline = time.monotonic() + 180
             while (done := jobs.get(store.engine, row.id)).status in ("queued", "running"):
                 assert self.proc.poll() is None, self.log.read_text()
