@@ -77,6 +77,9 @@ class GoldSet:
     located: list[LocatedLabel] = field(default_factory=list)  # every label with file and line
     unlabeled: list[str] = field(default_factory=list)  # items of the split left aside
     unlabeled_note: str | None = None  # one plain sentence saying which and why, or None
+    _by_criterion: dict[tuple[str, str], tuple[list[Label], int, list[Label]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def validate(self, rubric: Rubric) -> None:
         """Refuse labels the rubric cannot read: an unknown criterion, or a value off the
@@ -87,17 +90,24 @@ class GoldSet:
     def item_ids(self) -> list[str]:
         return sorted(self.items)
 
-    def labels_by(self, rater: str, criterion: str) -> dict[str, str | int]:
+    def _of(self, rater: str, criterion: str) -> list[Label]:
+        """The rater's labels on one criterion (any item), grouped once per list: reports ask
+        for the same (rater, criterion) thousands of times (bootstrap, per-case tables). The
+        group is rebuilt when the rater's list is replaced or grows."""
         src = self.consensus if rater == CONSENSUS else self.experts[rater]
-        return {x.item: x.label for x in src if x.criterion == criterion and x.item in self.items}
+        hit = self._by_criterion.get((rater, criterion))
+        if hit is None or hit[0] is not src or hit[1] != len(src):
+            hit = (src, len(src), [x for x in src if x.criterion == criterion])
+            self._by_criterion[(rater, criterion)] = hit
+        return hit[2]
+
+    def labels_by(self, rater: str, criterion: str) -> dict[str, str | int]:
+        items = self.items
+        return {x.item: x.label for x in self._of(rater, criterion) if x.item in items}
 
     def notes(self, rater: str, criterion: str) -> dict[str, str]:
-        src = self.consensus if rater == CONSENSUS else self.experts[rater]
-        return {
-            x.item: x.note
-            for x in src
-            if x.criterion == criterion and x.item in self.items and x.note
-        }
+        items = self.items
+        return {x.item: x.note for x in self._of(rater, criterion) if x.item in items and x.note}
 
     def clusters(self) -> dict[str, Any]:
         """Item -> case, for a cluster bootstrap."""

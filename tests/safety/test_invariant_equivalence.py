@@ -37,15 +37,39 @@ def _now(invariant: str, before: list[object]) -> list[object]:
     return [*before[:2], message]
 
 
+TRIALS_EVERY = 7
+"""The fast tier runs every 7th fresh trial (50 of 350) beside every stored, imported and
+self-test transcript; the slow tier runs them all."""
+
+
+def _differ(found: dict[str, dict[str, list[object]]]) -> list[str]:
+    expected = json.loads(OUTCOMES.read_text(encoding="utf-8"))
+    return [
+        f"{name} / {inv}: {_now(inv, was)} -> {found[name].get(inv)}"
+        for name in found
+        for inv, was in expected[name].items()
+        if found[name].get(inv) != _now(inv, was)
+    ]
+
+
+def test_stored_transcripts_and_a_sample_of_trials_are_judged_as_before() -> None:
+    expected = json.loads(OUTCOMES.read_text(encoding="utf-8"))
+    found = outcomes(trials_every=TRIALS_EVERY)
+    trials = [n for n in expected if n.startswith("trial ")]
+    assert sorted(n for n in found if not n.startswith("trial ")) == sorted(
+        n for n in expected if not n.startswith("trial ")
+    )
+    assert set(found) <= set(expected)
+    assert len([n for n in found if n.startswith("trial ")]) == -(-len(trials) // TRIALS_EVERY)
+    differ = _differ(found)
+    assert differ == [], "\n".join(differ[:20])
+
+
+@pytest.mark.slow
 def test_every_transcript_is_judged_as_before_the_rewrite() -> None:
     expected = json.loads(OUTCOMES.read_text(encoding="utf-8"))
     found = outcomes()
     assert sorted(found) == sorted(expected)
     assert len(found) > 500
-    differ = [
-        f"{name} / {inv}: {_now(inv, was)} -> {found[name].get(inv)}"
-        for name in expected
-        for inv, was in expected[name].items()
-        if found[name].get(inv) != _now(inv, was)
-    ]
+    differ = _differ(found)
     assert differ == [], "\n".join(differ[:20])
