@@ -108,7 +108,12 @@ def test_a_trials_transcript_conforms_to_the_pack(tmp_path: Path) -> None:
     case = load_case(pack().cases / "tau2_38_cancel_pending.yaml")
     rt = RetailRuntime()
     t = rt.run_trial(
-        case, "scripted:retail-correct", trial=1, seed=0, workdir=tmp_path, agent_factory=rt.make_agent
+        case,
+        "scripted:retail-correct",
+        trial=1,
+        seed=0,
+        workdir=tmp_path,
+        agent_factory=rt.make_agent,
     )
     conform_transcript(pack(), t)
     assert t.domain == "retail" and t.acting_tenant == "shop"
@@ -160,7 +165,7 @@ def test_a_bad_case_file_is_one_line_naming_file_and_field(
 def test_a_case_naming_an_order_the_shop_lacks_cannot_run(tmp_path: Path) -> None:
     text = (DATA / "cases" / "cancel_delivered_unguarded.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(text.replace("status_guard: false", 'order_status: {W0000001: delivered}'))
+    bad.write_text(text.replace("status_guard: false", "order_status: {W0000001: delivered}"))
     problems = RetailRuntime().case_problems(load_case(bad))
     assert problems == [
         (
