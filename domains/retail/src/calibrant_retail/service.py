@@ -407,7 +407,9 @@ def _action(
     return _write("order_action", row.action_id, "create")
 
 
-def _log(svc: Service, s: Session, caller: Caller, call_id: str, seq: int, what: str, rid: str):
+def _log(
+    svc: Service, s: Session, caller: Caller, call_id: str, seq: int, what: str, rid: str
+) -> None:
     kind, _, _ = what.partition(".")
     svc.audit(
         s,
@@ -816,7 +818,7 @@ _ADDRESS_ARGS = {
     "zip": _ZIP,
 }
 _PM = {**ID_SCHEMA, "description": "A payment method id, e.g. credit_card_0000000."}
-_WRITE = {"scopes": ("order:write",), "writes": True}
+_ORDER_WRITE = ("order:write",)
 
 TOOLS = ToolSet(
     [
@@ -865,7 +867,8 @@ TOOLS = ToolSet(
             },
             ("order_id", "reason"),
             cancel_pending_order,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "return_delivered_order_items",
@@ -874,7 +877,8 @@ TOOLS = ToolSet(
             {"order_id": _ORDER, "item_ids": _ITEMS, "payment_method_id": _PM},
             ("order_id", "item_ids", "payment_method_id"),
             return_delivered_order_items,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "exchange_delivered_order_items",
@@ -888,7 +892,8 @@ TOOLS = ToolSet(
             },
             ("order_id", "item_ids", "new_item_ids", "payment_method_id"),
             exchange_delivered_order_items,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "modify_pending_order_items",
@@ -902,7 +907,8 @@ TOOLS = ToolSet(
             },
             ("order_id", "item_ids", "new_item_ids", "payment_method_id"),
             modify_pending_order_items,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "modify_pending_order_address",
@@ -910,7 +916,8 @@ TOOLS = ToolSet(
             {"order_id": _ORDER, **_ADDRESS_ARGS},
             ("order_id", "address1", "city", "state", "country", "zip"),
             modify_pending_order_address,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "modify_pending_order_payment",
@@ -918,7 +925,8 @@ TOOLS = ToolSet(
             {"order_id": _ORDER, "payment_method_id": _PM},
             ("order_id", "payment_method_id"),
             modify_pending_order_payment,
-            **_WRITE,
+            scopes=_ORDER_WRITE,
+            writes=True,
         ),
         ToolDecl(
             "modify_user_address",
