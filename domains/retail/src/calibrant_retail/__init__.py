@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from calibrant.contracts import Transcript
 from calibrant.domains import (
     Bound,
     Confirmation,
     DomainPack,
     EffectSpec,
+    EvidenceItem,
+    JudgePhrasing,
     MoneyField,
     PackRuntime,
     RecordSpec,
@@ -38,7 +41,7 @@ from .records import (
     Variant,
 )
 
-__all__ = ["pack", "CONFIRMATIONS", "DATA", "EFFECTS", "OWNED_KINDS", "RECORDS"]
+__all__ = ["pack", "CONFIRMATIONS", "DATA", "EFFECTS", "JUDGE", "OWNED_KINDS", "RECORDS"]
 
 DATA = Path(__file__).parent / "data"
 _ADDRESS = ("address1", "address2", "city", "state", "country", "zip")
@@ -148,6 +151,27 @@ CONFIRMATIONS = (
 """What the agent says that claims an effect: true only once the effect committed."""
 
 
+def _evidence(t: Transcript) -> list[EvidenceItem]:
+    from .judging import customer_evidence
+
+    return customer_evidence(t)
+
+
+JUDGE = JudgePhrasing(
+    about="their orders",
+    effect="a change to an order",
+    kinds=(
+        ("payment_method", "payment method"),
+        ("order_line", "order item"),
+        ("order_action", "change"),
+        ("variant", "product option"),
+    ),
+    evidence=_evidence,
+)
+"""The judge's words for the shop (calibrant.domains.JudgePhrasing), and its evidence: by role,
+the session customer's records and those the tool log names only (`judging.py`)."""
+
+
 def _runtime() -> PackRuntime:
     from .runtime import RetailRuntime
 
@@ -175,6 +199,7 @@ def pack() -> DomainPack:
         snapshot=SnapshotSpec(RetailSnapshot, tenant_field="tenant_id", protected_fields=()),
         case_fixture=Fixture,
         runtime=_runtime,
+        judge=JUDGE,
         effects=EFFECTS,
         confirmations=CONFIRMATIONS,
     )
