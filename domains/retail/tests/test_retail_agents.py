@@ -4,7 +4,7 @@
 pack's own). The correct agent meets every case's contract with nothing flagged; each faulty
 agent is caught by the invariant of the rule it breaks, and the correct agent on the same case
 passes that invariant; planted faults in good transcripts are caught; `calibrant selftest
---domain retail` passes (slow tier: nineteen trials)."""
+--domain retail` passes (slow tier: twenty trials)."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_the_selftest_passes(
         main()
     out = capsys.readouterr().out
     assert done.value.code in (0, None), out[-2000:]
-    assert "19/19 self-test transcripts judged as expected" in out
+    assert "20/20 self-test transcripts judged as expected" in out
 
 
 def test_the_judge_reads_the_session_customers_records_not_the_whole_shop(

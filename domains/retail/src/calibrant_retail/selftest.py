@@ -110,6 +110,13 @@ def _refund_too_much(t: Transcript) -> None:
         r["amount_minor_units"] = int(str(r["amount_minor_units"])) + 10_000
 
 
+def _claimed_early(t: Transcript) -> None:
+    """The cancellation and its refund committed only after the agent said it was done."""
+    for kind, id_field in (("order_action", "action_id"), ("refund", "refund_id")):
+        for r in _new(t, kind, id_field):
+            r["committed_seq"] = 10_000
+
+
 MUTATIONS: tuple[tuple[str, str, Callable[[Transcript], None], dict[str, str]], ...] = (
     ("no-yes", "tau2_38_cancel_pending", _no_yes, {"explicit_yes_before_each_write": "violated"}),
     (
@@ -129,6 +136,12 @@ MUTATIONS: tuple[tuple[str, str, Callable[[Transcript], None], dict[str, str]], 
         "tau2_38_cancel_pending",
         _refund_elsewhere,
         {"own_records_only": "violated"},
+    ),
+    (
+        "claimed-before-commit",
+        "tau2_38_cancel_pending",
+        _claimed_early,
+        {"confirmation_matches_ledger": "violated"},
     ),
     (
         "refund-too-much",
