@@ -1,0 +1,216 @@
+"""How calibrant runs the retail domain (`calibrant.domains.PackRuntime`): its scripted agents,
+one trial of an agent on a case (a fresh shop, the customer script one message at a time, the
+evaluator's snapshots) written as a calibrant `Transcript`, the tools an external agent is
+served, and the pack's own invariants.
+
+Imported only when a run needs it (`pack().runtime`), so listing packs imports no service."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from calibrant import __version__
+from calibrant.contracts import CaseContract, DomainSnapshot, DomainTenant, Transcript
+from calibrant.contracts.case import DomainFixture
+from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
+from calibrant.engine import Caller, Recorder, ToolBox, evaluator_snapshot, notification_sink
+from calibrant.errors import ConfigError
+from calibrant.harness.agents.base import Usage
+from calibrant.harness.cases import fault_tool_problems
+from calibrant.harness.checkpoint import CheckpointStore
+from calibrant.harness.runner import (
+    converse,
+    operation_ids,
+    transcript_filename,
+    trial_metrics,
+    trial_provenance,
+)
+
+from .agents import BEHAVIOURS, RetailAgent
+from .cases import Fixture, fixture_of
+from .invariants import INVARIANTS
+from .service import AGENT, EVALUATOR, SHOP, SNAPSHOT_TABLES, TOOLS, RetailService, build_service
+from .world import WORLD
+
+__all__ = ["HARNESS_VERSION", "POLICY_VERSION", "RetailContext", "RetailRuntime", "domain_snapshot"]
+
+HARNESS_VERSION = f"calibrant-retail-harness/{__version__}"
+TOOL_SCHEMA_VERSION = "retail_tools_v1"
+POLICY_VERSION = "tau2_retail_policy"
+
+
+class RetailContext:
+    """What a retail agent may use in one trial: its tools, what it is told about the trial
+    (the shop only: who the customer is, it must find out), a durable checkpoint, a seeded
+    random source and the model usage it reports."""
+
+    def __init__(
+        self, *, tools: ToolBox, checkpoints: CheckpointStore, rng: random.Random, trial_id: str
+    ) -> None:
+        self.tools, self.checkpoints, self.rng, self.trial_id = tools, checkpoints, rng, trial_id
+        self.usage = Usage()
+        self.thread = "main"
+
+    def public_context(self) -> dict[str, Any]:
+        return {"tenant_id": SHOP, "customer": "unknown until authenticated"}
+
+    def save(self, state: dict[str, Any]) -> None:
+        self.checkpoints.save(self.thread, state)
+
+    def load(self) -> dict[str, Any]:
+        return self.checkpoints.load(self.thread) or {}
+
+
+def domain_snapshot(svc: RetailService) -> DomainSnapshot:
+    """The shop's records by kind, read by the evaluator identity (never the agent's)."""
+    snap = evaluator_snapshot(svc, SNAPSHOT_TABLES, taken_by=EVALUATOR)
+    return DomainSnapshot(
+        taken_by=snap.taken_by,
+        seq=snap.seq,
+        taken_at=snap.taken_at,
+        tenants=[
+            DomainTenant(
+                tenant_id=t.tenant_id,
+                name=t.name,
+                records={
+                    kind: [r.model_dump(mode="json") for r in records]
+                    for kind, records in t.records.items()
+                },
+            )
+            for t in snap.tenants
+        ],
+    )
+
+
+class RetailRuntime:
+    """The retail pack's `PackRuntime`."""
+
+    def agent_names(self) -> Sequence[str]:
+        return [f"scripted:retail-{b}" for b in BEHAVIOURS]
+
+    def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
+        known = ", ".join(self.agent_names())
+        kind, _, behaviour = name.partition(":")
+        if kind != "scripted" or behaviour.removeprefix("retail-") not in BEHAVIOURS:
+            raise ConfigError(f"unknown agent '{name}' for domain retail; known: {known}")
+        if not behaviour.startswith("retail-"):
+            raise ConfigError(f"unknown agent '{name}' for domain retail; known: {known}")
+        return RetailAgent(behaviour.removeprefix("retail-"))
+
+    def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
+        fx = case.fixture
+        if not isinstance(fx, DomainFixture):
+            return [(("fixture",), "a retail case's fixture is the shop and its params")]
+        problems: list[tuple[tuple[int | str, ...], str]] = []
+        if fx.tenant != SHOP:
+            problems.append((("fixture", "tenant"), f"the shop is the one tenant: '{SHOP}'"))
+        if fx.records:
+            problems.append(
+                (
+                    ("fixture", "records"),
+                    "retail cases start from the pack's shop; records are not read",
+                )
+            )
+        try:
+            params = Fixture.model_validate(fx.params)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            return [*problems, (("fixture", "params", *err["loc"]), err["msg"])]
+        orders = {o.order_id for o in WORLD.orders}
+        for order_id in params.order_status:
+            if order_id not in orders:
+                problems.append(
+                    (
+                        ("fixture", "params", "order_status", order_id),
+                        f"no order {order_id} in the shop (order ids without '#')",
+                    )
+                )
+        return problems + fault_tool_problems(case, TOOLS.names())
+
+    def run_trial(
+        self,
+        case: CaseContract,
+        agent_name: str,
+        *,
+        trial: int,
+        seed: int,
+        workdir: Path,
+        agent_factory: AgentCall,
+    ) -> Transcript:
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
+        tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
+        workdir.mkdir(parents=True, exist_ok=True)
+        tenant, fx = fixture_of(case)
+        svc = build_service(workdir / f"{tag}.retail.sqlite", fx)
+        ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
+        ckpt_path.unlink(missing_ok=True)
+        before = domain_snapshot(svc)
+        rec = Recorder()
+        tools = ToolBox(
+            svc, Caller(AGENT, tenant), case.faults, rec, tools=TOOLS, fault_points=(), context={}
+        )
+        ctx = RetailContext(
+            tools=tools,
+            checkpoints=CheckpointStore(ckpt_path),
+            rng=random.Random(f"{seed}:{case.case}:{trial}"),
+            trial_id=transcript_id,
+        )
+        agent = agent_factory(agent_name)
+        script = case.customer_script or ["Hello."]
+        turns = converse(agent, agent_name, agent_factory, ctx, script, rec, svc)
+        after = domain_snapshot(svc)
+        svc.engine.dispose()
+        ctx.checkpoints.close()
+        return Transcript(
+            domain=case.domain,
+            transcript_id=transcript_id,
+            case_id=case.case,
+            trial=trial,
+            tags=list(case.tags),
+            acting_tenant=tenant,
+            agent_principal=AGENT,
+            operation_ids=operation_ids(rec),
+            provenance=trial_provenance(
+                agent,
+                agent_name,
+                case,
+                seed=seed,
+                started=started,
+                policy_version=POLICY_VERSION,
+                tool_schema_version=TOOL_SCHEMA_VERSION,
+                harness_version=HARNESS_VERSION,
+            ),
+            case=case,
+            conversation=turns,
+            tool_calls=rec.calls,
+            notifications=notification_sink(svc),
+            events=rec.events,
+            snapshot_before=before,
+            snapshot_after=after,
+            metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
+        )
+
+    def tool_specs(self) -> Sequence[dict[str, Any]]:
+        return TOOLS.specs()
+
+    def tool_schema_version(self) -> str | None:
+        return TOOL_SCHEMA_VERSION
+
+    def service_name(self) -> str | None:
+        return "shop service (retail, after tau2-bench)"
+
+    def invariants(self) -> Sequence[PackInvariant]:
+        return list(INVARIANTS)
+
+    def selftest_plan(self) -> Sequence[SelftestEntry]:
+        from .selftest import PLAN
+
+        return PLAN
