@@ -417,3 +417,16 @@ def test_every_bad_trace_error_names_where_and_what_to_do(
     assert "\n" not in line
     assert f"bad.jsonl:1: field '{field}': " in line, line
     assert f"; {do}" in line, line
+
+
+def test_otel_spans_give_message_ids_too(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "otel"
+    r = cli("import", "otel", str(TRACES / "otel" / "refunds.json"), "--out", str(out),
+            "--case", str(ROOT / "cases" / "eligible_damaged_order.yaml"))  # fmt: skip
+    assert r.code == 0, r.err
+    t = _transcripts(out)["4bf92f3577b34da6a3ce929d0e0e4736"]
+    assert all(x.message_id for x in [*t.conversation, *t.tool_calls])
+    by_message: dict[str, list[str]] = {}
+    for c in t.tool_calls:
+        by_message.setdefault(c.message_id or "", []).append(c.call_id)
+    assert sorted(by_message.values(), key=len)[-1] == ["call_o4", "call_o5"]  # one message

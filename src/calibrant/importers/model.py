@@ -85,6 +85,7 @@ class ParsedTrace:
     started: datetime | None = None
     finished: datetime | None = None
     assumptions: dict[str, int] = field(default_factory=dict)  # what was assumed -> how often
+    messages: int = 0  # messages numbered so far (formats with no message ids of their own)
 
     def assume(self, what: str, times: int = 1) -> None:
         self.assumptions[what] = self.assumptions.get(what, 0) + times

@@ -317,6 +317,8 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
                 ),
                 f"{loc.where} ({'.'.join(map(str, s.at))})",
             )
+            trace.messages += 1  # a call no chat message named: a message of its own
+            call.message_id = f"m{trace.messages}"
             calls[call_id] = call
             timeline.append((s.start or 0, len(timeline), call))
         else:
@@ -351,11 +353,19 @@ def _take(
     role = m["role"]
     if role == "system":
         system.append(m["text"])
-    elif role == "user" and m["text"]:
-        timeline.append((when, len(timeline), TraceTurn("customer", m["text"], _when(when))))
+        return
+    trace.messages += 1
+    mid = f"m{trace.messages}"  # the trace's messages, numbered in the order they were seen
+    if role == "user" and m["text"]:
+        timeline.append(
+            (when, len(timeline), TraceTurn("customer", m["text"], _when(when), message_id=mid))
+        )
     elif role == "assistant":
         if m["text"].strip():
-            timeline.append((when, len(timeline), TraceTurn("agent", m["text"], _when(when))))
+            turn = TraceTurn(
+                "agent", m["text"], _when(when), message_id=mid, with_tool_call=bool(m["calls"])
+            )
+            timeline.append((when, len(timeline), turn))
         for call_id, name, args in m["calls"]:
             if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
                 raise s.loc.error(m["where"], "a tool call part needs an id and a name")
@@ -366,6 +376,7 @@ def _take(
                     parse_arguments(s.loc, m["where"], args),
                     f"{s.loc.where} ({'.'.join(map(str, s.at))})",
                     time=_when(when),
+                    message_id=mid,
                 )
                 calls[call_id] = call
                 timeline.append((when, len(timeline), call))
