@@ -60,13 +60,14 @@ def _snapshot_path(folder: Path, trace: ParsedTrace, which: str) -> Path:
         raise InputError(
             trace.where,
             f"trace id {trace.trace_id!r} {problem}: with --snapshots it names one folder "
-            f"of {folder}",
+            f"of {folder}; give the trace an id that is a plain folder name",
         )
     path = folder / trace.trace_id / f"{which}.json"
     if path.exists() and not inside(folder, path):
         raise InputError(
             trace.where,
-            f"trace id {trace.trace_id!r}: {path} leads outside --snapshots {folder} (a link)",
+            f"trace id {trace.trace_id!r}: {path} leads outside --snapshots {folder} (a link); "
+            "put its snapshots inside that folder",
         )
     return path
 
