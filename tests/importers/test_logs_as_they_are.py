@@ -247,6 +247,15 @@ def test_text_beside_a_call_counts_as_said_unless_the_source_hid_it(
     turn = next(x for x in t.conversation if x.with_tool_call)
     assert turn.message_id == "m4" and turn.seen_by_customer is seen
     assert "marta.sole@example.net" in turn.text  # kept verbatim either way
+    # the judge reads it too, told how it was sent
+    from calibrant.files import load_rubric
+    from calibrant.judge.prompt import build_prompt
+
+    prompt = build_prompt(t, load_rubric(ROOT / "rubrics" / "refund_communication.yaml")).user
+    header = "agent message sent with a tool call" + (
+        " (not seen by the customer)" if setting == "hidden" else " ---"
+    )
+    assert f"{turn.turn_id} · t={turn.seq} · {header}" in prompt
     v = _check(cli, out)["conv-cross-leaked"]
     assert v["no_cross_tenant_leak"][0] == outcome
     assert v["no_cross_tenant_reads"][0] == "violated"  # what the agent read is unchanged
