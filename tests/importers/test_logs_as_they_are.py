@@ -439,3 +439,17 @@ def test_otel_spans_give_message_ids_too(cli: Cli, tmp_path: Path) -> None:
     for c in t.tool_calls:
         by_message.setdefault(c.message_id or "", []).append(c.call_id)
     assert sorted(by_message.values(), key=len)[-1] == ["call_o4", "call_o5"]  # one message
+
+
+def test_cases_of_two_domains_in_one_folder_are_refused(
+    cli: Cli, tmp_path: Path, cases: Path
+) -> None:
+    shutil.copy(ROOT / "examples" / "traces" / "travel" / "rebook_correct.yaml", cases)
+    r = cli("import", "chat", str(TRACES / "chat" / "single.json"), "--out",
+            str(tmp_path / "o"), "--cases", str(cases))  # fmt: skip
+    assert r.code == 2 and not (tmp_path / "o").exists()
+    assert re.search(
+        r"--cases \S+: case '\w+' is domain '\w+', not '\w+' \(case '\w+'\); import each "
+        r"domain's traces on their own",
+        r.err,
+    ), r.err

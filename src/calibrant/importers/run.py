@@ -100,10 +100,10 @@ def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, Domai
     domain = options.domain or (cases[0].domain if cases else LEGACY_DOMAIN)
     for case in cases:
         if case.domain != domain:
-            given = f"--case {options.case}" if options.case else f"--cases {options.cases}"
+            flag = f"--case {options.case}" if options.case else f"--cases {options.cases}"
             said = "(--domain)" if options.domain else f"(case '{cases[0].case}')"
             raise ConfigError(
-                f"{given}: case '{case.case}' is domain '{case.domain}', not '{domain}' "
+                f"{flag}: case '{case.case}' is domain '{case.domain}', not '{domain}' "
                 f"{said}; import each domain's traces on their own"
             )
     if domain == LEGACY_DOMAIN:
