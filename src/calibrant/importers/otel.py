@@ -304,6 +304,7 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
             raise s.loc.error(
                 s.field("gen_ai.tool.call.id" if not call_id else "gen_ai.tool.name"),
                 "an execute_tool span needs gen_ai.tool.call.id and gen_ai.tool.name",
+                "set both attributes on the span (as the GenAI conventions name them)",
             )
         call = calls.get(call_id)
         if call is None:
@@ -368,7 +369,12 @@ def _take(
             timeline.append((when, len(timeline), turn))
         for call_id, name, args in m["calls"]:
             if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
-                raise s.loc.error(m["where"], "a tool call part needs an id and a name")
+                raise s.loc.error(
+                    m["where"],
+                    "a tool call part needs an id and a name",
+                    "give each tool_call part the id its tool_call_response answers and the "
+                    "tool's name",
+                )
             if call_id not in calls:
                 call = TraceCall(
                     call_id,
@@ -384,7 +390,9 @@ def _take(
         found = calls.get(call_id) if isinstance(call_id, str) else None
         if found is None:
             raise s.loc.error(
-                m["where"], f"a tool result answers no earlier tool call (id {call_id})"
+                m["where"],
+                f"a tool result answers no earlier tool call (id {call_id})",
+                "put the message with the call before its result, or fix the id",
             )
         if not found.answered:
             found.answered, found.result = True, _result(response)
