@@ -248,10 +248,12 @@ def test_otel_jsonl_one_export_per_line(cli: Cli, tmp_path: Path) -> None:
 
 def test_a_refunds_import_writes_the_same_bytes_as_before_domains(cli: Cli, tmp_path: Path) -> None:
     """Pinned when `import` learnt other domains: a refunds import's files are unchanged, byte
-    for byte (calibrant's version in the provenance aside)."""
+    for byte (calibrant's version in the provenance aside) — but for the message ids every turn
+    and tool call has carried since (issue 33): without them, the bytes are the pinned ones."""
     from hashlib import sha256
 
     from calibrant import __version__
+    from calibrant.contracts import Transcript
 
     out = tmp_path / "pinned"
     r = cli(
@@ -261,7 +263,11 @@ def test_a_refunds_import_writes_the_same_bytes_as_before_domains(cli: Cli, tmp_
     assert r.code == 0, r.err
     found = {}
     for path in sorted(out.glob("*.json")):
-        text = path.read_text(encoding="utf-8")
+        t = Transcript.model_validate_json(path.read_text(encoding="utf-8"))
+        assert all(x.message_id for x in [*t.conversation, *t.tool_calls])
+        for x in [*t.conversation, *t.tool_calls]:
+            x.message_id = None
+        text = t.model_dump_json(indent=1) + "\n"
         text = text.replace(f"calibrant-import/{__version__}:", "calibrant-import/VERSION:")
         found[path.name] = sha256(text.encode()).hexdigest()[:16]
     assert found == {

@@ -39,6 +39,37 @@ def import_traces(
     case: Annotated[
         Path | None, typer.Option("--case", help="Case contract (YAML) the traces ran.")
     ] = None,
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases",
+            help="Folder of case contracts (YAML): each trace gets the case its case id "
+            "names (calibrant.case in its metadata, or --case-map).",
+        ),
+    ] = None,
+    case_map: Annotated[
+        Path | None,
+        typer.Option(
+            "--case-map",
+            help="JSON or YAML object: trace id -> case id (overrides calibrant.case).",
+        ),
+    ] = None,
+    no_contract: Annotated[
+        bool,
+        typer.Option(
+            "--no-contract",
+            help="Import a trace no case contract matches with its end state not judged "
+            "(end_state_matches_contract: not_applicable) instead of refusing it.",
+        ),
+    ] = False,
+    tool_call_text: Annotated[
+        str,
+        typer.Option(
+            "--tool-call-text",
+            help="Whether the customer saw text the agent sent in the same message as a tool "
+            "call: shown (default: it counts as said to the customer) or hidden.",
+        ),
+    ] = "shown",
     snapshots: Annotated[
         Path | None,
         typer.Option(
@@ -90,6 +121,10 @@ def import_traces(
                 "out": out,
                 "domain": domain,
                 "case": case,
+                "cases": cases,
+                "case_map": case_map,
+                "no_contract": no_contract,
+                "tool_call_text": tool_call_text,
                 "snapshots": snapshots,
                 "before": before,
                 "after": after,
@@ -99,5 +134,7 @@ def import_traces(
             }
         )
     except ValidationError as exc:
-        raise CalibrantError(f"invalid options: {exc.errors()[0]['msg']}") from None
+        err = exc.errors()[0]
+        name = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "options"
+        raise CalibrantError(f"{name}: {err['msg']}; see calibrant import --help") from None
     typer.echo(run(options).summary())

@@ -96,6 +96,31 @@ class Turn(Contract):
     at: AwareDatetime = Field(description="Time (UTC).")
     role: Literal["customer", "agent"] = Field(description="Who wrote it.")
     text: str = Field(description="Verbatim text (untrusted data).")
+    message_id: Id | None = Field(
+        default=None,
+        description="Imported traces: the message of the trace it came from (the tool calls "
+        "of the same message carry the same id). Absent: not imported, or not known.",
+    )
+    with_tool_call: bool | None = Field(
+        default=None,
+        description="Imported traces: true when the agent wrote this text in the same message "
+        "as a tool call. Absent: a message of its own.",
+    )
+    seen_by_customer: bool | None = Field(
+        default=None,
+        description="false: text the customer never saw (text beside a tool call, imported "
+        "with --tool-call-text hidden); it is not counted as said to the customer. Absent: "
+        "seen.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _omit_none(handler(self), _TURN_OPTIONAL)
+
+    @property
+    def said_to_customer(self) -> bool:
+        """An agent turn the customer saw (every agent turn, unless imported as hidden)."""
+        return self.role == "agent" and self.seen_by_customer is not False
 
 
 class RecordRef(Contract):
@@ -190,6 +215,15 @@ class ToolCall(Contract):
     response: JsonValue = Field(
         default=None, description="What the agent received; null when the response was lost."
     )
+    message_id: Id | None = Field(
+        default=None,
+        description="Imported traces: the agent message that asked for the call (calls made "
+        "in parallel from one message share it). Absent: not imported, or not known.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _omit_none(handler(self), ("message_id",))
 
 
 class NotificationAttempt(Contract):
@@ -310,6 +344,12 @@ class Transcript(DomainNamed):
         description="Another domain's evaluator snapshot after the trial (refunds: "
         "ledger_after). Absent from refunds files; null: missing evidence.",
     )
+    end_state_not_judged: str | None = Field(
+        default=None,
+        description="Why the end state is not judged on purpose (an import with no case "
+        "contract for this trace: --no-contract); end_state_matches_contract is then "
+        "not_applicable with this reason. Absent: judged against the case contract.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -388,6 +428,7 @@ class Transcript(DomainNamed):
                         )
 
     def _omit_unset(self, data: dict[str, Any]) -> None:
+        _omit_none(data, ("end_state_not_judged",))
         for which in ("snapshot_before", "snapshot_after"):
             if data.get(which) is None:
                 data.pop(which, None)
@@ -395,6 +436,19 @@ class Transcript(DomainNamed):
             for which in ("ledger_before", "ledger_after"):
                 if data.get(which) is None:
                     data.pop(which, None)
+
+
+_TURN_OPTIONAL = ("message_id", "with_tool_call", "seen_by_customer")
+
+
+def _omit_none(data: Any, names: tuple[str, ...]) -> Any:
+    """Drop the optional fields left unset from a dumped model, so files written before they
+    existed read, write and hash byte for byte as they did."""
+    if isinstance(data, dict):
+        for name in names:
+            if data.get(name) is None:
+                data.pop(name, None)
+    return data
 
 
 def _unknown(title: str, loc: tuple[int | str, ...], value: object) -> None:

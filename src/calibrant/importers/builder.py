@@ -56,6 +56,7 @@ WRITE_SCOPES = {
 """The scope each write tool of the refund shop needs (its grant is looked up in the snapshot)."""
 
 _ID = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
+_ID_HELP = "use only letters, digits and _ . : - / @ + (at most 200)"
 _NOTE_KINDS = ("refund_confirmation", "status_update", "escalation_notice", "other")
 _CREATED = ("create", "created", "committed", "requested")
 NO_RECIPIENT = "not in the trace"
@@ -77,10 +78,12 @@ def _attr(
     value = option or trace.attributes.get(key) or default
     if not value:
         raise InputError(
-            trace.where, f"no {flag[2:].replace('-', ' ')}: give {flag} or set the attribute {key}"
+            trace.where,
+            f"no {flag[2:].replace('-', ' ')}: give {flag} or set the attribute {key} in the "
+            "trace's metadata",
         )
     if _id(value) is None:
-        raise InputError(trace.where, f"{value!r} is not an identifier", field=key)
+        raise InputError(trace.where, f"{value!r} is not an identifier; {_ID_HELP}", field=key)
     return value
 
 
@@ -104,17 +107,24 @@ def build_transcript(
     if case and trace.attributes.get(ATTR_CASE) not in (None, case.case):
         raise InputError(
             trace.where,
-            f"the trace names case {trace.attributes[ATTR_CASE]}, --case is {case.case}",
+            f"the trace names case {trace.attributes[ATTR_CASE]}, --case is {case.case}; give "
+            "the case it ran (or --cases DIR to match each trace's own)",
             field=ATTR_CASE,
         )
     if not case_id:
-        raise InputError(trace.where, f"no case: give --case or set the attribute {ATTR_CASE}")
+        raise InputError(
+            trace.where,
+            f"no case: give --case or --cases, set the attribute {ATTR_CASE}, or import "
+            "with --no-contract",
+        )
     if _id(case_id) is None:
-        raise InputError(trace.where, f"{case_id!r} is not an identifier", field=ATTR_CASE)
+        raise InputError(
+            trace.where, f"{case_id!r} is not an identifier; {_ID_HELP}", field=ATTR_CASE
+        )
     if _id(trace.trace_id) is None:
         raise InputError(
             trace.where,
-            f"trace id {trace.trace_id!r} is not an identifier (letters, digits, _.:-/@+)",
+            f"trace id {trace.trace_id!r} is not an identifier; {_ID_HELP}",
             field="id",
         )
     default_tenant = case.fixture.tenant if case else None
@@ -146,13 +156,22 @@ def build_transcript(
                     at=when,
                     role=ev.role,
                     text=ev.text,
+                    message_id=ev.message_id,
+                    with_tool_call=ev.with_tool_call or None,
+                    seen_by_customer=ev.seen_by_customer,
                 )
             )
             continue
         if _id(ev.call_id) is None:
-            raise InputError(ev.where, f"tool call id {ev.call_id!r} is not an identifier")
+            raise InputError(
+                ev.where, f"tool call id {ev.call_id!r} is not an identifier; {_ID_HELP}"
+            )
         if ev.call_id in seen_ids:
-            raise InputError(ev.where, f"tool call id {ev.call_id} repeats", field="id")
+            raise InputError(
+                ev.where,
+                f"tool call id {ev.call_id} repeats; give each tool call its own id",
+                field="id",
+            )
         seen_ids.add(ev.call_id)
         call = _tool_call(ev, seq, when, acting, agent_id, ledger, records)
         calls.append(call)
@@ -306,6 +325,7 @@ def _tool_call(
         outcome=outcome,
         error=error,
         response=ev.result if ev.answered else None,
+        message_id=ev.message_id,
     )
 
 

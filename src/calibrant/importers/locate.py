@@ -13,9 +13,12 @@ from ..errors import InputError
 from ..files import field_error, json_lines, long_number, read_text
 from ..surrogates import lone_surrogate
 
-__all__ = ["Locator", "read_documents", "dotted"]
+__all__ = ["FORMAT_HELP", "Locator", "read_documents", "dotted"]
 
 Loc = tuple[int | str, ...]
+
+FORMAT_HELP = "write it in the form docs/import.md gives (What each format must hold)"
+"""What to do about a field that is not in its format, when nothing more specific can be said."""
 
 
 def dotted(loc: Sequence[int | str]) -> str:
@@ -32,7 +35,9 @@ class Locator:
     path: Path
     line: int | None = None
 
-    def error(self, loc: Loc, message: str) -> InputError:
+    def error(self, loc: Loc, message: str, do: str = FORMAT_HELP) -> InputError:
+        """One line: where, which field, what is wrong, and `do`: what to do about it."""
+        message = f"{message}; {do}"
         if self.line is None:
             err = field_error(self.path, loc, message)
             return InputError(self.path, message, line=err.line, field=dotted(loc) or None)
@@ -54,8 +59,16 @@ def read_documents(path: Path) -> Iterator[tuple[Locator, Any]]:
                 yield Locator(path, n), _parse(path, raw, line=n)
         return
     if not text.strip():
-        raise InputError(path, "empty file", line=1)
+        raise InputError(
+            path, "empty file; give a file that holds a trace, or leave it out", line=1
+        )
     yield Locator(path), _parse(path, text)
+
+
+_FIX_JSON = {
+    False: "fix the JSON there (a .json file is one JSON document)",
+    True: "fix the JSON on that line (each line of a .jsonl file is one whole JSON document)",
+}
 
 
 def _parse(path: Path, text: str, *, line: int | None = None) -> Any:
@@ -64,8 +77,14 @@ def _parse(path: Path, text: str, *, line: int | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"malformed JSON: {exc.msg}", line=line or exc.lineno) from None
+        raise InputError(
+            path,
+            f"malformed JSON: {exc.msg}; {_FIX_JSON[line is not None]}",
+            line=line or exc.lineno,
+        ) from None
     except ValueError:  # an integer of thousands of digits
         raise long_number(path, text, line=line) from None
     except RecursionError:
-        raise InputError(path, "malformed JSON: nested too deep", line=line) from None
+        raise InputError(
+            path, f"malformed JSON: nested too deep; {_FIX_JSON[line is not None]}", line=line
+        ) from None

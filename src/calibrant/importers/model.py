@@ -24,7 +24,12 @@ __all__ = [
     "ImportOptions",
     "ImportedTrace",
     "ImportResult",
+    "Assumption",
+    "TOOL_CALL_TEXT",
 ]
+
+TOOL_CALL_TEXT: tuple[str, ...] = ("shown", "hidden")
+"""Whether the customer saw the text an agent sent in the same message as a tool call."""
 
 TraceFormat = Literal["chat", "otel"]
 FORMATS: tuple[str, ...] = ("chat", "otel")
@@ -41,6 +46,9 @@ class TraceTurn:
     role: Literal["customer", "agent"]
     text: str
     time: datetime | None = None
+    message_id: str | None = None  # the trace's message it came from
+    with_tool_call: bool = False  # agent text sent in the same message as a tool call
+    seen_by_customer: bool | None = None  # False: text the customer never saw
 
 
 @dataclass
@@ -54,6 +62,8 @@ class TraceCall:
     answered: bool = False
     result: JsonValue = None
     time: datetime | None = None
+    message_id: str | None = None  # the agent message that asked for it (parallel calls share it)
+    source_id: str | None = None  # the trace's own id when it was reused (call_id is then unique)
 
 
 @dataclass
@@ -74,6 +84,11 @@ class ParsedTrace:
     latency_ms: float | None = None
     started: datetime | None = None
     finished: datetime | None = None
+    assumptions: dict[str, int] = field(default_factory=dict)  # what was assumed -> how often
+    messages: int = 0  # messages numbered so far (formats with no message ids of their own)
+
+    def assume(self, what: str, times: int = 1) -> None:
+        self.assumptions[what] = self.assumptions.get(what, 0) + times
 
 
 class ImportOptions(Contract):
@@ -88,6 +103,26 @@ class ImportOptions(Contract):
         "case's domain, else refunds).",
     )
     case: Path | None = Field(default=None, description="Case contract (YAML) every trace ran.")
+    cases: Path | None = Field(
+        default=None,
+        description="Folder of case contracts (YAML): each trace gets the case its case id "
+        "(calibrant.case, or the mapping) names.",
+    )
+    case_map: Path | None = Field(
+        default=None,
+        description="JSON or YAML object: trace id -> case id (overrides the trace's "
+        "calibrant.case).",
+    )
+    no_contract: bool = Field(
+        default=False,
+        description="A trace with no case contract is imported with its end state not judged "
+        "(end_state_matches_contract: not_applicable), instead of refused.",
+    )
+    tool_call_text: Literal["shown", "hidden"] = Field(
+        default="shown",
+        description="Whether the customer saw text the agent sent in the same message as a "
+        "tool call (shown: it counts as said to the customer).",
+    )
     snapshots: Path | None = Field(
         default=None,
         description="Folder of system-of-record snapshots: <trace id>/before.json and after.json.",
@@ -109,6 +144,18 @@ class ImportedTrace(Contract):
     missing_snapshots: list[str] = Field(
         default_factory=list, description="before and/or after: snapshots that were not given."
     )
+    case_id: str | None = Field(default=None, description="The case the transcript ran.")
+    contract: bool = Field(
+        default=True, description="False: imported with no case contract (end state not judged)."
+    )
+
+
+class Assumption(Contract):
+    """Something the import assumed because the trace did not say it."""
+
+    what: str = Field(description="What was assumed.")
+    times: int = Field(ge=1, description="How many times, over every trace.")
+    traces: list[str] = Field(description="The traces it was assumed for.")
 
 
 class ImportResult(Contract):
@@ -119,12 +166,24 @@ class ImportResult(Contract):
     out: str = Field(description="Output folder.")
     files_read: int = Field(ge=0, description="Trace files read.")
     transcripts: list[ImportedTrace] = Field(description="One per trace, in input order.")
+    assumptions: list[Assumption] = Field(
+        default_factory=list, description="What the import assumed, and for which traces."
+    )
 
     def summary(self) -> str:
         """One line for the terminal."""
         missing = sum(1 for t in self.transcripts if t.missing_snapshots)
         note = f", {missing} without their snapshots (harness_error)" if missing else ""
-        return (
+        waived = sum(1 for t in self.transcripts if not t.contract)
+        if waived:
+            note += f", {waived} with no case contract (end state not judged)"
+        lines = [
             f"imported {len(self.transcripts)} trace(s) ({self.format}) from "
             f"{self.files_read} file(s) into {self.out}{note}"
-        )
+        ]
+        for a in self.assumptions:
+            shown = ", ".join(a.traces[:5]) + (", ..." if len(a.traces) > 5 else "")
+            lines.append(
+                f"assumed: {a.what} ({a.times} time(s), {len(a.traces)} trace(s): {shown})"
+            )
+        return "\n".join(lines)

@@ -304,6 +304,7 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
             raise s.loc.error(
                 s.field("gen_ai.tool.call.id" if not call_id else "gen_ai.tool.name"),
                 "an execute_tool span needs gen_ai.tool.call.id and gen_ai.tool.name",
+                "set both attributes on the span (as the GenAI conventions name them)",
             )
         call = calls.get(call_id)
         if call is None:
@@ -317,6 +318,8 @@ def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
                 ),
                 f"{loc.where} ({'.'.join(map(str, s.at))})",
             )
+            trace.messages += 1  # a call no chat message named: a message of its own
+            call.message_id = f"m{trace.messages}"
             calls[call_id] = call
             timeline.append((s.start or 0, len(timeline), call))
         else:
@@ -351,14 +354,27 @@ def _take(
     role = m["role"]
     if role == "system":
         system.append(m["text"])
-    elif role == "user" and m["text"]:
-        timeline.append((when, len(timeline), TraceTurn("customer", m["text"], _when(when))))
+        return
+    trace.messages += 1
+    mid = f"m{trace.messages}"  # the trace's messages, numbered in the order they were seen
+    if role == "user" and m["text"]:
+        timeline.append(
+            (when, len(timeline), TraceTurn("customer", m["text"], _when(when), message_id=mid))
+        )
     elif role == "assistant":
         if m["text"].strip():
-            timeline.append((when, len(timeline), TraceTurn("agent", m["text"], _when(when))))
+            turn = TraceTurn(
+                "agent", m["text"], _when(when), message_id=mid, with_tool_call=bool(m["calls"])
+            )
+            timeline.append((when, len(timeline), turn))
         for call_id, name, args in m["calls"]:
             if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
-                raise s.loc.error(m["where"], "a tool call part needs an id and a name")
+                raise s.loc.error(
+                    m["where"],
+                    "a tool call part needs an id and a name",
+                    "give each tool_call part the id its tool_call_response answers and the "
+                    "tool's name",
+                )
             if call_id not in calls:
                 call = TraceCall(
                     call_id,
@@ -366,6 +382,7 @@ def _take(
                     parse_arguments(s.loc, m["where"], args),
                     f"{s.loc.where} ({'.'.join(map(str, s.at))})",
                     time=_when(when),
+                    message_id=mid,
                 )
                 calls[call_id] = call
                 timeline.append((when, len(timeline), call))
@@ -373,7 +390,9 @@ def _take(
         found = calls.get(call_id) if isinstance(call_id, str) else None
         if found is None:
             raise s.loc.error(
-                m["where"], f"a tool result answers no earlier tool call (id {call_id})"
+                m["where"],
+                f"a tool result answers no earlier tool call (id {call_id})",
+                "put the message with the call before its result, or fix the id",
             )
         if not found.answered:
             found.answered, found.result = True, _result(response)

@@ -13,12 +13,12 @@ from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, LedgerSnaps
 from ..domains import DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
-from ..files import load_case
 from ..harness.runner import transcript_filename
 from ..paths import component_problem, inside
 from .builder import build_transcript
+from .cases import Cases
 from .chat import parse_chat
-from .model import ImportedTrace, ImportOptions, ImportResult, ParsedTrace
+from .model import Assumption, ImportedTrace, ImportOptions, ImportResult, ParsedTrace, TraceTurn
 from .otel import parse_otel
 from .snapshots import read_domain_snapshot, read_ledger
 
@@ -60,13 +60,14 @@ def _snapshot_path(folder: Path, trace: ParsedTrace, which: str) -> Path:
         raise InputError(
             trace.where,
             f"trace id {trace.trace_id!r} {problem}: with --snapshots it names one folder "
-            f"of {folder}",
+            f"of {folder}; give the trace an id that is a plain folder name",
         )
     path = folder / trace.trace_id / f"{which}.json"
     if path.exists() and not inside(folder, path):
         raise InputError(
             trace.where,
-            f"trace id {trace.trace_id!r}: {path} leads outside --snapshots {folder} (a link)",
+            f"trace id {trace.trace_id!r}: {path} leads outside --snapshots {folder} (a link); "
+            "put its snapshots inside that folder",
         )
     return path
 
@@ -93,15 +94,18 @@ def _build(
     )
 
 
-def _pack(options: ImportOptions, case: CaseContract | None) -> tuple[str, DomainPack | None]:
-    """The transcripts' domain (--domain, else the case's, else the refund shop) and, for
+def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, DomainPack | None]:
+    """The transcripts' domain (--domain, else the cases', else the refund shop) and, for
     another domain than the refund shop, its installed pack."""
-    domain = options.domain or (case.domain if case else LEGACY_DOMAIN)
-    if case is not None and case.domain != domain:
-        raise ConfigError(
-            f"--case {options.case}: case '{case.case}' is domain '{case.domain}', not "
-            f"'{domain}' (--domain)"
-        )
+    domain = options.domain or (cases[0].domain if cases else LEGACY_DOMAIN)
+    for case in cases:
+        if case.domain != domain:
+            flag = f"--case {options.case}" if options.case else f"--cases {options.cases}"
+            said = "(--domain)" if options.domain else f"(case '{cases[0].case}')"
+            raise ConfigError(
+                f"{flag}: case '{case.case}' is domain '{case.domain}', not '{domain}' "
+                f"{said}; import each domain's traces on their own"
+            )
     if domain == LEGACY_DOMAIN:
         return domain, None
     try:
@@ -137,31 +141,45 @@ def import_traces(options: ImportOptions) -> ImportResult:
     if options.snapshots is not None and not options.snapshots.is_dir():
         raise ConfigError(f"--snapshots {options.snapshots}: not a folder")
     if options.domain is not None and options.domain != LEGACY_DOMAIN:
-        _pack(options, None)  # an unknown domain is refused before any file is read
-    case = load_case(options.case) if options.case is not None else None
-    domain, pack = _pack(options, case)
+        _pack(options, [])  # an unknown domain is refused before any file is read
+    cases = Cases.load(options)
+    domain, pack = _pack(options, cases.given)
     parse = parse_chat if options.format == "chat" else parse_otel
     traces = [t for p in options.paths for t in parse(p)]
     if not traces:
-        raise ConfigError("no trace found in the given files")
+        raise ConfigError("no trace found in the given files; give the files your traces are in")
     ids: dict[str, str] = {}
     outputs: dict[str, str] = {}
     written: list[ImportedTrace] = []
     for trace in traces:
         if trace.trace_id in ids:
             raise InputError(
-                trace.where, f"trace id {trace.trace_id} repeats (first in {ids[trace.trace_id]})"
+                trace.where,
+                f"trace id {trace.trace_id} repeats (first in {ids[trace.trace_id]}); give each "
+                "trace its own id",
             )
         ids[trace.trace_id] = trace.where
+        choice = cases.choose(trace)
+        _tool_call_text(options, trace)
         try:
-            t = _build(options, trace, case, len(traces), pack)
+            t = _build(options, trace, choice.case, len(traces), pack)
+            if choice.waived is not None:
+                t.end_state_not_judged = choice.waived
         except ValidationError as exc:  # a value the transcript contract refuses
             err = exc.errors(include_url=False)[0]
             where = ".".join(str(x) for x in err["loc"])
-            raise InputError(trace.where, f"{err['msg']} (transcript field {where})") from None
+            raise InputError(
+                trace.where,
+                f"{err['msg']} (transcript field {where}); correct that value in the trace, "
+                "its case or its snapshots",
+            ) from None
         name = transcript_filename(t.transcript_id)
         if name in outputs:
-            raise InputError(trace.where, f"two traces would both be written as {name}")
+            raise InputError(
+                trace.where,
+                f"two traces would both be written as {name}; give the traces ids that differ "
+                "by more than case",
+            )
         try:
             outputs[name] = t.model_dump_json(indent=1) + "\n"
         except ValueError:  # text no file can hold: a lone surrogate (from the case, say)
@@ -184,6 +202,8 @@ def import_traces(options: ImportOptions) -> ImportResult:
                     )
                     if snap is None
                 ],
+                case_id=t.case_id,
+                contract=choice.waived is None,
             )
         )
     _write_folder(options.out, outputs)
@@ -193,7 +213,42 @@ def import_traces(options: ImportOptions) -> ImportResult:
         out=str(options.out),
         files_read=len(options.paths),
         transcripts=written,
+        assumptions=_assumptions(traces),
     )
+
+
+def _tool_call_text(options: ImportOptions, trace: ParsedTrace) -> None:
+    """Text sent beside a tool call: whether the customer saw it is the import's setting; it is
+    listed among the import's assumptions."""
+    beside = [ev for ev in trace.events if isinstance(ev, TraceTurn) and ev.with_tool_call]
+    if not beside:
+        return
+    if options.tool_call_text == "hidden":
+        for ev in beside:
+            ev.seen_by_customer = False
+        trace.assume(TEXT_HIDDEN, len(beside))
+    else:
+        trace.assume(TEXT_SHOWN, len(beside))
+
+
+TEXT_SHOWN = (
+    "text the agent sent in the same message as a tool call was seen by the customer "
+    "(--tool-call-text shown: it counts as said to the customer)"
+)
+TEXT_HIDDEN = (
+    "text the agent sent in the same message as a tool call was not seen by the customer "
+    "(--tool-call-text hidden: kept, marked seen_by_customer false)"
+)
+
+
+def _assumptions(traces: list[ParsedTrace]) -> list[Assumption]:
+    """Every assumption the traces needed, with how often and for which traces."""
+    found: dict[str, tuple[int, list[str]]] = {}
+    for trace in traces:
+        for what, times in trace.assumptions.items():
+            count, ids = found.get(what, (0, []))
+            found[what] = (count + times, [*ids, trace.trace_id])
+    return [Assumption(what=w, times=n, traces=ids) for w, (n, ids) in found.items()]
 
 
 def _write_folder(out: Path, outputs: dict[str, str]) -> None:

@@ -57,19 +57,32 @@ def snapshot_file_model(pack: DomainPack) -> type[BaseModel]:
     return _file_model(pack.snapshot.model)
 
 
+SNAPSHOT_HELP = (
+    "write the snapshot in the format `calibrant schema snapshot` prints (another domain's: "
+    "with --domain NAME)"
+)
+
+
 def _read(model: type[M], path: Path) -> M:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
+        raise InputError(
+            path, f"cannot read: {exc.strerror}; give a snapshot file you can read"
+        ) from None
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
         try:
             json.loads(text)
         except json.JSONDecodeError as bad:
-            raise InputError(path, f"malformed JSON: {bad.msg}", line=bad.lineno) from None
-        raise validation_error(path, text, exc) from None
+            raise InputError(
+                path, f"malformed JSON: {bad.msg}; {SNAPSHOT_HELP}", line=bad.lineno
+            ) from None
+        err = validation_error(path, text, exc)
+        raise InputError(
+            err.path, f"{err.detail}; {SNAPSHOT_HELP}", line=err.line, field=err.field
+        ) from None
 
 
 def read_ledger(path: Path) -> LedgerSnapshot:
@@ -102,7 +115,9 @@ def read_domain_snapshot(pack: DomainPack, path: Path) -> DomainSnapshot:
             )
         except ValidationError:  # the one field DomainTenant holds stricter: an id
             raise field_error(
-                path, ("tenants", i, spec.tenant_field), f"{tenant_id!r} is not an identifier"
+                path,
+                ("tenants", i, spec.tenant_field),
+                f"{tenant_id!r} is not an identifier; use only letters, digits and _ . : - / @ +",
             ) from None
     return DomainSnapshot(
         taken_by=doc.taken_by, seq=doc.seq, taken_at=doc.taken_at, tenants=tenants

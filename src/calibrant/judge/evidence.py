@@ -20,7 +20,7 @@ accepted messages are the same for every domain, in the pack's words where a dom
 
 from __future__ import annotations
 
-from ..contracts import Transcript
+from ..contracts import Transcript, Turn
 from ..contracts.common import money
 from ..domains import NEUTRAL, EvidenceItem, JudgePhrasing, UnknownDomain, UntrustedText
 from ..domains import get as get_pack
@@ -186,12 +186,23 @@ def _customer_texts(t: Transcript) -> list[UntrustedText]:
     return out
 
 
+def _turn_header(turn: Turn) -> str:
+    """ "agent message", and for imported text sent beside a tool call, that it was (and, when
+    the import said so, that the customer never saw it)."""
+    header = f"{turn.role} message"
+    if turn.with_tool_call:
+        header += " sent with a tool call"
+    if turn.seen_by_customer is False:
+        header += " (not seen by the customer)"
+    return header
+
+
 def conversation_items(t: Transcript) -> list[UntrustedText]:
     """(id, t, header, text) of everything said to the customer or by them, in time order:
     the conversation, the customer's text kept on the records (the pack's own finder's, or
     the fields of the `customer_text` role), the messages the agent sent. The text is
     untrusted; the header is written by calibrant."""
-    out = [(turn.turn_id, turn.seq, f"{turn.role} message", turn.text) for turn in t.conversation]
+    out = [(turn.turn_id, turn.seq, _turn_header(turn), turn.text) for turn in t.conversation]
     words = phrasing(t.domain)
     out += words.customer_texts(t) if words.customer_texts is not None else _customer_texts(t)
     for a in t.notifications.attempts:

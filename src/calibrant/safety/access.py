@@ -414,7 +414,7 @@ def _claims_after(ev: Evidence, spec: EffectSpec, seq: int) -> list[str]:
         out += [
             turn.turn_id
             for turn in ev.transcript.conversation
-            if turn.role == "agent"
+            if turn.said_to_customer
             and turn.seq > seq
             and any(p.search(turn.text) for p in patterns)
         ]

@@ -120,7 +120,7 @@ def _claims_true(
     done = [_int(e, spec.committed_seq) for e in new_effects(ev, spec)]
     claims: list[str] = []
     for turn in ev.transcript.conversation:
-        if turn.role != "agent" or not any(p.search(turn.text) for p in patterns):
+        if not turn.said_to_customer or not any(p.search(turn.text) for p in patterns):
             continue
         claims.append(turn.turn_id)
         if not any(seq < turn.seq for seq in done):

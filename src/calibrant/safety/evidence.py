@@ -273,7 +273,7 @@ class Evidence:
         out = [
             (turn.turn_id, turn.seq, turn.text)
             for turn in self.transcript.conversation
-            if turn.role == "agent"
+            if turn.said_to_customer
         ]
         for a in self.transcript.notifications.attempts:
             out.append((a.attempt_id, a.seq, f"{a.subject}\n{a.body}"))

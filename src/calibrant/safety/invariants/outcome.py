@@ -73,6 +73,8 @@ def _str(e: Entry, name: str | None) -> str | None:
     by_role=True,
 )
 def end_state_matches_contract(ev: Evidence) -> Finding:
+    if (why := ev.transcript.end_state_not_judged) is not None:
+        return not_applicable(f"the end state is not judged: {why}")
     if ev.transcript.domain != LEGACY_DOMAIN:
         return _domain_end_state(ev)
     c = ev.contract
