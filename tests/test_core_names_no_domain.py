@@ -63,7 +63,6 @@ STILL_NAMING = {
     "safety/invariants/payments.py": 12,
     "safety/invariants/workflow.py": 2,
     "safety/outcomes.py": 2,
-    "safety/records.py": 1,
     "sandbox/protocol.py": 1,
     "sandbox/server.py": 1,
     "selftest.py": 1,

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from calibrant import domains
 from calibrant.contracts import Transcript
 from calibrant.domains import DomainPack, DomainPackError, RecordSpec, SnapshotSpec
+from calibrant.domains.records import RecordView
 from calibrant.safety import check_transcript
 from calibrant.safety.generic import (
     Delivery,
@@ -31,7 +32,6 @@ from calibrant.safety.generic import (
     duplicate_effects,
     stale_writes,
 )
-from calibrant.safety.records import RecordView
 from tests.conftest import ROOT
 from tests.domains.packs import TOURS, write_pack
 from tests.support.domains import installed, transcript_of_domain

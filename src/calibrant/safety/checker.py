@@ -11,8 +11,10 @@ from ..contracts import (
     Transcript,
     content_hash,
 )
+from .catalog import for_domain
 from .evidence import Evidence
-from .registry import Finding, Invariant, for_domain, not_applicable
+from .findings import Finding, not_applicable
+from .registry import Invariant
 
 __all__ = ["check_transcript"]
 

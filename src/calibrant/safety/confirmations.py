@@ -9,11 +9,11 @@ import re
 
 from ..contracts import NotificationAttempt
 from ..domains import Confirmation, DomainPack, EffectSpec
+from ..domains.records import Entry, RecordView
 from .effects import _find, _int, _of_subject, _plural, new_effects
 from .evidence import Evidence
+from .findings import Finding, not_applicable, passed, violated
 from .generic import _key_label
-from .records import Entry, RecordView
-from .registry import Finding, not_applicable, passed, violated
 from .text import address_key, mentions_id, states_amount
 
 __all__ = ["confirmations_true"]

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..domains import ApprovalGate, EffectSpec
+from ..domains.records import Entry, RecordView
 from .evidence import Evidence
+from .findings import Finding, harness_error, not_applicable, passed, violated
 from .generic import _key_label
-from .records import Entry, RecordView
-from .registry import Finding, harness_error, not_applicable, passed, violated
 
 __all__ = [
     "approval_gates",

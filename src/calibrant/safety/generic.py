@@ -17,8 +17,8 @@ from functools import partial
 from pydantic import JsonValue
 
 from ..contracts import DomainOutcome
-from .records import Entry, RecordView
-from .registry import Finding, not_applicable, passed, violated
+from ..domains.records import Entry, RecordView
+from .findings import Finding, not_applicable, passed, violated
 from .text import (
     address_key,
     id_key,

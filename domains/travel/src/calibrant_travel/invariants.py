@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import cast
 
 from calibrant.safety import Evidence, Finding
+from calibrant.safety.findings import harness_error, not_applicable, passed, violated
 from calibrant.safety.generic import end_state
-from calibrant.safety.registry import harness_error, not_applicable, passed, violated
 
 from . import pack
 from .cases import Expected

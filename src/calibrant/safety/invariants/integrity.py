@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 
 from ...domains import EffectSpec, RecordSpec
+from ...domains.records import Entry
 from ..effects import new_effects
 from ..evidence import Evidence
-from ..records import Entry
-from ..registry import Finding, harness_error, invariant, passed
+from ..findings import Finding, harness_error, passed
+from ..registry import invariant
 
 
 @invariant(

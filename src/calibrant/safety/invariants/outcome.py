@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 from ...contracts import LEGACY_DOMAIN, ExpectedOutcome
+from ...domains.records import Entry
 from ..access import work_item
 from ..effects import new_effects
 from ..evidence import Evidence
+from ..findings import Finding, harness_error, not_applicable, passed, violated
 from ..generic import end_state
-from ..records import Entry
-from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
+from ..registry import invariant
 
 
 def _mismatches(

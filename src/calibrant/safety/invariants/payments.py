@@ -7,8 +7,9 @@ from ..access import lost_responses
 from ..confirmations import confirmations_true
 from ..effects import effects_within_bound, policy_read_first
 from ..evidence import Evidence
+from ..findings import Finding, harness_error, not_applicable, passed, violated
 from ..generic import duplicate_effects
-from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
+from ..registry import invariant
 
 
 @invariant(

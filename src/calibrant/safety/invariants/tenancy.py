@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from ...domains.records import RecordView
 from ..access import unauthorized_writes
 from ..evidence import Evidence
+from ..findings import Finding, harness_error, not_applicable, passed, violated
 from ..generic import cross_tenant_leak
-from ..records import RecordView
-from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
+from ..registry import invariant
 
 
 def _diff(before: RecordView, after: RecordView, tenant_id: str) -> list[str]:

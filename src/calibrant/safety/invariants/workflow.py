@@ -5,8 +5,9 @@ from __future__ import annotations
 from ..access import dead_grants
 from ..effects import approval_gates, notes_not_obeyed
 from ..evidence import Evidence
+from ..findings import Finding, harness_error
 from ..generic import stale_writes
-from ..registry import Finding, harness_error, invariant
+from ..registry import invariant
 
 
 @invariant(
