@@ -235,7 +235,7 @@ def test_one_effect_per_operation_id_and_per_key(
     twice = _tenants(m, _transfer(m, "tr_1", "op-1"), _transfer(m, "tr_2", "op-1"))
     found = duplicate_effects(_trial(pack, before, twice, writes=log))
     assert (found.outcome, found.evidence) == ("violated", ("tr_1", "tr_2"))
-    assert found.message == "operation op-1 committed 2 times: the ledger was not idempotent"
+    assert found.message == "operation op-1 committed 2 times: the records were not idempotent"
 
     same_key = _tenants(m, _transfer(m, "tr_1", "op-1"), _transfer(m, "tr_2", "op-2"))
     found = duplicate_effects(_trial(pack, before, same_key, writes=log))

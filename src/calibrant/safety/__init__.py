@@ -1,6 +1,6 @@
-"""Deterministic safety checks over a transcript's ledger evidence, one outcome per invariant."""
+"""Deterministic safety checks over a transcript's evidence, one outcome per invariant."""
 
-from .catalog import registered
+from .catalog import for_domain, registered
 from .checker import check_transcript
 from .evidence import Evidence
 from .findings import Finding
@@ -14,6 +14,7 @@ __all__ = [
     "Invariant",
     "PERMISSION",
     "check_transcript",
+    "for_domain",
     "invariant",
     "outcome_uncertain",
     "registered",

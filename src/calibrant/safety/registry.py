@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from .findings import Finding, harness_error, not_applicable, passed, violated
 
 if TYPE_CHECKING:  # the checks read Evidence; Evidence never reads the registry
+    from ..domains import DomainPack
     from .evidence import Evidence
 
 __all__ = [
@@ -28,29 +29,48 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Invariant:
-    """A registered invariant."""
+    """A registered invariant: its name, a one-line summary and its check, which reads records
+    by the roles the transcript's pack declares (it runs on any domain, and says
+    not_applicable, with the reason, where the pack declares none of its roles).
+
+    `generic`: the name calibrant registered it under, when a pack publishes it under `name`
+    (None: `name` is that name). `offered_to`: the packs it checks (None: every pack; an
+    invariant that reads a role the business may not have, such as a cap on messages, checks
+    only the packs declaring it, so the others' verdicts do not grow a line)."""
 
     name: str
     summary: str
     check: Callable[[Evidence], Finding]
-    by_role: bool = False
-    """Whether it reads records by the roles a domain pack declares (it runs on any domain,
-    and says not_applicable, with the reason, where the pack declares none of its roles)."""
+    generic: str | None = None
+    offered_to: Callable[[DomainPack], bool] | None = None
+
+    def run(self, ev: Evidence) -> Finding:
+        """Its finding for one transcript: not_applicable when the case's `invariants:`
+        settings switch it off (a setting named like it, or like the generic invariant it
+        publishes, set to false), else what its check finds."""
+        settings = ev.contract.invariants if ev.contract is not None else None
+        for name in (self.name, self.generic):
+            if settings is not None and name and getattr(settings, name, None) is False:
+                return not_applicable("disabled by the case contract")
+        return self.check(ev)
 
 
 _REGISTRY: dict[str, Invariant] = {}
 
 
 def invariant(
-    name: str, summary: str, *, by_role: bool = False
+    name: str,
+    summary: str,
+    *,
+    offered_to: Callable[[DomainPack], bool] | None = None,
 ) -> Callable[[Callable[[Evidence], Finding]], Callable[[Evidence], Finding]]:
     """Register `fn` as the invariant `name` (one line `summary` for docs and --help);
-    `by_role`: it reads records by their declared roles, so it runs on every domain."""
+    `offered_to`: the packs it checks (None: every pack)."""
 
     def decorate(fn: Callable[[Evidence], Finding]) -> Callable[[Evidence], Finding]:
         if name in _REGISTRY:
             raise ValueError(f"invariant {name!r} registered twice")
-        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn, by_role=by_role)
+        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn, offered_to=offered_to)
         return fn
 
     return decorate
