@@ -20,7 +20,6 @@ SUFFIXES = (".py", ".html", ".css", ".js")
 
 STILL_NAMING = {
     "cli/app.py": 4,
-    "cli/compare_judges_commands.py": 1,
     "cli/domain_commands.py": 1,
     "cli/from_store.py": 1,
     "cli/import_commands.py": 2,
