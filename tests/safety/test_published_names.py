@@ -96,3 +96,14 @@ def test_a_wrong_declaration_is_one_line_naming_the_pack(change: dict, says: str
         dataclasses.replace(pack, **change)
     assert says in str(err.value) and "domain pack 'refunds'" in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_the_message_cap_rule_says_why_a_pack_without_a_cap_is_not_checked() -> None:
+    from calibrant.safety import Evidence
+
+    [cap] = [inv for inv in registered() if inv.name == "notifications_within_contract"]
+    found = cap.run(Evidence.of(_example("good-eligible")))
+    assert (found.outcome, found.message) == (
+        "not_applicable",
+        "domain pack 'refunds' declares no cap on messages",
+    )
