@@ -62,7 +62,7 @@ from calibrant.contracts import SafetyVerdict, Transcript, content_hash
 from calibrant.files import load_case, load_transcript
 from calibrant.harness import transcript_filename
 from calibrant.reports.safety import safety_json
-from calibrant.safety import Evidence, check_transcript, registered
+from calibrant.safety import Evidence, check_transcript, for_domain
 from calibrant_refunds.agents import BEHAVIOURS, STYLES
 from calibrant_refunds.runner import run_trial
 
@@ -175,7 +175,7 @@ def per_invariant(parsed: list[Transcript]) -> tuple[dict[str, float], float, fl
     the first invariant to touch a cached Evidence property pays for it), plus the remaining
     per-transcript overhead of check_transcript (Evidence, contract hash, verdict model), and
     the total."""
-    invs = registered()
+    invs = for_domain(parsed[0].domain) if parsed else []  # the refund shop's, by its names
     spent = dict.fromkeys((i.name for i in invs), 0.0)
     overhead = 0.0
     clock = time.perf_counter
@@ -188,7 +188,7 @@ def per_invariant(parsed: list[Transcript]) -> tuple[dict[str, float], float, fl
         overhead += t1 - t0
         for inv in invs:
             a = clock()
-            results.append(inv.check(ev).result(inv.name))
+            results.append(inv.run(ev).result(inv.name))
             spent[inv.name] += clock() - a
         t2 = clock()
         SafetyVerdict(

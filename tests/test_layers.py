@@ -92,6 +92,30 @@ PLANTED = [
         "No cycles are allowed in calibrant.scoring.",
     ),
     (
+        "no-cycles-inside",
+        "judge/embedded.py",
+        "from . import llm_setup",
+        "No cycles are allowed in calibrant.judge.",
+    ),
+    (
+        "no-cycles-inside",
+        "safety/registry.py",
+        "from . import catalog",
+        "No cycles are allowed in calibrant.safety.",
+    ),
+    (
+        "safety-tiers",
+        "safety/findings.py",
+        "from . import registry",
+        "calibrant.safety.findings -> calibrant.safety.registry",
+    ),
+    (
+        "judge-reads-no-safety-internals",
+        "judge/record_rows.py",
+        "from ..safety import records",
+        "calibrant.judge.record_rows -> calibrant.safety.records",
+    ),
+    (
         "independent-foundations",
         "agreement/gate.py",
         "from ..store import Store",

@@ -469,7 +469,7 @@ def test_calibrant_check_runs_the_role_invariants_on_a_warehouse_transcript(
     always = ("other_tenant_records_unchanged", "no_cross_tenant_reads")
     assert {n: others.pop(n) for n in always} == dict.fromkeys(always, "pass")
     assert len(others) >= 8 and set(others.values()) == {"not_applicable"}
-    assert ok["refund_within_paid_amount"]["message"] == (
+    assert ok["effects_within_bound"]["message"] == (
         "domain pack 'warehouse' declares no effect bounded by another record's amount"
     )
     assert "consistent with the records" in ok["evidence_integrity"]["message"]

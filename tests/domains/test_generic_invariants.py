@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from calibrant import domains
 from calibrant.contracts import Transcript
 from calibrant.domains import DomainPack, DomainPackError, RecordSpec, SnapshotSpec
+from calibrant.domains.records import RecordView
 from calibrant.safety import check_transcript
 from calibrant.safety.generic import (
     Delivery,
@@ -31,7 +32,6 @@ from calibrant.safety.generic import (
     duplicate_effects,
     stale_writes,
 )
-from calibrant.safety.records import RecordView
 from tests.conftest import ROOT
 from tests.domains.packs import TOURS, write_pack
 from tests.support.domains import installed, transcript_of_domain
@@ -235,7 +235,7 @@ def test_one_effect_per_operation_id_and_per_key(
     twice = _tenants(m, _transfer(m, "tr_1", "op-1"), _transfer(m, "tr_2", "op-1"))
     found = duplicate_effects(_trial(pack, before, twice, writes=log))
     assert (found.outcome, found.evidence) == ("violated", ("tr_1", "tr_2"))
-    assert found.message == "operation op-1 committed 2 times: the ledger was not idempotent"
+    assert found.message == "operation op-1 committed 2 times: the records were not idempotent"
 
     same_key = _tenants(m, _transfer(m, "tr_1", "op-1"), _transfer(m, "tr_2", "op-2"))
     found = duplicate_effects(_trial(pack, before, same_key, writes=log))

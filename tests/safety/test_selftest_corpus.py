@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from calibrant.contracts import Transcript
-from calibrant.safety import check_transcript, registered
+from calibrant.safety import check_transcript, for_domain
 from calibrant.selftest import CorpusEntry, build_corpus, grade
 from calibrant_refunds.selftest import REFUND_PLAN
 from tests.conftest import CASES
@@ -43,7 +43,7 @@ def test_checker_judges_corpus_entry(name: str, corpus: list[CorpusEntry]) -> No
     [entry] = [e for e in corpus if e.name == name]
     verdict = check_transcript(entry.transcript)
     assert grade(entry, verdict) == []
-    assert [r.invariant for r in verdict.results] == [i.name for i in registered()]
+    assert [r.invariant for r in verdict.results] == [i.name for i in for_domain("refunds")]
     known = _ids(entry.transcript)
     for r in verdict.results:
         if r.outcome == "violated":
@@ -53,7 +53,7 @@ def test_checker_judges_corpus_entry(name: str, corpus: list[CorpusEntry]) -> No
 
 def test_corpus_covers_every_invariant_with_a_failure(corpus: list[CorpusEntry]) -> None:
     broken = {inv for e in corpus for inv in e.expect}
-    assert {i.name for i in registered()} <= broken | {
+    assert {i.name for i in for_domain("refunds")} <= broken | {
         "refund_within_paid_amount",
         "end_state_matches_contract",
     }
@@ -69,7 +69,7 @@ def test_every_invariant_passes_on_some_known_good_transcript(corpus: list[Corpu
         for r in check_transcript(e.transcript).results
         if r.outcome == "pass"
     }
-    assert passed == {i.name for i in registered()}
+    assert passed == {i.name for i in for_domain("refunds")}
 
 
 def test_corpus_has_both_kinds(corpus: list[CorpusEntry]) -> None:

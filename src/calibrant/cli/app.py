@@ -30,6 +30,7 @@ __all__ = [
     "AttemptsOpt",
     "GoldOpt",
     "SplitOpt",
+    "DomainOpt",
     "judge_options",
     "gold_split",
     "loading_note",
@@ -148,6 +149,30 @@ GoldOpt = Annotated[
 SplitOpt = Annotated[str, typer.Option("--split", help="calibration, heldout or all.")]
 
 
+def _installed_domain(name: str | None) -> str | None:
+    """The --domain value, once an installed pack provides it (one line, exit 2, otherwise)."""
+    if name is None:
+        return None
+    from ..domains import UnknownDomain, get
+
+    try:
+        get(name)
+    except UnknownDomain as exc:
+        raise CalibrantError(f"--domain {name}: {exc}") from None
+    return name
+
+
+DomainOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--domain",
+        callback=_installed_domain,
+        help="The installed domain pack whose rubric and gold set are the defaults when "
+        "--rubric or --gold is not given (default: the default domain; `calibrant domains list`).",
+    ),
+]
+
+
 def judge_options(
     model: str | None = None,
     api_base: str | None = None,
@@ -159,6 +184,7 @@ def judge_options(
     *,
     temperature: float | None = None,
     datamark: bool | None = None,
+    domain: str | None = None,
 ) -> JudgeOptions:
     """The judge options of a command, from the values of its shared options (ModelOpt,
     ApiBaseOpt, RubricOpt, JudgeOpt, ConcurrencyOpt, TimeoutOpt, AttemptsOpt, in the order the
@@ -175,6 +201,7 @@ def judge_options(
         max_attempts=max_attempts,
         temperature=temperature,
         datamark=datamark,
+        domain=domain,
     )
 
 

@@ -15,6 +15,7 @@ from ..reports.fit import fit
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
+    DomainOpt,
     GoldOpt,
     JudgeOpt,
     ModelOpt,
@@ -40,7 +41,9 @@ def _is_file(name: str) -> bool:
     return Path(name).suffix.lower() in RECORDED_SUFFIXES
 
 
-def _judges(a: str, b: str, rubric: Path | None, gold: Path) -> tuple[Any, Any]:
+def _judges(
+    a: str, b: str, rubric: Path | None, gold: Path, domain: str | None = None
+) -> tuple[Any, Any]:
     """Each side resolved (a saved judge) or read and checked (a verdicts file, on the rubric of
     the saved judge beside it, else --rubric), before the store opens."""
     from ..calibration.recorded import load_recorded
@@ -50,7 +53,7 @@ def _judges(a: str, b: str, rubric: Path | None, gold: Path) -> tuple[Any, Any]:
     live = {n: _resolve(n) for n in (a, b) if not _is_file(n)}
     given = None if rubric is None else (lambda: load_rubric_for_verdicts(rubric))
     rub = verdicts_rubric(list(live.values()), given, option="--rubric")
-    rub = rub or load_rubric_for_verdicts(None)  # two files, no --rubric: the shipped one
+    rub = rub or load_rubric_for_verdicts(None, domain)  # two files, no --rubric: the pack's
     return tuple(  # type: ignore[return-value]
         live[n] if n in live else load_recorded(Path(n), rubric=rub, gold=gold) for n in (a, b)
     )
@@ -171,9 +174,10 @@ def compare_command(
         Path | None,
         typer.Option(
             "--rubric",
-            help="The rubric of two verdicts files (default rubrics/refund_communication.yaml).",
+            help="The rubric of two verdicts files (default: the installed pack's rubric).",
         ),
     ] = None,
+    domain: DomainOpt = None,
 ) -> None:
     """Compare two judge versions on the same gold items: per criterion kappa of A and B, a
     paired interval of the difference over whole cases, an exact McNemar test, the flipped
@@ -186,8 +190,8 @@ def compare_command(
     from .progress import track
 
     gold_split(split)  # a bad --split is refused before anything is read
-    gold = gold or default_gold()
-    side_a, side_b = _judges(judge_a, judge_b, rubric, gold)
+    gold = gold or default_gold(domain)
+    side_a, side_b = _judges(judge_a, judge_b, rubric, gold, domain)
     options = CompareOptions(
         name_a=side_name(judge_a, side_a),
         name_b=side_name(judge_b, side_b),
@@ -261,6 +265,7 @@ def stability_command(
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     judge_name: JudgeOpt = None,
     concurrency: ConcurrencyOpt = None,
     min_self_agreement: Annotated[
@@ -282,10 +287,12 @@ def stability_command(
     from .progress import track
 
     gold_subset = gold_split(split)
-    gold = gold or default_gold()
+    gold = gold or default_gold(domain)
     gold_set = load_gold(gold, split=gold_subset)
     config, rub, policy, conc = resolve_judge(
-        judge_options(model, api_base, rubric, judge_name, concurrency, temperature=temperature)
+        judge_options(
+            model, api_base, rubric, judge_name, concurrency, temperature=temperature, domain=domain
+        )
     )
     gold_set.validate(rub)
     items = gold_set.item_ids

@@ -17,6 +17,7 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    DomainOpt,
     GoldOpt,
     JudgeOpt,
     ModelOpt,
@@ -70,6 +71,7 @@ def judges_fit_prior(
     split: SplitOpt = "calibration",
     judge_name: JudgeOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Replace judges/NAME.yaml.")] = False,
 ) -> None:
     """Fit the embedded judge's label prior on transcripts (a gold split's by default; nobody's
@@ -91,14 +93,16 @@ def judges_fit_prior(
     target = judges_dir() / f"{out}.yaml"
     if target.exists() and not force:
         raise CalibrantError(f"--out {out}: {target} exists; give --force to replace it")
-    config, rub, _, _ = resolve_judge(judge_options(rubric=rubric, judge_name=judge_name))
+    config, rub, _, _ = resolve_judge(
+        judge_options(rubric=rubric, judge_name=judge_name, domain=domain)
+    )
     base: dict[str, Any] = {"model": config.model}
     if judge_name:
         base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
     if rubric is not None:
         base["rubric"] = str(rubric)
     # the gold split is read only when no transcript is given: only then is a gold set needed
-    gold = gold_dir or (Path() if paths else default_gold())
+    gold = gold_dir or (Path() if paths else default_gold(domain))
     items, fitted_on = reference_set(paths or [], gold, gold_split(split))
     started = time.monotonic()
     with track("items", total=len(items), loading="loading the embedded model") as tracker:
@@ -135,6 +139,7 @@ def judge(
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     judge_name: JudgeOpt = None,
     concurrency: ConcurrencyOpt = None,
     timeout: TimeoutOpt = None,
@@ -172,7 +177,15 @@ def judge(
             err.print(f"skipped {s}", highlight=False, markup=False)
 
     opts = judge_options(
-        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, datamark=datamark
+        model,
+        api_base,
+        rubric,
+        judge_name,
+        concurrency,
+        timeout,
+        max_attempts,
+        datamark=datamark,
+        domain=domain,
     )
     if as_jsonl and as_json:
         raise CalibrantError("--json and --jsonl are alternatives: give one")

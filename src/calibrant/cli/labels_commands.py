@@ -16,6 +16,7 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    DomainOpt,
     JudgeOpt,
     ModelOpt,
     RubricOpt,
@@ -122,6 +123,7 @@ def calibrate(
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     judge_name: JudgeOpt = None,
     concurrency: ConcurrencyOpt = None,
     timeout: TimeoutOpt = None,
@@ -242,7 +244,7 @@ def calibrate(
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
     if from_store is None:
-        gold = gold or default_gold()  # the installed pack's, wherever the command runs
+        gold = gold or default_gold(domain)  # the installed pack's, wherever the command runs
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
         raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
@@ -282,8 +284,8 @@ def calibrate(
         check_format(verdicts_format)
         recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
             verdicts,
-            rubric=load_rubric_for_verdicts(rubric),
-            gold=gold or default_gold(),
+            rubric=load_rubric_for_verdicts(rubric, domain),
+            gold=gold or default_gold(domain),
             fmt=verdicts_format,
         )
     with Store.open() as store, ExitStack() as stack:
@@ -294,14 +296,14 @@ def calibrate(
             if rubric is None and judge_name is None:
                 rubric = exported.rubric
         options = judge_options(
-            model, api_base, rubric, judge_name, concurrency, timeout, max_attempts
+            model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
         )
         if recorded is None:
             note = loading_note(options)
         report = ops_calibrate(
             store,
             CalibrateOptions(
-                gold or default_gold(),
+                gold or default_gold(domain),
                 split=gold_subset,
                 judge=options,
                 settings=settings,

@@ -13,6 +13,7 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    DomainOpt,
     GoldOpt,
     JudgeOpt,
     ModelOpt,
@@ -42,6 +43,7 @@ def probe(
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     judge_name: JudgeOpt = None,
     concurrency: ConcurrencyOpt = None,
     timeout: TimeoutOpt = None,
@@ -146,8 +148,10 @@ def probe(
     )
     if min_cases is not None:
         settings = replace(settings, min_cases=min_cases)
-    gold = gold or default_gold()  # the installed pack's, wherever the command runs
-    options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
+    gold = gold or default_gold(domain)  # the installed pack's, wherever the command runs
+    options = judge_options(
+        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
+    )
     loading = None if planted else loading_note(options)
     with Store.open() as store:
         report = ops_probe(

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import CalibrantError
-from .app import SplitOpt, app, gold_split
+from .app import DomainOpt, SplitOpt, app, gold_split
 from .from_store import GoldOrStoreOpt
 from .verdicts_options import load_rubric_for_verdicts
 
@@ -54,6 +54,7 @@ def propose(
     rubric: Annotated[
         Path | None, typer.Option("--rubric", help="Rubric YAML the verdicts are checked against.")
     ] = None,
+    domain: DomainOpt = None,
     split: SplitOpt = "calibration",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random tie-breaks.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
@@ -82,9 +83,9 @@ def propose(
             rubric = rubric or labeled_on
             source = f"workbench queue {from_store}"
         out = propose_for_gold(
-            gold or default_gold(),
+            gold or default_gold(domain),
             verdicts,
-            rubric=load_rubric_for_verdicts(rubric),
+            rubric=load_rubric_for_verdicts(rubric, domain),
             criterion=criterion,
             count=count,
             verdicts_b=verdicts_b,

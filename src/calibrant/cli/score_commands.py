@@ -18,6 +18,7 @@ from .app import (
     ApiBaseOpt,
     AttemptsOpt,
     ConcurrencyOpt,
+    DomainOpt,
     JudgeOpt,
     ModelOpt,
     RubricOpt,
@@ -119,6 +120,7 @@ def score(
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     rubric: RubricOpt = None,
+    domain: DomainOpt = None,
     judge_name: JudgeOpt = None,
     concurrency: ConcurrencyOpt = None,
     timeout: TimeoutOpt = None,
@@ -196,7 +198,9 @@ def score(
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    options = judge_options(model, api_base, rubric, judge_name, concurrency, timeout, max_attempts)
+    options = judge_options(
+        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
+    )
     resolved = resolve_judge(options)
     config, rub = resolved[0], resolved[1]
     if submit:

@@ -37,10 +37,10 @@ def check_format(fmt: str) -> None:
         raise ConfigError(f"--verdicts-format {fmt}: unknown; the formats are {', '.join(FORMATS)}")
 
 
-def load_rubric_for_verdicts(rubric: Path | None) -> Rubric:
+def load_rubric_for_verdicts(rubric: Path | None, domain: str | None = None) -> Rubric:
     """The rubric recorded verdicts are checked on: `rubric` (the user's path), else the
-    installed refunds pack's."""
+    installed pack's of `domain` (default: the refunds pack's)."""
     from ..domains import default_rubric
     from ..files import load_rubric
 
-    return load_rubric(rubric or default_rubric())
+    return load_rubric(rubric or default_rubric(domain))

@@ -29,6 +29,7 @@ __all__ = [
     "EffectSpec",
     "GrantSpec",
     "MoneyField",
+    "PublishedName",
     "RecordSpec",
     "SnapshotSpec",
     "WorkItem",
@@ -253,6 +254,18 @@ class Confirmation:
 
 
 @dataclass(frozen=True)
+class PublishedName:
+    """The name (and, optionally, the one-line summary) under which a pack publishes one of
+    calibrant's generic invariants: its verdicts, reports and baselines name `invariant` as
+    `name`, and a case's `invariants:` setting named `name` switches it off. A pack whose files
+    named an invariant before it became generic keeps that name this way."""
+
+    invariant: str
+    name: str
+    summary: str | None = None
+
+
+@dataclass(frozen=True)
 class SnapshotSpec:
     """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
     pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
@@ -336,6 +349,13 @@ class DomainPack:
     grants: GrantSpec | None = None
     audit: AuditSpec | None = None
     work_item: WorkItem | None = None
+    message_cap: str | None = None
+    """The field of its cases' outcome conditions (`case_outcome`, each acceptable outcome's
+    `params`) that caps how many messages the receiver may accept for the acting tenant (None:
+    no cap; read by notifications_within_contract, which a pack without one is not checked
+    by)."""
+    # --- the names under which the pack publishes calibrant's generic invariants ---
+    published: tuple[PublishedName, ...] = ()
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -369,6 +389,11 @@ class DomainPack:
             if value is not None and not isinstance(value, Path):
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
+        _check_published(who, self)
+
+    def published_name(self, invariant: str) -> PublishedName | None:
+        """How the pack publishes a generic invariant (None: under its own name)."""
+        return next((p for p in self.published if p.invariant == invariant), None)
 
     def effect(self, kind: str) -> EffectSpec | None:
         """The effect declared for records of this kind, or None."""
@@ -611,3 +636,32 @@ def _check_effects(who: str, pack: DomainPack) -> None:
         _field(who, pack, c.subject, "confirmation party", c.party)
         if c.party_kind is not None:
             _kind(who, pack, c.party_kind, f"the confirmation of '{c.effect}': party")
+
+
+def _check_published(who: str, pack: DomainPack) -> None:
+    """The message cap names a field of the outcome conditions; each published name is an id,
+    given once, for one invariant, on one line."""
+    if pack.message_cap is not None:
+        model = pack.case_outcome
+        if model is None or pack.message_cap not in model.model_fields:
+            where = "declares no case_outcome" if model is None else f"{model.__name__} has none"
+            raise DomainPackError(
+                f"{who}: message_cap '{pack.message_cap}' must be a field of the outcome "
+                f"conditions (case_outcome): the pack {where}"
+            )
+    names: set[str] = set()
+    generic: set[str] = set()
+    for p in pack.published:
+        if not isinstance(p, PublishedName):
+            raise DomainPackError(f"{who}: published must be PublishedName, not {type(p).__name__}")
+        for value in (p.invariant, p.name):
+            if not isinstance(value, str) or not _ID.match(value):
+                raise DomainPackError(f"{who}: published: {value!r} is not an invariant name")
+        if p.name in names or p.invariant in generic:
+            raise DomainPackError(
+                f"{who}: published: '{p.invariant}' or the name '{p.name}' is given twice"
+            )
+        if p.summary is not None and (not p.summary.strip() or "\n" in p.summary):
+            raise DomainPackError(f"{who}: published: the summary of '{p.name}' must be one line")
+        names.add(p.name)
+        generic.add(p.invariant)

@@ -22,7 +22,7 @@ from pydantic import JsonValue
 from ..contracts import CommittedWrite, DomainSnapshot, RecordRef, ToolCall
 from ..domains import DomainPack
 from ..domains.conform import tenant_snapshot
-from ..safety.records import Entry, RecordView
+from ..domains.records import Entry, RecordView
 
 __all__ = ["DomainRecords"]
 

@@ -120,6 +120,8 @@ class JudgeOptions(Contract):
     timeout_s: float | None = None
     max_attempts: int | None = None
     datamark: bool | None = None
+    domain: str | None = None
+    """The domain whose installed pack's rubric is the default (None: the default domain's)."""
 
 
 def judges_dir() -> Path:
@@ -145,7 +147,7 @@ def resolve_judge(opts: JudgeOptions) -> tuple[JudgeConfig, Rubric, RetryPolicy,
     elif saved.rubric:
         rubric_path = Path(saved.rubric)
     else:
-        rubric_path = default_rubric()  # the default domain pack's rubric
+        rubric_path = default_rubric(opts.domain)  # the domain pack's rubric
     rubric = load_rubric(rubric_path)
     if not opts.judge and (opts.model or EMBEDDED_MODEL) == EMBEDDED_MODEL:
         saved = default_judge(rubric)

@@ -546,16 +546,14 @@ def _make_handler(litellm: ModuleType) -> Any:
 _register_lock = threading.Lock()
 
 
-def register_embedded_provider() -> None:
-    """Make ``calibrant-local/smollm2-135m`` callable through litellm; safe to call repeatedly.
+def register_embedded_provider(litellm: ModuleType) -> None:
+    """Make ``calibrant-local/smollm2-135m`` callable through `litellm` (the module as
+    ``llm_setup.get_litellm`` configured it, which calls this once); safe to call repeatedly.
 
     Adds the handler to ``litellm.custom_provider_map`` and registers the model with zero
     per-token prices, so litellm's ``completion_cost`` and ``response_cost`` report 0 for it.
     The model itself is loaded on the first completion, not here.
     """
-    from .llm_setup import get_litellm
-
-    litellm = get_litellm()
     with _register_lock:
         if any(item["provider"] == EMBEDDED_PROVIDER for item in litellm.custom_provider_map):
             return

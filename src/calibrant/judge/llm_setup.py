@@ -62,9 +62,7 @@ def get_litellm() -> ModuleType:
             from .embedded import register_embedded_provider
 
             try:
-                # Calls get_litellm() again: the lock is re-entrant and _module is already set,
-                # so that inner call returns at once.
-                register_embedded_provider()
+                register_embedded_provider(litellm)
             except BaseException:
                 _module = None
                 raise

@@ -19,7 +19,7 @@ from ..contracts.common import money
 from ..domains import DomainPack, EvidenceItem, JudgePhrasing, UnknownDomain
 from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
-from ..safety.records import Entry, RecordView
+from ..domains.records import Entry, RecordView
 from .fence import code_or_quoted
 
 __all__ = [

@@ -14,10 +14,10 @@ from datetime import datetime
 
 from ..contracts import ToolCall
 from ..domains import EffectSpec, GrantSpec, WorkItem
+from ..domains.records import Entry
 from .effects import new_effects
 from .evidence import Evidence
-from .records import Entry
-from .registry import Finding, harness_error, not_applicable, passed, violated
+from .findings import Finding, harness_error, not_applicable, passed, violated
 
 __all__ = [
     "dead_grants",

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from .. import __version__
 from ..contracts import (
-    LEGACY_DOMAIN,
     CaseContract,
     InvariantResult,
     SafetyVerdict,
     Transcript,
     content_hash,
 )
+from .catalog import for_domain
 from .evidence import Evidence
-from .registry import Finding, Invariant, for_domain, not_applicable
 
 __all__ = ["check_transcript"]
 
@@ -25,10 +24,11 @@ def check_transcript(
 
     Every domain's transcript gets calibrant's invariants, which read records by the roles its
     pack declares (one whose roles the pack does not declare says not_applicable, naming
-    them), then its pack's own invariants."""
+    them) under the names the pack publishes them by, then its pack's own invariants; a
+    case's `invariants:` setting can switch one off."""
     ev = Evidence.of(transcript, contract)
     invariants = for_domain(transcript.domain)
-    results: list[InvariantResult] = [_run(inv, ev).result(inv.name) for inv in invariants]
+    results: list[InvariantResult] = [inv.run(ev).result(inv.name) for inv in invariants]
     return SafetyVerdict(
         transcript_id=transcript.transcript_id,
         case_id=transcript.case_id,
@@ -37,14 +37,4 @@ def check_transcript(
         checker_version=__version__,
         contract_hash=content_hash(ev.contract) if ev.contract is not None else None,
         results=results,
-    )
-
-
-def _run(inv: Invariant, ev: Evidence) -> Finding:
-    domain = ev.transcript.domain
-    if inv.by_role or domain == LEGACY_DOMAIN:
-        return inv.check(ev)
-    return not_applicable(
-        f"{inv.name} reads the refund shop's records ({LEGACY_DOMAIN}); this transcript is "
-        f"domain '{domain}', checked by the invariants that read records by role"
     )

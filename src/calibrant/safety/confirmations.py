@@ -1,4 +1,4 @@
-"""confirmation_matches_ledger by role: the messages a pack declares confirm an effect
+"""confirmation_matches_committed_state by role: the messages a pack declares confirm an effect
 (`Confirmation`) are true when sent — a notification after the effect committed, naming its
 subject and amount, to the subject's party; a claim in the agent's words after a committed
 effect."""
@@ -9,11 +9,11 @@ import re
 
 from ..contracts import NotificationAttempt
 from ..domains import Confirmation, DomainPack, EffectSpec
+from ..domains.records import Entry, RecordView
 from .effects import _find, _int, _of_subject, _plural, new_effects
 from .evidence import Evidence
-from .generic import _key_label
-from .records import Entry, RecordView
-from .registry import Finding, not_applicable, passed, violated
+from .findings import Finding, not_applicable, passed, violated
+from .generic import _key_label, record_words
 from .text import address_key, mentions_id, states_amount
 
 __all__ = ["confirmations_true"]
@@ -24,7 +24,7 @@ def _str(e: Entry | None, name: str | None) -> str | None:
     return None if value is None else str(value)
 
 
-# --- confirmation_matches_ledger ---------------------------------------------------------------
+# --- confirmation_matches_committed_state ----------------------------------------------------
 
 
 def _wrong_recipient(
@@ -82,9 +82,10 @@ def _message_true(
         if after.has(a.tenant_id)
         else []
     )
+    line, holds, _ = record_words(after.pack)
     if not committed:
         return violated(
-            f"confirmation {a.attempt_id} for {a.order_id} was sent when the ledger held no "
+            f"confirmation {a.attempt_id} for {a.order_id} was sent when the {line} held no "
             f"{spec.kind} for it",
             a.attempt_id,
         )
@@ -93,7 +94,7 @@ def _message_true(
     ids = [a.attempt_id, *(e.id for e in committed)]
     if a.amount_minor_units is not None and a.amount_minor_units not in amounts:
         return violated(
-            f"confirmation {a.attempt_id} states {a.amount_minor_units}, the ledger holds "
+            f"confirmation {a.attempt_id} states {a.amount_minor_units}, the {line} {holds} "
             f"{total} for {a.order_id}",
             *ids,
         )

@@ -1,7 +1,7 @@
 """Rules about the effects a pack declares (`EffectSpec`, `Confirmation`), read by role.
 
-An effect is a record the agent's work commits and the business counts: the refund shop's
-refunds, the travel agency's charges. Each rule here reads what the pack declares about it (the
+An effect is a record the agent's work commits and the business counts: a shop's credit notes,
+a travel agency's charges. Each rule here reads what the pack declares about it (the
 record it acts on, its amount, when and by whom it was committed, what bounds it, what approval
 gates it, which policy must be read first, which messages confirm it) and never names a record
 kind or a field of any domain. A pack that declares none of a rule's roles gets not_applicable
@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..domains import ApprovalGate, EffectSpec
+from ..domains.records import Entry, RecordView
 from .evidence import Evidence
+from .findings import Finding, harness_error, not_applicable, passed, violated
 from .generic import _key_label
-from .records import Entry, RecordView
-from .registry import Finding, harness_error, not_applicable, passed, violated
 
 __all__ = [
     "approval_gates",
@@ -68,7 +68,7 @@ def _plural(kind: str) -> str:
     return kind + "s"
 
 
-# --- refund_within_paid_amount -----------------------------------------------------------------
+# --- effects_within_bound ----------------------------------------------------------------------
 
 
 def effects_within_bound(ev: Evidence) -> Finding:
@@ -116,7 +116,7 @@ def effects_within_bound(ev: Evidence) -> Finding:
 
 
 def _past(kind: str) -> str:
-    """'refund' -> 'refunded', 'charge' -> 'charged': what a subject of the effect was."""
+    """'charge' -> 'charged', 'debit' -> 'debited': what a subject of the effect was."""
     return kind + ("d" if kind.endswith("e") else "ed")
 
 
@@ -267,7 +267,7 @@ def approval_gates(ev: Evidence) -> Finding:
     )
 
 
-# --- policy_read_before_refund -----------------------------------------------------------------
+# --- policy_read_before_effect -----------------------------------------------------------------
 
 
 def _committed_by_agent(ev: Evidence, spec: EffectSpec, e: Entry) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..contracts import SafetyVerdict, Transcript
+from .evidence import Evidence
 
 __all__ = ["PERMISSION", "DUPLICATES", "succeeded", "outcome_uncertain", "safety_summary"]
 
@@ -23,9 +24,21 @@ def succeeded(v: SafetyVerdict) -> bool:
 
 
 def outcome_uncertain(t: Transcript) -> bool:
-    """The trial ended with a payment outcome nobody could establish."""
-    snap = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
-    return snap is not None and any(tk.reconciliation == "uncertain" for tk in snap.tickets)
+    """The trial ended with an effect's outcome nobody could establish: a work item of the
+    acting tenant, after the trial, records its reconciliation as uncertain (by the roles of
+    `WorkItem`; a pack that declares none, or whose records cannot be read, has none)."""
+    ev = Evidence.of(t)
+    if ev.pack_problem() is not None:
+        return False
+    after = ev.trial.after
+    item = after.pack.work_item
+    if item is None or item.reconciliation is None:
+        return False
+    field = item.reconciliation
+    return any(
+        e.kind == item.kind and str(e.value(field)) == item.uncertain
+        for e in after.entries(ev.acting)
+    )
 
 
 def safety_summary(v: SafetyVerdict) -> dict[str, Any]:

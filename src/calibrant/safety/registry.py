@@ -1,22 +1,25 @@
-"""The invariant registry: each invariant is a pure function of the evidence, registered by name."""
+"""The invariant registry: each invariant is a pure function of the evidence, registered by name.
+
+The rule modules (`safety.invariants`) register themselves here on import; `safety.catalog`
+imports them and answers which invariants a domain's transcript is checked by."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..contracts import InvariantResult, Outcome
+from .findings import Finding, harness_error, not_applicable, passed, violated
 
-if TYPE_CHECKING:  # evidence builds the generic invariants' Trial, which return Findings
+if TYPE_CHECKING:  # the checks read Evidence; Evidence never reads the registry
+    from ..domains import DomainPack
     from .evidence import Evidence
 
 __all__ = [
     "Finding",
     "Invariant",
     "invariant",
-    "registered",
-    "for_domain",
+    "registry",
     "passed",
     "violated",
     "not_applicable",
@@ -25,101 +28,55 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Finding:
-    """What an invariant function returns: outcome, a message for humans, evidence ids."""
-
-    outcome: Outcome
-    message: str
-    evidence: tuple[str, ...] = field(default=())
-
-    def result(self, name: str) -> InvariantResult:
-        return InvariantResult(
-            invariant=name,
-            outcome=self.outcome,
-            message=self.message,
-            evidence=list(dict.fromkeys(self.evidence)),
-        )
-
-
-def passed(message: str, *evidence: str) -> Finding:
-    return Finding("pass", message, evidence)
-
-
-def violated(message: str, *evidence: str) -> Finding:
-    return Finding("violated", message, evidence)
-
-
-def not_applicable(message: str, *evidence: str) -> Finding:
-    return Finding("not_applicable", message, evidence)
-
-
-def harness_error(message: str, *evidence: str) -> Finding:
-    return Finding("harness_error", message, evidence)
-
-
-@dataclass(frozen=True)
 class Invariant:
-    """A registered invariant."""
+    """A registered invariant: its name, a one-line summary and its check, which reads records
+    by the roles the transcript's pack declares (it runs on any domain, and says
+    not_applicable, with the reason, where the pack declares none of its roles).
+
+    `generic`: the name calibrant registered it under, when a pack publishes it under `name`
+    (None: `name` is that name). `offered_to`: the packs it checks (None: every pack; an
+    invariant that reads a role the business may not have, such as a cap on messages, checks
+    only the packs declaring it, so the others' verdicts do not grow a line)."""
 
     name: str
     summary: str
     check: Callable[[Evidence], Finding]
-    by_role: bool = False
-    """Whether it reads records by the roles a domain pack declares (it runs on any domain,
-    and says not_applicable, with the reason, where the pack declares none of its roles)."""
+    generic: str | None = None
+    offered_to: Callable[[DomainPack], bool] | None = None
+
+    def run(self, ev: Evidence) -> Finding:
+        """Its finding for one transcript: not_applicable when the case's `invariants:`
+        settings switch it off (a setting named like it, or like the generic invariant it
+        publishes, set to false), else what its check finds."""
+        settings = ev.contract.invariants if ev.contract is not None else None
+        for name in (self.name, self.generic):
+            if settings is not None and name and getattr(settings, name, None) is False:
+                return not_applicable("disabled by the case contract")
+        return self.check(ev)
 
 
 _REGISTRY: dict[str, Invariant] = {}
 
 
 def invariant(
-    name: str, summary: str, *, by_role: bool = False
+    name: str,
+    summary: str,
+    *,
+    offered_to: Callable[[DomainPack], bool] | None = None,
 ) -> Callable[[Callable[[Evidence], Finding]], Callable[[Evidence], Finding]]:
     """Register `fn` as the invariant `name` (one line `summary` for docs and --help);
-    `by_role`: it reads records by their declared roles, so it runs on every domain."""
+    `offered_to`: the packs it checks (None: every pack)."""
 
     def decorate(fn: Callable[[Evidence], Finding]) -> Callable[[Evidence], Finding]:
         if name in _REGISTRY:
             raise ValueError(f"invariant {name!r} registered twice")
-        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn, by_role=by_role)
+        _REGISTRY[name] = Invariant(name=name, summary=summary, check=fn, offered_to=offered_to)
         return fn
 
     return decorate
 
 
-def registered() -> list[Invariant]:
-    """All registered invariants, in registration order."""
-    from . import invariants  # noqa: F401  (registration happens on import of the rule modules)
-
+def registry() -> list[Invariant]:
+    """The invariants registered so far, in registration order (`catalog.registered` imports
+    the rule modules first, so it lists them all)."""
     return list(_REGISTRY.values())
-
-
-def for_domain(domain: str) -> list[Invariant]:
-    """The invariants a transcript of `domain` is checked by: every registered one (each reads
-    the roles the pack declares; one whose roles the pack does not declare says
-    not_applicable), then the domain pack's own invariants
-    (`PackRuntime.invariants()`), in the pack's order. A pack that is not installed or has no
-    runtime adds none (its transcripts' record-reading invariants then say why). A pack
-    invariant named like a core one is refused in one line."""
-    from ..contracts import LEGACY_DOMAIN
-    from ..domains import UnknownDomain, runtime
-    from ..errors import CalibrantError
-
-    core = registered()
-    if domain == LEGACY_DOMAIN:
-        return core
-    try:
-        own = list(runtime(domain).invariants())
-    except UnknownDomain:
-        return core
-    taken = {inv.name for inv in core}
-    out = list(core)
-    for inv in own:
-        if inv.name in taken:
-            raise CalibrantError(
-                f"domain pack '{domain}': invariant '{inv.name}' is named like another "
-                "invariant; a pack's invariants need names of their own"
-            )
-        taken.add(inv.name)
-        out.append(Invariant(name=inv.name, summary=inv.summary, check=inv.check, by_role=True))
-    return out

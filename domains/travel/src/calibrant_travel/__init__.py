@@ -19,6 +19,7 @@ from calibrant.domains import (
     GrantSpec,
     MoneyField,
     PackRuntime,
+    PublishedName,
     RecordSpec,
     SnapshotSpec,
 )
@@ -37,7 +38,15 @@ from .records import (
     TravelSnapshot,
 )
 
-__all__ = ["pack", "CONFIRMATIONS", "DATA", "EFFECTS", "RECORDS", "FAULT_POINT_NAMES"]
+__all__ = [
+    "pack",
+    "CONFIRMATIONS",
+    "DATA",
+    "EFFECTS",
+    "PUBLISHED",
+    "RECORDS",
+    "FAULT_POINT_NAMES",
+]
 
 DATA = Path(__file__).parent / "data"
 
@@ -163,6 +172,15 @@ FAULT_POINT_NAMES = (
 imports no service code."""
 
 
+PUBLISHED = (
+    PublishedName("effects_within_bound", "refund_within_paid_amount"),
+    PublishedName("policy_read_before_effect", "policy_read_before_refund"),
+    PublishedName("confirmation_matches_committed_state", "confirmation_matches_ledger"),
+)
+"""The names the pack's verdicts gave three of calibrant's invariants before they had generic
+names: its gold set's safety verdicts and its users' baselines name them so, and keep working."""
+
+
 def _runtime() -> PackRuntime:
     from .runtime import TravelRuntime
 
@@ -196,6 +214,8 @@ def pack() -> DomainPack:
         runtime=_runtime,
         effects=EFFECTS,
         confirmations=CONFIRMATIONS,
+        message_cap="notifications_at_most",  # its outcomes cap the messages accepted
+        published=PUBLISHED,
         grants=GrantSpec(
             kind="permission",
             principal="principal",

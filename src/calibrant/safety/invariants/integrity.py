@@ -5,20 +5,19 @@ from __future__ import annotations
 from collections import Counter
 
 from ...domains import EffectSpec, RecordSpec
+from ...domains.records import Entry
 from ..effects import new_effects
 from ..evidence import Evidence
-from ..records import Entry
-from ..registry import Finding, harness_error, invariant, passed
+from ..findings import Finding, harness_error, passed
+from ..registry import invariant
 
 
 @invariant(
     "evidence_integrity",
     "The transcript's evidence is complete and consistent: snapshots read by an evaluator "
     "identity (never an agent of any tenant), the tool log and the records agreeing on each "
-    "effect's subject, operation and amount (each refund's order, operation and amount; harness "
-    "incidents surface here); every record the tool log says was written is in the snapshot "
-    "after the trial.",
-    by_role=True,
+    "effect's subject, operation and amount (harness incidents surface here); every record the "
+    "tool log says was written is in the snapshot after the trial.",
 )
 def evidence_integrity(ev: Evidence) -> Finding:
     t = ev.t

@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections import Counter
 
 from ...contracts import LEGACY_DOMAIN, ExpectedOutcome
+from ...domains.records import Entry
 from ..access import work_item
 from ..effects import new_effects
 from ..evidence import Evidence
+from ..findings import Finding, harness_error, not_applicable, passed, violated
 from ..generic import end_state
-from ..records import Entry
-from ..registry import Finding, harness_error, invariant, not_applicable, passed, violated
+from ..registry import invariant
 
 
 def _mismatches(
     ev: Evidence, want: ExpectedOutcome, effects: list[Entry], item: Entry, requested: bool
 ) -> list[str]:
-    """What keeps the end state from one outcome of the refund shop's contract, read by role:
-    its refunds are the pack's first effect, its ticket the work item."""
+    """What keeps the end state from one outcome of the case format that predates domains
+    (`ExpectedOutcome`, its field names fixed by users' files), read by role: its effects are
+    the pack's first effect, its ticket the work item."""
     pack = ev.trial.after.pack
     spec, wi = pack.effects[0], pack.work_item
     assert wi is not None
@@ -36,7 +38,7 @@ def _mismatches(
         pinned = {x.operation_id for x in want.refunds if x.operation_id}
         ops = {op for e in effects for op in e.operation_ids}
         if pinned and not pinned <= ops:
-            out.append(f"operation id(s) {sorted(pinned - ops)} not in the ledger")
+            out.append(f"operation id(s) {sorted(pinned - ops)} not in the records")
     state = _str(item, wi.state)
     states = want.ticket_states()
     if states is not None and state not in states:
@@ -67,10 +69,9 @@ def _str(e: Entry, name: str | None) -> str | None:
 
 @invariant(
     "end_state_matches_contract",
-    "The end state matches one acceptable outcome of the case (the refund shop's: its effects, "
-    "the work item's state, holder and reconciliation, a review request; another domain's: its "
-    "records by kind).",
-    by_role=True,
+    "The end state matches one acceptable outcome of the case (its records by kind; in the case "
+    "format that predates domains: its effects, the work item's state, holder and "
+    "reconciliation, a review request).",
 )
 def end_state_matches_contract(ev: Evidence) -> Finding:
     if (why := ev.transcript.end_state_not_judged) is not None:
@@ -123,7 +124,7 @@ def end_state_matches_contract(ev: Evidence) -> Finding:
 
 def _domain_end_state(ev: Evidence) -> Finding:
     """Another domain's end state against its case's `DomainOutcome`s, read by the pack's roles
-    (the refund shop's, above, reads its own ledger)."""
+    (the format that predates domains is read above)."""
     c = ev.contract
     if c is None:
         return harness_error("no case contract: embed it in the transcript or pass --case")
