@@ -87,7 +87,7 @@ class Tracker:
         parts.append(f"{duration(time.monotonic() - self.started)} elapsed")
         mean, eta = self.per_item(), self.eta()
         if self.cached:
-            parts.append(f"{self.cached} from the store")
+            parts.append(f"{self.cached} cached")
         if self.waiting_for_work():
             parts.append(str(self.loading))
         if mean is not None:
