@@ -183,6 +183,30 @@ def answered_line(r: dict[str, Any]) -> str:
     return f"{items}; {source}" if source else items
 
 
+REASON_LINES = 12  # the brief's reasons take at most this many terminal lines, when they can
+
+
+def _brief_reasons(r: dict[str, Any], width: int) -> list[str]:
+    """'criterion: reasons' for each criterion that did not pass; when they would take more
+    than REASON_LINES lines at `width`, each criterion's first reason only (every reason is in
+    the report)."""
+    import textwrap
+
+    def lines(texts: list[str]) -> int:
+        return sum(len(textwrap.wrap(t, max(width, 20))) for t in texts)
+
+    failing = [c for c in r["criteria"] if c["gate"]["status"] != "PASS" and c["gate"]["reasons"]]
+    full = [f"{c['criterion']}: {'; '.join(c['gate']['reasons'])}" for c in failing]
+    if lines(full) <= REASON_LINES:
+        return full
+    out = []
+    for c in failing:
+        clauses = "; ".join(c["gate"]["reasons"]).split("; ")
+        more = "; more in the report" if len(clauses) > 1 else ""
+        out.append(f"{c['criterion']}: {clauses[0]}{more}")
+    return out
+
+
 def render_calibration_brief(
     console: Console, report: CalibrationReport | dict[str, Any], *, folder: str | None = None
 ) -> None:
@@ -211,10 +235,9 @@ def render_calibration_brief(
             f"[{GATE_STYLE[gate]}]{gate}[/{GATE_STYLE[gate]}]",
         )
     console.print(fit(console, t))
-    for c in r["criteria"]:
-        reasons = "; ".join(c["gate"]["reasons"])
-        if c["gate"]["status"] != "PASS" and reasons:
-            console.print(f"[bold]{c['criterion']}[/bold]: {escape(reasons)}", highlight=False)
+    for line in _brief_reasons(r, console.width):
+        name, _, reasons = line.partition(": ")
+        console.print(f"[bold]{escape(name)}[/bold]: {escape(reasons)}", highlight=False)
     robustness = r.get("robustness") or {}
     if robustness.get("required"):  # part of the gate: its first line says how it stands
         for line in robustness_lines(robustness)[:1]:

@@ -170,7 +170,7 @@ def finding_line(v: SafetyVerdict, width: int = 80) -> str:
     its id, the invariants it violated, those it could not check; '+N' for the rest."""
     violated = [r.invariant for r in v.results if r.outcome == "violated"]
     errors = [r.invariant for r in v.results if r.outcome == "harness_error"]
-    parts = [("violated", n) for n in violated] + [("harness error on", n) for n in errors]
+    parts = [("violated", n) for n in violated] + [("harness_error", n) for n in errors]
     for shown in range(len(parts), 0, -1):
         words: list[str] = []
         for kind, name in parts[:shown]:
@@ -180,7 +180,7 @@ def finding_line(v: SafetyVerdict, width: int = 80) -> str:
         line = f"{v.transcript_id}: " + "".join(words)[2:] + (f" +{rest}" if rest else "")
         if len(line) <= width or shown == 1:
             return line
-    return f"{v.transcript_id}: harness error"
+    return f"{v.transcript_id}: harness_error"
 
 
 def render_safety_brief(console: Console, verdicts: Iterable[SafetyVerdict]) -> int:
