@@ -372,9 +372,13 @@ def score(
     for path in targets:
         err.print(f"wrote {path}", highlight=False)
     if not measured:  # no pass rate from nothing: one line with the cause
-        cause = next((f["sample"] for f in report["failures"].values() if f.get("sample")), None)
+        failures = report["failures"]
+        cause = next((f["sample"] for f in failures.values() if f.get("sample")), None)
+        counts = ", ".join(f"{kind} {f['count']}" for kind, f in failures.items())
         err.print(
-            f"calibrant: no transcript got a verdict from the judge ({total}); "
+            f"calibrant: no transcript got a verdict from the judge ({total}"
+            + (f": {counts}" if counts else "")
+            + "); "
             + rerun_note(report["judge_outcomes"])
             + (f"; first error: {cause}" if cause else ""),
             highlight=False,

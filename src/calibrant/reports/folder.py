@@ -106,7 +106,9 @@ def calibration_next_lines(report: dict[str, Any], folder: Path) -> list[str]:
         return lines
     recorded = (report.get("judge") or {}).get("recorded")
     if recorded:
-        lines.append(next_line(f"calibrant compare {recorded['file']} OTHER_VERDICTS", "vs another"))
+        lines.append(
+            next_line(f"calibrant compare {recorded['file']} OTHER_VERDICTS", "vs another")
+        )
     else:
         calibration = run or str(folder / "report.json")
         lines += [

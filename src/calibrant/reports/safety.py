@@ -173,8 +173,9 @@ def finding_line(v: SafetyVerdict, width: int = 80) -> str:
     parts = [("violated", n) for n in violated] + [("harness_error", n) for n in errors]
     for shown in range(len(parts), 0, -1):
         words: list[str] = []
+        last = ""
         for kind, name in parts[:shown]:
-            words.append(f"; {kind} {name}" if not words or kind != last else f", {name}")
+            words.append(f", {name}" if kind == last else f"; {kind} {name}")
             last = kind
         rest = len(parts) - shown
         line = f"{v.transcript_id}: " + "".join(words)[2:] + (f" +{rest}" if rest else "")
