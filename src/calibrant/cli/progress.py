@@ -138,12 +138,12 @@ def track(
     tracker.listener = log
     said: list[bool] = []
 
-    def loading() -> None:  # said once, when the wait begins, never for a run the store serves
+    def say_loading() -> None:  # said once, when the wait begins, never for a run the store serves
         if not said and tracker.waiting_for_work():
             said.append(True)
             print(f"{what}: {tracker.loading}", file=sys.stderr, flush=True)
 
-    with _every(0.25, loading):
+    with _every(0.25, say_loading):
         yield tracker
 
 

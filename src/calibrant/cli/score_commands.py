@@ -145,7 +145,8 @@ def render_score_brief(console: Console, s: dict[str, Any]) -> None:
             dist = ", ".join(f"{k} {_short(v)}" for k, v in c["distribution"].items())
             notes.setdefault(f"as judged, by label: {dist}", []).append(c["criterion"])
             notes.setdefault(str(c["correction"]), []).append(c["criterion"])
-            n = next(iter(c["distribution"].values()), {}).get("n", "")
+            rates: list[dict[str, Any]] = list(c["distribution"].values())
+            n = rates[0]["n"] if rates else ""
             table.add_row(c["criterion"], "by label*", "not applied*", str(n))
             continue
         judged, corrected = c["pass_rate_judged"], c["pass_rate_corrected"]
