@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..reports.fit import fit
+from ..reports.folder import print_run
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -221,6 +222,7 @@ def compare_command(
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         render_judge_comparison(Console(), report, judge_a, judge_b)
+    print_run(result.run_id, as_json=as_json)
     if fail_if_worse and report["overall"] == "B worse":
         raise typer.Exit(1)
 
@@ -341,3 +343,4 @@ def stability_command(
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         render_stability(Console(), report)
+    print_run(report["run_id"], as_json=as_json)

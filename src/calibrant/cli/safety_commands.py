@@ -268,6 +268,17 @@ def trials(
         markdown=markdown,
         report=results[0].report,
     )
+    from ..reports.folder import next_line, print_run
+
+    run_id = results[0].run_id
+    print_run(
+        run_id,
+        [
+            next_line(f"calibrant check {out}", "the safety invariants, per transcript"),
+            next_line(f"calibrant runs show {run_id[:12]}", "this run, later"),
+        ],
+        as_json=as_json,
+    )
 
 
 @contextmanager

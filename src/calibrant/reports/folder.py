@@ -21,6 +21,8 @@ __all__ = [
     "write_calibration_folder",
     "calibration_next_lines",
     "print_next",
+    "next_line",
+    "print_run",
 ]
 
 REPORTS_ROOT = Path("reports")
@@ -127,4 +129,18 @@ def print_next(report: dict[str, Any], folder: Path, *, as_json: bool = False) -
 
     console = Console(stderr=as_json, soft_wrap=True, highlight=False, markup=False)
     for line in calibration_next_lines(report, folder):
+        console.print(line)
+
+
+def print_run(run_id: str, nexts: list[str] | None = None, *, as_json: bool = False) -> None:
+    """A recorded run's last lines: "Run: ID", then its "Next:" lines (`runs show` when none is
+    given), on stdout (on stderr under --json: stdout stays JSON). Nothing for no run (a store
+    that could not be opened)."""
+    from rich.console import Console
+
+    if not run_id:
+        return
+    console = Console(stderr=as_json, soft_wrap=True, highlight=False, markup=False)
+    console.print(f"Run: {run_id}")
+    for line in nexts or [next_line(f"calibrant runs show {run_id[:12]}", "this run, later")]:
         console.print(line)
