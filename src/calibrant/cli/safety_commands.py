@@ -274,7 +274,7 @@ def trials(
     print_run(
         run_id,
         [
-            next_line(f"calibrant check {out}", "the safety invariants, per transcript"),
+            next_line(f"calibrant check {out if len(str(out)) <= 50 else 'OUT'}", "per trial"),
             next_line(f"calibrant runs show {run_id[:12]}", "this run, later"),
         ],
         as_json=as_json,
