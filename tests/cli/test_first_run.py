@@ -356,3 +356,27 @@ def test_every_boolean_option_is_a_flag_and_shown_as_one(cli: Callable[..., Resu
 
 def test_help_names_the_report_folder(cli: Callable[..., Result]) -> None:
     assert "reports/RUN_ID/" in cli("calibrate", "--help", env=COLS80).out
+
+
+def test_the_brief_with_the_weak_judge_warning_fits_40_lines(
+    first_run: tuple[Result, Path],
+) -> None:
+    """The first run's own case (the embedded judge's warning, the robustness the gate may
+    require): gate, warning, criteria, reasons, report, run and Next: in at most 40 lines."""
+    from rich.console import Console
+
+    from calibrant.calibration.explain import EMBEDDED_JUDGE_WARNING
+    from calibrant.reports.calibration import render_calibration_brief
+
+    [folder] = (first_run[1] / "reports").iterdir()
+    report = json.loads((folder / "report.json").read_text())
+    report["warnings"] = [EMBEDDED_JUDGE_WARNING.format(model="calibrant-local/smollm2-135m")]
+    report["robustness"]["required"] = True
+    console = Console(width=80, record=True, color_system=None)
+    render_calibration_brief(console, report, folder=f"reports/{folder.name}")
+    lines = console.export_text().splitlines()
+    lines += ["Run: " + folder.name, *calibration_next_lines(report, Path("reports") / folder.name)]
+    assert len(lines) <= 40, "\n".join(lines)
+    _width_ok("\n".join(lines))
+    assert lines[0].startswith("Judge release gate:") and lines[1].startswith("Warning: ")
+    assert any(ln.startswith("Judge robustness:") for ln in lines)
