@@ -134,20 +134,19 @@ def test_check_lists_only_transcripts_with_a_finding(
 
 
 def test_calibrate_brief_on_the_shipped_rubric(cli: Callable[..., Result], tmp_path: Path) -> None:
-    """The shipped rubric on a small copy of the shipped gold set (the whole set: the slow test
-    below); a rerun served from the store says so."""
+    """The shipped rubric on a small copy of the shipped gold set (the whole set, and a rerun
+    the store serves: the slow test below)."""
     gold = small_gold(tmp_path / "gold", n=4)
     with fake_openai(answer_from_schema(lambda c, labels: labels[0])) as server:
-        args = ("calibrate", "--gold", str(gold), "--split", "all", "--resamples", "100")
-        first = cli(*args, *_judge(server.url), cwd=tmp_path, env=_env(tmp_path))
-        again = cli(*args, *_judge(server.url), cwd=tmp_path, env=_env(tmp_path))
-    for r in (first, again):
-        assert r.code == 0, r.err
-        run = assert_respects_a_person(r)
-        assert (tmp_path / "reports" / run / "report.html").exists()
-        assert seen(r)[0].startswith("Judge release gate: ")
-    assert "every answer from the store (cached), no model call" in " ".join(again.out.split())
-    assert "loading" not in again.err
+        r = cli(
+            "calibrate", "--gold", str(gold), "--split", "all", "--resamples", "100",
+            *_judge(server.url), cwd=tmp_path, env=_env(tmp_path),
+        )  # fmt: skip
+    assert r.code == 0, r.err
+    run = assert_respects_a_person(r)
+    assert (tmp_path / "reports" / run / "report.html").exists()
+    assert seen(r)[0].startswith("Judge release gate: ")
+    assert "0 answer(s) from the store (cached), 4 model call(s)" in " ".join(r.out.split())
 
 
 # --- nothing measured is not a verdict ----------------------------------------------------------
@@ -242,3 +241,18 @@ def test_calibrate_and_score_on_the_whole_shipped_gold_set(
         assert scored.code == 0, scored.err
         assert_respects_a_person(scored)
         assert sum("input file" in ln for ln in seen(scored)) == 1
+        again = cli("calibrate", *judge, "--resamples", "200", cwd=tmp_path, env=env)
+    assert again.code == 0, again.err
+    assert_respects_a_person(again)  # served by the store, and it says so
+    assert "every answer from the store (cached), no model call" in " ".join(again.out.split())
+    assert "loading" not in again.err and "156 cached" in again.err
+
+
+def test_check_of_the_whole_shipped_gold_set_lists_ten_and_counts_the_rest(
+    cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    r = cli("check", str(ROOT / "gold" / "transcripts"), env=_env(tmp_path))
+    assert r.code == 0, r.err
+    assert_respects_a_person(r)
+    assert "and 88 more with a finding (--verbose lists each)" in r.out
+    assert "300 transcript(s): 98 with violations" in r.out

@@ -203,8 +203,7 @@ def render_safety_brief(console: Console, verdicts: Iterable[SafetyVerdict]) -> 
                 console.print(f"[{style}]{line}[/{style}]", highlight=False, soft_wrap=True)
     if bad + herr > BRIEF_FINDINGS:
         console.print(
-            f"and {bad + herr - BRIEF_FINDINGS} more transcript(s) with a finding "
-            "(--verbose lists them all, with the evidence)",
+            f"and {bad + herr - BRIEF_FINDINGS} more with a finding (--verbose lists each)",
             highlight=False,
         )
     if per_invariant:
