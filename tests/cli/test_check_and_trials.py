@@ -40,8 +40,12 @@ def test_check_exit_codes(cli: Callable[..., Result]) -> None:
 
 
 def test_check_table_names_the_invariant_and_evidence(cli: Callable[..., Result]) -> None:
-    r = cli("check", str(EXAMPLES / "broken-duplicate-after-timeout.json"))
+    broken = str(EXAMPLES / "broken-duplicate-after-timeout.json")
+    r = cli("check", broken, "--verbose")
     assert "no_duplicate_payment" in r.out and "violated" in r.out and "ref_" in r.out
+    brief = cli("check", broken)  # a line for the transcript; its evidence behind --verbose
+    assert "selftest:broken-duplicate-after-timeout: violated" in brief.out
+    assert "ref_" not in brief.out
 
 
 def test_check_against_another_contract(cli: Callable[..., Result], tmp_path: Path) -> None:

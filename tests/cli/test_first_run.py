@@ -85,29 +85,42 @@ def test_calibrate_writes_its_report_folder_and_says_what_next(
     assert (folder / "report.md").read_text().startswith("#")
 
     lines = r.out.splitlines()
-    # the verdict first, then where the report is, before any detail
+    # the verdict first, then the figures and reasons, where the report is, the run, next
     assert lines[0].startswith(f"Judge release gate: {report['gate']['judge']}")
-    head = " ".join(" ".join(lines[:8]).split())
-    assert f"Report: reports/{folder.name}/report.html" in head
-    assert head.index("Report:") < head.index("Calibration report")
-    for c in report["criteria"]:  # each criterion's gate named on top
-        assert f"{c['criterion']} {c['gate']['status']}" in head
-    # the detail is kept below
-    assert "Calibration pairs" in r.out or "Safety invariants" in r.out
+    text = " ".join(r.out.split())
+    for c in report["criteria"]:  # each criterion's gate in the table
+        row = next(ln for ln in lines if ln.startswith(c["criterion"] + " "))
+        assert row.split()[-1] == c["gate"]["status"], row
+    assert f"Report: reports/{folder.name}/report.html" in text
+    assert text.index("Report:") < text.index(f"Run: {folder.name}") < text.index("Next:")
+    # the detail is in the report, not here (--verbose prints it)
+    assert "Calibration pairs" not in r.out and "Safety invariants" not in r.out
     # it ends with what to run next: open the report, score with this calibration, compare
     first = next(n for n, ln in enumerate(lines) if ln.startswith("Next:"))
-    last = " ".join(" ".join(lines[first:]).split())
     expected = calibration_next_lines(report, Path("reports") / folder.name)
-    assert last == " ".join(" ".join(expected).split())  # nothing after them
+    assert lines[first:] == expected  # nothing after them, each on one line
+    last = " ".join(lines[first:])
     assert f"python -m webbrowser reports/{folder.name}/report.html" in last
     assert f"calibrant score TRANSCRIPTS --calibration {folder.name[:12]}" in last
     assert "calibrant compare JUDGE_A JUDGE_B" in last
     assert f"calibrant runs show {folder.name[:12]}" in last
-    assert f"wrote reports/{folder.name}" in r.err
     # 80 columns: every criterion name whole, nothing cut
     _width_ok(r.out)
     for name in CRITERIA:
         assert re.search(rf"(?<![\w]){name}(?![\w])", r.out), name
+
+
+def test_calibrate_verbose_prints_the_detail(cli: Callable[..., Result], tmp_path: Path) -> None:
+    r, _ = _calibrate(cli, tmp_path, "--verbose")
+    assert r.code == 0, r.err
+    [folder] = (tmp_path / "reports").iterdir()
+    head = " ".join(" ".join(r.out.splitlines()[:8]).split())
+    assert head.startswith("Judge release gate:")
+    assert f"Report: reports/{folder.name}/report.html" in head
+    assert head.index("Report:") < head.index("Calibration report")
+    assert "Calibration pairs" in r.out or "Safety invariants" in r.out
+    assert r.out.rstrip().splitlines()[-1].startswith("Next: calibrant runs show")
+    _width_ok(r.out)
 
 
 def test_the_weak_judge_warning_is_on_top(first_run: tuple[Result, Path]) -> None:
@@ -174,7 +187,10 @@ def test_check_at_80_columns_ends_with_counts_per_invariant(cli: Callable[..., R
         figures = [int(x) for x in re.findall(r"\b\d+\b", row)]
         expected = [counts.get(k, 0) for k in ("pass", "violated", "harness_error")]
         assert figures == [*expected, counts.get("not_applicable", 0)], (name, row)
-    assert r.out.rstrip().splitlines()[-1].startswith("8 transcript(s)")
+    lines = r.out.rstrip().splitlines()
+    summary_at = next(n for n, ln in enumerate(lines) if ln.startswith("8 transcript(s)"))
+    assert lines[summary_at + 1].startswith("Run: ")  # then the run and what next
+    assert all(ln.startswith("Next: ") for ln in lines[summary_at + 2 :])
 
 
 def test_long_invariant_names_stay_whole_at_80_columns() -> None:
@@ -340,3 +356,27 @@ def test_every_boolean_option_is_a_flag_and_shown_as_one(cli: Callable[..., Resu
 
 def test_help_names_the_report_folder(cli: Callable[..., Result]) -> None:
     assert "reports/RUN_ID/" in cli("calibrate", "--help", env=COLS80).out
+
+
+def test_the_brief_with_the_weak_judge_warning_fits_40_lines(
+    first_run: tuple[Result, Path],
+) -> None:
+    """The first run's own case (the embedded judge's warning, the robustness the gate may
+    require): gate, warning, criteria, reasons, report, run and Next: in at most 40 lines."""
+    from rich.console import Console
+
+    from calibrant.calibration.explain import EMBEDDED_JUDGE_WARNING
+    from calibrant.reports.calibration import render_calibration_brief
+
+    [folder] = (first_run[1] / "reports").iterdir()
+    report = json.loads((folder / "report.json").read_text())
+    report["warnings"] = [EMBEDDED_JUDGE_WARNING.format(model="calibrant-local/smollm2-135m")]
+    report["robustness"]["required"] = True
+    console = Console(width=80, record=True, color_system=None)
+    render_calibration_brief(console, report, folder=f"reports/{folder.name}")
+    lines = console.export_text().splitlines()
+    lines += ["Run: " + folder.name, *calibration_next_lines(report, Path("reports") / folder.name)]
+    assert len(lines) <= 40, "\n".join(lines)
+    _width_ok("\n".join(lines))
+    assert lines[0].startswith("Judge release gate:") and lines[1].startswith("Warning: ")
+    assert any(ln.startswith("Judge robustness:") for ln in lines)

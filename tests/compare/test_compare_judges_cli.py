@@ -96,6 +96,10 @@ def judges(tmp_path: Path, server: FakeServer) -> dict[str, str]:
             f"model: openai/{model}\napi_base: {server.url}\n"
             "rubric: rubrics/refund_communication.yaml\nconcurrency: 8\nmax_attempts: 1\n"
         )
+    (folder / "broken.yaml").write_text(  # every call fails: nothing to compare
+        f"model: openai/always-500\napi_base: {server.url}\n"
+        "rubric: rubrics/refund_communication.yaml\nconcurrency: 8\nmax_attempts: 1\n"
+    )
     (folder / "other-rubric.yaml").write_text(
         f"model: openai/expert-like\napi_base: {server.url}\nrubric: {tmp_path / 'r.yaml'}\n"
     )
@@ -209,3 +213,15 @@ def test_an_unknown_judge_or_split_gets_one_line(
     assert r.code == 2 and "nope" in r.err and "Traceback" not in r.err
     r = cli("compare", "tuned", "plain", "--split", "test", env=judges)
     assert r.code == 2 and "--split" in r.err
+
+
+def test_a_judge_with_no_verdict_gets_no_decision(
+    cli: Callable[..., Result], gold: Path, judges: dict[str, str]
+) -> None:
+    """Nothing measured is not a verdict: no table, no "B worse", one line with the cause."""
+    r = cli("compare", "plain", "broken", "--split", "all", "--gold", str(gold), env=judges)
+    assert r.code == 3, r.err
+    assert r.out == ""
+    [line] = [ln for ln in r.err.splitlines() if ln.startswith("calibrant: ")]
+    assert "no gold item got a verdict from judge 'broken'" in line and "boom" in line
+    assert "B worse" not in r.err

@@ -103,9 +103,11 @@ def test_a_rerun_asks_nothing_and_writes_the_same_rows(
     plain = _score(cli, server, tmp_path, str(batch), "--out", str(out))
     assert plain.code == 0
     # the text output ends with the run it recorded and what to do next
-    tail = plain.err.strip().splitlines()[-2:]
-    assert re.fullmatch(r"score run [0-9a-f]{8,}", tail[0]), tail
-    assert tail[1].startswith("Next: calibrant audit latest --queue NAME"), tail
+    tail = plain.out.strip().splitlines()[-3:]
+    assert re.fullmatch(r"Run: [0-9a-f]{32}", tail[0]), tail
+    run = tail[0].split()[1][:12]
+    assert tail[1].startswith(f"Next: calibrant audit {run} --queue NAME"), tail
+    assert tail[2].startswith(f"Next: calibrant runs show {run}"), tail
     first = out.read_text()
     before = server.requests["scorer"]
     r = _score(cli, server, tmp_path, str(batch), "--out", str(out), "--json")
@@ -171,7 +173,9 @@ def test_a_judge_that_cannot_answer_exits_3_and_names_the_failure(
         env=_env(tmp_path),
     )
     assert r.code == 3, r.err
-    assert "unparseable" in r.out
+    [line] = [ln for ln in r.err.splitlines() if ln.startswith("calibrant: ")]
+    assert "unparseable 1" in line and "not JSON" in line  # the failure and its cause
+    assert r.out == ""  # no pass rate from nothing
 
 
 def test_pass_rates_are_corrected_by_this_judge_versions_calibration(

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..reports.fit import fit
+from ..reports.folder import print_run
 from .app import app
 
 FIGURE_NAMES = {
@@ -141,6 +142,7 @@ def compare_trials_command(
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         render_trials_comparison(Console(), report, str(run_a), str(run_b))
+    print_run(report["run_id"], as_json=as_json)
     if (fail_on_regression and report["regressed_cases"]) or (
         fail_if_worse and report["b_worse_on"]
     ):

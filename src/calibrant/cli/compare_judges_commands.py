@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..reports.fit import fit
+from ..reports.folder import print_run
 from .app import (
     ApiBaseOpt,
     ConcurrencyOpt,
@@ -182,7 +183,8 @@ def compare_command(
     """Compare two judge versions on the same gold items: per criterion kappa of A and B, a
     paired interval of the difference over whole cases, an exact McNemar test, the flipped
     items (regressions first) and a decision taken over all criteria at once (Holm). A judge
-    that runs elsewhere is given as the file of its recorded verdicts."""
+    that runs elsewhere is given as the file of its recorded verdicts. Exit 3 when a judge got
+    no verdict on any gold item: then no decision, one line with the cause."""
     from ..domains import default_gold
     from ..ops.common import Hooks
     from ..ops.compare import CompareOptions, compare, side_name
@@ -205,11 +207,26 @@ def compare_command(
     )
     with Store.open() as store:
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
-        report = compare(store, options, hooks).report
+        result = compare(store, options, hooks)
+    report = result.report
+    if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
+        if as_json:
+            typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        name, cause = result.unmeasured[0]
+        Console(stderr=True).print(
+            f"calibrant: no gold item got a verdict from judge '{name}' "
+            f"({report['gold']['items']} items); nothing was compared, so no decision"
+            + (f"; first error: {cause}" if cause else ""),
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(3)
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         render_judge_comparison(Console(), report, judge_a, judge_b)
+    print_run(result.run_id, as_json=as_json)
     if fail_if_worse and report["overall"] == "B worse":
         raise typer.Exit(1)
 
@@ -333,3 +350,4 @@ def stability_command(
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
         render_stability(Console(), report)
+    print_run(report["run_id"], as_json=as_json)

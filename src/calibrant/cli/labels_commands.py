@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -220,12 +220,23 @@ def calibrate(
         Path | None, typer.Option("--verdicts", help=VERDICTS_HELP, show_default=False)
     ] = None,
     verdicts_format: VerdictsFormatOpt = "auto",
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Print the whole report here (every comparison, confusion matrices, "
+            "disagreements, safety, calibration pairs), not only the gate and where the "
+            "report is.",
+        ),
+    ] = False,
 ) -> None:
     """The main job: judge the gold transcripts (cached) and report, per criterion, agreement
     with the experts, the experts' own agreement, and the release gate; safety apart. With
     --verdicts, the judge is one that runs elsewhere: its recorded verdicts are measured, no
-    model is called. Exit 1 with --fail-on-gate unless the gate passes; exit 3 if no item got
-    a verdict."""
+    model is called. Prints the gate, warnings, where the report is, the run id and what to
+    run next (the detail with --verbose). Exit 1 with --fail-on-gate unless the gate passes;
+    exit 3 if no item got a verdict: then no gate and no report, one line with the cause."""
     from ..agreement.gate import GateSettings
     from ..calibration import Settings
     from ..domains import default_gold
@@ -233,7 +244,12 @@ def calibrate(
     from ..ops.calibrate import calibrate as ops_calibrate
     from ..ops.common import Hooks
     from ..paths import check_output_path, write_all_atomic
-    from ..reports.calibration import calibration_json, calibration_markdown, render_calibration
+    from ..reports.calibration import (
+        calibration_json,
+        calibration_markdown,
+        render_calibration,
+        render_calibration_brief,
+    )
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
     from ..service.gold_export import queue_gold
@@ -314,6 +330,12 @@ def calibrate(
             ),
             Hooks(progress=lambda what, total: track(what, total=total, loading=note)),
         ).report
+    err = Console(stderr=True)
+    if not report["judge_outcomes"].get("verdict"):  # nothing measured is not a verdict
+        if as_json:  # what a script reads does not change; the exit code says it
+            typer.echo(calibration_json(report))
+        err.print(nothing_measured(report), highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(3)
     outputs = {}
     if markdown is not None:
         outputs[markdown] = calibration_markdown(report)
@@ -323,23 +345,39 @@ def calibrate(
     folder = write_calibration_folder(report, out)  # the report folder: html, json, md
     if as_json:
         typer.echo(calibration_json(report))
-    else:
+    elif verbose:
         render_calibration(Console(), report, folder=str(folder))
-    err = Console(stderr=True)
-    for path in [*outputs, folder]:
+    else:
+        render_calibration_brief(Console(), report, folder=str(folder))
+    for path in outputs:
         err.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    if as_json:
+        err.print(f"wrote {folder}", highlight=False, soft_wrap=True)
     failures = report["run"].get("failures", {})
-    if failures:
-        for kind, f in failures.items():
-            sample = f" — e.g. {f['sample']}" if f.get("sample") else ""
-            err.print(f"judge {kind}: {f['count']} item(s){sample}", highlight=False, markup=False)
+    for kind, f in failures.items():  # in brief, one line each (the report has them whole)
+        line = f"judge {kind}: {f['count']} item(s)"
+        if f.get("sample"):
+            sample = str(f["sample"])
+            room = 80 - len(line) - len(" — e.g. ")
+            if not verbose and len(sample) > room:
+                sample = sample[: max(room - 3, 20)] + "..."
+            line += f" — e.g. {sample}"
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
+    Console(stderr=as_json).print(f"Run: {report['run_id']}", highlight=False, markup=False)
     print_next(report, folder, as_json=as_json)  # the "Next:" lines, last
-    if not report["judge_outcomes"].get("verdict"):
-        err.print(
-            f"calibrant: no gold item got a verdict from the judge ({report['n_items']} items); "
-            "nothing was measured",
-            highlight=False,
-        )
-        raise typer.Exit(3)
     if fail_on_gate and report["gate"]["judge"] != "PASS":
         raise typer.Exit(1)
+
+
+def nothing_measured(report: dict[str, Any]) -> str:
+    """The one line `calibrate` prints when no gold item got a verdict: how many items, how
+    they failed, and the first failure's message (the cause)."""
+    failures = (report.get("run") or {}).get("failures") or {}
+    counts = ", ".join(f"{kind} {f['count']}" for kind, f in failures.items())
+    cause = next((f["sample"] for f in failures.values() if f.get("sample")), None)
+    return (
+        f"calibrant: no gold item got a verdict from the judge ({report['n_items']} items"
+        + (f": {counts}" if counts else "")
+        + "); nothing was measured, so no gate and no report"
+        + (f"; first error: {cause}" if cause else "")
+    )

@@ -126,6 +126,7 @@ def probe(
     from ..ops.probe import probe as ops_probe
     from ..paths import check_output_path, write_all_atomic
     from ..probes import ATTACKS, ProbeSettings, default_probes
+    from ..reports.folder import print_run
     from ..reports.probe import probe_json, probe_markdown, render_probe
     from ..store import Store
     from .progress import track
@@ -173,5 +174,6 @@ def probe(
             highlight=False,
         )
         raise typer.Exit(3)
+    print_run(str(report.get("run_id") or ""), as_json=as_json)
     if fail_on_flag and report["flags"]:
         raise typer.Exit(1)

@@ -1,10 +1,14 @@
 """Progress for long work: n/total, elapsed, seconds per item and an ETA from the running mean,
 on stderr. On a terminal it is a live bar that disappears when done; elsewhere (a log, CI) it is a
-plain line every 10% or 30 seconds, so a long run is never silent."""
+plain line every 10% or 30 seconds, so a long run is never silent. Answers served from the store
+are counted as such, and the first slow step (loading the embedded model) is named only once
+the served answers stop coming and no answer has needed the model yet: a run served wholly from
+the store never says it is loading a model it does not load."""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +18,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 __all__ = ["Tracker", "track", "duration"]
+
+STALL_S = 1.0  # no item finished for this long, none by the model yet: the model is loading
 
 
 def duration(seconds: float) -> str:
@@ -33,18 +39,31 @@ class Tracker:
 
     total: int | None
     what: str
-    loading: str | None = None  # shown until the first item that did work finishes
+    loading: str | None = None  # shown while waiting for the first item that does work
     done: int = 0
     worked: int = 0
     started: float = field(default_factory=time.monotonic)
     listener: Callable[[Tracker], None] | None = None
+    last: float = field(default_factory=time.monotonic)  # when the last item finished
+
+    @property
+    def cached(self) -> int:
+        return self.done - self.worked
 
     def advance(self, *, cached: bool = False) -> None:
         """One more item finished (`cached`: it was served without doing the work)."""
         self.done += 1
         self.worked += not cached
+        self.last = time.monotonic()
         if self.listener is not None:
             self.listener(self)
+
+    def waiting_for_work(self) -> bool:
+        """The loading step is under way: items remain, none has been done by the model yet,
+        and nothing has finished for STALL_S (answers from the store come without a pause)."""
+        remaining = self.total is None or self.done < self.total
+        stalled = time.monotonic() - self.last >= STALL_S
+        return bool(self.loading) and remaining and self.worked == 0 and stalled
 
     def set_total(self, total: int) -> None:
         self.total = total
@@ -67,8 +86,10 @@ class Tracker:
         parts = [f"{self.done}/{self.total if self.total is not None else '?'} {self.what}"]
         parts.append(f"{duration(time.monotonic() - self.started)} elapsed")
         mean, eta = self.per_item(), self.eta()
-        if self.worked == 0 and self.loading and (self.total is None or self.done < self.total):
-            parts.append(self.loading)
+        if self.cached:
+            parts.append(f"{self.cached} cached")
+        if self.waiting_for_work():
+            parts.append(str(self.loading))
         if mean is not None:
             parts.append(f"{mean:.1f} s/item")
         if eta is not None and self.total is not None and self.done < self.total:
@@ -103,7 +124,8 @@ def track(
 
             tracker.listener = show
             show(tracker)
-            yield tracker
+            with _every(0.25, lambda: show(tracker)):  # the loading note shows while it waits
+                yield tracker
         return
     last = {"at": time.monotonic(), "tenth": 0}
 
@@ -114,6 +136,30 @@ def track(
             print(t.status(), file=sys.stderr, flush=True)
 
     tracker.listener = log
-    if tracker.loading:
-        print(f"{what}: {tracker.loading}", file=sys.stderr, flush=True)
-    yield tracker
+    said: list[bool] = []
+
+    def say_loading() -> None:  # said once, when the wait begins, never for a run the store serves
+        if not said and tracker.waiting_for_work():
+            said.append(True)
+            print(f"{what}: {tracker.loading}", file=sys.stderr, flush=True)
+
+    with _every(0.25, say_loading):
+        yield tracker
+
+
+@contextmanager
+def _every(seconds: float, tick: Callable[[], None]) -> Iterator[None]:
+    """Call `tick` every `seconds` in a daemon thread for the duration of the block."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(seconds):
+            tick()
+
+    thread = threading.Thread(target=loop, name="calibrant-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -126,15 +126,29 @@ def check(
         ),
     ] = False,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Show every invariant, not only failures.")
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show every transcript, clean ones too, with every invariant's outcome, why "
+            "and its evidence (without it: a line per transcript with a finding, then the "
+            "counts).",
+        ),
     ] = False,
 ) -> None:
-    """Check transcripts against the deterministic safety invariants, one outcome each."""
+    """Check transcripts against the deterministic safety invariants, one outcome each. Prints
+    a line per transcript with a finding, the counts per invariant, the run id and what to run
+    next (every transcript in detail with --verbose)."""
     import sys
 
     from ..ops.check import CheckHooks, CheckOptions
     from ..ops.check import check as check_op
-    from ..reports.safety import VerdictSpool, render_safety, write_safety_json
+    from ..reports.safety import (
+        VerdictSpool,
+        render_safety,
+        render_safety_brief,
+        write_safety_json,
+    )
 
     if as_json and as_jsonl:
         raise CalibrantError("--json and --jsonl are exclusive; choose one")
@@ -162,19 +176,39 @@ def check(
             sys.stdout.write(json.dumps(head, sort_keys=True, ensure_ascii=False) + "\n")
         elif as_json:
             write_safety_json(sys.stdout, head, spool.documents())
+        elif verbose:
+            render_safety(Console(), spool, verbose=True)
         else:
-            render_safety(Console(), spool, verbose=verbose)
+            render_safety_brief(Console(), spool)
     finally:
         spool.close()
     for s in files.skipped:
         err.print(f"skipped {s}", style="yellow", highlight=False, markup=False, soft_wrap=True)
     if files.skipped or not (as_json or as_jsonl):
         err.print(files.summary("transcript file"), highlight=False, soft_wrap=True)
+    if not (as_json or as_jsonl):
+        _check_next(result.run_id, paths, totals, verbose=verbose)
     if fail_on_violation:
         if totals.violated:
             raise typer.Exit(1)
         if totals.harness_error:
             raise typer.Exit(3)
+
+
+def _check_next(run_id: str, paths: Sequence[Path], totals: Any, *, verbose: bool) -> None:
+    """`check`'s last lines: its run id (when the store recorded it) and what to run next."""
+    from ..reports.folder import next_line
+
+    console = Console(soft_wrap=True, highlight=False, markup=False)
+    if run_id:
+        console.print(f"Run: {run_id}")
+    found = totals.violated or totals.harness_error
+    if found and not verbose:
+        given = " ".join(str(p) for p in paths)
+        target = given if len(given) <= 40 else "PATHS"
+        console.print(next_line(f"calibrant check {target} --verbose", "why, and the evidence"))
+    if run_id:
+        console.print(next_line(f"calibrant runs show {run_id[:12]}", "this run, later"))
 
 
 @app.command()
@@ -233,6 +267,17 @@ def trials(
         console=Console(stderr=as_json),
         markdown=markdown,
         report=results[0].report,
+    )
+    from ..reports.folder import next_line, print_run
+
+    run_id = results[0].run_id
+    print_run(
+        run_id,
+        [
+            next_line(f"calibrant check {out if len(str(out)) <= 50 else 'OUT'}", "per trial"),
+            next_line(f"calibrant runs show {run_id[:12]}", "this run, later"),
+        ],
+        as_json=as_json,
     )
 
 

@@ -94,6 +94,79 @@ def render_score_summary(console: Console, s: dict[str, Any]) -> None:
             console.print(f"  {kind}: {f['count']}{sample}", highlight=False, markup=False)
 
 
+def _short(d: dict[str, Any] | None) -> str:
+    """A rate for the brief table: '12% [5%, 20%]'; 'undefined' (the reason goes below)."""
+    if d is None or d["value"] is None:
+        return "undefined"
+    ci = f" [{d['ci95'][0]:.0%}, {d['ci95'][1]:.0%}]" if d["ci95"] else ""
+    return f"{d['value']:.0%}{ci}"
+
+
+def render_score_brief(console: Console, s: dict[str, Any]) -> None:
+    """The summary in a few lines that fit 80 columns: what was scored and with what, the
+    warnings, the release blockers, and per criterion the pass rate as judged and corrected; a
+    figure the table cannot give (undefined, a distribution) is said below it, once."""
+    cached = s["from_cache"]
+    console.print(
+        f"[bold]Scored {s['transcripts']} transcript(s)[/bold] with {s['judge']['model']}: "
+        + (
+            f"{cached} answer(s) from the store (cached), {s['transcripts'] - cached} asked"
+            if cached
+            else "every answer asked of the model"
+        )
+        + "; cost "
+        + ("unknown" if s["cost_usd"] is None else f"{s['cost_usd']:.4f} USD"),
+        highlight=False,
+    )
+    console.print(calibration_line(s.get("calibration")), highlight=False, markup=False)
+    for w in s["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    safety = s["safety"]
+    colour = "red" if safety["release_blockers"] else "green"
+    by = ", ".join(f"{inv} {n}" for inv, n in safety["by_invariant"].items())
+    console.print(
+        f"[bold]Safety (release blockers, counted apart):[/bold] [{colour}]"
+        f"{safety['release_blockers']} transcript(s) violate an invariant[/{colour}]"
+        + (f"; {safety['harness_errors']} harness error(s)" if safety["harness_errors"] else "")
+        + (f" ({by})" if by else ""),
+        highlight=False,
+    )
+    table = Table(
+        title="Communication (judge): pass rate, 95% interval",
+        title_justify="left",
+        box=None,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+    )
+    for col in ("criterion", "as judged", "corrected", "n"):
+        table.add_column(col, no_wrap=True)
+    notes: dict[str, list[str]] = {}
+    for c in s["criteria"]:
+        if "distribution" in c:
+            dist = ", ".join(f"{k} {_short(v)}" for k, v in c["distribution"].items())
+            notes.setdefault(f"as judged, by label: {dist}", []).append(c["criterion"])
+            notes.setdefault(str(c["correction"]), []).append(c["criterion"])
+            rates: list[dict[str, Any]] = list(c["distribution"].values())
+            n = rates[0]["n"] if rates else ""
+            table.add_row(c["criterion"], "by label*", "not applied*", str(n))
+            continue
+        judged, corrected = c["pass_rate_judged"], c["pass_rate_corrected"]
+        cell = _short(corrected) if corrected else "not applied"
+        if corrected is None or corrected["value"] is None:
+            why = corrected["undefined_reason"] if corrected else c["correction"]
+            notes.setdefault(f"corrected {cell}: {why}", []).append(c["criterion"])
+            cell += "*"
+        if c.get("correction_note"):
+            notes.setdefault(str(c["correction_note"]), []).append(c["criterion"])
+        table.add_row(c["criterion"], _short(judged), cell, str(judged["n"]))
+    console.print(fit(console, table))
+    for note, names in notes.items():
+        console.print(f"* {', '.join(names)}: {note}", highlight=False, markup=False)
+    if s["failures"]:
+        counts = ", ".join(f"{kind} {f['count']}" for kind, f in s["failures"].items())
+        console.print(f"Judge failures (not scores; rerun to retry them): {counts}")
+
+
 def calibration_line(cal: dict[str, Any] | None) -> str:
     """Which calibration corrected the pass rates, in one line (None: not corrected)."""
     if cal is None:
@@ -167,6 +240,15 @@ def score(
         ),
     ] = False,
     poll_s: PollOpt = 30.0,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Print the whole summary: each invariant on its line, the label counts and "
+            "every figure's note in the table.",
+        ),
+    ] = False,
 ) -> None:
     """Score new transcripts: safety outcomes and the judge's communication verdicts side by
     side, per transcript, and a summary with pass rates corrected by the judge's calibration.
@@ -185,7 +267,7 @@ def score(
     if wait_run is not None:
         if paths:
             raise CalibrantError("--wait RUN_ID follows a queued run: give no PATH with it")
-        return wait(wait_run, as_json=as_json)
+        return wait(wait_run, as_json=as_json, verbose=verbose)
     if not paths:
         raise CalibrantError("no transcripts given: `calibrant score PATH...`")
     if queue:
@@ -285,33 +367,50 @@ def score(
             raise
     outputs.commit()
     report, total = result.report, result.transcripts
+    measured = bool(report["judge_outcomes"].get("verdict"))
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
+    elif measured and verbose:
         render_score_summary(Console(), report)
+    elif measured:
+        render_score_brief(Console(), report)
     for path in targets:
         err.print(f"wrote {path}", highlight=False)
-    if not as_json and report["judge_outcomes"].get("verdict"):
-        err.print(f"score run {result.run_id}", highlight=False, markup=False)
+    if not measured:  # no pass rate from nothing: one line with the cause
+        failures = report["failures"]
+        cause = next((f["sample"] for f in failures.values() if f.get("sample")), None)
+        counts = ", ".join(f"{kind} {f['count']}" for kind, f in failures.items())
         err.print(
-            "Next: calibrant audit latest --queue NAME --rate 0.05   "
-            "# a blind sample of this run for the experts",
+            f"calibrant: no transcript got a verdict from the judge ({total}"
+            + (f": {counts}" if counts else "")
+            + "); "
+            + rerun_note(report["judge_outcomes"])
+            + (f"; first error: {cause}" if cause else ""),
             highlight=False,
             markup=False,
-        )
-    if not report["judge_outcomes"].get("verdict"):
-        err.print(
-            f"calibrant: no transcript got a verdict from the judge ({total}); "
-            + rerun_note(report["judge_outcomes"]),
-            highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(3)
+    Console(stderr=as_json).print(f"Run: {result.run_id}", highlight=False, markup=False)
+    for line in score_next_lines(result.run_id):
+        Console(stderr=as_json, soft_wrap=True).print(line, highlight=False, markup=False)
     if fail_on_violation and report["safety"]["release_blockers"]:
         raise typer.Exit(1)
     return None
 
 
-def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0) -> None:
+def score_next_lines(run_id: str) -> list[str]:
+    """What to run after a score run: its blind audit sample, and the run itself later."""
+    from ..reports.folder import next_line
+
+    run = run_id[:12]
+    return [
+        next_line(f"calibrant audit {run} --queue NAME --rate 0.05", "for the experts"),
+        next_line(f"calibrant runs show {run}", "this run, later"),
+    ]
+
+
+def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0, verbose: bool = False) -> None:
     """Follow a queued run until every job is done; print its summary (as `score` does)."""
     from ..ops.score import wait as wait_op
     from ..store import Store
@@ -329,9 +428,20 @@ def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0) -> None:
 
     with Store.open() as store:
         report = wait_op(store, run_id, on_status=on_status, poll_s=poll_s).report
+    measured = bool(report["judge_outcomes"].get("verdict"))
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        render_score_summary(Console(), report)
-    if not report["judge_outcomes"].get("verdict"):
+    elif measured:
+        (render_score_summary if verbose else render_score_brief)(Console(), report)
+    if not measured:
+        err.print(
+            f"calibrant: no transcript of run {run_id} got a verdict from the judge; "
+            + rerun_note(report["judge_outcomes"]),
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
         raise typer.Exit(3)
+    Console(stderr=as_json).print(f"Run: {run_id}", highlight=False, markup=False)
+    for line in score_next_lines(run_id):
+        Console(stderr=as_json, soft_wrap=True).print(line, highlight=False, markup=False)

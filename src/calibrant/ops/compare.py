@@ -42,9 +42,22 @@ class CompareOptions:
 
 @dataclass(frozen=True)
 class CompareResult(OpResult):
-    """The compare run and its report."""
+    """The compare run and its report; `unmeasured`: the sides (by name) of which no gold item
+    got a verdict, each with its first error (None: it gave none), when any: then nothing was
+    measured, and the report's decision is no verdict (the run is stored as `no_verdict`)."""
 
     KIND = "comparison"
+
+    unmeasured: tuple[tuple[str, str | None], ...] = ()
+
+
+def _unmeasured(names: tuple[str, str], judged: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The sides whose judgments hold no verdict, each with its first error."""
+    out = []
+    for name, js in zip(names, judged, strict=True):
+        if not any(j.outcome == "verdict" for j in js.values()):
+            out.append((name, next((j.error for j in js.values() if j.error), None)))
+    return out
 
 
 def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -> CompareResult:
@@ -125,8 +138,9 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
     report["judges"]["a"]["name"], report["judges"]["b"]["name"] = options.name_a, options.name_b
     _recorded_coverage(report, gold, options)
     report["run_id"] = run_id
-    runs.finish(run_id, report)
-    return CompareResult(run_id=run_id, report=report)
+    unmeasured = _unmeasured((options.name_a, options.name_b), judged)
+    runs.finish(run_id, report, status="no_verdict" if unmeasured else "finished")
+    return CompareResult(run_id=run_id, report=report, unmeasured=tuple(unmeasured))
 
 
 def side_name(given: str, judge: ResolvedJudge | RecordedJudge) -> str:

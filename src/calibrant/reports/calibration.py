@@ -26,7 +26,13 @@ from .calibration_text import (
 from .fit import fit
 from .probe import robustness_lines
 
-__all__ = ["render_calibration", "calibration_markdown", "calibration_json", "fmt_stat"]
+__all__ = [
+    "render_calibration",
+    "render_calibration_brief",
+    "calibration_markdown",
+    "calibration_json",
+    "fmt_stat",
+]
 
 GATE_STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
@@ -143,6 +149,106 @@ def render_calibration(
         f"[/{GATE_STYLE[overall]}][/bold] (per criterion above; safety is reported "
         "apart and never averaged in)"
     )
+
+
+def _brief_figure(s: dict[str, Any] | None, *, ci: bool = True) -> str:
+    """A figure for the brief table: '0.72 [0.54, 0.88]', 'undefined'; the rest in the report."""
+    if s is None or s["estimate"] is None:
+        return "undefined"
+    if not ci or s["ci"] is None:
+        return f"{s['estimate']:.2f}"
+    return f"{s['estimate']:.2f} [{s['ci'][0]:.2f}, {s['ci'][1]:.2f}]"
+
+
+def answered_line(r: dict[str, Any]) -> str:
+    """Where the judge's answers came from, in one line: the model, the store (cached), or a
+    file of recorded verdicts."""
+    j, run = r.get("judge") or {}, r.get("run") or {}
+    outcomes = r["judge_outcomes"]
+    failed = sum(n for k, n in outcomes.items() if k != "verdict")
+    got = f"{outcomes.get('verdict', 0)} verdict(s)" + (f", {failed} failed" if failed else "")
+    rec = run.get("recorded")
+    if rec:
+        source = f"recorded verdicts of '{rec['judge_version']}' ({rec['file']}), no model call"
+    elif run:
+        cached = run.get("from_cache", 0)
+        source = (
+            "every answer from the store (cached), no model call"
+            if cached and not run.get("model_calls")
+            else f"{cached} answer(s) from the store (cached), {run['model_calls']} model call(s)"
+        )
+    else:
+        source = ""
+    items = f"{r['n_items']} gold items (split {r['split']}); judge {j.get('model')}: {got}"
+    return f"{items}; {source}" if source else items
+
+
+REASON_LINES = 12  # the brief's reasons take at most this many terminal lines, when they can
+
+
+def _brief_reasons(r: dict[str, Any], width: int) -> list[str]:
+    """'criterion: reasons' for each criterion that did not pass; when they would take more
+    than REASON_LINES lines at `width`, each criterion's first reason only (every reason is in
+    the report)."""
+    import textwrap
+
+    def lines(texts: list[str]) -> int:
+        return sum(len(textwrap.wrap(t, max(width, 20))) for t in texts)
+
+    failing = [c for c in r["criteria"] if c["gate"]["status"] != "PASS" and c["gate"]["reasons"]]
+    full = [f"{c['criterion']}: {'; '.join(c['gate']['reasons'])}" for c in failing]
+    if lines(full) <= REASON_LINES:
+        return full
+    out = []
+    for c in failing:
+        clauses = "; ".join(c["gate"]["reasons"]).split("; ")
+        more = "; more in the report" if len(clauses) > 1 else ""
+        out.append(f"{c['criterion']}: {clauses[0]}{more}")
+    return out
+
+
+def render_calibration_brief(
+    console: Console, report: CalibrationReport | dict[str, Any], *, folder: str | None = None
+) -> None:
+    """What a person reads first, in a few lines that fit 80 columns: the gate with each
+    criterion's figure and reasons, the warnings, where the answers came from and where the
+    report is. The detail (every comparison, confusion matrices, disagreements, safety, pairs)
+    is in the report files and behind `calibrate --verbose`."""
+    r = data(report) if isinstance(report, CalibrationReport) else report
+    overall = r["gate"]["judge"]
+    console.print(
+        f"[bold]Judge release gate: [{GATE_STYLE[overall]}]{overall}[/{GATE_STYLE[overall]}]"
+        "[/bold]" + ("" if overall == "PASS" else " (the reasons per criterion below)")
+    )
+    for w in r.get("warnings", []):
+        console.print(f"[yellow]Warning:[/yellow] {escape(w)}", highlight=False)
+    t = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False, show_edge=False)
+    for col in ("criterion", "judge κ [95% CI]", "experts' κ", "coverage", "gate"):
+        t.add_column(col, no_wrap=True, overflow="fold")
+    for c in r["criteria"]:
+        gate = c["gate"]["status"]
+        t.add_row(
+            c["criterion"],
+            _brief_figure(c["judge_vs_consensus"]),
+            _brief_figure(c["expert_ceiling"], ci=False),
+            f"{c['coverage']['coverage']:.0%}",
+            f"[{GATE_STYLE[gate]}]{gate}[/{GATE_STYLE[gate]}]",
+        )
+    console.print(fit(console, t))
+    for line in _brief_reasons(r, console.width):
+        name, _, reasons = line.partition(": ")
+        console.print(f"[bold]{escape(name)}[/bold]: {escape(reasons)}", highlight=False)
+    robustness = r.get("robustness") or {}
+    if robustness.get("required"):  # part of the gate: its first line says how it stands
+        for line in robustness_lines(robustness)[:1]:
+            console.print(escape(line), highlight=False)
+    console.print(escape(answered_line(r)), highlight=False)
+    if folder is not None:
+        console.print(
+            f"Report: {escape(folder)}/report.html (every figure; also report.json, report.md; "
+            "--verbose prints the detail here)",
+            highlight=False,
+        )
 
 
 def _confusion(console: Console, c: dict[str, Any]) -> None:

@@ -21,6 +21,8 @@ __all__ = [
     "write_calibration_folder",
     "calibration_next_lines",
     "print_next",
+    "next_line",
+    "print_run",
 ]
 
 REPORTS_ROOT = Path("reports")
@@ -85,51 +87,60 @@ def write_calibration_folder(report: dict[str, Any], out: Path | None = None) ->
     )
 
 
+NEXT_WIDTH = 80  # a "Next:" line fits a terminal this wide: its note goes when it would not
+
+
+def next_line(command: str, why: str = "") -> str:
+    """ "Next: COMMAND  # why", or without the note when that would pass NEXT_WIDTH columns (a
+    command is never cut: a long path stays whole, to copy)."""
+    line = f"Next: {command}"
+    with_note = f"{line}  # {why}" if why else line
+    return with_note if len(with_note) <= NEXT_WIDTH else line
+
+
 def calibration_next_lines(report: dict[str, Any], folder: Path) -> list[str]:
-    """What to run after `calibrate`, each line "Next: COMMAND  (what for)"."""
+    """What to run after `calibrate`, each line "Next: COMMAND  # what for" (a line a shell can
+    run, the note a shell comment), at most NEXT_WIDTH columns when the paths allow it."""
     run = str(report.get("run_id") or "")[:12]
     html = folder / "report.html"
-    if not report.get("judge_outcomes", {}).get("verdict"):
-        return [
-            "Next: fix what the failures name (endpoint, model, options), then calibrate "
-            "again  (no gold item got a verdict: nothing was measured)",
-            f"Next: python -m webbrowser {html}  (what was recorded)",
-        ]
-    lines = [f"Next: python -m webbrowser {html}  (open the report in a browser)"]
-    if report.get("gate", {}).get("judge") != "PASS":
-        lines.append(
-            "Next: read each criterion's reasons in the report, then revise the "
-            "rubric or try another judge (--model, --judge)  (the gate did not pass)"
-        )
+    lines = [next_line(f"python -m webbrowser {html}", "the report, in a browser")]
+    if not report.get("judge_outcomes", {}).get("verdict"):  # nothing measured
+        return lines
     recorded = (report.get("judge") or {}).get("recorded")
     if recorded:
-        return [
-            *lines,
-            f"Next: calibrant compare {recorded['file']} OTHER_VERDICTS  (this judge version "
-            "against another, recorded or saved, on the same gold items)",
-            *([f"Next: calibrant runs show {run}  (this run, later)"] if run else []),
+        lines.append(
+            next_line(f"calibrant compare {recorded['file']} OTHER_VERDICTS", "vs another")
+        )
+    else:
+        calibration = run or str(folder / "report.json")
+        lines += [
+            next_line(f"calibrant score TRANSCRIPTS --calibration {calibration}", "same judge"),
+            next_line("calibrant compare JUDGE_A JUDGE_B", "two saved judges, same gold items"),
         ]
-    calibration = run or str(folder / "report.json")
-    lines += [
-        f"Next: calibrant score TRANSCRIPTS --calibration {calibration}  (pass rates "
-        "corrected by this calibration; give the same judge options)",
-        "Next: calibrant compare JUDGE_A JUDGE_B  (two saved judges on the same gold items)",
-    ]
     if run:
-        lines.append(f"Next: calibrant runs show {run}  (this run, later)")
+        lines.append(next_line(f"calibrant runs show {run}", "this run, later"))
     return lines
 
 
 def print_next(report: dict[str, Any], folder: Path, *, as_json: bool = False) -> None:
     """The "Next:" lines after `calibrate`'s report (on stderr under --json: stdout stays
-    JSON)."""
-    import textwrap
-
+    JSON), each on one line."""
     from rich.console import Console
 
     console = Console(stderr=as_json, soft_wrap=True, highlight=False, markup=False)
-    for line in calibration_next_lines(report, folder):  # wrapped between words, paths whole
-        for piece in textwrap.wrap(
-            line, console.width, break_long_words=False, break_on_hyphens=False
-        ):
-            console.print(piece)
+    for line in calibration_next_lines(report, folder):
+        console.print(line)
+
+
+def print_run(run_id: str, nexts: list[str] | None = None, *, as_json: bool = False) -> None:
+    """A recorded run's last lines: "Run: ID", then its "Next:" lines (`runs show` when none is
+    given), on stdout (on stderr under --json: stdout stays JSON). Nothing for no run (a store
+    that could not be opened)."""
+    from rich.console import Console
+
+    if not run_id:
+        return
+    console = Console(stderr=as_json, soft_wrap=True, highlight=False, markup=False)
+    console.print(f"Run: {run_id}")
+    for line in nexts or [next_line(f"calibrant runs show {run_id[:12]}", "this run, later")]:
+        console.print(line)

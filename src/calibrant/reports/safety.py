@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..contracts import SafetyVerdict
@@ -21,6 +22,8 @@ from .fit import fit
 
 __all__ = [
     "render_safety",
+    "render_safety_brief",
+    "finding_line",
     "safety_json",
     "write_safety_json",
     "summary_doc",
@@ -157,6 +160,60 @@ def invariant_counts(summary: dict[str, Counter[str]]) -> Table:
             str(c["not_applicable"]),
         )
     return table
+
+
+BRIEF_FINDINGS = 10  # transcripts with a finding listed by `check` without --verbose
+
+
+def finding_line(v: SafetyVerdict, width: int = 80) -> str:
+    """A transcript with a finding in one line of at most `width` columns (when its id allows):
+    its id, the invariants it violated, those it could not check; '+N' for the rest."""
+    violated = [r.invariant for r in v.results if r.outcome == "violated"]
+    errors = [r.invariant for r in v.results if r.outcome == "harness_error"]
+    parts = [("violated", n) for n in violated] + [("harness_error", n) for n in errors]
+    for shown in range(len(parts), 0, -1):
+        words: list[str] = []
+        last = ""
+        for kind, name in parts[:shown]:
+            words.append(f", {name}" if kind == last else f"; {kind} {name}")
+            last = kind
+        rest = len(parts) - shown
+        line = f"{v.transcript_id}: " + "".join(words)[2:] + (f" +{rest}" if rest else "")
+        if len(line) <= width or shown == 1:
+            return line
+    return f"{v.transcript_id}: harness_error"
+
+
+def render_safety_brief(console: Console, verdicts: Iterable[SafetyVerdict]) -> int:
+    """A line per transcript with a finding (the first BRIEF_FINDINGS of them), the counts per
+    invariant and the summary line; clean transcripts only counted. Returns how many
+    transcripts had a finding."""
+    total = bad = herr = 0
+    per_invariant: dict[str, Counter[str]] = {}
+    for v in verdicts:
+        total += 1
+        for r in v.results:
+            per_invariant.setdefault(r.invariant, Counter())[r.outcome] += 1
+        bad += bool(v.violated)
+        herr += bool(v.harness_errors and not v.violated)
+        if v.violated or v.harness_errors:
+            if bad + herr <= BRIEF_FINDINGS:
+                style = "red" if v.violated else "yellow"
+                line = escape(finding_line(v, console.width))
+                console.print(f"[{style}]{line}[/{style}]", highlight=False, soft_wrap=True)
+    if bad + herr > BRIEF_FINDINGS:
+        console.print(
+            f"and {bad + herr - BRIEF_FINDINGS} more with a finding (--verbose lists each)",
+            highlight=False,
+        )
+    if per_invariant:
+        console.print(fit(console, invariant_counts(per_invariant)))
+    console.print(
+        f"[bold]{total}[/bold] transcript(s): "
+        f"[red]{bad} with violations[/red], [yellow]{herr} with harness errors only[/yellow], "
+        f"[green]{total - bad - herr} clean[/green]"
+    )
+    return bad + herr
 
 
 def render_safety(console: Console, verdicts: Iterable[SafetyVerdict], *, verbose: bool) -> None:
