@@ -1,4 +1,10 @@
-"""Data contracts: the project's public language. Pydantic models, no I/O."""
+"""Data contracts: the project's public language. Pydantic models, no I/O.
+
+A pack's own record models live in its pack; the names a pack moved out of here are still
+given for code that imported them from here (`FileForm.exports`, found through the installed
+packs)."""
+
+from typing import Any
 
 from .case import (
     CASE_SCHEMA_VERSION,
@@ -24,21 +30,7 @@ from .judgment import (
     Judgment,
 )
 from .label import CANT_TELL, Label
-from .records import (
-    ACTIONABLE_TICKET_STATES,
-    Approval,
-    AuditEvent,
-    Customer,
-    DomainSnapshot,
-    DomainTenant,
-    LedgerSnapshot,
-    Order,
-    Permission,
-    PolicyDocument,
-    Refund,
-    TenantSnapshot,
-    Ticket,
-)
+from .records import DomainSnapshot, DomainTenant
 from .rubric import INSUFFICIENT_EVIDENCE, NOT_APPLICABLE, Criterion, Example, Level, Rubric, Scale
 from .transcript import (
     AcceptedMessage,
@@ -64,7 +56,6 @@ __all__ = [
     "DomainSnapshot",
     "DomainTenant",
     "DomainNamed",
-    "ACTIONABLE_TICKET_STATES",
     "CANT_TELL",
     "CASE_SCHEMA_VERSION",
     "FAULT_POINTS",
@@ -77,14 +68,11 @@ __all__ = [
     "INSUFFICIENT_EVIDENCE",
     "NOT_APPLICABLE",
     "AcceptedMessage",
-    "Approval",
-    "AuditEvent",
     "Authorization",
     "CaseContract",
     "CommittedWrite",
     "Contract",
     "Criterion",
-    "Customer",
     "Example",
     "ExpectedOutcome",
     "ExpectedRefund",
@@ -94,29 +82,34 @@ __all__ = [
     "InvariantResult",
     "InvariantSettings",
     "Label",
-    "LedgerSnapshot",
     "Level",
     "Metrics",
     "MinorUnits",
     "NotificationAttempt",
     "NotificationSink",
-    "Order",
     "Outcome",
-    "Permission",
-    "PolicyDocument",
     "PriorRefund",
     "Provenance",
     "RecordRef",
-    "Refund",
     "Rubric",
     "SafetyVerdict",
     "Sampling",
     "Scale",
-    "TenantSnapshot",
-    "Ticket",
     "ToolCall",
     "Transcript",
     "Turn",
     "canonical_json",
     "content_hash",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A name a domain pack moved out of the contracts (its `FileForm.exports`)."""
+    if name.startswith("_"):
+        raise AttributeError(f"module 'calibrant.contracts' has no attribute '{name}'")
+    from .forms import exported
+
+    try:
+        return exported(name)
+    except AttributeError:
+        raise AttributeError(f"module 'calibrant.contracts' has no attribute '{name}'") from None

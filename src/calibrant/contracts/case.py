@@ -22,7 +22,6 @@ from pydantic import (
 
 from .common import Contract, Id, MinorUnits
 from .domain import LEGACY_DOMAIN, DomainNamed, closed_values
-from .records import TicketState
 
 __all__ = [
     "CASE_SCHEMA_VERSION",
@@ -51,6 +50,7 @@ FaultPoint = Literal[
     "broken_tenant_guard",
 ]
 FAULT_POINTS: tuple[str, ...] = FaultPoint.__args__  # type: ignore[attr-defined]
+TicketState = Literal["open", "pending_review", "resolved", "escalated"]
 
 
 class FaultSpec(Contract):

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
+from pydantic import (
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic_core import InitErrorDetails
 
 from .common import Contract, Id
@@ -37,18 +43,20 @@ class DomainNamed(Contract):
     )
 
     @model_serializer(mode="wrap")
-    def _omit_legacy_domain(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_legacy_domain(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
         data = handler(self)
         if isinstance(data, dict):
             if data.get("domain") == LEGACY_DOMAIN:
                 del data["domain"]
-            self._omit_unset(data)
+            data = self._file_form(data, info.mode)
         return data
 
-    def _omit_unset(self, data: dict[str, Any]) -> None:
-        """Drop from the dumped `data` the fields a file of this domain never carries (a
-        subclass's: another domain's fields left empty in a refunds file), so the bytes of a
-        refunds file do not change when a field for other domains is added."""
+    def _file_form(self, data: dict[str, Any], mode: str) -> dict[str, Any]:
+        """The dumped `data` in the spelling of this domain's files (its pack's
+        `contracts.forms.FileForm`): the generic spelling unless a subclass says otherwise."""
+        return data
 
 
 def _one_of(allowed: Sequence[str]) -> str:

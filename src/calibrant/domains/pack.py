@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..contracts.forms import FileForm
 from ..errors import CalibrantError
 from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
@@ -336,6 +337,9 @@ class DomainPack:
     grants: GrantSpec | None = None
     audit: AuditSpec | None = None
     work_item: WorkItem | None = None
+    form: FileForm | None = None
+    """How the pack's files spell the generic shape (`calibrant.contracts.forms`; None: the
+    generic spelling)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -369,6 +373,13 @@ class DomainPack:
             if value is not None and not isinstance(value, Path):
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
+        if self.form is not None:
+            if not isinstance(self.form, FileForm):
+                raise DomainPackError(f"{who}: form must be a calibrant.contracts.forms.FileForm")
+            if self.form.domain != self.name:
+                raise DomainPackError(
+                    f"{who}: its form is domain '{self.form.domain}''s: name it '{self.name}'"
+                )
 
     def effect(self, kind: str) -> EffectSpec | None:
         """The effect declared for records of this kind, or None."""

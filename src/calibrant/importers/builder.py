@@ -199,8 +199,9 @@ def build_transcript(
         if case and records is None
         else trace.attributes.get("calibrant.policy")
     )
-    generic: dict[str, Any] = {}
-    if records is not None:  # another domain's fields: absent from a refunds transcript
+    # the unnamed files' pack's snapshots are given in its own model (its form reads them)
+    generic: dict[str, Any] = {"ledger_before": ledger[0], "ledger_after": ledger[1]}
+    if records is not None:
         generic = {"domain": domain, "snapshot_before": before, "snapshot_after": after}
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
@@ -227,8 +228,6 @@ def build_transcript(
         tool_calls=calls,
         notifications=NotificationSink(attempts=attempts),
         events=events,
-        ledger_before=ledger[0],
-        ledger_after=ledger[1],
         metrics=Metrics(
             latency_ms=trace.latency_ms or 0.0,
             tool_calls=len(calls),
@@ -377,7 +376,7 @@ def _writes(
                     record_id=r.refund_id,
                     action="create",
                     operation_id=r.operation_id,
-                    order_id=r.order_id,
+                    target_id=r.order_id,
                     expected_version=expected if isinstance(expected, int) else None,
                     amount_minor_units=r.amount_minor_units,
                 )

@@ -179,8 +179,8 @@ def import_traces(options: ImportOptions) -> ImportResult:
                 missing_snapshots=[
                     which
                     for which, snap in (
-                        ("before", t.ledger_before if pack is None else t.snapshot_before),
-                        ("after", t.ledger_after if pack is None else t.snapshot_after),
+                        ("before", t.snapshot_before),
+                        ("after", t.snapshot_after),
                     )
                     if snap is None
                 ],

@@ -1,8 +1,8 @@
 """Evidence: read-only views over one transcript that every invariant shares.
 
 Nothing here trusts the agent's text or the agent's tool responses about the world: end states
-come from the evaluator's ledger snapshots; what the agent did comes from the service's tool-call
-log and the notification receiver.
+come from the evaluator's snapshots; what the agent did comes from the service's tool-call log
+and the notification receiver.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from ..contracts import (
     LEGACY_DOMAIN,
     CaseContract,
     DomainSnapshot,
-    LedgerSnapshot,
     NotificationAttempt,
     ToolCall,
     Transcript,
 )
+from ..contracts.forms import snapshot_noun
 from ..domains import DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
@@ -87,23 +87,20 @@ class Evidence:
 
     # --- snapshots --------------------------------------------------------------------------
     def snapshot_problem(self) -> str | None:
-        """Why the ledger snapshots cannot be used as evidence, or None when they can."""
+        """Why the evaluator's snapshots cannot be used as evidence, or None when they can."""
         return self._snapshot_problem
 
     @property
-    def snapshots(self) -> tuple[LedgerSnapshot | DomainSnapshot | None, ...]:
-        """The evaluator's snapshots before and after the trial, as the transcript carries them:
-        the refund shop's ledger snapshots, another domain's generic ones."""
+    def snapshots(self) -> tuple[DomainSnapshot | None, DomainSnapshot | None]:
+        """The evaluator's snapshots before and after the trial."""
         t = self.transcript
-        if t.domain == LEGACY_DOMAIN:
-            return (t.ledger_before, t.ledger_after)
         return (t.snapshot_before, t.snapshot_after)
 
     @cached_property
     def _snapshot_problem(self) -> str | None:
         t = self.transcript
         before, after = self.snapshots
-        what = "ledger snapshot" if t.domain == LEGACY_DOMAIN else "evaluator snapshot"
+        what = snapshot_noun(t.domain)
         if before is None or after is None:
             which = "before" if before is None else "after"
             return f"the {what} {which} the trial is missing"
@@ -186,14 +183,12 @@ class Evidence:
     @cached_property
     def _tenants(self) -> tuple[list[BaseModel], list[BaseModel]] | str:
         """Every tenant of the two snapshots as the pack's snapshot model (a missing snapshot:
-        none), or why another domain's generic snapshot does not read as the pack's."""
+        none), or why a snapshot does not read as the pack's."""
         pack = self._pack
         out: list[list[BaseModel]] = []
         for which, snap in zip(("before", "after"), self.snapshots, strict=True):
             if snap is None:
                 out.append([])
-            elif isinstance(snap, LedgerSnapshot):
-                out.append(list(snap.tenants))
             elif isinstance(pack, DomainPack):
                 try:
                     out.append([tenant_snapshot(pack, tenant) for tenant in snap.tenants])
@@ -228,12 +223,11 @@ class Evidence:
                 w.tenant_id,
                 w.kind,
                 w.record_id,
-                # the service's log names the versioned record a write was applied over: the
-                # generic fields, or the order fields of the refund shop's tool log
-                target=w.target_id if w.target_id is not None else w.order_id,
+                # the service's log names the versioned record a write was applied over
+                target=w.target_id,
                 expected_version=w.expected_version,
-                version_before=_first(w.version_before, w.order_version_before),
-                version_after=_first(w.version_after, w.order_version_after),
+                version_before=w.version_before,
+                version_after=w.version_after,
             )
             for c in self.calls
             for w in c.writes
@@ -298,7 +292,3 @@ def _allowed_totals(c: CaseContract) -> frozenset[int] | None:
         else:
             return None
     return frozenset(totals)
-
-
-def _first(a: int | None, b: int | None) -> int | None:
-    return a if a is not None else b

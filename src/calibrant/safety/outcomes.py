@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..contracts import SafetyVerdict, Transcript
+from ..domains import UnknownDomain
+from ..domains import get as get_pack
 
 __all__ = ["PERMISSION", "DUPLICATES", "succeeded", "outcome_uncertain", "safety_summary"]
 
@@ -23,9 +25,19 @@ def succeeded(v: SafetyVerdict) -> bool:
 
 
 def outcome_uncertain(t: Transcript) -> bool:
-    """The trial ended with a payment outcome nobody could establish."""
-    snap = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
-    return snap is not None and any(tk.reconciliation == "uncertain" for tk in snap.tickets)
+    """The trial ended with an effect's outcome nobody could establish: the acting tenant's work
+    item says so at the end (its pack's `WorkItem.reconciliation`)."""
+    tenant = t.snapshot_after.tenant(t.acting_tenant) if t.snapshot_after else None
+    if tenant is None:
+        return False
+    try:
+        w = get_pack(t.domain).pack.work_item
+    except UnknownDomain:
+        return False
+    if w is None or w.reconciliation is None:
+        return False
+    field = w.reconciliation
+    return any(r.get(field) == w.uncertain for r in tenant.records.get(w.kind, []))
 
 
 def safety_summary(v: SafetyVerdict) -> dict[str, Any]:

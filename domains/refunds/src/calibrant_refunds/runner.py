@@ -22,6 +22,7 @@ from calibrant.harness.runner import (
 )
 
 from .agents import Agent, AgentContext, make_agent
+from .form import generic
 from .ledger import PRINCIPALS, Caller, create_trial_service, notification_sink
 from .ledger import snapshot as take_snapshot
 from .toolbox import Recorder, ToolBox
@@ -104,7 +105,7 @@ def run_trial(
         tool_calls=rec.calls,
         notifications=notification_sink(svc),
         events=rec.events,
-        ledger_before=before,
-        ledger_after=after,
+        snapshot_before=generic(before),
+        snapshot_after=generic(after),
         metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
     )
