@@ -336,7 +336,25 @@ def _read_form(data: dict[str, Any]) -> dict[str, Any]:
     form = forms.form_of(domain) if isinstance(domain, str) else None
     if form is not None and form.transcript_in is not None:
         return form.transcript_in(data)
+    _case_of_the_same_domain(data, str(domain))
     return _no_other_spelling(data, str(domain), () if form is None else tuple(form.spellings))
+
+
+def _case_of_the_same_domain(data: dict[str, Any], domain: str) -> None:
+    """The case copy's domain, checked before the fields are: a transcript relabelled to
+    another domain is refused for that first, not for the fields its old domain spells."""
+    case = data.get("case")
+    if isinstance(case, dict):
+        theirs, name = case.get("domain", LEGACY_DOMAIN), case.get("case")
+    elif isinstance(case, CaseContract):
+        theirs, name = case.domain, case.case
+    else:
+        return
+    if theirs != domain:
+        raise ValueError(
+            f"the transcript is domain '{domain}' but its copy of case '{name}' is domain "
+            f"'{theirs}'"
+        )
 
 
 def _no_other_spelling(data: dict[str, Any], domain: str, own: tuple[str, ...]) -> dict[str, Any]:

@@ -11,6 +11,8 @@ hash is the one it always had. A bad value is refused where the file holds it
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
@@ -29,6 +31,7 @@ __all__ = [
     "WRITE_FIELDS",
     "generic",
     "ledger",
+    "edited",
     "ledgers",
     "tenant",
 ]
@@ -104,6 +107,19 @@ def ledger(snap: DomainSnapshot | None) -> LedgerSnapshot | None:
 def ledgers(t: Transcript) -> tuple[LedgerSnapshot | None, LedgerSnapshot | None]:
     """A refunds transcript's two snapshots as ledger snapshots."""
     return ledger(t.snapshot_before), ledger(t.snapshot_after)
+
+
+@contextmanager
+def edited(t: Transcript, which: str) -> Iterator[LedgerSnapshot]:
+    """One of a refunds transcript's snapshots ("before" or "after") as a ledger snapshot to
+    change in place; written back to the transcript when the block ends (the typed view
+    `ledger` gives is a copy: a change to it alone changes nothing)."""
+    field = f"snapshot_{which}"
+    snap = ledger(getattr(t, field))
+    if snap is None:
+        raise ValueError(f"transcript {t.transcript_id} has no snapshot {which} the trial")
+    yield snap
+    setattr(t, field, generic(snap))
 
 
 def tenant(snap: DomainSnapshot | None, tenant_id: str) -> TenantSnapshot | None:

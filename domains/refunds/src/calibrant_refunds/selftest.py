@@ -12,7 +12,7 @@ from datetime import timedelta
 from calibrant.contracts import Outcome, Transcript
 from calibrant.domains import SelftestEntry
 
-from .form import generic, ledger
+from .form import edited, ledger
 from .records import LedgerSnapshot, TenantSnapshot
 
 __all__ = ["REFUND_PLAN"]
@@ -23,10 +23,8 @@ Mutation = Callable[[Transcript], None]
 def _edit(t: Transcript, which: str, change: Callable[[LedgerSnapshot], None]) -> None:
     """Change one of the transcript's snapshots (`snapshot_before` or `snapshot_after`) as the
     refund shop's ledger snapshot."""
-    snap = ledger(getattr(t, which))
-    assert snap is not None
-    change(snap)
-    setattr(t, which, generic(snap))
+    with edited(t, which.removeprefix("snapshot_")) as snap:
+        change(snap)
 
 
 def _mut_ticket(state: str, reconciliation: str = "none") -> Mutation:
