@@ -8,16 +8,11 @@ from typing import Any
 
 from .case import (
     CASE_SCHEMA_VERSION,
-    FAULT_POINTS,
     CaseContract,
     DomainFixture,
     DomainOutcome,
-    ExpectedOutcome,
-    ExpectedRefund,
     FaultSpec,
-    Fixture,
     InvariantSettings,
-    PriorRefund,
 )
 from .common import Contract, MinorUnits, canonical_json, content_hash
 from .domain import LEGACY_DOMAIN, DomainNamed
@@ -58,7 +53,6 @@ __all__ = [
     "DomainNamed",
     "CANT_TELL",
     "CASE_SCHEMA_VERSION",
-    "FAULT_POINTS",
     "FINAL_OUTCOMES",
     "JUDGE_OUTCOMES",
     "CriterionJudgment",
@@ -74,10 +68,7 @@ __all__ = [
     "Contract",
     "Criterion",
     "Example",
-    "ExpectedOutcome",
-    "ExpectedRefund",
     "FaultSpec",
-    "Fixture",
     "HarnessEvent",
     "InvariantResult",
     "InvariantSettings",
@@ -88,7 +79,6 @@ __all__ = [
     "NotificationAttempt",
     "NotificationSink",
     "Outcome",
-    "PriorRefund",
     "Provenance",
     "RecordRef",
     "Rubric",

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails
 
 from ..errors import CalibrantError
@@ -77,8 +77,8 @@ class FileForm:
       another domain they read None;
     - `exports`: names `calibrant.contracts` still gives for code that imported them from there
       before they moved to the pack;
-    - `case_in(data)`, `case_out(data, mode)`: the same for a case contract's fixture and
-      outcomes (None: the generic spelling);
+    - `case_fixture`, `case_outcome`: the models a case's `fixture` and each of its `expected`
+      outcomes are read with and held as (None: the generic `DomainFixture`, `DomainOutcome`);
     - `snapshot_noun`: what the pack's users call the evaluator's snapshot, in messages."""
 
     domain: str
@@ -91,8 +91,8 @@ class FileForm:
     spellings: Mapping[str, str] = field(default_factory=dict)
     views: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     exports: Mapping[str, object] = field(default_factory=dict)
-    case_in: Callable[[Data], Data] | None = None
-    case_out: Callable[[Data, str], Data] | None = None
+    case_fixture: type[BaseModel] | None = None
+    case_outcome: type[BaseModel] | None = None
     snapshot_noun: str = "evaluator snapshot"
 
 

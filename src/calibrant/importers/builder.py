@@ -195,7 +195,7 @@ def build_transcript(
     start = trace.started or base_at
     finish = trace.finished or (after.taken_at if after else start)
     policy = (
-        case.refunds_fixture.policy_version
+        getattr(case.fixture, "policy_version", None)
         if case and records is None
         else trace.attributes.get("calibrant.policy")
     )

@@ -7,9 +7,9 @@ import os
 import shutil
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, LedgerSnapshot, Transcript
+from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, Transcript
 from ..domains import DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
@@ -22,7 +22,9 @@ from .model import ImportedTrace, ImportOptions, ImportResult, ParsedTrace
 from .otel import parse_otel
 from .snapshots import read_domain_snapshot, read_ledger
 
-Snapshot = LedgerSnapshot | DomainSnapshot
+Snapshot = DomainSnapshot | BaseModel
+"""A snapshot read from a file: another domain's generic one, or the first pack's own model
+(`LedgerSnapshot`, given by its form's exports)."""
 
 __all__ = ["import_traces"]
 

@@ -18,8 +18,15 @@ from typing import Any
 
 import yaml
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, FaultSpec, Fixture, PriorRefund, Transcript
-from ..contracts.case import FAULT_POINTS
+from ..contracts import (
+    FAULT_POINTS,
+    LEGACY_DOMAIN,
+    CaseContract,
+    FaultSpec,
+    Fixture,
+    PriorRefund,
+    Transcript,
+)
 from ..errors import InputError
 from ..harness.cases import case_problems
 from ..safety import check_transcript
@@ -47,7 +54,7 @@ class Draft:
 
 def _fixture(t: Transcript, r: Redactor, source: str) -> Fixture:
     if t.case is not None:
-        fx = t.case.refunds_fixture
+        fx: Fixture = t.case.fixture  # the first pack's Fixture (its form's case_fixture)
         note = None if fx.customer_note is None else r.text(fx.customer_note)
         return fx.model_copy(update={"customer_note": note})
     before = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None

@@ -13,7 +13,6 @@ from functools import cached_property
 from pydantic import BaseModel, ValidationError
 
 from ..contracts import (
-    LEGACY_DOMAIN,
     CaseContract,
     DomainSnapshot,
     NotificationAttempt,
@@ -21,7 +20,7 @@ from ..contracts import (
     Transcript,
 )
 from ..contracts.forms import snapshot_noun
-from ..domains import DomainPack, UnknownDomain
+from ..domains import CaseFocus, DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
 from .generic import Delivery, Read, Sent, Trial, Write
@@ -32,21 +31,6 @@ __all__ = ["CaseFocus", "Evidence"]
 EVALUATOR_PREFIX = "evaluator:"
 """Snapshots count as evidence only when read by an identity named evaluator:<name> that holds
 no grant and made no tool call in the trial (an agent of any tenant never qualifies)."""
-
-
-@dataclass(frozen=True)
-class CaseFocus:
-    """What a case contract says about the record a trial is about, for the rules that read
-    effects by role: the record's id (`subject`), whether the case requires a person's approval
-    before any effect on it, and the policy version it cites (all None/False: the case says
-    nothing, as another domain's fixture, held by its pack's own params, does not)."""
-
-    subject: str | None = None
-    approval_required: bool = False
-    policy: str | None = None
-    work_item: str | None = None
-    allowed_totals: frozenset[int] | None = None
-    """The totals of the case's effects its acceptable outcomes allow (None: any)."""
 
 
 @dataclass
@@ -65,12 +49,13 @@ class Evidence:
     def case_focus(self) -> CaseFocus:
         """The case's subject, approval requirement and policy (see CaseFocus)."""
         c = self.contract
-        if c is None or c.domain != LEGACY_DOMAIN:
+        if c is None or c.domain != self.transcript.domain:
             return CaseFocus()
-        fx = c.refunds_fixture
-        return CaseFocus(
-            fx.order, fx.approval_required, fx.policy_version, fx.ticket, _allowed_totals(c)
-        )
+        try:
+            focus = get_pack(c.domain).pack.case_focus
+        except UnknownDomain:
+            return CaseFocus()
+        return CaseFocus() if focus is None else focus(c)
 
     # --- identities -------------------------------------------------------------------------
     @property
@@ -276,19 +261,3 @@ class Evidence:
     def delivered(self) -> list[NotificationAttempt]:
         """Messages the agent sent that the receiver did not reject (accepted or deduplicated)."""
         return [a for a in self.transcript.notifications.attempts if a.result != "rejected"]
-
-
-def _allowed_totals(c: CaseContract) -> frozenset[int] | None:
-    """The refund totals a refunds case's acceptable outcomes allow (None: no confirmed
-    outcome, or one that leaves the amount open)."""
-    if c.expected is None:
-        return None
-    totals: set[int] = set()
-    for want in c.acceptable_outcomes():
-        if want.refund_total_minor_units is not None:
-            totals.add(want.refund_total_minor_units)
-        elif want.refunds is not None:
-            totals.add(sum(e.amount_minor_units for e in want.refunds))
-        else:
-            return None
-    return frozenset(totals)

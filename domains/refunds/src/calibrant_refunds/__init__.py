@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.contracts import FAULT_POINTS, Transcript
+from calibrant.contracts import Transcript
 from calibrant.domains import (
     ApprovalGate,
     AuditSpec,
@@ -40,6 +40,7 @@ from calibrant.domains import (
     WorkItem,
 )
 
+from .case_models import FAULT_POINTS, case_focus
 from .form import FORM
 from .records import (
     Approval,
@@ -235,6 +236,7 @@ def pack() -> DomainPack:
             kind="audit", actor="actor", call="call_id", action="action", record="record_id"
         ),
         form=FORM,
+        case_focus=case_focus,
         work_item=WorkItem(
             kind="ticket",
             state="state",

@@ -18,10 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from calibrant.contracts import DomainSnapshot, DomainTenant, Transcript
-from calibrant.contracts.case import FAULT_POINTS
 from calibrant.contracts.forms import FileForm, moved, unknown_field
 
-from . import records
+from . import case_models, records
+from .case_models import FAULT_POINTS, ExpectedOutcome, Fixture
 from .records import LISTS, RECORD_KINDS, LedgerSnapshot, TenantSnapshot
 
 __all__ = [
@@ -215,6 +215,9 @@ def _view(generic_field: str) -> Any:
 
 
 _EXPORTS: dict[str, object] = {
+    name: getattr(case_models, name)
+    for name in ("FAULT_POINTS", "ExpectedOutcome", "ExpectedRefund", "Fixture", "PriorRefund")
+} | {
     name: getattr(records, name)
     for name in (
         "ACTIONABLE_TICKET_STATES",
@@ -242,6 +245,8 @@ FORM = FileForm(
     spellings={**dict(SNAPSHOTS), **dict(WRITE_FIELDS)},
     views={own: _view(g) for own, g in SNAPSHOTS},
     exports=_EXPORTS,
+    case_fixture=Fixture,
+    case_outcome=ExpectedOutcome,
     snapshot_noun="ledger snapshot",
 )
 """The refund shop's file form (`DomainPack.form`)."""

@@ -17,6 +17,7 @@ from calibrant.contracts.common import money
 from calibrant.domains import EvidenceItem, UntrustedText
 from calibrant.judge.fence import code_or_quoted
 
+from .case_models import refunds_fixture
 from .form import ledger
 from .records import LedgerSnapshot
 
@@ -68,7 +69,7 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
         if snap is None
     ]
     snap = first.tenant(t.acting_tenant) if first else None
-    order_id = t.case.refunds_fixture.order if t.case else None
+    order_id = refunds_fixture(t.case).order if t.case else None
     if snap is not None:
         for o in snap.orders:
             if o.order_id == order_id:
@@ -159,5 +160,5 @@ def customer_notes(t: Transcript) -> list[UntrustedText]:
     return [
         (f"note_{o.order_id}", 0, "customer note attached to the order", o.customer_note)
         for o in (snap.orders if snap else [])
-        if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order
+        if o.customer_note and t.case and o.order_id == refunds_fixture(t.case).order
     ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from calibrant.contracts import Fixture, NotificationSink
+from calibrant.contracts import NotificationSink
 from calibrant.engine import (
     Service,
     SnapshotTable,
@@ -19,6 +19,7 @@ from calibrant.engine import (
 )
 from calibrant.engine import notification_sink as engine_notification_sink
 
+from ..case_models import Fixture
 from ..records import (
     Approval,
     AuditEvent,
