@@ -15,7 +15,7 @@ from .case import (
     InvariantSettings,
 )
 from .common import Contract, MinorUnits, canonical_json, content_hash
-from .domain import LEGACY_DOMAIN, DomainNamed
+from .domain import DomainNamed
 from .judgment import (
     FINAL_OUTCOMES,
     JUDGE_OUTCOMES,
@@ -45,7 +45,6 @@ from .transcript import (
 from .verdict import InvariantResult, Outcome, SafetyVerdict
 
 __all__ = [
-    "LEGACY_DOMAIN",
     "DomainFixture",
     "DomainOutcome",
     "DomainSnapshot",

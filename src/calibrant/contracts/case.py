@@ -27,7 +27,7 @@ from pydantic import (
 
 from . import forms
 from .common import Contract, Id
-from .domain import LEGACY_DOMAIN, DomainNamed, closed_values
+from .domain import DomainNamed, closed_values, unnamed_domain
 
 __all__ = [
     "CASE_SCHEMA_VERSION",
@@ -206,7 +206,10 @@ class CaseContract(DomainNamed):
         """The fixture and outcomes are read with the models the domain's form declares (the
         generic DomainFixture and DomainOutcome without one)."""
         if isinstance(data, dict):
-            domain = data.get("domain", LEGACY_DOMAIN)
+            data = dict(data)
+            if "domain" not in data:
+                data["domain"] = unnamed_domain("CaseContract")
+            domain = data["domain"]
             form = forms.form_of(domain) if isinstance(domain, str) else None
             models = {
                 "fixture": form.case_fixture if form else None,

@@ -215,6 +215,19 @@ def unknown_field(title: str, loc: tuple[int | str, ...], value: object) -> Vali
     )
 
 
+def writes_unnamed(domain: str) -> bool:
+    """Whether files of `domain` are written without naming it (its form claims unnamed files)."""
+    form = form_of(domain)
+    return form is not None and form.unnamed
+
+
+def reads_itself(domain: str) -> bool:
+    """Whether `domain`'s files are read by its pack's own file form (which checks them in
+    full as they validate), so the loaders need not check them against the pack again."""
+    form = form_of(domain)
+    return form is not None and form.transcript_in is not None
+
+
 def snapshot_noun(domain: str) -> str:
     """What files of `domain` call the evaluator's snapshot (its form's noun)."""
     form = form_of(domain)

@@ -14,7 +14,7 @@ from pydantic import AwareDatetime, Field, JsonValue, model_validator
 from . import forms
 from .case import CaseContract, FaultSpec
 from .common import Contract, Id, MinorUnits
-from .domain import LEGACY_DOMAIN, DomainNamed, closed_values, refuse
+from .domain import DomainNamed, closed_values, refuse, unnamed_domain
 from .records import DomainSnapshot
 
 __all__ = [
@@ -332,7 +332,8 @@ def _read_form(data: dict[str, Any]) -> dict[str, Any]:
     generic field."""
     domain = data.get("domain")
     if domain is None:
-        domain = LEGACY_DOMAIN
+        domain = unnamed_domain("Transcript")
+        data = {**data, "domain": domain}
     form = forms.form_of(domain) if isinstance(domain, str) else None
     if form is not None and form.transcript_in is not None:
         return form.transcript_in(data)
@@ -345,7 +346,7 @@ def _case_of_the_same_domain(data: dict[str, Any], domain: str) -> None:
     another domain is refused for that first, not for the fields its old domain spells."""
     case = data.get("case")
     if isinstance(case, dict):
-        theirs, name = case.get("domain", LEGACY_DOMAIN), case.get("case")
+        theirs, name = case.get("domain") or unnamed_domain("Transcript"), case.get("case")
     elif isinstance(case, CaseContract):
         theirs, name = case.domain, case.case
     else:

@@ -21,7 +21,6 @@ from pydantic import JsonValue
 
 from .. import __version__
 from ..contracts import (
-    LEGACY_DOMAIN,
     Authorization,
     CaseContract,
     CommittedWrite,
@@ -38,7 +37,7 @@ from ..contracts import (
     Turn,
     content_hash,
 )
-from ..domains import DomainPack
+from ..domains import DomainPack, default_domain
 from ..errors import InputError
 from .model import ATTR_CASE, ATTR_PRINCIPAL, ATTR_TENANT, ParsedTrace, TraceCall, TraceTurn
 from .records import DomainRecords
@@ -122,7 +121,7 @@ def build_transcript(
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
     ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None] = (None, None)
     records: DomainRecords | None = None
-    domain = LEGACY_DOMAIN if pack is None else pack.name
+    domain = default_domain() if pack is None else pack.name
     if pack is None:
         assert not isinstance(before, DomainSnapshot) and not isinstance(after, DomainSnapshot)
         ledger = (before, after)

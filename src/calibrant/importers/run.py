@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, Transcript
-from ..domains import DomainPack, UnknownDomain
+from ..contracts import CaseContract, DomainSnapshot, Transcript
+from ..contracts.forms import reads_itself
+from ..domains import DomainPack, UnknownDomain, default_domain
 from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
 from ..files import load_case
@@ -98,13 +99,13 @@ def _build(
 def _pack(options: ImportOptions, case: CaseContract | None) -> tuple[str, DomainPack | None]:
     """The transcripts' domain (--domain, else the case's, else the refund shop) and, for
     another domain than the refund shop, its installed pack."""
-    domain = options.domain or (case.domain if case else LEGACY_DOMAIN)
+    domain = options.domain or (case.domain if case else default_domain())
     if case is not None and case.domain != domain:
         raise ConfigError(
             f"--case {options.case}: case '{case.case}' is domain '{case.domain}', not "
             f"'{domain}' (--domain)"
         )
-    if domain == LEGACY_DOMAIN:
+    if reads_itself(domain):  # the pack whose own form reads its files: its own snapshots
         return domain, None
     try:
         pack = get_pack(domain).pack
@@ -138,7 +139,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
     _check_out(options.out)
     if options.snapshots is not None and not options.snapshots.is_dir():
         raise ConfigError(f"--snapshots {options.snapshots}: not a folder")
-    if options.domain is not None and options.domain != LEGACY_DOMAIN:
+    if options.domain is not None and not reads_itself(options.domain):
         _pack(options, None)  # an unknown domain is refused before any file is read
     case = load_case(options.case) if options.case is not None else None
     domain, pack = _pack(options, case)

@@ -20,13 +20,13 @@ import yaml
 
 from ..contracts import (
     FAULT_POINTS,
-    LEGACY_DOMAIN,
     CaseContract,
     FaultSpec,
     Fixture,
     PriorRefund,
     Transcript,
 )
+from ..contracts.forms import reads_itself
 from ..errors import InputError
 from ..harness.cases import case_problems
 from ..safety import check_transcript
@@ -161,7 +161,7 @@ def draft_case(
 ) -> Draft:
     """Draft a case from `t`; raises InputError (naming `source`) when the transcript's
     starting state does not fit the dataset the service is built from."""
-    if t.domain != LEGACY_DOMAIN:
+    if not reads_itself(t.domain):
         raise InputError(
             source,
             f"domain '{t.domain}': cases are drafted from the refund shop's transcripts only so "

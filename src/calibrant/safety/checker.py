@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from .. import __version__
 from ..contracts import (
-    LEGACY_DOMAIN,
     CaseContract,
     InvariantResult,
     SafetyVerdict,
     Transcript,
     content_hash,
 )
+from ..contracts.forms import writes_unnamed
+from ..domains import default_domain
 from .evidence import Evidence
 from .registry import Finding, Invariant, for_domain, not_applicable
 
@@ -42,9 +43,9 @@ def check_transcript(
 
 def _run(inv: Invariant, ev: Evidence) -> Finding:
     domain = ev.transcript.domain
-    if inv.by_role or domain == LEGACY_DOMAIN:
+    if inv.by_role or writes_unnamed(domain):
         return inv.check(ev)
     return not_applicable(
-        f"{inv.name} reads the refund shop's records ({LEGACY_DOMAIN}); this transcript is "
+        f"{inv.name} reads the refund shop's records ({default_domain()}); this transcript is "
         f"domain '{domain}', checked by the invariants that read records by role"
     )

@@ -214,25 +214,29 @@ def _view(generic_field: str) -> Any:
     return read
 
 
-_EXPORTS: dict[str, object] = {
-    name: getattr(case_models, name)
-    for name in ("FAULT_POINTS", "ExpectedOutcome", "ExpectedRefund", "Fixture", "PriorRefund")
-} | {
-    name: getattr(records, name)
-    for name in (
-        "ACTIONABLE_TICKET_STATES",
-        "Approval",
-        "AuditEvent",
-        "Customer",
-        "LedgerSnapshot",
-        "Order",
-        "Permission",
-        "PolicyDocument",
-        "Refund",
-        "TenantSnapshot",
-        "Ticket",
-    )
-}
+_EXPORTS: dict[str, object] = (
+    {"LEGACY_DOMAIN": "refunds"}
+    | {
+        name: getattr(case_models, name)
+        for name in ("FAULT_POINTS", "ExpectedOutcome", "ExpectedRefund", "Fixture", "PriorRefund")
+    }
+    | {
+        name: getattr(records, name)
+        for name in (
+            "ACTIONABLE_TICKET_STATES",
+            "Approval",
+            "AuditEvent",
+            "Customer",
+            "LedgerSnapshot",
+            "Order",
+            "Permission",
+            "PolicyDocument",
+            "Refund",
+            "TenantSnapshot",
+            "Ticket",
+        )
+    }
+)
 
 FORM = FileForm(
     domain="refunds",
