@@ -57,7 +57,9 @@ def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:
 def build_corpus(cases_dir: Path, *, seed: int = 0, domain: str | None = None) -> list[CorpusEntry]:
     """Generate the self-test corpus of `domain` from its cases in `cases_dir`: its pack's
     runtime gives the plan (`PackRuntime.selftest_plan`) and runs each trial. A case the plan
-    names that `cases_dir` lacks, or a case of another domain, is one line (ConfigError)."""
+    names that `cases_dir` lacks, or a case of another domain, is one line (ConfigError).
+    `domain` defaults to the domain of commands that name none (`default_domain()`)."""
+    domain = domain or default_domain()
     cases: dict[str, CaseContract] = {}
     for path in expand_paths([cases_dir], suffixes=(".yaml",)):
         case = load_case(path)

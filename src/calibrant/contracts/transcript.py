@@ -122,7 +122,7 @@ class Authorization(Contract):
     decision: Literal["allowed", "denied"] = Field(description="Allowed or denied.")
     reason: str | None = Field(default=None, description="Why, e.g. tenant_boundary, expired.")
     permission_id: Id | None = Field(default=None, description="Grant that allowed it.")
-    scope: str | None = Field(default=None, description="Scope checked, e.g. refund:write.")
+    scope: str | None = Field(default=None, description="Scope checked, e.g. booking:write.")
 
 
 class ToolCall(Contract):
@@ -359,8 +359,8 @@ def _case_of_the_same_domain(data: dict[str, Any], domain: str) -> None:
 
 
 def _no_other_spelling(data: dict[str, Any], domain: str, own: tuple[str, ...]) -> dict[str, Any]:
-    """Refuse a field another pack's form spells (`ledger_before` in a transcript of a domain
-    that holds its snapshots in `snapshot_before`), saying which generic field holds it."""
+    """Refuse a field another pack's form spells (its own name for `snapshot_before`, in a
+    transcript of a domain that has no such name), saying which generic field holds it."""
     t = "Transcript"
 
     def check(loc: tuple[int | str, ...], found: dict[str, Any]) -> list[str]:
