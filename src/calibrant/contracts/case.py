@@ -113,7 +113,7 @@ _DOMAIN_EXPECTED: TypeAdapter[DomainOutcome | list[DomainOutcome] | None] = Type
 @cache
 def _outcomes_of(model: type[BaseModel]) -> TypeAdapter[Any]:
     """A pack's outcome model, one or a list of them, or null."""
-    return TypeAdapter(model | list[model] | None)  # type: ignore[valid-type]
+    return TypeAdapter(model | list[model] | None)  # type: ignore[valid-type, arg-type]
 
 
 def _fixture(value: object, _: ValidatorFunctionWrapHandler) -> BaseModel:
@@ -231,11 +231,11 @@ class CaseContract(DomainNamed):
             closed_values("CaseContract", found, form.fault_points)
         return self
 
-    def acceptable_outcomes(self) -> list[BaseModel]:
+    def acceptable_outcomes(self) -> list[Any]:
         """The acceptable end states in the model the pack's form declares, always as a list
         (empty while `expected` is unconfirmed, and for a case in the generic spelling: see
         `domain_outcomes`)."""
-        found = self.expected if isinstance(self.expected, list) else [self.expected]
+        found: list[Any] = self.expected if isinstance(self.expected, list) else [self.expected]
         return [e for e in found if e is not None and not isinstance(e, DomainOutcome)]
 
     def domain_outcomes(self) -> list[DomainOutcome]:

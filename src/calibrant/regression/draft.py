@@ -98,7 +98,7 @@ def _faults(t: Transcript) -> list[FaultSpec]:
             where[c.call_id] = (c.tool, nth[c.tool])
     seen: list[tuple[str, str, int]] = []
     for e in t.events:
-        if e.fault in FAULT_POINTS and e.call_id in where:
+        if e.fault is not None and e.fault in FAULT_POINTS and e.call_id in where:
             seen.append((e.fault, *where[e.call_id]))
     fired = {tool for _, tool, _ in seen}
     for c in t.tool_calls:  # answers lost without a fault event
