@@ -234,7 +234,9 @@ def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> No
         },
     )
     assert "access-control-allow-origin" not in pre.headers
-    got = service.client().get("/api/labels", headers={**evil, "Authorization": f"Bearer {token}"})
+    got = service.client().get(
+        "/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
+    )
     assert "access-control-allow-origin" not in got.headers
 
 

@@ -74,6 +74,8 @@ def gold_jsonl(*numbers: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+
+
 @contextmanager
 def labeling_service(
     backend: str, work: Path, *args: str, served: bool = False

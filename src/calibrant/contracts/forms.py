@@ -74,7 +74,8 @@ class FileForm:
       error a file of another domain gets when it uses one);
     - `views`: attributes a transcript of this domain still answers by the pack's names, for
       code written against them (name -> function of the transcript); on a transcript of
-      another domain they read None;
+      another domain they read None. A view is a copy: changing it changes nothing (change the
+      generic field);
     - `exports`: names `calibrant.contracts` still gives for code that imported them from there
       before they moved to the pack;
     - `case_fixture`, `case_outcome`: the models a case's `fixture` and each of its `expected`

@@ -400,518 +400,347 @@ def first_en() -> str:
 
 
 SENTENCES: list[T] = [
-    *_t(
-        "person",
-        "es",
-        [
-            (
-                "me llamo, lower case",
-                "me llamo {v} y soy clienta vuestra desde hace años.",
-                lower(es_name),
-            ),
-            ("soy, capitals", "Soy {v}, os escribí ayer.", es_name),
-            (
-                "mi nombre es, three parts",
-                "Mi nombre es {v} y el pedido está a mi nombre.",
-                lambda: es_name(3),
-            ),
-            ("soy, lower first name", "hola soy {v}, a ver si me podéis ayudar.", lower(first_es)),
-            ("relative", "Mi marido {v} hizo el pedido desde su móvil.", first_es),
-            ("relative lower", "mi hija {v} dice que el repartidor no llamó.", lower(first_es)),
-            ("a nombre de", "El paquete venía a nombre de {v}.", es_name),
-            ("de parte de", "Le escribo de parte de {v}, que no tiene ordenador.", es_name),
-            ("title", "Pregunten por la Sra. {v} en recepción.", lambda: pick(ES_LAST)),
-            ("al habla", "{v} al habla: sigo esperando.", es_name),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "person",
-        "es",
-        [
-            ("sign-off lower first name", "Un saludo,\n{v}", lower(first_es)),
-            ("sign-off lower full name", "Gracias,\n{v}", lower(es_name)),
-            ("sign-off capitals", "Atentamente,\n{v}", lambda: es_name(3)),
-            ("sign-off same line lower", "Saludos, {v}", lower(first_es)),
-        ],
-        last=True,
-    ),  # fmt: skip
-    *_t(
-        "person",
-        "en",
-        [
-            ("my name is, lower case", "my name is {v} and I ordered last week.", lower(en_name)),
-            ("I'm, capitals", "I'm {v}, I wrote to you yesterday.", en_name),
-            ("this is", "This is {v} from the flat upstairs.", first_en),
-            ("relative", "My wife, {v}, placed the order on her phone.", first_en),
-            ("relative lower", "my son {v} says nobody knocked.", lower(first_en)),
-            ("title", "Please ask for Mrs {v} at reception.", lambda: pick(EN_LAST)),
-            ("here", "{v} here, still waiting on this.", en_name),
-            ("under the name", "It's under the name {v}.", en_name),
-            ("on behalf of", "I'm writing on behalf of {v}, who has no email.", en_name),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "person",
-        "en",
-        [
-            ("sign-off lower first name", "Cheers,\n{v}", lower(first_en)),
-            ("sign-off lower full name", "Kind regards,\n{v}", lower(en_name)),
-            ("sign-off capitals", "Thanks,\n{v}", en_name),
-            ("sign-off same line lower", "Best, {v}", lower(first_en)),
-        ],
-        last=True,
-    ),  # fmt: skip
-    *_t(
-        "email",
-        "es",
-        [
-            (form, text, lambda form=form: an_email(form))
-            for form, text in [
-                ("plain", "Mi correo es {v}, por si acaso."),
-                ("upper", "escribidme a {v} por favor"),
-                ("mixed case company", "La factura a {v}, que es el de la empresa."),
-                ("plus tag", "Uso {v} para las compras."),
-                ("digits underscore", "el mail es {v}"),
-                ("subdomain", "Contestad a {v}, que el otro no lo miro."),
-                ("arroba punto", "mi correo: {v}"),
-                ("(arroba)", "Escribid a {v} y os paso fotos."),
-                ("spaces around @", "correo {v}"),
-            ]
-        ],
-    ),
-    *_t(
-        "email",
-        "en",
-        [
-            (form, text, lambda form=form: an_email(form))
-            for form, text in [
-                ("plain", "My email is {v} if you need it."),
-                ("upper", "please reply to {v}"),
-                ("co.uk", "Send the label to {v}."),
-                ("at dot", "you can write to {v} as well"),
-                ("[at] [dot]", "Contact: {v}"),
-                ("angle brackets", "From: {v}"),
-                ("plus tag", "I signed up with {v}."),
-            ]
-        ],
-    ),
-    *_t(
-        "phone",
-        "es",
-        [
-            (form, text, lambda form=form: a_phone(form))
-            for form, text in [
-                ("es compact", "Llamadme al {v} por la tarde."),
-                ("es 3-3-3", "mi móvil es {v}"),
-                ("es 3-2-2-2", "Teléfono: {v}."),
-                ("es dashes", "Me podéis llamar al {v}."),
-                ("es dots", "tlf {v}"),
-                ("es +34 spaced", "Desde fuera de España: {v}."),
-                ("es +34 compact", "whatsapp {v}"),
-                ("es 0034", "Estoy en el extranjero, llamad al {v}."),
-                ("es (+34)", "Mi número: {v}"),
-                ("es landline 2-3-2-2", "En casa estoy en el {v}."),
-                ("es landline 3-3-3", "El fijo es el {v}."),
-                ("es landline dashes", "o al fijo {v}"),
-                ("intl fr", "Ahora vivo en Francia, mi número es {v}."),
-                ("intl mx", "Llamen a mi hermana al {v}."),
-                ("intl pt", "o al {v}, que es el de mi madre"),
-            ]
-        ],
-    ),
-    *_t(
-        "phone",
-        "en",
-        [
-            (form, text, lambda form=form: a_phone(form))
-            for form, text in [
-                ("uk mobile", "Call me on {v} after six."),
-                ("uk +44", "My number is {v}."),
-                ("uk london", "Office line: {v}"),
-                ("us (area)", "You can reach me at {v}."),
-                ("us dashes", "cell {v}"),
-                ("us dots", "Phone: {v}"),
-                ("us +1", "From abroad it's {v}."),
-                ("intl de", "I'm in Berlin this week, {v}."),
-                ("es +34 spaced", "My Spanish number is {v}."),
-                ("es 3-3-3", "text me at {v}"),
-            ]
-        ],
-    ),
-    *_t(
-        "iban",
-        "es",
-        [
-            (form, text, lambda form=form: iban_form(form))
-            for form, text in [
-                ("spaced", "Mi IBAN es {v}."),
-                ("dots", "IBAN: {v}"),
-                ("slashes", "El IBAN {v} es el de mi cuenta nueva."),
-                ("dashes", "Devolvedlo al IBAN {v}."),
-                ("compact", "cuenta {v}"),
-                ("lower compact", "ingresadlo en {v} porfa"),
-                ("spaced", "Os paso la cuenta: {v}."),
-                ("dots", "Hacedme la transferencia a {v}."),
-                ("slashes", "Número de cuenta {v}"),
-                ("pt compact", "La cuenta es portuguesa: {v}."),
-                ("fr spaced", "Mi banco es francés, {v}."),
-                ("lower spaced", "iban {v}"),
-            ]
-        ],
-    ),
-    *_t(
-        "iban",
-        "en",
-        [
-            (form, text, lambda form=form: iban_form(form))
-            for form, text in [
-                ("gb spaced", "My IBAN is {v}."),
-                ("de spaced", "Please refund to {v}."),
-                ("nl spaced", "Bank account: {v}"),
-                ("ie spaced", "IBAN {v}"),
-                ("it compact", "Send it to {v}, it's my Italian account."),
-                ("dots", "IBAN {v}"),
-                ("slashes", "the account is {v}"),
-                ("compact", "Refund to {v} please."),
-            ]
-        ],
-    ),
-    *_t(
-        "bank account",
-        "es",
-        [
-            (form, text, lambda form=form: a_ccc(form))
-            for form, text in [
-                ("4-4-2-10", "Mi número de cuenta es {v}."),
-                ("dashes", "cuenta {v}"),
-                ("4-4-2-10", "Ingresadlo en la {v}, que es de La Caixa."),
-                ("compact", "C/C {v}"),
-                ("4-4-2-10", "Os dejo la cuenta antigua: {v}."),
-            ]
-        ],
-    ),
-    *_t(
-        "card",
-        "es",
-        [
-            (form, text, lambda form=form: a_card(form))
-            for form, text in [
-                ("spaced", "Pagué con la tarjeta {v}."),
-                ("dots", "La tarjeta es {v}."),
-                ("dashes", "Visa {v}"),
-                ("compact", "tarjeta {v}"),
-                ("dots", "me cobraron en la {v}"),
-                ("amex 4-6-5", "Usé la American Express {v}."),
-                ("spaced", "El cargo salió de {v}."),
-            ]
-        ],
-    ),
-    *_t(
-        "card",
-        "en",
-        [
-            (form, text, lambda form=form: a_card(form))
-            for form, text in [
-                ("spaced", "I paid with {v}."),
-                ("dots", "Card number {v}"),
-                ("dashes", "Mastercard {v}"),
-                ("compact", "card {v}"),
-                ("amex 4-6-5", "It went on my Amex, {v}."),
-                ("dots", "charged to {v}"),
-            ]
-        ],
-    ),
-    *_t(
-        "card security code",
-        "es",
-        [
-            ("3", "El CVV es {v}.", lambda: a_cvv("3")),
-            ("3", "código de seguridad {v}", lambda: a_cvv("3")),
-            ("3", "CVC: {v}", lambda: a_cvv("3")),
-            ("3", "los tres números de atrás son {v}", lambda: a_cvv("3")),
-            ("3", "cvv {v}", lambda: a_cvv("3")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "card security code",
-        "en",
-        [
-            ("3", "CVV {v}", lambda: a_cvv("3")),
-            ("4", "the security code is {v}", lambda: a_cvv("4")),
-            ("3", "CVC: {v}.", lambda: a_cvv("3")),
-            ("3", "cvv2 {v}", lambda: a_cvv("3")),
-            ("3", "the 3 digits on the back are {v}", lambda: a_cvv("3")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "card expiry",
-        "es",
-        [
-            ("mm/yy", "caduca el {v}", lambda: an_expiry("mm/yy")),
-            ("mm/yyyy", "Fecha de caducidad {v}.", lambda: an_expiry("mm/yyyy")),
-            ("mm/yy", "vence en {v}", lambda: an_expiry("mm/yy")),
-            ("mm-yy", "cad. {v}", lambda: an_expiry("mm-yy")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "card expiry",
-        "en",
-        [
-            ("mm/yy", "exp {v}", lambda: an_expiry("mm/yy")),
-            ("mm/yyyy", "expiry date {v}", lambda: an_expiry("mm/yyyy")),
-            ("mm/yy", "valid thru {v}", lambda: an_expiry("mm/yy")),
-            ("mm/yy", "it expires {v}.", lambda: an_expiry("mm/yy")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "national id",
-        "es",
-        [
-            ("dni compact, cue", "Mi DNI es {v}.", lambda: a_dni("compact")),
-            ("dni dots dash, no cue", "Os paso mis datos: {v}.", lambda: a_dni("dots dash")),
-            ("dni dots dash, cue", "DNI {v}", lambda: a_dni("dots dash")),
-            ("dni dash, no cue", "el titular es el {v}", lambda: a_dni("dash")),
-            ("dni dots, no cue", "Titular: {v}.", lambda: a_dni("dots")),
-            ("dni space, cue", "NIF: {v}", lambda: a_dni("space")),
-            ("dni lower, no cue", "a ver si con esto vale: {v}", lambda: a_dni("lower")),
-            ("dni compact, no cue", "Con el {v} debería salir.", lambda: a_dni("compact")),
-            (
-                "nie dashes, no cue",
-                "Mi número es {v}, por si lo necesitáis.",
-                lambda: a_nie("dashes"),
-            ),
-            ("nie compact, cue", "NIE {v}", lambda: a_nie("compact")),
-            ("nie lower, no cue", "tengo el {v}", lambda: a_nie("lower")),
-            ("nie spaces, cue", "mi NIE: {v}", lambda: a_nie("spaces")),
-            ("nie dashes, cue", "documento {v}", lambda: a_nie("dashes")),
-            (
-                "dni dots dash, documento",
-                "Documento de identidad: {v}.",
-                lambda: a_dni("dots dash"),
-            ),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "national id",
-        "en",
-        [
-            ("nie compact, cue", "My NIE is {v}.", lambda: a_nie("compact")),
-            ("dni dash, cue", "Spanish ID {v}", lambda: a_dni("dash")),
-            ("nie dashes, no cue", "Here is my number: {v}", lambda: a_nie("dashes")),
-            ("dni dots dash, no cue", "for verification: {v}", lambda: a_dni("dots dash")),
-            ("dni compact, no cue", "it should show {v} on the account", lambda: a_dni("compact")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "us ssn",
-        "en",
-        [
-            ("dashes, no cue", "My tax form shows {v}.", lambda: an_ssn("dashes")),
-            ("dashes, cue", "SSN {v}", lambda: an_ssn("dashes")),
-            ("spaces, cue", "social security number {v}", lambda: an_ssn("spaces")),
-            ("compact, cue", "SSN: {v}", lambda: an_ssn("compact")),
-            ("dashes, cue", "my social is {v}", lambda: an_ssn("dashes")),
-            ("spaces, no cue", "the number they asked for is {v}", lambda: an_ssn("spaces")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "us ssn",
-        "es",
-        [
-            ("dashes, cue", "Mi SSN de Estados Unidos es {v}.", lambda: an_ssn("dashes")),
-            ("dashes, no cue", "el número americano: {v}", lambda: an_ssn("dashes")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "es social security",
-        "es",
-        [
-            ("slashes, cue", "Nº de la Seguridad Social {v}.", lambda: a_nss("slashes")),
-            ("slashes, no cue", "os adjunto el {v} como pedisteis", lambda: a_nss("slashes")),
-            ("spaces, cue", "NSS {v}", lambda: a_nss("spaces")),
-            ("dashes, cue", "número de afiliación {v}", lambda: a_nss("dashes")),
-            ("compact, cue", "NUSS: {v}", lambda: a_nss("compact")),
-            ("spaces, no cue", "Mi número: {v}.", lambda: a_nss("spaces")),
-            ("slashes, cue", "mi número de la seguridad social es {v}", lambda: a_nss("slashes")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "es social security",
-        "en",
-        [
-            ("slashes, cue", "My Spanish social security number is {v}.", lambda: a_nss("slashes")),
-            ("spaces, no cue", "the reference on my payslip is {v}", lambda: a_nss("spaces")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "passport",
-        "es",
-        [
-            ("n.º spaced", "pasaporte n.º {v}", lambda: a_passport("es spaced")),
-            ("nº compact", "Pasaporte nº {v}.", lambda: a_passport("es compact")),
-            ("número spaced", "mi número de pasaporte es {v}", lambda: a_passport("es spaced")),
-            ("núm. compact", "Núm. pasaporte: {v}", lambda: a_passport("es compact")),
-            ("no cue compact", "viajo con el {v}", lambda: a_passport("es compact")),
-            (
-                "pasaporte nine digits",
-                "pasaporte {v} (británico)",
-                lambda: a_passport("nine digits"),
-            ),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "passport",
-        "en",
-        [
-            ("passport no.", "Passport no. {v}", lambda: a_passport("nine digits")),
-            ("passport number us", "my passport number is {v}", lambda: a_passport("us letter+8")),
-            ("passport spaced es", "Spanish passport {v}", lambda: a_passport("es spaced")),
-            ("passport:", "passport: {v}", lambda: a_passport("es compact")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "licence plate",
-        "es",
-        [
-            ("space, cue", "La matrícula es {v}.", lambda: a_plate("space")),
-            ("dash, no cue", "Aparqué el {v} en vuestro parking.", lambda: a_plate("dash")),
-            ("compact, cue", "matrícula {v}", lambda: a_plate("compact")),
-            ("space, no cue", "El coche ({v}) tiene el golpe delante.", lambda: a_plate("space")),
-            ("old dashes, no cue", "el coche viejo, un {v}", lambda: a_plate("old dashes")),
-            ("old spaces, cue", "matrícula antigua {v}", lambda: a_plate("old spaces")),
-            ("lower, cue", "matricula {v}", lambda: a_plate("lower")),
-            ("old dashes, cue", "Matrícula: {v}", lambda: a_plate("old dashes")),
-            ("dash, cue", "la furgoneta con matrícula {v}", lambda: a_plate("dash")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "licence plate",
-        "en",
-        [
-            ("uk, cue", "My reg is {v}.", lambda: a_plate("uk")),
-            ("uk, number plate", "number plate {v}", lambda: a_plate("uk")),
-            ("spanish space, no cue", "the hire car, {v}, was damaged", lambda: a_plate("space")),
-            ("uk, no cue", "the van ({v}) was parked outside", lambda: a_plate("uk")),
-            ("spanish dash, cue", "licence plate {v}", lambda: a_plate("dash")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "ip address",
-        "es",
-        [
-            ("v4 public, cue", "Mi IP es {v}.", lambda: an_ip("v4 public")),
-            ("v4 private, no cue", "el router da {v}", lambda: an_ip("v4 private")),
-            ("v6 compressed, cue", "desde la IP {v}", lambda: an_ip("v6 compressed")),
-            ("v4 public, no cue", "entré desde {v} y me echó", lambda: an_ip("v4 public")),
-            ("v6 full, no cue", "sale {v} en el registro", lambda: an_ip("v6 full")),
-            ("v4 public, cue", "dirección IP: {v}", lambda: an_ip("v4 public")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "ip address",
-        "en",
-        [
-            ("v4 public, cue", "my IP address is {v}", lambda: an_ip("v4 public")),
-            ("v6 link-local, no cue", "the log says {v}", lambda: an_ip("v6 link-local")),
-            ("v4 public, no cue", "blocked from {v} again", lambda: an_ip("v4 public")),
-            ("v6 compressed, cue", "IP: {v}", lambda: an_ip("v6 compressed")),
-            ("v4 private, cue", "local IP {v}", lambda: an_ip("v4 private")),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "address",
-        "es",
-        [
-            (f"es {form}", text, lambda form=form: an_address(f"es {form}"))
-            for form, text in [
-                ("calle", "Vivo en {v}."),
-                ("c/ with floor", "Enviadlo a {v}."),
-                ("C/ no space", "La dirección es {v}."),
-                ("avda", "Entregadlo en {v}."),
-                ("lower avenida", "estoy en {v}"),
-                ("plaza", "Recogida en {v}."),
-                ("paseo", "Mi casa: {v}."),
-                ("lower calle nº", "vivo en la {v}"),
-                ("carrer", "Adreça: {v}."),
-                ("rúa", "Mándenlo a {v}."),
-                ("calle", "Lo dejaron en {v} y no es mi casa."),
-            ]
-        ],
-    ),
-    *_t(
-        "address",
-        "en",
-        [
-            (f"en {form}", text, lambda form=form: an_address(f"en {form}"))
-            for form, text in [
-                ("street", "I live at {v}."),
-                ("road abbrev", "Deliver to {v}."),
-                ("flat, road", "My address is {v}."),
-                ("apt, avenue", "Ship it to {v}."),
-                ("lane", "It was left at {v}."),
-                ("lower st", "send it to {v}"),
-                ("close", "New address: {v}."),
-            ]
-        ],
-    ),
-    *_t(
-        "postcode",
-        "es",
-        [
-            ("cp + city", "{v} Madrid", lambda: "28013"),
-            ("C.P. cue", "C.P. {v}", lambda: pick([c for c, _ in ES_CITIES])),
-            ("código postal", "código postal {v}", lambda: pick([c for c, _ in ES_CITIES])),
-            ("cp, city", "{v}, Sevilla", lambda: "41004"),
-            ("cp + city", "{v} Bilbao", lambda: "48001"),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "postcode",
-        "en",
-        [
-            ("uk", "London {v}", lambda: pick(UK_POSTCODES)),
-            ("uk lower", "postcode {v}", lambda: pick(UK_POSTCODES).lower()),
-            ("us state zip", "Austin, TX {v}", lambda: "78701"),
-            ("zip cue", "zip code {v}", lambda: pick(["98101", "80202", "02108"])),
-            ("uk no space", "Glasgow {v}", lambda: "G23BZ"),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "birth date",
-        "es",
-        [
-            ("es words", "Nací el {v}.", lambda: a_birth_date("es words")),
-            ("es slashes", "fecha de nacimiento: {v}", lambda: a_birth_date("es slashes")),
-            ("es dashes", "F. nac. {v}", lambda: a_birth_date("es dashes")),
-            ("es dots", "nacida el {v}", lambda: a_birth_date("es dots")),
-            (
-                "es recent words, nació",
-                "Mi hijo nació el {v}.",
-                lambda: a_birth_date("es recent words"),
-            ),
-            (
-                "es slashes, cumpleaños",
-                "mi cumpleaños es el {v}",
-                lambda: a_birth_date("es slashes"),
-            ),
-            (
-                "es slashes, no cue old",
-                "Titular: mi padre, {v}.",
-                lambda: a_birth_date("es slashes"),
-            ),
-        ],
-    ),  # fmt: skip
-    *_t(
-        "birth date",
-        "en",
-        [
-            ("en iso", "DOB: {v}", lambda: a_birth_date("en iso")),
-            ("en month first", "I was born on {v}.", lambda: a_birth_date("en month first")),
-            ("en ordinal", "my birthday is {v}", lambda: a_birth_date("en ordinal")),
-            ("en short year", "d.o.b. {v}", lambda: a_birth_date("en short year")),
-            ("en abbrev", "date of birth {v}", lambda: a_birth_date("en abbrev")),
-        ],
-    ),  # fmt: skip
+    *_t("person", "es", [
+        ("me llamo, lower case", "me llamo {v} y soy clienta vuestra desde hace años.",
+         lower(es_name)),
+        ("soy, capitals", "Soy {v}, os escribí ayer.", es_name),
+        ("mi nombre es, three parts", "Mi nombre es {v} y el pedido está a mi nombre.",
+         lambda: es_name(3)),
+        ("soy, lower first name", "hola soy {v}, a ver si me podéis ayudar.", lower(first_es)),
+        ("relative", "Mi marido {v} hizo el pedido desde su móvil.", first_es),
+        ("relative lower", "mi hija {v} dice que el repartidor no llamó.", lower(first_es)),
+        ("a nombre de", "El paquete venía a nombre de {v}.", es_name),
+        ("de parte de", "Le escribo de parte de {v}, que no tiene ordenador.", es_name),
+        ("title", "Pregunten por la Sra. {v} en recepción.", lambda: pick(ES_LAST)),
+        ("al habla", "{v} al habla: sigo esperando.", es_name),
+    ]),  # fmt: skip
+    *_t("person", "es", [
+        ("sign-off lower first name", "Un saludo,\n{v}", lower(first_es)),
+        ("sign-off lower full name", "Gracias,\n{v}", lower(es_name)),
+        ("sign-off capitals", "Atentamente,\n{v}", lambda: es_name(3)),
+        ("sign-off same line lower", "Saludos, {v}", lower(first_es)),
+    ], last=True),  # fmt: skip
+    *_t("person", "en", [
+        ("my name is, lower case", "my name is {v} and I ordered last week.", lower(en_name)),
+        ("I'm, capitals", "I'm {v}, I wrote to you yesterday.", en_name),
+        ("this is", "This is {v} from the flat upstairs.", first_en),
+        ("relative", "My wife, {v}, placed the order on her phone.", first_en),
+        ("relative lower", "my son {v} says nobody knocked.", lower(first_en)),
+        ("title", "Please ask for Mrs {v} at reception.", lambda: pick(EN_LAST)),
+        ("here", "{v} here, still waiting on this.", en_name),
+        ("under the name", "It's under the name {v}.", en_name),
+        ("on behalf of", "I'm writing on behalf of {v}, who has no email.", en_name),
+    ]),  # fmt: skip
+    *_t("person", "en", [
+        ("sign-off lower first name", "Cheers,\n{v}", lower(first_en)),
+        ("sign-off lower full name", "Kind regards,\n{v}", lower(en_name)),
+        ("sign-off capitals", "Thanks,\n{v}", en_name),
+        ("sign-off same line lower", "Best, {v}", lower(first_en)),
+    ], last=True),  # fmt: skip
+    *_t("email", "es", [
+        (form, text, lambda form=form: an_email(form))
+        for form, text in [
+            ("plain", "Mi correo es {v}, por si acaso."),
+            ("upper", "escribidme a {v} por favor"),
+            ("mixed case company", "La factura a {v}, que es el de la empresa."),
+            ("plus tag", "Uso {v} para las compras."),
+            ("digits underscore", "el mail es {v}"),
+            ("subdomain", "Contestad a {v}, que el otro no lo miro."),
+            ("arroba punto", "mi correo: {v}"),
+            ("(arroba)", "Escribid a {v} y os paso fotos."),
+            ("spaces around @", "correo {v}"),
+        ]
+    ]),
+    *_t("email", "en", [
+        (form, text, lambda form=form: an_email(form))
+        for form, text in [
+            ("plain", "My email is {v} if you need it."),
+            ("upper", "please reply to {v}"),
+            ("co.uk", "Send the label to {v}."),
+            ("at dot", "you can write to {v} as well"),
+            ("[at] [dot]", "Contact: {v}"),
+            ("angle brackets", "From: {v}"),
+            ("plus tag", "I signed up with {v}."),
+        ]
+    ]),
+    *_t("phone", "es", [
+        (form, text, lambda form=form: a_phone(form))
+        for form, text in [
+            ("es compact", "Llamadme al {v} por la tarde."),
+            ("es 3-3-3", "mi móvil es {v}"),
+            ("es 3-2-2-2", "Teléfono: {v}."),
+            ("es dashes", "Me podéis llamar al {v}."),
+            ("es dots", "tlf {v}"),
+            ("es +34 spaced", "Desde fuera de España: {v}."),
+            ("es +34 compact", "whatsapp {v}"),
+            ("es 0034", "Estoy en el extranjero, llamad al {v}."),
+            ("es (+34)", "Mi número: {v}"),
+            ("es landline 2-3-2-2", "En casa estoy en el {v}."),
+            ("es landline 3-3-3", "El fijo es el {v}."),
+            ("es landline dashes", "o al fijo {v}"),
+            ("intl fr", "Ahora vivo en Francia, mi número es {v}."),
+            ("intl mx", "Llamen a mi hermana al {v}."),
+            ("intl pt", "o al {v}, que es el de mi madre"),
+        ]
+    ]),
+    *_t("phone", "en", [
+        (form, text, lambda form=form: a_phone(form))
+        for form, text in [
+            ("uk mobile", "Call me on {v} after six."),
+            ("uk +44", "My number is {v}."),
+            ("uk london", "Office line: {v}"),
+            ("us (area)", "You can reach me at {v}."),
+            ("us dashes", "cell {v}"),
+            ("us dots", "Phone: {v}"),
+            ("us +1", "From abroad it's {v}."),
+            ("intl de", "I'm in Berlin this week, {v}."),
+            ("es +34 spaced", "My Spanish number is {v}."),
+            ("es 3-3-3", "text me at {v}"),
+        ]
+    ]),
+    *_t("iban", "es", [
+        (form, text, lambda form=form: iban_form(form))
+        for form, text in [
+            ("spaced", "Mi IBAN es {v}."),
+            ("dots", "IBAN: {v}"),
+            ("slashes", "El IBAN {v} es el de mi cuenta nueva."),
+            ("dashes", "Devolvedlo al IBAN {v}."),
+            ("compact", "cuenta {v}"),
+            ("lower compact", "ingresadlo en {v} porfa"),
+            ("spaced", "Os paso la cuenta: {v}."),
+            ("dots", "Hacedme la transferencia a {v}."),
+            ("slashes", "Número de cuenta {v}"),
+            ("pt compact", "La cuenta es portuguesa: {v}."),
+            ("fr spaced", "Mi banco es francés, {v}."),
+            ("lower spaced", "iban {v}"),
+        ]
+    ]),
+    *_t("iban", "en", [
+        (form, text, lambda form=form: iban_form(form))
+        for form, text in [
+            ("gb spaced", "My IBAN is {v}."),
+            ("de spaced", "Please refund to {v}."),
+            ("nl spaced", "Bank account: {v}"),
+            ("ie spaced", "IBAN {v}"),
+            ("it compact", "Send it to {v}, it's my Italian account."),
+            ("dots", "IBAN {v}"),
+            ("slashes", "the account is {v}"),
+            ("compact", "Refund to {v} please."),
+        ]
+    ]),
+    *_t("bank account", "es", [
+        (form, text, lambda form=form: a_ccc(form))
+        for form, text in [
+            ("4-4-2-10", "Mi número de cuenta es {v}."),
+            ("dashes", "cuenta {v}"),
+            ("4-4-2-10", "Ingresadlo en la {v}, que es de La Caixa."),
+            ("compact", "C/C {v}"),
+            ("4-4-2-10", "Os dejo la cuenta antigua: {v}."),
+        ]
+    ]),
+    *_t("card", "es", [
+        (form, text, lambda form=form: a_card(form))
+        for form, text in [
+            ("spaced", "Pagué con la tarjeta {v}."),
+            ("dots", "La tarjeta es {v}."),
+            ("dashes", "Visa {v}"),
+            ("compact", "tarjeta {v}"),
+            ("dots", "me cobraron en la {v}"),
+            ("amex 4-6-5", "Usé la American Express {v}."),
+            ("spaced", "El cargo salió de {v}."),
+        ]
+    ]),
+    *_t("card", "en", [
+        (form, text, lambda form=form: a_card(form))
+        for form, text in [
+            ("spaced", "I paid with {v}."),
+            ("dots", "Card number {v}"),
+            ("dashes", "Mastercard {v}"),
+            ("compact", "card {v}"),
+            ("amex 4-6-5", "It went on my Amex, {v}."),
+            ("dots", "charged to {v}"),
+        ]
+    ]),
+    *_t("card security code", "es", [
+        ("3", "El CVV es {v}.", lambda: a_cvv("3")),
+        ("3", "código de seguridad {v}", lambda: a_cvv("3")),
+        ("3", "CVC: {v}", lambda: a_cvv("3")),
+        ("3", "los tres números de atrás son {v}", lambda: a_cvv("3")),
+        ("3", "cvv {v}", lambda: a_cvv("3")),
+    ]),  # fmt: skip
+    *_t("card security code", "en", [
+        ("3", "CVV {v}", lambda: a_cvv("3")),
+        ("4", "the security code is {v}", lambda: a_cvv("4")),
+        ("3", "CVC: {v}.", lambda: a_cvv("3")),
+        ("3", "cvv2 {v}", lambda: a_cvv("3")),
+        ("3", "the 3 digits on the back are {v}", lambda: a_cvv("3")),
+    ]),  # fmt: skip
+    *_t("card expiry", "es", [
+        ("mm/yy", "caduca el {v}", lambda: an_expiry("mm/yy")),
+        ("mm/yyyy", "Fecha de caducidad {v}.", lambda: an_expiry("mm/yyyy")),
+        ("mm/yy", "vence en {v}", lambda: an_expiry("mm/yy")),
+        ("mm-yy", "cad. {v}", lambda: an_expiry("mm-yy")),
+    ]),  # fmt: skip
+    *_t("card expiry", "en", [
+        ("mm/yy", "exp {v}", lambda: an_expiry("mm/yy")),
+        ("mm/yyyy", "expiry date {v}", lambda: an_expiry("mm/yyyy")),
+        ("mm/yy", "valid thru {v}", lambda: an_expiry("mm/yy")),
+        ("mm/yy", "it expires {v}.", lambda: an_expiry("mm/yy")),
+    ]),  # fmt: skip
+    *_t("national id", "es", [
+        ("dni compact, cue", "Mi DNI es {v}.", lambda: a_dni("compact")),
+        ("dni dots dash, no cue", "Os paso mis datos: {v}.", lambda: a_dni("dots dash")),
+        ("dni dots dash, cue", "DNI {v}", lambda: a_dni("dots dash")),
+        ("dni dash, no cue", "el titular es el {v}", lambda: a_dni("dash")),
+        ("dni dots, no cue", "Titular: {v}.", lambda: a_dni("dots")),
+        ("dni space, cue", "NIF: {v}", lambda: a_dni("space")),
+        ("dni lower, no cue", "a ver si con esto vale: {v}", lambda: a_dni("lower")),
+        ("dni compact, no cue", "Con el {v} debería salir.", lambda: a_dni("compact")),
+        ("nie dashes, no cue", "Mi número es {v}, por si lo necesitáis.", lambda: a_nie("dashes")),
+        ("nie compact, cue", "NIE {v}", lambda: a_nie("compact")),
+        ("nie lower, no cue", "tengo el {v}", lambda: a_nie("lower")),
+        ("nie spaces, cue", "mi NIE: {v}", lambda: a_nie("spaces")),
+        ("nie dashes, cue", "documento {v}", lambda: a_nie("dashes")),
+        ("dni dots dash, documento", "Documento de identidad: {v}.", lambda: a_dni("dots dash")),
+    ]),  # fmt: skip
+    *_t("national id", "en", [
+        ("nie compact, cue", "My NIE is {v}.", lambda: a_nie("compact")),
+        ("dni dash, cue", "Spanish ID {v}", lambda: a_dni("dash")),
+        ("nie dashes, no cue", "Here is my number: {v}", lambda: a_nie("dashes")),
+        ("dni dots dash, no cue", "for verification: {v}", lambda: a_dni("dots dash")),
+        ("dni compact, no cue", "it should show {v} on the account", lambda: a_dni("compact")),
+    ]),  # fmt: skip
+    *_t("us ssn", "en", [
+        ("dashes, no cue", "My tax form shows {v}.", lambda: an_ssn("dashes")),
+        ("dashes, cue", "SSN {v}", lambda: an_ssn("dashes")),
+        ("spaces, cue", "social security number {v}", lambda: an_ssn("spaces")),
+        ("compact, cue", "SSN: {v}", lambda: an_ssn("compact")),
+        ("dashes, cue", "my social is {v}", lambda: an_ssn("dashes")),
+        ("spaces, no cue", "the number they asked for is {v}", lambda: an_ssn("spaces")),
+    ]),  # fmt: skip
+    *_t("us ssn", "es", [
+        ("dashes, cue", "Mi SSN de Estados Unidos es {v}.", lambda: an_ssn("dashes")),
+        ("dashes, no cue", "el número americano: {v}", lambda: an_ssn("dashes")),
+    ]),  # fmt: skip
+    *_t("es social security", "es", [
+        ("slashes, cue", "Nº de la Seguridad Social {v}.", lambda: a_nss("slashes")),
+        ("slashes, no cue", "os adjunto el {v} como pedisteis", lambda: a_nss("slashes")),
+        ("spaces, cue", "NSS {v}", lambda: a_nss("spaces")),
+        ("dashes, cue", "número de afiliación {v}", lambda: a_nss("dashes")),
+        ("compact, cue", "NUSS: {v}", lambda: a_nss("compact")),
+        ("spaces, no cue", "Mi número: {v}.", lambda: a_nss("spaces")),
+        ("slashes, cue", "mi número de la seguridad social es {v}", lambda: a_nss("slashes")),
+    ]),  # fmt: skip
+    *_t("es social security", "en", [
+        ("slashes, cue", "My Spanish social security number is {v}.", lambda: a_nss("slashes")),
+        ("spaces, no cue", "the reference on my payslip is {v}", lambda: a_nss("spaces")),
+    ]),  # fmt: skip
+    *_t("passport", "es", [
+        ("n.º spaced", "pasaporte n.º {v}", lambda: a_passport("es spaced")),
+        ("nº compact", "Pasaporte nº {v}.", lambda: a_passport("es compact")),
+        ("número spaced", "mi número de pasaporte es {v}", lambda: a_passport("es spaced")),
+        ("núm. compact", "Núm. pasaporte: {v}", lambda: a_passport("es compact")),
+        ("no cue compact", "viajo con el {v}", lambda: a_passport("es compact")),
+        ("pasaporte nine digits", "pasaporte {v} (británico)", lambda: a_passport("nine digits")),
+    ]),  # fmt: skip
+    *_t("passport", "en", [
+        ("passport no.", "Passport no. {v}", lambda: a_passport("nine digits")),
+        ("passport number us", "my passport number is {v}", lambda: a_passport("us letter+8")),
+        ("passport spaced es", "Spanish passport {v}", lambda: a_passport("es spaced")),
+        ("passport:", "passport: {v}", lambda: a_passport("es compact")),
+    ]),  # fmt: skip
+    *_t("licence plate", "es", [
+        ("space, cue", "La matrícula es {v}.", lambda: a_plate("space")),
+        ("dash, no cue", "Aparqué el {v} en vuestro parking.", lambda: a_plate("dash")),
+        ("compact, cue", "matrícula {v}", lambda: a_plate("compact")),
+        ("space, no cue", "El coche ({v}) tiene el golpe delante.", lambda: a_plate("space")),
+        ("old dashes, no cue", "el coche viejo, un {v}", lambda: a_plate("old dashes")),
+        ("old spaces, cue", "matrícula antigua {v}", lambda: a_plate("old spaces")),
+        ("lower, cue", "matricula {v}", lambda: a_plate("lower")),
+        ("old dashes, cue", "Matrícula: {v}", lambda: a_plate("old dashes")),
+        ("dash, cue", "la furgoneta con matrícula {v}", lambda: a_plate("dash")),
+    ]),  # fmt: skip
+    *_t("licence plate", "en", [
+        ("uk, cue", "My reg is {v}.", lambda: a_plate("uk")),
+        ("uk, number plate", "number plate {v}", lambda: a_plate("uk")),
+        ("spanish space, no cue", "the hire car, {v}, was damaged", lambda: a_plate("space")),
+        ("uk, no cue", "the van ({v}) was parked outside", lambda: a_plate("uk")),
+        ("spanish dash, cue", "licence plate {v}", lambda: a_plate("dash")),
+    ]),  # fmt: skip
+    *_t("ip address", "es", [
+        ("v4 public, cue", "Mi IP es {v}.", lambda: an_ip("v4 public")),
+        ("v4 private, no cue", "el router da {v}", lambda: an_ip("v4 private")),
+        ("v6 compressed, cue", "desde la IP {v}", lambda: an_ip("v6 compressed")),
+        ("v4 public, no cue", "entré desde {v} y me echó", lambda: an_ip("v4 public")),
+        ("v6 full, no cue", "sale {v} en el registro", lambda: an_ip("v6 full")),
+        ("v4 public, cue", "dirección IP: {v}", lambda: an_ip("v4 public")),
+    ]),  # fmt: skip
+    *_t("ip address", "en", [
+        ("v4 public, cue", "my IP address is {v}", lambda: an_ip("v4 public")),
+        ("v6 link-local, no cue", "the log says {v}", lambda: an_ip("v6 link-local")),
+        ("v4 public, no cue", "blocked from {v} again", lambda: an_ip("v4 public")),
+        ("v6 compressed, cue", "IP: {v}", lambda: an_ip("v6 compressed")),
+        ("v4 private, cue", "local IP {v}", lambda: an_ip("v4 private")),
+    ]),  # fmt: skip
+    *_t("address", "es", [
+        (f"es {form}", text, lambda form=form: an_address(f"es {form}"))
+        for form, text in [
+            ("calle", "Vivo en {v}."),
+            ("c/ with floor", "Enviadlo a {v}."),
+            ("C/ no space", "La dirección es {v}."),
+            ("avda", "Entregadlo en {v}."),
+            ("lower avenida", "estoy en {v}"),
+            ("plaza", "Recogida en {v}."),
+            ("paseo", "Mi casa: {v}."),
+            ("lower calle nº", "vivo en la {v}"),
+            ("carrer", "Adreça: {v}."),
+            ("rúa", "Mándenlo a {v}."),
+            ("calle", "Lo dejaron en {v} y no es mi casa."),
+        ]
+    ]),
+    *_t("address", "en", [
+        (f"en {form}", text, lambda form=form: an_address(f"en {form}"))
+        for form, text in [
+            ("street", "I live at {v}."),
+            ("road abbrev", "Deliver to {v}."),
+            ("flat, road", "My address is {v}."),
+            ("apt, avenue", "Ship it to {v}."),
+            ("lane", "It was left at {v}."),
+            ("lower st", "send it to {v}"),
+            ("close", "New address: {v}."),
+        ]
+    ]),
+    *_t("postcode", "es", [
+        ("cp + city", "{v} Madrid", lambda: "28013"),
+        ("C.P. cue", "C.P. {v}", lambda: pick([c for c, _ in ES_CITIES])),
+        ("código postal", "código postal {v}", lambda: pick([c for c, _ in ES_CITIES])),
+        ("cp, city", "{v}, Sevilla", lambda: "41004"),
+        ("cp + city", "{v} Bilbao", lambda: "48001"),
+    ]),  # fmt: skip
+    *_t("postcode", "en", [
+        ("uk", "London {v}", lambda: pick(UK_POSTCODES)),
+        ("uk lower", "postcode {v}", lambda: pick(UK_POSTCODES).lower()),
+        ("us state zip", "Austin, TX {v}", lambda: "78701"),
+        ("zip cue", "zip code {v}", lambda: pick(["98101", "80202", "02108"])),
+        ("uk no space", "Glasgow {v}", lambda: "G23BZ"),
+    ]),  # fmt: skip
+    *_t("birth date", "es", [
+        ("es words", "Nací el {v}.", lambda: a_birth_date("es words")),
+        ("es slashes", "fecha de nacimiento: {v}", lambda: a_birth_date("es slashes")),
+        ("es dashes", "F. nac. {v}", lambda: a_birth_date("es dashes")),
+        ("es dots", "nacida el {v}", lambda: a_birth_date("es dots")),
+        ("es recent words, nació", "Mi hijo nació el {v}.",
+         lambda: a_birth_date("es recent words")),
+        ("es slashes, cumpleaños", "mi cumpleaños es el {v}", lambda: a_birth_date("es slashes")),
+        ("es slashes, no cue old", "Titular: mi padre, {v}.", lambda: a_birth_date("es slashes")),
+    ]),  # fmt: skip
+    *_t("birth date", "en", [
+        ("en iso", "DOB: {v}", lambda: a_birth_date("en iso")),
+        ("en month first", "I was born on {v}.", lambda: a_birth_date("en month first")),
+        ("en ordinal", "my birthday is {v}", lambda: a_birth_date("en ordinal")),
+        ("en short year", "d.o.b. {v}", lambda: a_birth_date("en short year")),
+        ("en abbrev", "date of birth {v}", lambda: a_birth_date("en abbrev")),
+    ]),  # fmt: skip
 ]
 
 # how many of each kind: every sentence template at least once, more for the common kinds
