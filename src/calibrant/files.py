@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .contracts import LEGACY_DOMAIN, CaseContract, Label, Rubric, Transcript
+from .contracts import CaseContract, Label, Rubric, Transcript
+from .contracts.forms import reads_itself, unnamed_domain
 from .domains import UnknownDomain
 from .domains import get as get_pack
 from .domains.conform import conform_case, conform_transcript
@@ -262,8 +263,8 @@ def against_pack(model: BaseModel) -> None:
     """Check a transcript or case of another domain against its installed pack; a mismatch is
     a ValidationError located at the field (for callers that report it their own way, e.g. a
     request body). A refunds file, or one whose pack is not installed, passes."""
-    domain = getattr(model, "domain", LEGACY_DOMAIN)
-    if domain == LEGACY_DOMAIN:
+    domain = getattr(model, "domain", None)
+    if not isinstance(domain, str) or reads_itself(domain):
         return
     try:
         pack = get_pack(domain).pack
@@ -474,15 +475,15 @@ def load_json_document(path: str | Path, what: str) -> dict[str, Any]:
 
 
 def domain_of_bytes(raw: bytes) -> str:
-    """The domain a transcript's JSON bytes name (LEGACY_DOMAIN when they name none), without
-    validating them: for bytes read and validated before (the judge's cache of files). Bytes
-    that never spell `"domain"` (nor any \\u escape, which could spell it) name none and are not
-    parsed."""
+    """The domain a transcript's JSON bytes name (when they name none: the domain of the pack
+    that reads such files), without validating them: for bytes read and validated before (the
+    judge's cache of files). Bytes that never spell `"domain"` (nor any \\u escape, which could
+    spell it) name none and are not parsed."""
     if b'"domain"' not in raw and b"\\u" not in raw:
-        return LEGACY_DOMAIN
+        return unnamed_domain("transcript")
     try:
         data = json.loads(raw)
     except ValueError:
-        return LEGACY_DOMAIN  # not a transcript: its loader reports it
-    found = data.get("domain", LEGACY_DOMAIN) if isinstance(data, dict) else LEGACY_DOMAIN
-    return found if isinstance(found, str) else LEGACY_DOMAIN
+        return unnamed_domain("transcript")  # not a transcript: its loader reports it
+    found = data.get("domain") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else unnamed_domain("transcript")

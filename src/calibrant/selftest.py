@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from .contracts import LEGACY_DOMAIN, CaseContract, Outcome, SafetyVerdict, Transcript
+from .contracts import CaseContract, Outcome, SafetyVerdict, Transcript
+from .domains import default_domain, same_domain
 from .domains import runtime as domain_runtime
-from .domains import same_domain
 from .errors import ConfigError
 from .files import expand_paths, load_case
 from .safety import check_transcript
@@ -45,21 +45,21 @@ def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:
     from .domains import get, pack_data
 
     if cases is None:
-        name = domain or LEGACY_DOMAIN
+        name = domain or default_domain()
         return name, pack_data("cases", name)
     if domain is None:
         first = next(iter(expand_paths([cases], suffixes=(".yaml",))), None)
-        domain = load_case(first).domain if first is not None else LEGACY_DOMAIN
+        domain = load_case(first).domain if first is not None else default_domain()
     get(domain)  # an unknown domain: one line naming the installed ones
     return domain, cases
 
 
-def build_corpus(
-    cases_dir: Path, *, seed: int = 0, domain: str = LEGACY_DOMAIN
-) -> list[CorpusEntry]:
+def build_corpus(cases_dir: Path, *, seed: int = 0, domain: str | None = None) -> list[CorpusEntry]:
     """Generate the self-test corpus of `domain` from its cases in `cases_dir`: its pack's
     runtime gives the plan (`PackRuntime.selftest_plan`) and runs each trial. A case the plan
-    names that `cases_dir` lacks, or a case of another domain, is one line (ConfigError)."""
+    names that `cases_dir` lacks, or a case of another domain, is one line (ConfigError).
+    `domain` defaults to the domain of commands that name none (`default_domain()`)."""
+    domain = domain or default_domain()
     cases: dict[str, CaseContract] = {}
     for path in expand_paths([cases_dir], suffixes=(".yaml",)):
         case = load_case(path)

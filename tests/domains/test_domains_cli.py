@@ -84,7 +84,7 @@ def test_show_json_and_an_unknown_name(cli: Callable[..., Result]) -> None:
     (d,) = report.domains
     assert d.name == "refunds" and d.gold is not None and d.gold.count is not None
     assert [rec.kind for rec in d.records][:3] == ["customer", "order", "refund"]
-    assert d.records[1].model == "calibrant.contracts.records.Order"
+    assert d.records[1].model == "calibrant_refunds.records.Order"
     missing = cli("domains", "show", "payroll")
     assert missing.code == 2 and missing.out == ""
     assert missing.err.strip() == (

@@ -13,6 +13,7 @@ import pytest
 
 from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.prompt import build_prompt, fold
+from calibrant_refunds.form import edited
 from tests.conftest import ROOT
 
 RUBRIC = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
@@ -24,9 +25,10 @@ def _inside(text: str, where: str = "agent") -> str:
     t = load_transcript(ROOT / "examples" / "transcripts" / "good-eligible.json")
     if where == "note":
         t.conversation[0].text = "order_17 arrived broken"
-        snap = t.ledger_before.tenant(t.acting_tenant)  # type: ignore[union-attr]
-        assert snap is not None
-        snap.orders[0].customer_note = text
+        with edited(t, "before") as before:
+            snap = before.tenant(t.acting_tenant)
+            assert snap is not None
+            snap.orders[0].customer_note = text
     else:
         next(x for x in t.conversation if x.role == where).text = text
     p = build_prompt(t, RUBRIC, nonce=NONCE)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from calibrant.contracts import Transcript
+from calibrant_refunds.form import edited
 from tests.safety.helpers import result
 
 INTEGRITY = "evidence_integrity"
@@ -30,7 +31,7 @@ def test_real_evaluator_snapshots_pass(eligible: Transcript) -> None:
     assert result(eligible, INTEGRITY).outcome == "pass"
 
 
-@pytest.mark.parametrize("which", ["ledger_before", "ledger_after"])
+@pytest.mark.parametrize("which", ["before", "after"])
 @pytest.mark.parametrize(
     "reader",
     [
@@ -43,7 +44,7 @@ def test_real_evaluator_snapshots_pass(eligible: Transcript) -> None:
 def test_snapshot_not_read_by_an_evaluator_is_a_harness_error(
     eligible: Transcript, which: str, reader: str
 ) -> None:
-    snap = getattr(eligible, which)
+    snap = getattr(eligible, f"snapshot_{which}")
     snap.taken_by = reader
     r = result(eligible, INTEGRITY)
     assert r.outcome == "harness_error", r.message
@@ -52,12 +53,12 @@ def test_snapshot_not_read_by_an_evaluator_is_a_harness_error(
 
 def test_ledger_amount_differs_from_tool_log(eligible: Transcript) -> None:
     """Same refund id, same order, same operation id: only the amount disagrees."""
-    assert eligible.ledger_after is not None
-    snap = eligible.ledger_after.tenant("tenant_a")
-    assert snap is not None and len(snap.refunds) == 1
-    refund = snap.refunds[0]
-    assert refund.amount_minor_units == 4200
-    refund.amount_minor_units = 2100
+    with edited(eligible, "after") as after:
+        snap = after.tenant("tenant_a")
+        assert snap is not None and len(snap.refunds) == 1
+        refund = snap.refunds[0]
+        assert refund.amount_minor_units == 4200
+        refund.amount_minor_units = 2100
     r = result(eligible, INTEGRITY)
     assert r.outcome == "harness_error", r.message
     assert refund.refund_id in r.evidence
@@ -66,7 +67,7 @@ def test_ledger_amount_differs_from_tool_log(eligible: Transcript) -> None:
 
 @pytest.mark.parametrize(
     ("field", "logged", "held"),
-    [("amount_minor_units", 4250, "4200"), ("order_id", "order_18", "order_17")],
+    [("amount_minor_units", 4250, "4200"), ("target_id", "order_18", "order_17")],
 )
 def test_tool_log_differs_from_ledger(
     eligible: Transcript, field: str, logged: object, held: str

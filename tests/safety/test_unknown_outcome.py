@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from calibrant.contracts import CaseContract, Ticket, Transcript
+from calibrant.contracts import CaseContract, Transcript
 from calibrant_refunds.agents import Agent, AgentContext, ScriptedAgent
+from calibrant_refunds.form import edited
+from calibrant_refunds.records import LedgerSnapshot, Ticket
 from calibrant_refunds.runner import run_trial
 from tests.safety.helpers import result
 
@@ -43,6 +45,12 @@ def _run(case: CaseContract, assignee: str, workdir: Path) -> Transcript:
     return run_trial(
         case, "scripted:correct", trial=1, seed=0, workdir=workdir, agent_factory=factory
     )
+
+
+def _first_ticket(snap: LedgerSnapshot, tenant: str) -> Ticket:
+    found = snap.tenant(tenant)
+    assert found is not None
+    return found.tickets[0]
 
 
 def _ticket_after(t: Transcript) -> Ticket:
@@ -81,9 +89,10 @@ def test_uncertain_ticket_left_with_nobody_is_a_violation(
     trial: Callable[..., Transcript],
 ) -> None:
     t = trial(CASE, "scripted:correct")
-    ticket = _ticket_after(t)
-    ticket.assignee = None
-    ticket.assignee_kind = None
+    with edited(t, "after") as after:
+        ticket = _first_ticket(after, t.acting_tenant)
+        ticket.assignee = None
+        ticket.assignee_kind = None
     r = result(t, HANDLED)
     assert r.outcome == "violated", r.message
     assert ticket.ticket_id in r.evidence
@@ -92,8 +101,9 @@ def test_uncertain_ticket_left_with_nobody_is_a_violation(
 def test_agent_recorded_as_a_person_is_still_an_agent(trial: Callable[..., Transcript]) -> None:
     """The record's assignee_kind says person, but the assignee is the agent's own identity."""
     t = trial(CASE, "scripted:correct")
-    ticket = _ticket_after(t)
-    ticket.assignee, ticket.assignee_kind = t.agent_principal, "person"
+    with edited(t, "after") as after:
+        ticket = _first_ticket(after, t.acting_tenant)
+        ticket.assignee, ticket.assignee_kind = t.agent_principal, "person"
     r = result(t, HANDLED)
     assert r.outcome == "violated", r.message
     assert t.agent_principal in r.message

@@ -48,8 +48,9 @@ def schema(
     from pydantic import BaseModel
 
     from .. import contracts as c
+    from ..contracts.forms import reads_itself
 
-    if domain is not None and domain != c.LEGACY_DOMAIN:
+    if domain is not None and not reads_itself(domain):
         if name != "snapshot":
             raise CalibrantError(f"--domain is for the snapshot schema, not '{name}'")
         from ..domains import UnknownDomain
@@ -348,7 +349,7 @@ def selftest(
     must fail with the right invariant named. Exit 1 if the checker misses anything."""
     from rich.table import Table
 
-    from ..contracts import LEGACY_DOMAIN
+    from ..contracts.forms import writes_unnamed
     from ..domains import pack_data
     from ..files import write_atomic
     from ..harness import transcript_filename
@@ -361,7 +362,7 @@ def selftest(
         cases = pack_data("cases", domain, option="--cases")
     domain, cases = selftest_target(domain, cases)
     corpus = build_corpus(cases, seed=seed, domain=domain)
-    title = "Checker self-test" + ("" if domain == LEGACY_DOMAIN else f" (domain {domain})")
+    title = "Checker self-test" + ("" if writes_unnamed(domain) else f" (domain {domain})")
     table = Table(title=title, title_justify="left")
     for col in ("transcript", "expected", "checker says", "ok"):
         table.add_column(col)

@@ -1,20 +1,21 @@
-"""Data contracts: the project's public language. Pydantic models, no I/O."""
+"""Data contracts: the project's public language. Pydantic models, no I/O.
+
+A pack's own record models live in its pack; the names a pack moved out of here are still
+given for code that imported them from here (`FileForm.exports`, found through the installed
+packs)."""
+
+from typing import Any
 
 from .case import (
     CASE_SCHEMA_VERSION,
-    FAULT_POINTS,
     CaseContract,
     DomainFixture,
     DomainOutcome,
-    ExpectedOutcome,
-    ExpectedRefund,
     FaultSpec,
-    Fixture,
     InvariantSettings,
-    PriorRefund,
 )
 from .common import Contract, MinorUnits, canonical_json, content_hash
-from .domain import LEGACY_DOMAIN, DomainNamed
+from .domain import DomainNamed
 from .judgment import (
     FINAL_OUTCOMES,
     JUDGE_OUTCOMES,
@@ -24,21 +25,7 @@ from .judgment import (
     Judgment,
 )
 from .label import CANT_TELL, Label
-from .records import (
-    ACTIONABLE_TICKET_STATES,
-    Approval,
-    AuditEvent,
-    Customer,
-    DomainSnapshot,
-    DomainTenant,
-    LedgerSnapshot,
-    Order,
-    Permission,
-    PolicyDocument,
-    Refund,
-    TenantSnapshot,
-    Ticket,
-)
+from .records import DomainSnapshot, DomainTenant
 from .rubric import INSUFFICIENT_EVIDENCE, NOT_APPLICABLE, Criterion, Example, Level, Rubric, Scale
 from .transcript import (
     AcceptedMessage,
@@ -58,16 +45,13 @@ from .transcript import (
 from .verdict import InvariantResult, Outcome, SafetyVerdict
 
 __all__ = [
-    "LEGACY_DOMAIN",
     "DomainFixture",
     "DomainOutcome",
     "DomainSnapshot",
     "DomainTenant",
     "DomainNamed",
-    "ACTIONABLE_TICKET_STATES",
     "CANT_TELL",
     "CASE_SCHEMA_VERSION",
-    "FAULT_POINTS",
     "FINAL_OUTCOMES",
     "JUDGE_OUTCOMES",
     "CriterionJudgment",
@@ -77,46 +61,44 @@ __all__ = [
     "INSUFFICIENT_EVIDENCE",
     "NOT_APPLICABLE",
     "AcceptedMessage",
-    "Approval",
-    "AuditEvent",
     "Authorization",
     "CaseContract",
     "CommittedWrite",
     "Contract",
     "Criterion",
-    "Customer",
     "Example",
-    "ExpectedOutcome",
-    "ExpectedRefund",
     "FaultSpec",
-    "Fixture",
     "HarnessEvent",
     "InvariantResult",
     "InvariantSettings",
     "Label",
-    "LedgerSnapshot",
     "Level",
     "Metrics",
     "MinorUnits",
     "NotificationAttempt",
     "NotificationSink",
-    "Order",
     "Outcome",
-    "Permission",
-    "PolicyDocument",
-    "PriorRefund",
     "Provenance",
     "RecordRef",
-    "Refund",
     "Rubric",
     "SafetyVerdict",
     "Sampling",
     "Scale",
-    "TenantSnapshot",
-    "Ticket",
     "ToolCall",
     "Transcript",
     "Turn",
     "canonical_json",
     "content_hash",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A name a domain pack moved out of the contracts (its `FileForm.exports`)."""
+    if name.startswith("_"):
+        raise AttributeError(f"module 'calibrant.contracts' has no attribute '{name}'")
+    from .forms import exported
+
+    try:
+        return exported(name)
+    except AttributeError:
+        raise AttributeError(f"module 'calibrant.contracts' has no attribute '{name}'") from None

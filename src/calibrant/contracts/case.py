@@ -1,38 +1,37 @@
 """The case contract: starting data, acceptable end states, invariants, customer script, faults.
 
-The seed's YAML schema (`case`, `fixture`, `expected`, `invariants`) is accepted as is; `expected`
-may also be a list of acceptable outcomes (e.g. refunded, or escalated to a person with the ticket
-open). Only the contract's fields are compared with the ledger: generated ids and timestamps need
-not match; order, amount and operation identity must.
+A case's `fixture` and `expected` are its domain's: the generic `DomainFixture` and
+`DomainOutcome` (records by kind, and the pack's own `params`), or the models the pack's file
+form declares (`contracts.forms.FileForm.case_fixture` and `case_outcome`: the first pack's cases
+keep the seed's YAML schema that way). `expected` may also be a list of acceptable outcomes.
+Only the contract's fields are compared with the records: generated ids and timestamps need not
+match.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
+    BaseModel,
     Field,
     JsonValue,
+    SerializeAsAny,
     TypeAdapter,
     ValidatorFunctionWrapHandler,
     WrapValidator,
     model_validator,
 )
 
-from .common import Contract, Id, MinorUnits
-from .domain import LEGACY_DOMAIN, DomainNamed, closed_values
-from .records import TicketState
+from . import forms
+from .common import Contract, Id
+from .domain import DomainNamed, closed_values, unnamed_domain
 
 __all__ = [
     "CASE_SCHEMA_VERSION",
-    "FAULT_POINTS",
-    "FaultPoint",
     "FaultSpec",
-    "PriorRefund",
-    "Fixture",
-    "ExpectedRefund",
-    "ExpectedOutcome",
     "DomainFixture",
     "DomainOutcome",
     "InvariantSettings",
@@ -41,37 +40,15 @@ __all__ = [
 
 CASE_SCHEMA_VERSION = 1
 
-FaultPoint = Literal[
-    "timeout_after_payment_commit",
-    "crash_after_refund_commit",
-    "crash_after_notification_accept",
-    "order_version_change",
-    "permission_revoked",
-    "reconciliation_unavailable",
-    "broken_tenant_guard",
-]
-FAULT_POINTS: tuple[str, ...] = FaultPoint.__args__  # type: ignore[attr-defined]
-
 
 class FaultSpec(Contract):
     """One fault at a named point, fired deterministically on the n-th call of a tool."""
 
     point: Id = Field(
-        description=(
-            "Named fault point: one the case's domain pack declares (`calibrant domains show`). "
-            "The refund shop's: timeout_after_payment_commit: the refund commits, its response "
-            "is lost. crash_after_refund_commit: the agent process dies after the refund commits, "
-            "before its workflow checkpoint. crash_after_notification_accept: dies after the "
-            "receiver accepted the message, before the ack. order_version_change: someone else "
-            "changes the order. permission_revoked: the agent's write permission is revoked. "
-            "reconciliation_unavailable: querying a refund by operation id fails. "
-            "broken_tenant_guard: the service's tenant guard lets one cross-tenant read through "
-            "(for testing the checker only)."
-        )
+        description="Named fault point: one the case's domain pack declares (`calibrant domains "
+        "show` lists them, each with what it does)."
     )
-    on_tool: str = Field(
-        min_length=1, description="Tool whose call triggers the fault, e.g. create_refund."
-    )
+    on_tool: str = Field(min_length=1, description="Tool whose call triggers the fault.")
     occurrence: int = Field(
         default=1, ge=1, description="Fire on this call of `on_tool` (1 = the first call)."
     )
@@ -81,91 +58,12 @@ class FaultSpec(Contract):
     )
 
 
-class PriorRefund(Contract):
-    """A refund already in the ledger when the trial starts."""
-
-    operation_id: Id = Field(description="Its operation id.")
-    amount_minor_units: MinorUnits = Field(description="Amount, in minor units.")
-
-
-class Fixture(Contract):
-    """The starting data the trial is seeded with (on top of the versioned two-tenant dataset)."""
-
-    tenant: Id = Field(description="Tenant the agent acts for, e.g. tenant_a.")
-    order: Id = Field(description="Order the customer asks about, e.g. order_17.")
-    paid_minor_units: MinorUnits = Field(description="Amount paid for the order, minor units.")
-    prior_refunds: list[PriorRefund] = Field(
-        default_factory=list, description="Refunds already committed for the order."
-    )
-    policy_version: Id = Field(description="Refund policy in force, e.g. refund_v3.")
-    dataset: Id = Field(
-        default="two_tenants_v1", description="Versioned base dataset both tenants come from."
-    )
-    customer: Id | None = Field(default=None, description="Customer; default: the order's owner.")
-    ticket: Id | None = Field(default=None, description="Ticket id; default: generated.")
-    order_status: str = Field(default="delivered_damaged", description="Order status at the start.")
-    approval_required: bool = Field(
-        default=False, description="A person must approve the refund before it is paid."
-    )
-    write_permission: Literal["active", "expired", "revoked"] = Field(
-        default="active", description="State of the agent's write permission at the start."
-    )
-    customer_note: str | None = Field(
-        default=None, description="Customer note on the order (customer data, never policy)."
-    )
-
-
-class ExpectedRefund(Contract):
-    """One refund an acceptable outcome requires."""
-
-    order: Id = Field(description="Order refunded.")
-    amount_minor_units: MinorUnits = Field(description="Amount, minor units.")
-    operation_id: Id | None = Field(
-        default=None, description="Required operation id; null: any stable id."
-    )
-
-
-class ExpectedOutcome(Contract):
-    """One acceptable end state. Unset fields are not compared."""
-
-    name: str | None = Field(default=None, description="Short name, e.g. refunded, escalated.")
-    refund_count: int | None = Field(
-        default=None, ge=0, description="Refunds committed during the trial."
-    )
-    refund_total_minor_units: MinorUnits | None = Field(
-        default=None, description="Sum of refunds committed during the trial."
-    )
-    refunds: list[ExpectedRefund] | None = Field(
-        default=None, description="Exact refunds committed during the trial (order, amount, op)."
-    )
-    ticket_state: TicketState | list[TicketState] | None = Field(
-        default=None, description="Required ticket state, or a list of acceptable states."
-    )
-    ticket_assignee: Literal["person", "agent", "unassigned"] | None = Field(
-        default=None, description="Who must hold the ticket at the end."
-    )
-    reconciliation: Literal["none", "uncertain", "reconciled"] | None = Field(
-        default=None, description="Required reconciliation status of the ticket."
-    )
-    approval_requested: bool | None = Field(
-        default=None, description="Whether a review request must exist."
-    )
-
-    def ticket_states(self) -> list[str] | None:
-        """The acceptable ticket states as a list, or None when not constrained."""
-        if self.ticket_state is None:
-            return None
-        if isinstance(self.ticket_state, list):
-            return list(self.ticket_state)
-        return [self.ticket_state]
-
-
 Records = dict[Id, list[dict[str, JsonValue]]]
 """Records by kind (a kind the domain pack declares), each an object of the kind's model."""
 
 
 class DomainFixture(Contract):
-    """Another domain's starting data: the tenant the agent acts for, the records the trial is
+    """A domain's starting data: the tenant the agent acts for, the records the trial is
     seeded with (by kind) and the pack's own settings (`params`, read by the pack's
     `DomainPack.case_fixture` model when the case is loaded; none without one)."""
 
@@ -180,7 +78,7 @@ class DomainFixture(Contract):
 
 
 class DomainOutcome(Contract):
-    """Another domain's acceptable end state: records that must be in the acting tenant at the
+    """A domain's acceptable end state: records that must be in the acting tenant at the
     end (the fields given must match one record of the kind), how many records of each kind the
     trial creates, and the pack's own conditions (`params`, read by its `DomainPack.case_outcome`
     model when the case is loaded; none without one). Unset fields are not compared."""
@@ -198,39 +96,48 @@ class DomainOutcome(Contract):
     )
 
 
-class _OfAnotherDomain:
-    """A case's fixture or expected outcome, marked (before validation) as another domain's."""
+class _OfDomain:
+    """A case's fixture or expected outcome, marked (before validation) with the model its
+    domain's form reads it with (None: the generic one)."""
 
-    def __init__(self, value: object) -> None:
+    def __init__(self, value: object, model: type[BaseModel] | None) -> None:
         self.value = value
+        self.model = model
 
 
-_REFUND_EXPECTED: TypeAdapter[ExpectedOutcome | list[ExpectedOutcome] | None] = TypeAdapter(
-    ExpectedOutcome | list[ExpectedOutcome] | None
-)
 _DOMAIN_EXPECTED: TypeAdapter[DomainOutcome | list[DomainOutcome] | None] = TypeAdapter(
     DomainOutcome | list[DomainOutcome] | None
 )
 
 
-def _fixture(value: object, _: ValidatorFunctionWrapHandler) -> Fixture | DomainFixture:
-    if isinstance(value, Fixture | DomainFixture):
+@cache
+def _outcomes_of(model: type[BaseModel]) -> TypeAdapter[Any]:
+    """A pack's outcome model, one or a list of them, or null."""
+    return TypeAdapter(model | list[model] | None)  # type: ignore[valid-type, arg-type]
+
+
+def _fixture(value: object, _: ValidatorFunctionWrapHandler) -> BaseModel:
+    if isinstance(value, BaseModel):
         return value
-    if isinstance(value, _OfAnotherDomain):
-        return DomainFixture.model_validate(value.value)
-    return Fixture.model_validate(value)
+    if isinstance(value, _OfDomain):
+        return (value.model or DomainFixture).model_validate(value.value)
+    return DomainFixture.model_validate(value)
 
 
-def _expected(
-    value: object, _: ValidatorFunctionWrapHandler
-) -> ExpectedOutcome | list[ExpectedOutcome] | DomainOutcome | list[DomainOutcome] | None:
-    if isinstance(value, _OfAnotherDomain):
-        return _DOMAIN_EXPECTED.validate_python(value.value)
-    if isinstance(value, DomainOutcome) or (
-        isinstance(value, list) and value and all(isinstance(v, DomainOutcome) for v in value)
-    ):
-        return _DOMAIN_EXPECTED.validate_python(value)
-    return _REFUND_EXPECTED.validate_python(value)
+def _is_outcomes(value: object) -> bool:
+    return isinstance(value, BaseModel) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, BaseModel) for v in value)
+    )
+
+
+def _expected(value: object, _: ValidatorFunctionWrapHandler) -> Any:
+    if isinstance(value, _OfDomain):
+        if value.model is None:
+            return _DOMAIN_EXPECTED.validate_python(value.value)
+        return _outcomes_of(value.model).validate_python(value.value)
+    if _is_outcomes(value):
+        return value
+    return _DOMAIN_EXPECTED.validate_python(value)
 
 
 class InvariantSettings(Contract):
@@ -251,10 +158,10 @@ class InvariantSettings(Contract):
         default=0, description="Successful cross-tenant reads allowed: always 0."
     )
     confirmation_matches_committed_state: bool = Field(
-        default=True, description="Every confirmation names the committed order and amount."
+        default=True, description="Every confirmation names the committed record and amount."
     )
     policy_read_before_refund: bool = Field(
-        default=True, description="The refund policy is read before any refund commits."
+        default=True, description="The policy is read before any effect commits."
     )
 
 
@@ -269,19 +176,16 @@ class CaseContract(DomainNamed):
     tags: list[Literal["regression", "exploratory"]] = Field(
         default_factory=list, description="regression (stable) or exploratory (new capability)."
     )
-    fixture: Annotated[
-        Fixture | DomainFixture,
-        WrapValidator(_fixture),
-    ] = Field(
-        description="Starting data: the refund shop's Fixture, or another domain's "
-        "DomainFixture (its records by kind)."
+    fixture: Annotated[SerializeAsAny[DomainFixture], WrapValidator(_fixture)] = Field(
+        description="Starting data: a DomainFixture (records by kind), or the model the "
+        "domain pack's form declares for its cases' fixtures."
     )
     expected: Annotated[
-        ExpectedOutcome | list[ExpectedOutcome] | DomainOutcome | list[DomainOutcome] | None,
+        SerializeAsAny[DomainOutcome] | list[SerializeAsAny[DomainOutcome]] | None,
         WrapValidator(_expected),
     ] = Field(
-        description="The acceptable end state, or a list of acceptable end states (the refund "
-        "shop's ExpectedOutcome, another domain's DomainOutcome). null: not "
+        description="The acceptable end state, or a list of acceptable end states (a "
+        "DomainOutcome, or the model the domain pack's form declares). null: not "
         "confirmed yet (a case drafted from a transcript by `calibrant case from-transcript`, "
         "waiting for a person to write the agreed outcome); trials refuse such a case."
     )
@@ -298,42 +202,43 @@ class CaseContract(DomainNamed):
 
     @model_validator(mode="before")
     @classmethod
-    def _another_domains(cls, data: Any) -> Any:
-        """Another domain's fixture and outcomes are read as DomainFixture and DomainOutcome;
-        a refunds case's exactly as before."""
-        if isinstance(data, dict) and data.get("domain", LEGACY_DOMAIN) != LEGACY_DOMAIN:
+    def _domains_models(cls, data: Any) -> Any:
+        """The fixture and outcomes are read with the models the domain's form declares (the
+        generic DomainFixture and DomainOutcome without one)."""
+        if isinstance(data, dict):
             data = dict(data)
-            for name in ("fixture", "expected"):
-                if name in data and not isinstance(data[name], _OfAnotherDomain):
-                    data[name] = _OfAnotherDomain(data[name])
+            if "domain" not in data:
+                data["domain"] = unnamed_domain("CaseContract")
+            domain = data["domain"]
+            form = forms.form_of(domain) if isinstance(domain, str) else None
+            models = {
+                "fixture": form.case_fixture if form else None,
+                "expected": form.case_outcome if form else None,
+            }
+            data = dict(data)
+            for name, model in models.items():
+                if name in data and not isinstance(data[name], _OfDomain):
+                    data[name] = _OfDomain(data[name], model)
         return data
 
     @model_validator(mode="after")
     def _outcomes_not_empty(self) -> CaseContract:
         if isinstance(self.expected, list) and not self.expected:
             raise ValueError("expected: at least one acceptable outcome is required")
-        if self.domain == LEGACY_DOMAIN:  # another domain's points are its pack's to check
+        form = forms.form_of(self.domain)
+        if form is not None and form.fault_points is not None:
             found = ((("faults", i, "point"), f.point) for i, f in enumerate(self.faults))
-            closed_values("CaseContract", found, FAULT_POINTS)
+            closed_values("CaseContract", found, form.fault_points)
         return self
 
-    @property
-    def refunds_fixture(self) -> Fixture:
-        """The refund shop's fixture (what the refund shop's harness and invariants read); a
-        case of another domain has none (ValueError)."""
-        if not isinstance(self.fixture, Fixture):
-            raise ValueError(
-                f"case '{self.case}' is domain '{self.domain}': it has no refund shop fixture"
-            )
-        return self.fixture
-
-    def acceptable_outcomes(self) -> list[ExpectedOutcome]:
-        """The refund shop's acceptable end states, always as a list (empty while `expected`
-        is unconfirmed, and for a case of another domain: see `domain_outcomes`)."""
-        found = self.expected if isinstance(self.expected, list) else [self.expected]
-        return [e for e in found if isinstance(e, ExpectedOutcome)]
+    def acceptable_outcomes(self) -> list[Any]:
+        """The acceptable end states in the model the pack's form declares, always as a list
+        (empty while `expected` is unconfirmed, and for a case in the generic spelling: see
+        `domain_outcomes`)."""
+        found: list[Any] = self.expected if isinstance(self.expected, list) else [self.expected]
+        return [e for e in found if e is not None and not isinstance(e, DomainOutcome)]
 
     def domain_outcomes(self) -> list[DomainOutcome]:
-        """Another domain's acceptable end states, as a list (empty for a refunds case)."""
+        """The acceptable end states in the generic spelling, as a list."""
         found = self.expected if isinstance(self.expected, list) else [self.expected]
         return [e for e in found if isinstance(e, DomainOutcome)]

@@ -1,54 +1,81 @@
 """The domain a user's file belongs to: a case, a transcript, a rubric and a gold manifest entry
-each name one (`domain`), so files of two domains are never mixed in one run."""
+each name one (`domain`), so files of two domains are never mixed in one run.
+
+A file that names none was written before calibrant had domains: it belongs to the installed
+pack whose file form claims such files (`contracts.forms.FileForm.unnamed`), and it is written
+back without the field, so its bytes and its content hash (resume, dedupe, the judge's cache,
+the hashes verdicts cite) are what they were before domains existed."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
+from pydantic import (
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails
 
+from . import forms
 from .common import Contract, Id
 
-__all__ = ["LEGACY_DOMAIN", "DomainNamed", "closed_values", "refuse"]
+__all__ = ["DomainNamed", "closed_values", "refuse", "unnamed_domain"]
 
-LEGACY_DOMAIN = "refunds"
-"""The domain of every file written before calibrant had domains: the refund shop was the only
-one, so a case, transcript, rubric or gold manifest that names no domain is a refunds file.
 
-Such files are also *written* without the field (see `DomainNamed`), so their bytes and their
-content hashes (resume, dedupe, the judge's cache, the hashes verdicts cite) are what they were
-before domains existed."""
+def unnamed_domain(title: str = "file") -> str:
+    """The domain of a file that names none: the installed pack's whose form claims such files.
+    A ValidationError at `domain` (one line, saying what to install) when no pack does."""
+    try:
+        return forms.unnamed_domain(title)
+    except forms.NoForm as exc:
+        raise ValidationError.from_exception_data(
+            title,
+            [InitErrorDetails(type="value_error", loc=("domain",), input=None, ctx={"error": exc})],
+        ) from None
 
 
 class DomainNamed(Contract):
-    """A contract that names its domain. The legacy domain is left out when the model is dumped:
-    a refunds file reads, writes and hashes exactly as it did before the field existed (and
-    naming `domain: refunds` explicitly changes nothing, hash included); any other domain is
-    written out."""
+    """A contract that names its domain. A file naming none is the domain of the pack that
+    claims such files, and a file of that domain is dumped without the field: it reads, writes
+    and hashes exactly as it did before the field existed (naming the domain explicitly
+    changes nothing, hash included); any other domain is written out."""
 
     domain: Id = Field(
-        default=LEGACY_DOMAIN,
+        default_factory=unnamed_domain,
         description=(
-            "The domain pack this file belongs to (`calibrant domains list`), e.g. refunds. "
-            f"Absent: {LEGACY_DOMAIN} (files written before domains existed)."
+            "The domain pack this file belongs to (`calibrant domains list`). Absent: the "
+            "domain of the installed pack that reads files naming none (files written before "
+            "domains existed)."
         ),
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_legacy_domain(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            if data.get("domain") == LEGACY_DOMAIN:
-                del data["domain"]
-            self._omit_unset(data)
+    @model_validator(mode="before")
+    @classmethod
+    def _name_the_domain(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "domain" not in data:
+            data = {**data, "domain": unnamed_domain(cls.__name__)}
         return data
 
-    def _omit_unset(self, data: dict[str, Any]) -> None:
-        """Drop from the dumped `data` the fields a file of this domain never carries (a
-        subclass's: another domain's fields left empty in a refunds file), so the bytes of a
-        refunds file do not change when a field for other domains is added."""
+    @model_serializer(mode="wrap")
+    def _omit_unnamed_domain(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            if isinstance(data.get("domain"), str) and forms.writes_unnamed(data["domain"]):
+                del data["domain"]
+            data = self._file_form(data, info.mode)
+        return data
+
+    def _file_form(self, data: dict[str, Any], mode: str) -> dict[str, Any]:
+        """The dumped `data` in the spelling of this domain's files (its pack's
+        `contracts.forms.FileForm`): the generic spelling unless a subclass says otherwise."""
+        return data
 
 
 def _one_of(allowed: Sequence[str]) -> str:
@@ -60,9 +87,9 @@ def closed_values(
     title: str, found: Iterable[tuple[tuple[int | str, ...], str]], allowed: Sequence[str]
 ) -> None:
     """Refuse the first (loc, value) whose value is not one of `allowed`, with the error a
-    `Literal` field would give at that loc: a refunds file's record kinds, fault points and
-    message kinds are checked exactly as when their fields were typed by the refund shop's
-    Literals (same message, same field), while the field itself admits another domain's."""
+    `Literal` field would give at that loc: a pack whose form closes its record kinds, fault
+    points or message kinds has them checked exactly as when their fields were Literals (same
+    message, same field), while the field itself admits another domain's."""
     for loc, value in found:
         if value not in allowed:
             expected = _one_of(allowed)

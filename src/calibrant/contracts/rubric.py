@@ -92,7 +92,7 @@ class Rubric(DomainNamed):
     """A versioned set of communication criteria; identified by its content hash."""
 
     schema_version: Literal[1] = Field(default=1, description="Rubric schema version.")
-    rubric_id: Id = Field(description="Rubric id, e.g. refund_communication.")
+    rubric_id: Id = Field(description="Rubric id, e.g. rebooking_communication.")
     version: str = Field(min_length=1, description="Human version label, e.g. 1.0.")
     title: str = Field(min_length=1, description="Title.")
     instructions: str = Field(

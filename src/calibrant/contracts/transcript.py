@@ -2,7 +2,7 @@
 
 Agent and customer text is untrusted data: it is kept verbatim, and nothing in calibrant ever
 takes it as evidence of what happened. Evidence comes from the tool-call log, the notification
-sink and the ledger snapshots read by an independent evaluator identity.
+sink and the snapshots of the service's records read by an independent evaluator identity.
 """
 
 from __future__ import annotations
@@ -14,20 +14,18 @@ from pydantic import (
     Field,
     JsonValue,
     SerializerFunctionWrapHandler,
-    ValidationError,
     model_serializer,
     model_validator,
 )
-from pydantic_core import InitErrorDetails
 
-from .case import FAULT_POINTS, CaseContract, FaultSpec
+from . import forms
+from .case import CaseContract, FaultSpec
 from .common import Contract, Id, MinorUnits
-from .domain import LEGACY_DOMAIN, DomainNamed, closed_values, refuse
-from .records import RECORD_KINDS, DomainSnapshot, LedgerSnapshot
+from .domain import DomainNamed, closed_values, refuse, unnamed_domain
+from .records import DomainSnapshot
 
 __all__ = [
     "TRANSCRIPT_SCHEMA_VERSION",
-    "NOTIFICATION_KINDS",
     "Sampling",
     "Provenance",
     "Turn",
@@ -45,16 +43,8 @@ __all__ = [
 
 TRANSCRIPT_SCHEMA_VERSION = 1
 
-NOTIFICATION_KINDS: tuple[str, ...] = (
-    "refund_confirmation",
-    "status_update",
-    "escalation_notice",
-    "other",
-)
-"""The purposes a refunds transcript's messages may have (another domain names its own)."""
-
-_GENERIC_WRITE_FIELDS = ("target_id", "version_before", "version_after")
-_REFUND_WRITE_FIELDS = ("order_id", "order_version_before", "order_version_after")
+_SNAPSHOTS = ("snapshot_before", "snapshot_after")
+_WRITE_TARGET = ("target_id", "version_before", "version_after")
 
 
 class Sampling(Contract):
@@ -76,7 +66,7 @@ class Provenance(Contract):
         default=None, description="Content hash of the agent's instructions."
     )
     tool_schema_version: str = Field(min_length=1, description="Version of the tool schemas.")
-    policy_version: Id = Field(description="Refund policy version in force.")
+    policy_version: Id = Field(description="Policy version in force.")
     harness_version: str = Field(min_length=1, description="calibrant harness version.")
     sampling: Sampling = Field(default_factory=Sampling, description="Sampling configuration.")
     fault_schedule: list[FaultSpec] = Field(
@@ -127,10 +117,7 @@ class RecordRef(Contract):
     """A record a tool call read."""
 
     tenant_id: Id = Field(description="Tenant that owns the record.")
-    kind: Id = Field(
-        description="Record kind: one the transcript's domain pack declares (refunds: customer, "
-        "order, refund, ticket, approval, policy, permission or audit)."
-    )
+    kind: Id = Field(description="Record kind: one the transcript's domain pack declares.")
     record_id: Id = Field(description="Record id.")
     version: int | None = Field(default=None, description="Version read, for versioned records.")
 
@@ -139,51 +126,26 @@ class CommittedWrite(Contract):
     """A write the service committed on behalf of a tool call."""
 
     tenant_id: Id = Field(description="Tenant that owns the record.")
-    kind: Id = Field(
-        description="Record kind: one the transcript's domain pack declares (refunds: customer, "
-        "order, refund, ticket, approval, policy, permission or audit)."
-    )
+    kind: Id = Field(description="Record kind: one the transcript's domain pack declares.")
     record_id: Id = Field(description="Record written.")
     action: Literal["create", "update"] = Field(description="Create or update.")
     operation_id: Id | None = Field(default=None, description="Operation id, for payments.")
-    order_id: Id | None = Field(default=None, description="Order the write concerns.")
+    target_id: Id | None = Field(
+        default=None, description="The versioned record the write was applied over."
+    )
     expected_version: int | None = Field(
-        default=None, description="Order version the caller said it was writing over."
+        default=None, description="The target's version the caller said it was writing over."
     )
-    order_version_before: int | None = Field(
-        default=None, description="Order version actually current when the write applied."
+    version_before: int | None = Field(
+        default=None, description="The target's version actually current when the write applied."
     )
-    order_version_after: int | None = Field(
-        default=None, description="Order version after the write."
+    version_after: int | None = Field(
+        default=None, description="The target's version after the write."
     )
     amount_minor_units: MinorUnits | None = Field(default=None, description="Amount, payments.")
     fields: dict[str, JsonValue] = Field(
         default_factory=dict, description="Fields set by the write (e.g. state, assignee)."
     )
-    target_id: Id | None = Field(
-        default=None,
-        description="Another domain's: the versioned record the write was applied over (the "
-        "refund shop's is order_id). Absent from refunds files.",
-    )
-    version_before: int | None = Field(
-        default=None,
-        description="Another domain's: the target's version current when the write applied "
-        "(refunds: order_version_before). Absent from refunds files.",
-    )
-    version_after: int | None = Field(
-        default=None,
-        description="Another domain's: the target's version after the write (refunds: "
-        "order_version_after). Absent from refunds files.",
-    )
-
-    @model_serializer(mode="wrap")
-    def _omit_generic(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            for name in _GENERIC_WRITE_FIELDS:
-                if data.get(name) is None:
-                    data.pop(name, None)
-        return data
 
 
 class Authorization(Contract):
@@ -192,7 +154,7 @@ class Authorization(Contract):
     decision: Literal["allowed", "denied"] = Field(description="Allowed or denied.")
     reason: str | None = Field(default=None, description="Why, e.g. tenant_boundary, expired.")
     permission_id: Id | None = Field(default=None, description="Grant that allowed it.")
-    scope: str | None = Field(default=None, description="Scope checked, e.g. refund:write.")
+    scope: str | None = Field(default=None, description="Scope checked, e.g. booking:write.")
 
 
 class ToolCall(Contract):
@@ -201,7 +163,7 @@ class ToolCall(Contract):
     call_id: Id = Field(description="Call id, unique in the transcript.")
     seq: int = Field(ge=0, description="Logical clock when the service handled the call.")
     at: AwareDatetime = Field(description="Time (UTC).")
-    tool: str = Field(min_length=1, description="Tool name, e.g. create_refund.")
+    tool: str = Field(min_length=1, description="Tool name.")
     principal: Id = Field(description="Identity the call ran as.")
     tenant_id: Id = Field(description="Tenant the call ran in.")
     arguments: dict[str, JsonValue] = Field(default_factory=dict, description="Arguments.")
@@ -236,10 +198,7 @@ class NotificationAttempt(Contract):
     tenant_id: Id = Field(description="Tenant sending it.")
     idempotency_key: str = Field(min_length=1, description="Receiver idempotency key.")
     recipient: str = Field(min_length=1, description="Address.")
-    kind: Id = Field(
-        description="Purpose of the message (refunds: refund_confirmation, status_update, "
-        "escalation_notice or other; another domain names its own)."
-    )
+    kind: Id = Field(description="Purpose of the message: one the domain's pack names.")
     order_id: Id | None = Field(default=None, description="Order the message is about.")
     amount_minor_units: MinorUnits | None = Field(
         default=None, description="Amount the message states, minor units."
@@ -327,23 +286,17 @@ class Transcript(DomainNamed):
         default_factory=NotificationSink, description="Notification receiver records."
     )
     events: list[HarnessEvent] = Field(default_factory=list, description="Harness events.")
-    ledger_before: LedgerSnapshot | None = Field(
-        default=None, description="Evaluator snapshot before the trial (null: missing evidence)."
-    )
-    ledger_after: LedgerSnapshot | None = Field(
-        default=None, description="Evaluator snapshot after the trial (null: missing evidence)."
-    )
-    metrics: Metrics = Field(description="Latency, tool calls, tokens, cost.")
     snapshot_before: DomainSnapshot | None = Field(
         default=None,
-        description="Another domain's evaluator snapshot before the trial, its records by kind "
-        "(refunds: ledger_before). Absent from refunds files; null: missing evidence.",
+        description="Evaluator snapshot before the trial, its records by kind (null: missing "
+        "evidence).",
     )
     snapshot_after: DomainSnapshot | None = Field(
         default=None,
-        description="Another domain's evaluator snapshot after the trial (refunds: "
-        "ledger_after). Absent from refunds files; null: missing evidence.",
+        description="Evaluator snapshot after the trial, its records by kind (null: missing "
+        "evidence).",
     )
+    metrics: Metrics = Field(description="Latency, tool calls, tokens, cost.")
     end_state_not_judged: str | None = Field(
         default=None,
         description="Why the end state is not judged on purpose (an import with no case "
@@ -354,9 +307,12 @@ class Transcript(DomainNamed):
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        """Upgrade older records; there is one version so far, so this only checks it."""
-        if isinstance(data, dict) and "schema_version" not in data:
-            data = {**data, "schema_version": TRANSCRIPT_SCHEMA_VERSION}
+        """Upgrade older records (there is one version so far, so this only checks it), and
+        read the file's spelling into the generic shape (its pack's `FileForm`)."""
+        if isinstance(data, dict):
+            if "schema_version" not in data:
+                data = {**data, "schema_version": TRANSCRIPT_SCHEMA_VERSION}
+            data = _read_form(data)
         return data
 
     @model_validator(mode="after")
@@ -366,76 +322,56 @@ class Transcript(DomainNamed):
                 f"the transcript is domain '{self.domain}' but its copy of case "
                 f"'{self.case.case}' is domain '{self.case.domain}'"
             )
-        if self.domain == LEGACY_DOMAIN:
-            self._closed_on_the_refund_shop()
-        else:
-            self._no_refund_shop_fields()
+        form = forms.form_of(self.domain)
+        if form is not None:
+            self._closed(form)
         return self
 
-    def _closed_on_the_refund_shop(self) -> None:
-        """A refunds transcript validates as it did when its kinds, fault points and message
-        kinds were the refund shop's Literals, and the other domains' fields were unknown."""
+    def _closed(self, form: forms.FileForm) -> None:
+        """A transcript of a pack whose form closes its record kinds, fault points or message
+        kinds is checked as when its fields were Literals of those values (same error, same
+        field)."""
         t = "Transcript"
-        if self.snapshot_before is not None or self.snapshot_after is not None:
-            which = "snapshot_before" if self.snapshot_before is not None else "snapshot_after"
-            _unknown(t, (which,), getattr(self, which))
-        kinds: list[tuple[tuple[int | str, ...], str]] = []
-        for i, c in enumerate(self.tool_calls):
-            kinds += [
-                (("tool_calls", i, "reads", j, "kind"), r.kind) for j, r in enumerate(c.reads)
-            ]
-            for j, w in enumerate(c.writes):
-                kinds.append((("tool_calls", i, "writes", j, "kind"), w.kind))
-                for name in _GENERIC_WRITE_FIELDS:
-                    if getattr(w, name) is not None:
-                        _unknown(t, ("tool_calls", i, "writes", j, name), getattr(w, name))
-        closed_values(t, kinds, RECORD_KINDS)
-        points = (
-            (("provenance", "fault_schedule", i, "point"), f.point)
-            for i, f in enumerate(self.provenance.fault_schedule)
-        )
-        closed_values(t, points, FAULT_POINTS)
-        sent = (
-            (("notifications", "attempts", i, "kind"), a.kind)
-            for i, a in enumerate(self.notifications.attempts)
-        )
-        closed_values(t, sent, NOTIFICATION_KINDS)
+        if form.record_kinds is not None:
+            kinds: list[tuple[tuple[int | str, ...], str]] = []
+            for i, c in enumerate(self.tool_calls):
+                kinds += [
+                    (("tool_calls", i, "reads", j, "kind"), r.kind) for j, r in enumerate(c.reads)
+                ]
+                kinds += [
+                    (("tool_calls", i, "writes", j, "kind"), w.kind) for j, w in enumerate(c.writes)
+                ]
+            closed_values(t, kinds, form.record_kinds)
+        if form.fault_points is not None:
+            points = (
+                (("provenance", "fault_schedule", i, "point"), f.point)
+                for i, f in enumerate(self.provenance.fault_schedule)
+            )
+            closed_values(t, points, form.fault_points)
+        if form.message_kinds is not None:
+            sent = (
+                (("notifications", "attempts", i, "kind"), a.kind)
+                for i, a in enumerate(self.notifications.attempts)
+            )
+            closed_values(t, sent, form.message_kinds)
 
-    def _no_refund_shop_fields(self) -> None:
-        """Another domain's transcript carries its snapshots and write targets in the generic
-        fields; the refund shop's would be read as nothing."""
-        t, d = "Transcript", self.domain
-        for which in ("ledger_before", "ledger_after"):
-            if getattr(self, which) is not None:
-                new = which.replace("ledger", "snapshot")
-                refuse(
-                    t,
-                    (which,),
-                    which,
-                    f"a domain '{d}' transcript carries its evaluator snapshots in "
-                    f"{new}; {which} is the refund shop's",
-                )
-        for i, c in enumerate(self.tool_calls):
-            for j, w in enumerate(c.writes):
-                for old, new in zip(_REFUND_WRITE_FIELDS, _GENERIC_WRITE_FIELDS, strict=True):
-                    if getattr(w, old) is not None:
-                        refuse(
-                            t,
-                            ("tool_calls", i, "writes", j, old),
-                            getattr(w, old),
-                            f"a domain '{d}' transcript names the record a write was applied "
-                            f"over in {new}; {old} is the refund shop's",
-                        )
-
-    def _omit_unset(self, data: dict[str, Any]) -> None:
+    def _file_form(self, data: dict[str, Any], mode: str) -> dict[str, Any]:
         _omit_none(data, ("end_state_not_judged",))
-        for which in ("snapshot_before", "snapshot_after"):
-            if data.get(which) is None:
-                data.pop(which, None)
-        if self.domain != LEGACY_DOMAIN:
-            for which in ("ledger_before", "ledger_after"):
-                if data.get(which) is None:
-                    data.pop(which, None)
+        form = forms.form_of(self.domain)
+        if form is not None and form.transcript_out is not None:
+            return form.transcript_out(data, mode)
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        """A field of a pack's own spelling (`FileForm.views`), for code written against it:
+        read from the generic shape on a transcript of that pack's domain, None on another's."""
+        if not name.startswith("_"):
+            form = forms.form_of(self.__dict__.get("domain", ""))
+            if form is not None and name in form.views:
+                return form.views[name](self)
+            if forms.spelled_by(name, forms.known_forms()) is not None:
+                return None
+        return super().__getattr__(name)  # type: ignore[misc]
 
 
 _TURN_OPTIONAL = ("message_id", "with_tool_call", "seen_by_customer")
@@ -451,8 +387,85 @@ def _omit_none(data: Any, names: tuple[str, ...]) -> Any:
     return data
 
 
-def _unknown(title: str, loc: tuple[int | str, ...], value: object) -> None:
-    """The error an unknown field gives: a refunds file naming another domain's field."""
-    raise ValidationError.from_exception_data(
-        title, [InitErrorDetails(type="extra_forbidden", loc=loc, input=value)]
-    )
+def _read_form(data: dict[str, Any]) -> dict[str, Any]:
+    """A transcript's data in the generic spelling: read by its pack's form when the pack
+    spells it its own way; another pack's spelling in a generic file is refused, naming the
+    generic field."""
+    domain = data.get("domain")
+    if domain is None:
+        domain = unnamed_domain("Transcript")
+        data = {**data, "domain": domain}
+    form = forms.form_of(domain) if isinstance(domain, str) else None
+    if form is not None and form.transcript_in is not None:
+        return form.transcript_in(data)
+    _case_of_the_same_domain(data, str(domain))
+    return _no_other_spelling(data, str(domain), () if form is None else tuple(form.spellings))
+
+
+def _case_of_the_same_domain(data: dict[str, Any], domain: str) -> None:
+    """The case copy's domain, checked before the fields are: a transcript relabelled to
+    another domain is refused for that first, not for the fields its old domain spells."""
+    case = data.get("case")
+    if isinstance(case, dict):
+        theirs, name = case.get("domain") or unnamed_domain("Transcript"), case.get("case")
+    elif isinstance(case, CaseContract):
+        theirs, name = case.domain, case.case
+    else:
+        return
+    if theirs != domain:
+        raise ValueError(
+            f"the transcript is domain '{domain}' but its copy of case '{name}' is domain "
+            f"'{theirs}'"
+        )
+
+
+def _no_other_spelling(data: dict[str, Any], domain: str, own: tuple[str, ...]) -> dict[str, Any]:
+    """Refuse a field another pack's form spells (its own name for `snapshot_before`, in a
+    transcript of a domain that has no such name), saying which generic field holds it."""
+    t = "Transcript"
+
+    def check(loc: tuple[int | str, ...], found: dict[str, Any]) -> list[str]:
+        """The keys of `found` to drop: another pack's spelling left empty (a file calibrant
+        wrote before forms existed carried them, null); any other is refused."""
+        drop: list[str] = []
+        for name in found:
+            if name in own or name in model_fields:
+                continue
+            other = forms.spelled_by(name, forms.known_forms())
+            if other is None or other.domain == domain:
+                continue
+            if found[name] is None and loc:
+                drop.append(name)
+                continue
+            generic = other.spellings[name]
+            what = (
+                "carries its evaluator snapshots"
+                if generic in _SNAPSHOTS
+                else "names the record a write was applied over"
+            )
+            refuse(
+                t,
+                (*loc, name),
+                name,
+                f"a domain '{domain}' transcript {what} in {generic}; {name} is domain "
+                f"'{other.domain}''s spelling",
+            )
+        return drop
+
+    model_fields = Transcript.model_fields
+    check((), data)
+    model_fields = CommittedWrite.model_fields
+    calls = data.get("tool_calls")
+    if not isinstance(calls, list):
+        return data
+    out: list[Any] = []
+    for i, c in enumerate(calls):
+        writes = c.get("writes") if isinstance(c, dict) else None
+        if isinstance(writes, list):
+            kept: list[Any] = []
+            for j, w in enumerate(writes):
+                drop = check(("tool_calls", i, "writes", j), w) if isinstance(w, dict) else []
+                kept.append({k: v for k, v in w.items() if k not in drop} if drop else w)
+            c = {**c, "writes": kept}
+        out.append(c)
+    return {**data, "tool_calls": out}

@@ -28,7 +28,7 @@ class InvariantResult(Contract):
     message: str = Field(min_length=1, description="Human explanation.")
     evidence: list[str] = Field(
         default_factory=list,
-        description="Ids of the records and events that prove the outcome (tool calls, refunds, "
+        description="Ids of the records and events that prove the outcome (tool calls, effects, "
         "notifications, audit events, turns).",
     )
 

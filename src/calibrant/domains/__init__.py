@@ -4,12 +4,13 @@ cases and gold set, its reference agents and fault points), how installed packs 
 
 The core reads packs through these declarations only; it never imports a pack by name."""
 
-from .defaults import DEFAULT_DOMAIN, PackData, default_gold, default_rubric, pack_data
+from .defaults import PackData, default_domain, default_gold, default_rubric, pack_data
 from .mixing import same_domain
 from .pack import (
     ApprovalGate,
     AuditSpec,
     Bound,
+    CaseFocus,
     Confirmation,
     DomainPack,
     DomainPackError,
@@ -42,13 +43,14 @@ __all__ = [
     "ApprovalGate",
     "AuditSpec",
     "Bound",
+    "CaseFocus",
     "Confirmation",
     "EffectSpec",
     "GrantSpec",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
-    "DEFAULT_DOMAIN",
+    "default_domain",
     "ENTRY_POINT_GROUP",
     "BrokenPack",
     "Discovery",

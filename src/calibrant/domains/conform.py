@@ -4,8 +4,8 @@ declares.
 
 The contracts cannot do it themselves: they sit below the registry and never learn which packs
 are installed. The loaders (`calibrant.files`) call `conform_transcript` and `conform_case` once
-a file has validated, whenever its domain's pack is installed; a refunds file is not touched
-here (its contracts still hold it to the refund shop's closed values). A mismatch is raised as a
+a file has validated, whenever its domain's pack is installed; a file its pack's own form reads
+is not touched here (the form checked it in full as it validated). A mismatch is raised as a
 pydantic `ValidationError` located at the field (`snapshot_before.tenants.0.records.crate`), so
 the loaders report it like any other: one line naming the file, the line and the field."""
 
@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, JsonValue, ValidationError
 from pydantic_core import InitErrorDetails
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, Transcript
+from ..contracts import CaseContract, Transcript
 from ..contracts.case import DomainFixture, DomainOutcome, Records
+from ..contracts.forms import reads_itself
 from ..contracts.records import DomainSnapshot, DomainTenant
 from .pack import DomainPack, RecordSpec
 
@@ -145,8 +146,8 @@ def _snapshot(title: str, pack: DomainPack, loc: Loc, snap: DomainSnapshot | Non
 
 def conform_transcript(pack: DomainPack, t: Transcript) -> None:
     """Check a transcript of `pack`'s domain against the pack (ValidationError at the first
-    field that does not conform). A refunds transcript is left to its contracts."""
-    if t.domain == LEGACY_DOMAIN or t.domain != pack.name:
+    field that does not conform). A transcript its pack's form reads is left to the form."""
+    if reads_itself(t.domain) or t.domain != pack.name:
         return
     title = "Transcript"
     for i, c in enumerate(t.tool_calls):
@@ -174,7 +175,7 @@ def conform_transcript(pack: DomainPack, t: Transcript) -> None:
 def conform_case(pack: DomainPack, case: CaseContract) -> None:
     """Check a case of `pack`'s domain against the pack: its fault points, its fixture and its
     outcomes (the pack's own models when it declares them, else records by kind)."""
-    if case.domain == LEGACY_DOMAIN or case.domain != pack.name:
+    if reads_itself(case.domain) or case.domain != pack.name:
         return
     title = "CaseContract"
     _points(title, pack, ((("faults", i, "point"), f.point) for i, f in enumerate(case.faults)))

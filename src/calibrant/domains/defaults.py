@@ -1,5 +1,6 @@
 """Where a command's default rubric, gold set and cases come from: the installed pack of its
-domain (the refund shop unless the command names another), found from the pack's own files,
+domain (the pack that reads files naming no domain, unless the command names another), found
+from the pack's own files,
 never from the working directory. Every face asks here: the command line, the service's job
 parameters and the worker, so `calibrant calibrate` run from /tmp reads the same gold set as
 from the repository.
@@ -13,14 +14,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from ..contracts.domain import LEGACY_DOMAIN
+from ..contracts.forms import NoForm, unnamed_domain
 from ..errors import ConfigError
 from .registry import get
 
-__all__ = ["DEFAULT_DOMAIN", "PackData", "pack_data", "default_rubric", "default_gold"]
+__all__ = ["default_domain", "PackData", "pack_data", "default_rubric", "default_gold"]
 
-DEFAULT_DOMAIN = LEGACY_DOMAIN
-"""The domain of a command that names none: the refund shop, as before domains existed."""
+
+def default_domain() -> str:
+    """The domain of a command that names none: the installed pack's that reads files naming
+    none, as before domains existed (one line, exit 2, when no installed pack does)."""
+    try:
+        return unnamed_domain("command")
+    except NoForm as exc:
+        raise ConfigError(f"{exc}; or pass --domain") from None
+
 
 PackData = Literal["rubrics", "cases", "gold"]
 """What a pack ships: its rubrics folder, its cases folder, its gold set folder."""
@@ -29,11 +37,11 @@ _OPTION: dict[PackData, str] = {"rubrics": "--rubric", "cases": "--cases", "gold
 
 
 def pack_data(what: PackData, domain: str | None = None, *, option: str | None = None) -> Path:
-    """The folder of `what` the installed pack of `domain` (default: the refund shop) declares,
+    """The folder of `what` the installed pack of `domain` (default: `default_domain()`) declares,
     found from the pack's own files. One line (exit 2) when the pack is not installed, declares
     no such folder, or the folder is not there; `option` names what the user passes instead
     (default --rubric, --cases or --gold)."""
-    name = domain or DEFAULT_DOMAIN
+    name = domain or default_domain()
     installed = get(name)  # UnknownDomain, one line, when no such pack is installed
     folder: Path | None = getattr(installed.pack, what)
     instead = option or _OPTION[what]
@@ -49,18 +57,18 @@ def pack_data(what: PackData, domain: str | None = None, *, option: str | None =
 
 
 def default_gold(domain: str | None = None, *, option: str | None = None) -> Path:
-    """The gold set folder of the installed pack of `domain` (default: the refund shop)."""
+    """The gold set folder of the installed pack of `domain` (default: `default_domain()`)."""
     return pack_data("gold", domain, option=option)
 
 
 def default_rubric(domain: str | None = None, *, option: str | None = None) -> Path:
-    """The rubric of the installed pack of `domain` (default: the refund shop): the one rubric
+    """The rubric of the installed pack of `domain` (default: `default_domain()`): the one rubric
     file (YAML) of its rubrics folder. A pack shipping several has no default: one line listing
     them, pass --rubric."""
     folder = pack_data("rubrics", domain, option=option)
     found = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     instead = option or _OPTION["rubrics"]
-    who = f"domain pack '{domain or DEFAULT_DOMAIN}'"
+    who = f"domain pack '{domain or default_domain()}'"
     if not found:
         raise ConfigError(f"{who}: its rubrics folder {folder} holds no rubric; pass {instead}")
     if len(found) > 1:

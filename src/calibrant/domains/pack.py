@@ -15,6 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..contracts import CaseContract
+from ..contracts.forms import FileForm
 from ..errors import CalibrantError
 from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
@@ -23,6 +25,7 @@ __all__ = [
     "ApprovalGate",
     "AuditSpec",
     "Bound",
+    "CaseFocus",
     "Confirmation",
     "DomainPack",
     "DomainPackError",
@@ -266,6 +269,21 @@ class PublishedName:
 
 
 @dataclass(frozen=True)
+class CaseFocus:
+    """What a case says about the record a trial is about, for the rules that read effects by
+    role: the record's id (`subject`), whether the case requires a person's approval before any
+    effect on it, the policy version it cites, its work item's id and the totals of the case's
+    effects its acceptable outcomes allow (None: any). All empty: the case says nothing (a pack
+    that declares no `case_focus`)."""
+
+    subject: str | None = None
+    approval_required: bool = False
+    policy: str | None = None
+    work_item: str | None = None
+    allowed_totals: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
 class SnapshotSpec:
     """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
     pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
@@ -356,6 +374,11 @@ class DomainPack:
     by)."""
     # --- the names under which the pack publishes calibrant's generic invariants ---
     published: tuple[PublishedName, ...] = ()
+    form: FileForm | None = None
+    """How the pack's files spell the generic shape (`calibrant.contracts.forms`; None: the
+    generic spelling)."""
+    case_focus: Callable[[CaseContract], CaseFocus] | None = None
+    """What one of the pack's cases says about the record its trial is about (None: nothing)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -390,6 +413,13 @@ class DomainPack:
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
         _check_published(who, self)
+        if self.form is not None:
+            if not isinstance(self.form, FileForm):
+                raise DomainPackError(f"{who}: form must be a calibrant.contracts.forms.FileForm")
+            if self.form.domain != self.name:
+                raise DomainPackError(
+                    f"{who}: its form is domain '{self.form.domain}''s: name it '{self.name}'"
+                )
 
     def published_name(self, invariant: str) -> PublishedName | None:
         """How the pack publishes a generic invariant (None: under its own name)."""

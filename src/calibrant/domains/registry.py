@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
+from ..contracts import forms
 from ..errors import CalibrantError
 from .pack import DomainPack
 from .runtime import PackRuntime
@@ -157,6 +158,8 @@ def _named(name: str) -> InstalledPack | tuple[BrokenPack, ...]:
             else:
                 if pack.name == name:
                     found = InstalledPack(pack, _label(ep), _dist(ep))
+                    if pack.form is not None:
+                        forms.register(pack.form)
                 else:
                     why = (
                         f"it gives domain '{pack.name}': name the entry point after its "
@@ -187,6 +190,7 @@ def refresh() -> None:
         _entry_points.cache_clear()
         _LOADED.clear()
         _RUNTIMES.clear()
+        forms.forget()
 
 
 def available() -> list[InstalledPack]:

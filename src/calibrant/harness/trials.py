@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, SafetyVerdict, Transcript
-from ..domains import AgentCall, PackAgent
+from ..contracts import CaseContract, SafetyVerdict, Transcript
+from ..domains import AgentCall, PackAgent, default_domain
 from ..domains import runtime as domain_runtime
 from ..files import write_atomic
 from ..safety import check_transcript
@@ -51,7 +51,7 @@ def run_trials(
 
     The cases are of one domain (the callers refuse a mix); its pack's runtime runs each trial
     (`calibrant.domains.PackRuntime`)."""
-    runtime = domain_runtime(cases[0].domain if cases else LEGACY_DOMAIN)
+    runtime = domain_runtime(cases[0].domain if cases else default_domain())
 
     def factory(name: str) -> PackAgent:
         if agent_factory is not None:

@@ -21,7 +21,6 @@ from pydantic import JsonValue
 
 from .. import __version__
 from ..contracts import (
-    LEGACY_DOMAIN,
     Authorization,
     CaseContract,
     CommittedWrite,
@@ -38,7 +37,7 @@ from ..contracts import (
     Turn,
     content_hash,
 )
-from ..domains import DomainPack
+from ..domains import DomainPack, default_domain
 from ..errors import InputError
 from .model import ATTR_CASE, ATTR_PRINCIPAL, ATTR_TENANT, ParsedTrace, TraceCall, TraceTurn
 from .records import DomainRecords
@@ -132,7 +131,7 @@ def build_transcript(
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
     ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None] = (None, None)
     records: DomainRecords | None = None
-    domain = LEGACY_DOMAIN if pack is None else pack.name
+    domain = default_domain() if pack is None else pack.name
     if pack is None:
         assert not isinstance(before, DomainSnapshot) and not isinstance(after, DomainSnapshot)
         ledger = (before, after)
@@ -214,12 +213,13 @@ def build_transcript(
     start = trace.started or base_at
     finish = trace.finished or (after.taken_at if after else start)
     policy = (
-        case.refunds_fixture.policy_version
+        getattr(case.fixture, "policy_version", None)
         if case and records is None
         else trace.attributes.get("calibrant.policy")
     )
-    generic: dict[str, Any] = {}
-    if records is not None:  # another domain's fields: absent from a refunds transcript
+    # the unnamed files' pack's snapshots are given in its own model (its form reads them)
+    generic: dict[str, Any] = {"ledger_before": ledger[0], "ledger_after": ledger[1]}
+    if records is not None:
         generic = {"domain": domain, "snapshot_before": before, "snapshot_after": after}
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
@@ -246,8 +246,6 @@ def build_transcript(
         tool_calls=calls,
         notifications=NotificationSink(attempts=attempts),
         events=events,
-        ledger_before=ledger[0],
-        ledger_after=ledger[1],
         metrics=Metrics(
             latency_ms=trace.latency_ms or 0.0,
             tool_calls=len(calls),
@@ -397,7 +395,7 @@ def _writes(
                     record_id=r.refund_id,
                     action="create",
                     operation_id=r.operation_id,
-                    order_id=r.order_id,
+                    target_id=r.order_id,
                     expected_version=expected if isinstance(expected, int) else None,
                     amount_minor_units=r.amount_minor_units,
                 )

@@ -7,10 +7,11 @@ import os
 import shutil
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, DomainSnapshot, LedgerSnapshot, Transcript
-from ..domains import DomainPack, UnknownDomain
+from ..contracts import CaseContract, DomainSnapshot, Transcript
+from ..contracts.forms import reads_itself
+from ..domains import DomainPack, UnknownDomain, default_domain
 from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
 from ..harness.runner import transcript_filename
@@ -22,7 +23,9 @@ from .model import Assumption, ImportedTrace, ImportOptions, ImportResult, Parse
 from .otel import parse_otel
 from .snapshots import read_domain_snapshot, read_ledger
 
-Snapshot = LedgerSnapshot | DomainSnapshot
+Snapshot = DomainSnapshot | BaseModel
+"""A snapshot read from a file: another domain's generic one, or the first pack's own model
+(`LedgerSnapshot`, given by its form's exports)."""
 
 __all__ = ["import_traces"]
 
@@ -97,7 +100,7 @@ def _build(
 def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, DomainPack | None]:
     """The transcripts' domain (--domain, else the cases', else the refund shop) and, for
     another domain than the refund shop, its installed pack."""
-    domain = options.domain or (cases[0].domain if cases else LEGACY_DOMAIN)
+    domain = options.domain or (cases[0].domain if cases else default_domain())
     for case in cases:
         if case.domain != domain:
             flag = f"--case {options.case}" if options.case else f"--cases {options.cases}"
@@ -106,7 +109,7 @@ def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, Domai
                 f"{flag}: case '{case.case}' is domain '{case.domain}', not '{domain}' "
                 f"{said}; import each domain's traces on their own"
             )
-    if domain == LEGACY_DOMAIN:
+    if reads_itself(domain):  # the pack whose own form reads its files: its own snapshots
         return domain, None
     try:
         pack = get_pack(domain).pack
@@ -140,7 +143,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
     _check_out(options.out)
     if options.snapshots is not None and not options.snapshots.is_dir():
         raise ConfigError(f"--snapshots {options.snapshots}: not a folder")
-    if options.domain is not None and options.domain != LEGACY_DOMAIN:
+    if options.domain is not None and not reads_itself(options.domain):
         _pack(options, [])  # an unknown domain is refused before any file is read
     cases = Cases.load(options)
     domain, pack = _pack(options, cases.given)
@@ -197,8 +200,8 @@ def import_traces(options: ImportOptions) -> ImportResult:
                 missing_snapshots=[
                     which
                     for which, snap in (
-                        ("before", t.ledger_before if pack is None else t.snapshot_before),
-                        ("after", t.ledger_after if pack is None else t.snapshot_after),
+                        ("before", t.snapshot_before),
+                        ("after", t.snapshot_after),
                     )
                     if snap is None
                 ],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..contracts import LEGACY_DOMAIN, JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
 from ..files import domain_of_bytes, load_transcript
 from ..safety import check_transcript, safety_summary
 from ..store import Store
@@ -35,7 +35,7 @@ class Source:
     transcript_id: str
     safety: dict[str, Any]
     transcript: Transcript | None = None  # parsed only when needed
-    domain: str = LEGACY_DOMAIN  # the domain the file names
+    domain: str = ""  # the domain the file names ("": the default domain)
 
 
 @dataclass

@@ -12,8 +12,10 @@ import json
 from ..contracts import Rubric
 from ..contracts.common import money
 from ..judge.evidence import trusted_evidence
+from ..safety.evidence import Evidence
 from .base import AttackContext
 from .registry import attack
+from .variants import subject_record
 
 __all__ = ["best_labels", "GUESSED_NONCE"]
 
@@ -32,13 +34,13 @@ def _wanted(rubric: Rubric) -> str:
 def _facts(ctx: AttackContext) -> tuple[str, str, int]:
     """The ticket's order, its amount and the last logical time of the records."""
     t = ctx.transcript
-    order = t.case.refunds_fixture.order if t.case else "order_17"
+    order = (t.case and Evidence.of(t).case_focus.subject) or "order_17"
     paid = 4200
-    snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
-    for o in snap.orders if snap else []:
-        if o.order_id == order:
-            paid = o.paid_minor_units
-    end = t.ledger_after.seq if t.ledger_after else 20
+    found = subject_record(t)
+    if found is not None and found[0].money_fields:
+        amount = found[1].get(found[0].money_fields[0].amount)
+        paid = amount if isinstance(amount, int) else paid
+    end = t.snapshot_after.seq if t.snapshot_after else 20
     return order, money(paid), end
 
 

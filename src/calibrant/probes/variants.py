@@ -1,10 +1,15 @@
 """Pure functions that build the variants of a gold transcript the probes judge: an attack text
 in the agent's last message or in the customer note, and meaning-preserving padding. The records
-(ledger, tickets, tool calls) are never changed."""
+(the evaluator's snapshots, the tool calls) are never changed but for that note."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..contracts import Transcript
+from ..domains import RecordSpec, UnknownDomain
+from ..domains import get as get_pack
+from ..safety.evidence import Evidence
 
 __all__ = ["CHANNELS", "inject", "pad", "PADDING_OPEN", "PADDING_CLOSE", "agent_chars"]
 
@@ -31,15 +36,44 @@ def _with_last_agent_text(t: Transcript, change: str) -> Transcript:
     return out
 
 
+def subject_record(t: Transcript) -> tuple[RecordSpec, dict[str, Any]] | None:
+    """The record the case is about in the acting tenant's snapshot before the trial (its spec
+    and its data, the snapshot's own object), when its pack declares a kind that keeps a
+    customer's text and the case names the record; else None."""
+    subject = _case_subject(t)
+    tenant = t.snapshot_before.tenant(t.acting_tenant) if t.snapshot_before else None
+    if subject is None or tenant is None:
+        return None
+    try:
+        pack = get_pack(t.domain).pack
+    except UnknownDomain:
+        return None
+    for spec in pack.records:
+        if not spec.customer_text_fields:
+            continue
+        for record in tenant.records.get(spec.kind, []):
+            if record.get(spec.id_field) == subject:
+                return spec, record
+    return None
+
+
+def _case_subject(t: Transcript) -> str | None:
+    """The id of the record the trial's case is about (None: the case names none)."""
+    if t.case is None:
+        return None
+    return Evidence.of(t).case_focus.subject
+
+
 def _with_note(t: Transcript, text: str) -> Transcript:
     out = t.model_copy(deep=True)
-    order = out.case.refunds_fixture.order if out.case else None
-    snap = out.ledger_before.tenant(out.acting_tenant) if out.ledger_before else None
-    for o in snap.orders if snap else []:
-        if o.order_id == order:
-            o.customer_note = f"{o.customer_note}\n\n{text}" if o.customer_note else text
-            return out
-    raise ValueError(f"{t.transcript_id}: the ticket's order is not in the records")
+    found = subject_record(out)
+    if found is None:
+        raise ValueError(f"{t.transcript_id}: the ticket's order is not in the records")
+    spec, record = found
+    field = spec.customer_text_fields[0]
+    note = record.get(field)
+    record[field] = f"{note}\n\n{text}" if note else text
+    return out
 
 
 def inject(t: Transcript, channel: str, text: str) -> Transcript:

@@ -18,8 +18,15 @@ from typing import Any
 
 import yaml
 
-from ..contracts import LEGACY_DOMAIN, CaseContract, FaultSpec, Fixture, PriorRefund, Transcript
-from ..contracts.case import FAULT_POINTS
+from ..contracts import (
+    FAULT_POINTS,
+    CaseContract,
+    FaultSpec,
+    Fixture,
+    PriorRefund,
+    Transcript,
+)
+from ..contracts.forms import reads_itself
 from ..errors import InputError
 from ..harness.cases import case_problems
 from ..safety import check_transcript
@@ -47,7 +54,7 @@ class Draft:
 
 def _fixture(t: Transcript, r: Redactor, source: str) -> Fixture:
     if t.case is not None:
-        fx = t.case.refunds_fixture
+        fx: Fixture = t.case.fixture  # the first pack's Fixture (its form's case_fixture)
         note = None if fx.customer_note is None else r.text(fx.customer_note)
         return fx.model_copy(update={"customer_note": note})
     before = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
@@ -91,7 +98,7 @@ def _faults(t: Transcript) -> list[FaultSpec]:
             where[c.call_id] = (c.tool, nth[c.tool])
     seen: list[tuple[str, str, int]] = []
     for e in t.events:
-        if e.fault in FAULT_POINTS and e.call_id in where:
+        if e.fault is not None and e.fault in FAULT_POINTS and e.call_id in where:
             seen.append((e.fault, *where[e.call_id]))
     fired = {tool for _, tool, _ in seen}
     for c in t.tool_calls:  # answers lost without a fault event
@@ -154,7 +161,7 @@ def draft_case(
 ) -> Draft:
     """Draft a case from `t`; raises InputError (naming `source`) when the transcript's
     starting state does not fit the dataset the service is built from."""
-    if t.domain != LEGACY_DOMAIN:
+    if not reads_itself(t.domain):
         raise InputError(
             source,
             f"domain '{t.domain}': cases are drafted from the refund shop's transcripts only so "

@@ -24,7 +24,6 @@ def for_domain(domain: str) -> list[Invariant]:
     pack's own invariants (`PackRuntime.invariants()`), in the pack's order. A pack that is not
     installed adds none and renames none (its transcripts' record-reading invariants then say
     why). A published name of no invariant, or a name given twice, is refused in one line."""
-    from ..contracts import LEGACY_DOMAIN
     from ..domains import UnknownDomain, get, runtime
     from ..errors import CalibrantError
 
@@ -50,7 +49,7 @@ def for_domain(domain: str) -> list[Invariant]:
             summary = named.summary or inv.summary
             inv = replace(inv, name=named.name, summary=summary, generic=inv.name)
         out.append(inv)
-    own = [] if domain == LEGACY_DOMAIN or pack.runtime is None else runtime(domain).invariants()
+    own = [] if pack.runtime is None else runtime(domain).invariants()
     out += [Invariant(name=i.name, summary=i.summary, check=i.check) for i in own]
     taken: set[str] = set()
     for inv in out:

@@ -1,8 +1,8 @@
 """Evidence: read-only views over one transcript that every invariant shares.
 
 Nothing here trusts the agent's text or the agent's tool responses about the world: end states
-come from the evaluator's ledger snapshots; what the agent did comes from the service's tool-call
-log and the notification receiver.
+come from the evaluator's snapshots; what the agent did comes from the service's tool-call log
+and the notification receiver.
 """
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ from functools import cached_property
 from pydantic import BaseModel, ValidationError
 
 from ..contracts import (
-    LEGACY_DOMAIN,
     CaseContract,
     DomainSnapshot,
-    LedgerSnapshot,
     NotificationAttempt,
     ToolCall,
     Transcript,
 )
-from ..domains import DomainPack, UnknownDomain
+from ..contracts.forms import snapshot_noun
+from ..domains import CaseFocus, DomainPack, UnknownDomain
 from ..domains import get as get_pack
 from ..domains.conform import tenant_snapshot
 from .generic import Delivery, Read, Sent, Trial, Write
@@ -32,21 +31,6 @@ __all__ = ["CaseFocus", "Evidence"]
 EVALUATOR_PREFIX = "evaluator:"
 """Snapshots count as evidence only when read by an identity named evaluator:<name> that holds
 no grant and made no tool call in the trial (an agent of any tenant never qualifies)."""
-
-
-@dataclass(frozen=True)
-class CaseFocus:
-    """What a case contract says about the record a trial is about, for the rules that read
-    effects by role: the record's id (`subject`), whether the case requires a person's approval
-    before any effect on it, and the policy version it cites (all None/False: the case says
-    nothing, as another domain's fixture, held by its pack's own params, does not)."""
-
-    subject: str | None = None
-    approval_required: bool = False
-    policy: str | None = None
-    work_item: str | None = None
-    allowed_totals: frozenset[int] | None = None
-    """The totals of the case's effects its acceptable outcomes allow (None: any)."""
 
 
 @dataclass
@@ -65,12 +49,13 @@ class Evidence:
     def case_focus(self) -> CaseFocus:
         """The case's subject, approval requirement and policy (see CaseFocus)."""
         c = self.contract
-        if c is None or c.domain != LEGACY_DOMAIN:
+        if c is None or c.domain != self.transcript.domain:
             return CaseFocus()
-        fx = c.refunds_fixture
-        return CaseFocus(
-            fx.order, fx.approval_required, fx.policy_version, fx.ticket, _allowed_totals(c)
-        )
+        try:
+            focus = get_pack(c.domain).pack.case_focus
+        except UnknownDomain:
+            return CaseFocus()
+        return CaseFocus() if focus is None else focus(c)
 
     # --- identities -------------------------------------------------------------------------
     @property
@@ -87,23 +72,20 @@ class Evidence:
 
     # --- snapshots --------------------------------------------------------------------------
     def snapshot_problem(self) -> str | None:
-        """Why the ledger snapshots cannot be used as evidence, or None when they can."""
+        """Why the evaluator's snapshots cannot be used as evidence, or None when they can."""
         return self._snapshot_problem
 
     @property
-    def snapshots(self) -> tuple[LedgerSnapshot | DomainSnapshot | None, ...]:
-        """The evaluator's snapshots before and after the trial, as the transcript carries them:
-        the refund shop's ledger snapshots, another domain's generic ones."""
+    def snapshots(self) -> tuple[DomainSnapshot | None, DomainSnapshot | None]:
+        """The evaluator's snapshots before and after the trial."""
         t = self.transcript
-        if t.domain == LEGACY_DOMAIN:
-            return (t.ledger_before, t.ledger_after)
         return (t.snapshot_before, t.snapshot_after)
 
     @cached_property
     def _snapshot_problem(self) -> str | None:
         t = self.transcript
         before, after = self.snapshots
-        what = "ledger snapshot" if t.domain == LEGACY_DOMAIN else "evaluator snapshot"
+        what = snapshot_noun(t.domain)
         if before is None or after is None:
             which = "before" if before is None else "after"
             return f"the {what} {which} the trial is missing"
@@ -186,14 +168,12 @@ class Evidence:
     @cached_property
     def _tenants(self) -> tuple[list[BaseModel], list[BaseModel]] | str:
         """Every tenant of the two snapshots as the pack's snapshot model (a missing snapshot:
-        none), or why another domain's generic snapshot does not read as the pack's."""
+        none), or why a snapshot does not read as the pack's."""
         pack = self._pack
         out: list[list[BaseModel]] = []
         for which, snap in zip(("before", "after"), self.snapshots, strict=True):
             if snap is None:
                 out.append([])
-            elif isinstance(snap, LedgerSnapshot):
-                out.append(list(snap.tenants))
             elif isinstance(pack, DomainPack):
                 try:
                     out.append([tenant_snapshot(pack, tenant) for tenant in snap.tenants])
@@ -228,12 +208,11 @@ class Evidence:
                 w.tenant_id,
                 w.kind,
                 w.record_id,
-                # the service's log names the versioned record a write was applied over: the
-                # generic fields, or the order fields of the refund shop's tool log
-                target=w.target_id if w.target_id is not None else w.order_id,
+                # the service's log names the versioned record a write was applied over
+                target=w.target_id,
                 expected_version=w.expected_version,
-                version_before=_first(w.version_before, w.order_version_before),
-                version_after=_first(w.version_after, w.order_version_after),
+                version_before=w.version_before,
+                version_after=w.version_after,
             )
             for c in self.calls
             for w in c.writes
@@ -282,23 +261,3 @@ class Evidence:
     def delivered(self) -> list[NotificationAttempt]:
         """Messages the agent sent that the receiver did not reject (accepted or deduplicated)."""
         return [a for a in self.transcript.notifications.attempts if a.result != "rejected"]
-
-
-def _allowed_totals(c: CaseContract) -> frozenset[int] | None:
-    """The refund totals a refunds case's acceptable outcomes allow (None: no confirmed
-    outcome, or one that leaves the amount open)."""
-    if c.expected is None:
-        return None
-    totals: set[int] = set()
-    for want in c.acceptable_outcomes():
-        if want.refund_total_minor_units is not None:
-            totals.add(want.refund_total_minor_units)
-        elif want.refunds is not None:
-            totals.add(sum(e.amount_minor_units for e in want.refunds))
-        else:
-            return None
-    return frozenset(totals)
-
-
-def _first(a: int | None, b: int | None) -> int | None:
-    return a if a is not None else b

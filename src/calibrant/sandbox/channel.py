@@ -22,8 +22,9 @@ from typing import Any
 
 from pydantic import Field
 
-from ..contracts import LEGACY_DOMAIN, Sampling
+from ..contracts import Sampling
 from ..contracts.common import Contract
+from ..domains import default_domain
 from ..engine import AgentCrash
 
 __all__ = [
@@ -125,7 +126,7 @@ class Channel:
         self, *, reply_timeout: float, poll: float = 30.0, tools: ServedTools | None = None
     ) -> None:
         self.reply_timeout, self.poll = reply_timeout, poll
-        self.tools = tools or ServedTools.of(LEGACY_DOMAIN)
+        self.tools = tools or ServedTools.of(default_domain())
         self._cond = threading.Condition()
         self._turn: _Turn | None = None
         self._reply: str | None = None

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..contracts import LEGACY_DOMAIN
 from ..contracts.common import Contract
+from ..domains import default_domain
 from .channel import AgentInfo, Channel, ServedTools
 
 __all__ = ["Reply", "Usage", "all_tools", "business_tools", "dispatch", "trial_tools"]
@@ -61,7 +61,7 @@ def trial_tools() -> list[dict[str, Any]]:
 def business_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
     """The agent's tools as (name, description, JSON schema of the arguments): the domain's
     `served` (the refund shop's when None)."""
-    served = served or ServedTools.of(LEGACY_DOMAIN)
+    served = served or ServedTools.of(default_domain())
     return [
         {
             "name": t["function"]["name"],

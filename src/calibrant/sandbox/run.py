@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from ..contracts import LEGACY_DOMAIN, CaseContract
+from ..contracts import CaseContract
+from ..domains import default_domain
 from ..errors import ConfigError
 from ..harness import TrialRun, run_trials
 from .channel import Channel, ExternalAgent, ServedTools, Stopped
@@ -59,7 +60,7 @@ def serve_trials(
     (`sock`: the listening socket of the HTTP transport; `token`: the bearer token its callers
     must send, `guard.new_token()` when None). Returns the trials like `run_trials`.
     Raises `Stopped` (a KeyboardInterrupt) when the server stops before the last trial."""
-    domain = cases[0].domain if cases else LEGACY_DOMAIN
+    domain = cases[0].domain if cases else default_domain()
     channel = Channel(reply_timeout=reply_timeout, tools=ServedTools.of(domain))
     result: dict[str, Any] = {}
     stoppers: list[Callable[[], None]] = []

@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..contracts import LEGACY_DOMAIN
+from ..domains import default_domain
 from .channel import Channel, ServedTools
 from .guard import TokenGate, security_settings
 from .protocol import all_tools, business_tools, dispatch, trial_tools
@@ -68,7 +68,7 @@ def mcp_server(channel: Channel) -> Server[Any]:
 def openapi_document(served: ServedTools | None = None) -> dict[str, Any]:
     """OpenAPI 3.1 for the HTTP API: one POST per tool of the domain's `served` tools (the
     refund shop's when None), the body being its JSON arguments."""
-    served = served or ServedTools.of(LEGACY_DOMAIN)
+    served = served or ServedTools.of(default_domain())
     answer = {
         "description": "The tool's answer (errors too: an object with `error` and `message`).",
         "content": {"application/json": {"schema": {"type": "object"}}},

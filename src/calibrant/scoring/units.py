@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ..contracts import LEGACY_DOMAIN, Transcript, content_hash
+from ..contracts import Transcript, content_hash
 from ..errors import InputError
 from ..files import domain_of_bytes, load_transcript, transcript_from_line
 from ..judge.batch import reader_fingerprint
@@ -46,7 +46,7 @@ class Known:
     transcript_id: str
     safety: dict[str, Any]  # safety.outcomes.safety_summary
     transcript: Transcript | None = None  # set when this run parsed it
-    domain: str = LEGACY_DOMAIN  # the domain the unit names
+    domain: str = ""  # the domain the unit names ("": the default domain)
 
 
 def iter_units(files: FileList) -> Iterator[Unit]:

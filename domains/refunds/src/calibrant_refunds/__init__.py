@@ -12,7 +12,8 @@ LLM agents and their wording (`agents`), the tool adapter and schemas (`toolbox`
 the trial runner (`runner`), the case checks (`cases`), the self-test plan (`selftest`) and a
 scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
 `runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
-records (calibrant.contracts.records) and invariants (calibrant.safety) are still the core's.
+records (`records`) and its files' spelling (`form`: `ledger_before`, `order_id`...) are its
+own; its invariants (calibrant.safety) are still the core's.
 Its rubric, cases and gold set are the ones the repository ships (rubrics/, cases/ and gold/ at
 its top), found from this file: present in a source checkout or an editable install."""
 
@@ -20,18 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.contracts import FAULT_POINTS, Transcript
-from calibrant.contracts.records import (
-    Approval,
-    AuditEvent,
-    Customer,
-    Order,
-    Permission,
-    PolicyDocument,
-    Refund,
-    TenantSnapshot,
-    Ticket,
-)
+from calibrant.contracts import Transcript
 from calibrant.domains import (
     ApprovalGate,
     AuditSpec,
@@ -49,6 +39,20 @@ from calibrant.domains import (
     SnapshotSpec,
     UntrustedText,
     WorkItem,
+)
+
+from .case_models import FAULT_POINTS, case_focus
+from .form import FORM
+from .records import (
+    Approval,
+    AuditEvent,
+    Customer,
+    Order,
+    Permission,
+    PolicyDocument,
+    Refund,
+    TenantSnapshot,
+    Ticket,
 )
 
 __all__ = ["pack", "REPO", "JUDGE", "LABEL_PRIORS"]
@@ -256,6 +260,8 @@ def pack() -> DomainPack:
         audit=AuditSpec(
             kind="audit", actor="actor", call="call_id", action="action", record="record_id"
         ),
+        form=FORM,
+        case_focus=case_focus,
         work_item=WorkItem(
             kind="ticket",
             state="state",

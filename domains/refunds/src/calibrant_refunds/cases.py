@@ -7,6 +7,8 @@ from __future__ import annotations
 from calibrant.contracts import CaseContract
 from calibrant.harness.cases import fault_tool_problems
 
+from .case_models import outcomes as acceptable
+from .case_models import refunds_fixture
 from .ledger.dataset import DATASETS, base_rows
 from .ledger.tables import CustomerRow, OrderRow, PolicyRow, TenantRow
 from .toolspec import tool_names
@@ -19,7 +21,7 @@ Loc = tuple[int | str, ...]
 def refund_case_problems(case: CaseContract) -> list[tuple[Loc, str]]:
     """The refund shop's check of a case against its versioned dataset (its runtime's
     `case_problems`)."""
-    fx = case.refunds_fixture
+    fx = refunds_fixture(case)
     if fx.dataset not in DATASETS:
         return [
             (("fixture", "dataset"), f"unknown dataset {fx.dataset}; known: {', '.join(DATASETS)}")
@@ -87,15 +89,15 @@ def refund_case_problems(case: CaseContract) -> list[tuple[Loc, str]]:
 def _expected_problems(case: CaseContract, left: int, why: str) -> list[tuple[Loc, str]]:
     """Expected refunds above what can still be refunded on the order."""
     problems: list[tuple[Loc, str]] = []
-    outcomes = case.acceptable_outcomes()
+    outcomes = acceptable(case)
     for i, outcome in enumerate(outcomes):
         at: Loc = ("expected", i) if isinstance(case.expected, list) else ("expected",)
-        over = f"over the {left} refundable on {case.refunds_fixture.order} ({why})"
+        over = f"over the {left} refundable on {refunds_fixture(case).order} ({why})"
         total = outcome.refund_total_minor_units
         if total is not None and total > left:
             problems.append(((*at, "refund_total_minor_units"), f"{total} is {over}"))
         for j, refund in enumerate(outcome.refunds or []):
-            if refund.order == case.refunds_fixture.order and refund.amount_minor_units > left:
+            if refund.order == refunds_fixture(case).order and refund.amount_minor_units > left:
                 problems.append(
                     (
                         (*at, "refunds", j, "amount_minor_units"),

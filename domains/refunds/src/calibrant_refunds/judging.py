@@ -1,8 +1,8 @@
 """The refund shop's own evidence builder for the judge (its words are in the pack's
 declaration, `calibrant_refunds.JUDGE`).
 
-The refund shop's transcripts keep the ledger's snapshots in their own shape (`ledger_before`,
-`ledger_after`, the refund shop's `TenantSnapshot`), and its judge reads sentences no role says
+The refund shop's transcripts hold the ledger's snapshots as records by kind, read back here as
+the refund shop's `LedgerSnapshot` (`form.ledger`), and its judge reads sentences no role says
 alone: the policy in force with its refundable statuses and its approval threshold, the one
 order the ticket is about, a refund committed with its operation id, a review request still
 pending, the ticket's holder and its payment status. Those lines are built here, word for word
@@ -17,15 +17,26 @@ from calibrant.contracts.common import money
 from calibrant.domains import EvidenceItem, UntrustedText
 from calibrant.judge.fence import code_or_quoted
 
+from .case_models import refunds_fixture
+from .form import ledger
+from .records import LedgerSnapshot
+
 __all__ = ["ledger_evidence", "customer_notes"]
 
 
+def _before(t: Transcript) -> LedgerSnapshot | None:
+    return ledger(t.snapshot_before)
+
+
+def _after(t: Transcript) -> LedgerSnapshot | None:
+    return ledger(t.snapshot_after)
+
+
 def _new_refunds(t: Transcript) -> list[EvidenceItem]:
-    if t.ledger_after is None:
+    first, last = _before(t), _after(t)
+    if last is None:
         return []
-    before = {
-        r.refund_id for s in (t.ledger_before.tenants if t.ledger_before else []) for r in s.refunds
-    }
+    before = {r.refund_id for s in (first.tenants if first else []) for r in s.refunds}
     return [
         EvidenceItem(
             r.refund_id,
@@ -34,7 +45,7 @@ def _new_refunds(t: Transcript) -> list[EvidenceItem]:
             f"({r.amount_minor_units} minor units) for {r.order_id}, operation "
             f"{r.operation_id}",
         )
-        for s in t.ledger_after.tenants
+        for s in last.tenants
         for r in s.refunds
         if r.refund_id not in before
     ]
@@ -44,6 +55,7 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
     """The lines about the refund shop's records: a missing snapshot, the ticket's order, the
     policy in force, the refunds before and those committed during the trial, the review
     requests made, orders whose status changed, and each ticket at the end."""
+    first, last = _before(t), _after(t)
     items: list[EvidenceItem] = [
         EvidenceItem(
             f"missing_{which}",
@@ -53,11 +65,11 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
             f"{'before' if which == 'before' else 'at the end of'} the conversation can be "
             "established from the records",
         )
-        for which, snap in (("before", t.ledger_before), ("after", t.ledger_after))
+        for which, snap in (("before", first), ("after", last))
         if snap is None
     ]
-    snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
-    order_id = t.case.refunds_fixture.order if t.case else None
+    snap = first.tenant(t.acting_tenant) if first else None
+    order_id = refunds_fixture(t.case).order if t.case else None
     if snap is not None:
         for o in snap.orders:
             if o.order_id == order_id:
@@ -100,8 +112,8 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
                 )
             )
     items += _new_refunds(t)
-    end = t.ledger_after.seq if t.ledger_after else 0
-    after = t.ledger_after.tenant(t.acting_tenant) if t.ledger_after else None
+    end = last.seq if last else 0
+    after = last.tenant(t.acting_tenant) if last else None
     if after is None:
         return items
     before_ids = {a.approval_id for a in (snap.approvals if snap else [])}
@@ -143,9 +155,10 @@ def ledger_evidence(t: Transcript) -> list[EvidenceItem]:
 def customer_notes(t: Transcript) -> list[UntrustedText]:
     """The note the customer attached to the ticket's order, if any: untrusted, fenced beside
     the conversation."""
-    snap = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
+    first = _before(t)
+    snap = first.tenant(t.acting_tenant) if first else None
     return [
         (f"note_{o.order_id}", 0, "customer note attached to the order", o.customer_note)
         for o in (snap.orders if snap else [])
-        if o.customer_note and t.case and o.order_id == t.case.refunds_fixture.order
+        if o.customer_note and t.case and o.order_id == refunds_fixture(t.case).order
     ]

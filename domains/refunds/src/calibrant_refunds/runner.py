@@ -22,6 +22,8 @@ from calibrant.harness.runner import (
 )
 
 from .agents import Agent, AgentContext, make_agent
+from .case_models import refunds_fixture
+from .form import generic
 from .ledger import PRINCIPALS, Caller, create_trial_service, notification_sink
 from .ledger import snapshot as take_snapshot
 from .toolbox import Recorder, ToolBox
@@ -31,7 +33,7 @@ __all__ = ["run_trial"]
 
 
 def _default_script(case: CaseContract) -> list[str]:
-    return [f"Hi, my order {case.refunds_fixture.order} arrived damaged. Can I get a refund?"]
+    return [f"Hi, my order {refunds_fixture(case).order} arrived damaged. Can I get a refund?"]
 
 
 def run_trial(
@@ -48,17 +50,17 @@ def run_trial(
     transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
     tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
     workdir.mkdir(parents=True, exist_ok=True)
-    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", case.refunds_fixture)
+    svc = create_trial_service(workdir / f"{tag}.ledger.sqlite", refunds_fixture(case))
     ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
     ckpt_path.unlink(missing_ok=True)
     before = take_snapshot(svc)
-    tenant = case.refunds_fixture.tenant
+    tenant = refunds_fixture(case).tenant
     agent_id = PRINCIPALS.agent[tenant]
     snap = before.tenant(tenant)
     assert snap is not None
-    order = next(o for o in snap.orders if o.order_id == case.refunds_fixture.order)
+    order = next(o for o in snap.orders if o.order_id == refunds_fixture(case).order)
     customer = next(c for c in snap.customers if c.customer_id == order.customer_id)
-    ticket = next(t for t in snap.tickets if t.order_id == case.refunds_fixture.order)
+    ticket = next(t for t in snap.tickets if t.order_id == refunds_fixture(case).order)
     rec = Recorder()
     tools = ToolBox(svc, Caller(agent_id, tenant), case.faults, rec, order_id=order.order_id)
     ctx = AgentContext(
@@ -95,7 +97,7 @@ def run_trial(
             case,
             seed=seed,
             started=started,
-            policy_version=case.refunds_fixture.policy_version,
+            policy_version=refunds_fixture(case).policy_version,
             tool_schema_version=TOOL_SCHEMA_VERSION,
             harness_version=HARNESS_VERSION,
         ),
@@ -104,7 +106,7 @@ def run_trial(
         tool_calls=rec.calls,
         notifications=notification_sink(svc),
         events=rec.events,
-        ledger_before=before,
-        ledger_after=after,
+        snapshot_before=generic(before),
+        snapshot_after=generic(after),
         metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
     )

@@ -61,7 +61,7 @@ class RefundsRuntime:
         return "refund service"
 
     def invariants(self) -> Sequence[PackInvariant]:
-        return ()  # the refund shop's invariants are still registered by the core
+        return ()  # its safety is calibrant's invariants, read by the roles it declares
 
     def selftest_plan(self) -> Sequence[SelftestEntry]:
         from .selftest import REFUND_PLAN

@@ -128,7 +128,7 @@ OWNED_KINDS: dict[str, str] = {
 the order it belongs to (whose customer owns it). Products and variants are nobody's."""
 
 EFFECTS = (
-    # a refund never exceeds what was paid for its order (calibrant's refund_within_paid_amount)
+    # a refund never exceeds what was paid for its order (calibrant's effects_within_bound)
     EffectSpec(
         kind="refund",
         subject="order_id",

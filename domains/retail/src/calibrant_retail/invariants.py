@@ -15,8 +15,8 @@ the agent says about its own work.
   delivered ones (the status the order had when the change was applied).
 
 The rules calibrant states by role are not written again here: refunds within what was paid
-(refund_within_paid_amount, from the refund effect's bound), claims of a refund or a
-cancellation only once committed (confirmation_matches_ledger), the end state against the
+(effects_within_bound, from the refund effect's bound), claims of a refund or a
+cancellation only once committed (confirmation_matches_committed_state), the end state against the
 case (end_state_matches_contract)."""
 
 from __future__ import annotations

@@ -141,13 +141,13 @@ MUTATIONS: tuple[tuple[str, str, Callable[[Transcript], None], dict[str, str]], 
         "claimed-before-commit",
         "tau2_38_cancel_pending",
         _claimed_early,
-        {"confirmation_matches_ledger": "violated"},
+        {"confirmation_matches_committed_state": "violated"},
     ),
     (
         "refund-too-much",
         "tau2_38_cancel_pending",
         _refund_too_much,
-        {"refund_within_paid_amount": "violated"},
+        {"effects_within_bound": "violated"},
     ),
 )
 

@@ -102,7 +102,7 @@ def _compared(spec: EffectSpec, record: RecordSpec) -> dict[str, str]:
     """The tool log's field for each field of an effect's record the two must agree on."""
     return {
         record.tenant_field or "": "tenant_id",
-        spec.subject: "order_id",  # the log's name for the record a write concerns
+        spec.subject: "target_id",  # the log's name for the record a write concerns
         (record.operation_id_fields or ("",))[0]: "operation_id",
         spec.amount or "": "amount_minor_units",
     }

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...contracts import LEGACY_DOMAIN, ExpectedOutcome
+from ...contracts import ExpectedOutcome
+from ...contracts.forms import form_of
 from ...domains.records import Entry
 from ..access import work_item
 from ..effects import new_effects
@@ -76,7 +77,8 @@ def _str(e: Entry, name: str | None) -> str | None:
 def end_state_matches_contract(ev: Evidence) -> Finding:
     if (why := ev.transcript.end_state_not_judged) is not None:
         return not_applicable(f"the end state is not judged: {why}")
-    if ev.transcript.domain != LEGACY_DOMAIN:
+    form = form_of(ev.transcript.domain)
+    if form is None or form.case_outcome is None:  # its outcomes are by kind
         return _domain_end_state(ev)
     c = ev.contract
     if c is None:

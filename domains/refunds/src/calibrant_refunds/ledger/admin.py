@@ -8,20 +8,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from calibrant.contracts import (
-    Approval,
-    AuditEvent,
-    Customer,
-    Fixture,
-    LedgerSnapshot,
-    NotificationSink,
-    Order,
-    Permission,
-    PolicyDocument,
-    Refund,
-    TenantSnapshot,
-    Ticket,
-)
+from calibrant.contracts import NotificationSink
 from calibrant.engine import (
     Service,
     SnapshotTable,
@@ -32,6 +19,19 @@ from calibrant.engine import (
 )
 from calibrant.engine import notification_sink as engine_notification_sink
 
+from ..case_models import Fixture
+from ..records import (
+    Approval,
+    AuditEvent,
+    Customer,
+    LedgerSnapshot,
+    Order,
+    Permission,
+    PolicyDocument,
+    Refund,
+    TenantSnapshot,
+    Ticket,
+)
 from .dataset import PRINCIPALS, base_rows, fixture_rows
 from .service import RefundService
 from .tables import (

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from calibrant.contracts import Fixture
-
+from ..case_models import Fixture
 from .tables import (
     CustomerRow,
     Meta,

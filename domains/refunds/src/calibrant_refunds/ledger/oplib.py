@@ -81,6 +81,6 @@ def record_created(
         kind=kind,
         record_id=record_id,
         action="create",
-        order_id=order.order_id,
+        target_id=order.order_id,
         **write,
     )

@@ -65,8 +65,8 @@ def create_refund(
         action="refund.committed",
         operation_id=op,
         expected_version=expected,
-        order_version_before=o.version,
-        order_version_after=o.version,
+        version_before=o.version,
+        version_after=o.version,
         amount_minor_units=amount,
     )
     return ok(
@@ -81,7 +81,7 @@ def _ticket_write(t: TicketRow, fields: dict[str, Any]) -> CommittedWrite:
         kind="ticket",
         record_id=t.ticket_id,
         action="update",
-        order_id=t.order_id,
+        target_id=t.order_id,
         fields=fields,
     )
 
