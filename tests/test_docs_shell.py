@@ -281,6 +281,8 @@ def test_the_readme_tour_runs_to_its_end(reader: Reader) -> None:
     last = (reader.state / "stdout").read_text()
     assert ran == sum(b.skip is None for b in blocks) >= 7  # six steps, the sixth in two
     assert "monitor" in blocks[-1].text and (reader.work / "monitor.html").is_file(), last
+    # agreement over time and the monitor counted the experts' labels of the audited items
+    assert re.search(r"kappa .*n=[1-9]", last), last
 
 
 def test_a_skipped_block_says_why() -> None:
