@@ -267,6 +267,7 @@ def test_the_readme_tour_runs_to_its_end(reader: Reader) -> None:
     audits the week's score run into a queue, two experts label it there, and agreement over
     time and the monitor read their labels. A block fails the test as soon as it exits non-zero."""
     blocks = shell_blocks(README)
+    before = {p for p in reader.work.rglob("*") if p.is_file()}
     ran = 0
     for block in blocks:
         if block.skip is not None:
@@ -283,6 +284,18 @@ def test_the_readme_tour_runs_to_its_end(reader: Reader) -> None:
     assert "monitor" in blocks[-1].text and (reader.work / "monitor.html").is_file(), last
     # agreement over time and the monitor counted the experts' labels of the audited items
     assert re.search(r"kappa .*n=[1-9]", last), last
+    # and a clone that followed the tour has nothing new for git to offer (.gitignore)
+    shutil.copyfile(ROOT / ".gitignore", reader.work / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=reader.work, check=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=reader.work,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    new = [ln[3:] for ln in status if (reader.work / ln[3:]) not in before]
+    assert new == [".gitignore"], f"the tour leaves files .gitignore does not name: {new}"
 
 
 def test_a_skipped_block_says_why() -> None:
