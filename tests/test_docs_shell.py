@@ -15,7 +15,10 @@ folder and environment, its exit status the command's (see that module for what 
 
 A block is skipped only when an HTML comment `<!-- not-run: reason -->` stands just above it
 (installs, a second terminal, a remote server); a marker without a reason, or a marker with no
-block under it, fails.
+block under it, fails. The README has a test of its own, its tour from step 1 to step 6: step 5's
+`calibrant serve &` serves until the test ends, and between step 6's `audit` and its
+`agreement-over-time` two scripted experts label the audit queue through that server's API, as
+the README's text has the experts do; the clone it leaves has nothing for git to commit.
 
 Models: the pages name the saved judges `embedded` (judges/embedded.yaml) and `vllm-local`
 (judges/vllm-local.yaml, a server at http://127.0.0.1:8000/v1), and an `llm:` agent at that same
