@@ -46,7 +46,8 @@ WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 def num(x: float) -> str:
     """0.14, −0.25 (a true minus sign, as the pages write it)."""
-    return f"{x:.2f}".replace("-", "−")
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text.replace("-", "−")
 
 
 def load(folder: Path = KEPT) -> dict[str, dict[str, Any]]:
