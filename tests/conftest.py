@@ -32,6 +32,7 @@ CASES = ROOT / "cases"
 # Within a run, the longest tests start first (seconds each on two cores).
 LONG = (
     "tests/test_docs_shell.py::test_every_shell_block_of_the_page_runs_as_written",
+    "tests/test_docs_shell.py::test_the_readme_tour_runs_to_its_end",
     "tests/service/test_schemathesis.py",
     "tests/scoring/test_score_durability.py",
     "tests/scoring/test_queue_workers.py",

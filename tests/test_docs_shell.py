@@ -15,7 +15,10 @@ folder and environment, its exit status the command's (see that module for what 
 
 A block is skipped only when an HTML comment `<!-- not-run: reason -->` stands just above it
 (installs, a second terminal, a remote server); a marker without a reason, or a marker with no
-block under it, fails.
+block under it, fails. The README has a test of its own, its tour from step 1 to step 6: step 5's
+`calibrant serve &` serves until the test ends, and between step 6's `audit` and its
+`agreement-over-time` two scripted experts label the audit queue through that server's API, as
+the README's text has the experts do; the clone it leaves has nothing for git to commit.
 
 Models: the pages name the saved judges `embedded` (judges/embedded.yaml) and `vllm-local`
 (judges/vllm-local.yaml, a server at http://127.0.0.1:8000/v1), and an `llm:` agent at that same
@@ -49,30 +52,19 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.doc_blocks import MARKER, Block, script_of
+from tests.support.doc_blocks import shell_blocks as doc_blocks
 from tests.support.domains import refunds_fallback
 from tests.support.fake_openai import answer_from_schema, fake_openai
 from tests.support.forkserver import ForkServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-SHELLS = ("bash", "sh", "console")
 COPIED = ("gold", "cases", "rubrics", "judges", "examples")
 EXAMPLE_URL = "http://127.0.0.1:8000/v1"  # judges/vllm-local.yaml's, and the pages' llm: agent
 BLOCK_TIMEOUT_S = 900
 
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
-MARKER = re.compile(r"<!--\s*not-run\b(.*?)-->", re.S)
 JUDGING = re.compile(r"\bcalibrant\s+(calibrate|judge|score|probe|stability)\b(.*)")
-
-
-@dataclass
-class Block:
-    page: str
-    number: int  # 1-based, among the page's shell blocks
-    line: int  # line of the opening fence
-    lang: str
-    text: str
-    skip: str | None  # the not-run reason ("" when the marker gives none)
 
 
 def _rel(page: Path) -> str:
@@ -80,43 +72,7 @@ def _rel(page: Path) -> str:
 
 
 def shell_blocks(page: Path) -> list[Block]:
-    text = page.read_text()
-    out: list[Block] = []
-    for m in FENCE.finditer(text):
-        lang = m.group(1)
-        if lang not in SHELLS:
-            continue
-        before = text[: m.start()].rstrip().splitlines()
-        last = before[-1].strip() if before else ""
-        marker = MARKER.fullmatch(last)
-        skip = None
-        if marker:
-            reason = marker.group(1).strip()
-            skip = reason[1:].strip() if reason.startswith(":") else ""
-        out.append(
-            Block(
-                page=_rel(page),
-                number=len(out) + 1,
-                line=text.count("\n", 0, m.start()) + 1,
-                lang=lang,
-                text=m.group(2),
-                skip=skip,
-            )
-        )
-    return out
-
-
-def script_of(block: Block) -> str:
-    """The block as a bash script: a console block's `$ ` lines (and their `> ` continuations)."""
-    if block.lang != "console":
-        return block.text
-    lines = []
-    for ln in block.text.splitlines():
-        if ln.startswith("$ "):
-            lines.append(ln[2:])
-        elif ln.startswith("> ") and lines:
-            lines.append(ln[2:])
-    return "\n".join(lines) + "\n"
+    return doc_blocks(page, ROOT)
 
 
 def _fake_answer(body: dict[str, Any]) -> str:
@@ -271,7 +227,8 @@ def reader(tmp_path: Path, warm_calibrant: ForkServer) -> Iterator[Reader]:
 
 
 def _runnable_pages() -> list[Path]:
-    return [p for p in PAGES if any(b.skip is None for b in shell_blocks(p))]
+    """The pages with a block to run, but the README: its tour has a test of its own (below)."""
+    return [p for p in PAGES[1:] if any(b.skip is None for b in shell_blocks(p))]
 
 
 @pytest.mark.slow  # ~60 real `calibrant` processes (forked), 11-46 s a page
@@ -280,6 +237,68 @@ def test_every_shell_block_of_the_page_runs_as_written(page: Path, reader: Reade
     for block in shell_blocks(page):
         if block.skip is None:
             reader.run(block)
+
+
+EXPERTS = ROOT / "tests" / "support" / "tour_experts.py"
+
+
+def _the_experts_label(block: Block) -> Block | None:
+    """After the README's `calibrant audit ... --queue Q` block, what its text has the experts
+    do before the next one: two annotators label queue Q in the workbench step 5 started (here
+    through its HTTP API, tests/support/tour_experts.py). None after any other block."""
+    audit = re.search(r"\bcalibrant audit\b.*--queue\s+(\S+)", block.text)
+    if audit is None:
+        return None
+    port = re.search(r"calibrant serve\b.*--port\s+(\d+)", README.read_text())
+    assert port, "README.md: the tour's `calibrant serve --port P` block is gone"
+    script = (
+        "EXPERT_1=$(calibrant users add tour-ann --role annotator)\n"
+        "EXPERT_2=$(calibrant users add tour-ben --role annotator)\n"
+        f"{sys.executable} {EXPERTS} http://127.0.0.1:{port.group(1)} {audit.group(1)} "
+        "rubrics/refund_communication.yaml\n"
+    )
+    return Block("README.md (the experts label)", block.number, block.line, "bash", script, None)
+
+
+README = ROOT / "README.md"
+
+
+@pytest.mark.slow  # ~25 real `calibrant` processes (forked) and a served workbench: ~2 min
+def test_the_readme_tour_runs_to_its_end(reader: Reader) -> None:
+    """Every block of the README in order, from the first step to the sixth, as a reader runs
+    them: step 5's `calibrant serve &` keeps serving (stopped when the test ends) while step 6
+    audits the week's score run into a queue, two experts label it there, and agreement over
+    time and the monitor read their labels. A block fails the test as soon as it exits non-zero."""
+    blocks = shell_blocks(README)
+    before = {p for p in reader.work.rglob("*") if p.is_file()}
+    ran = 0
+    for block in blocks:
+        if block.skip is not None:
+            continue
+        reader.run(block)
+        ran += 1
+        experts = _the_experts_label(block)
+        if experts is not None:
+            reader.run(experts)
+            labeled = (reader.state / "stdout").read_text()
+            assert labeled.count("labeled") == 2, labeled
+    last = (reader.state / "stdout").read_text()
+    assert ran == sum(b.skip is None for b in blocks) >= 7  # six steps, the sixth in two
+    assert "monitor" in blocks[-1].text and (reader.work / "monitor.html").is_file(), last
+    # agreement over time and the monitor counted the experts' labels of the audited items
+    assert re.search(r"kappa .*n=[1-9]", last), last
+    # and a clone that followed the tour has nothing new for git to offer (.gitignore)
+    shutil.copyfile(ROOT / ".gitignore", reader.work / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=reader.work, check=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=reader.work,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    new = [ln[3:] for ln in status if (reader.work / ln[3:]) not in before]
+    assert new == [".gitignore"], f"the tour leaves files .gitignore does not name: {new}"
 
 
 def test_a_skipped_block_says_why() -> None:
@@ -301,7 +320,7 @@ def test_a_skipped_block_says_why() -> None:
 def test_the_pages_have_shell_blocks_and_most_run() -> None:
     blocks = [b for p in PAGES for b in shell_blocks(p)]
     readme = [b for b in blocks if b.page == "README.md"]
-    assert sum(b.skip is None for b in readme) >= 5  # the five-step tour
+    assert sum(b.skip is None for b in readme) >= 7  # the six-step tour, the sixth in two
     assert sum(b.skip is None for b in blocks) > sum(b.skip is not None for b in blocks)
 
 

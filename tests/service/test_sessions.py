@@ -59,6 +59,13 @@ def test_the_cookie_is_a_session_not_the_token_and_logout_ends_it(service: Servi
     assert service.client(token).get("/api/me").json()["name"] == "sess-ann"
 
 
+def test_the_login_page_says_what_the_cookie_holds(service: Service) -> None:
+    """Issue 35: the page said the token was kept in the cookie; it is a session id."""
+    page = " ".join(service.client().get("/login").text.split())
+    assert "It is not kept: your browser gets a session id in an HttpOnly cookie" in page
+    assert "token is kept" not in page and "logging out ends that session" in page
+
+
 def test_each_login_is_a_new_session_with_its_own_csrf_token(service: Service) -> None:
     token = service.user("sess-ann2", "annotator")
     first = login(service, token)

@@ -74,8 +74,6 @@ def gold_jsonl(*numbers: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-
-
 @contextmanager
 def labeling_service(
     backend: str, work: Path, *args: str, served: bool = False
