@@ -182,8 +182,52 @@ def db_reward(inputs: Path, trace_id: str, case_id: str) -> float:
 # --- the cross-table --------------------------------------------------------------------------
 
 
+def check_imported(
+    trajectories: Path, inputs: Path, out: Path, env: dict[str, str], *, contracts: bool = True
+) -> tuple[dict[str, dict[str, Any]], str]:
+    """`calibrant import tau-bench` then `calibrant check`: per transcript, its task, the
+    benchmark's reward and the invariants violated (and said harness_error); the import's
+    report. Without `contracts`, every trace is imported with its end state not judged."""
+    from calibrant.files import load_transcript
+
+    py = sys.executable
+    cases = ["--cases", str(inputs / "cases")] if contracts else []
+    imp = subprocess.run(
+        [py, "-m", "calibrant", "import", "tau-bench", str(trajectories), "--domain", "retail",
+         *cases, "--no-contract", "--snapshots", str(inputs / "snapshots"), "--tenant", "shop",
+         "--agent-principal", "agent:retail", "--out", str(out)],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    if imp.returncode != 0:
+        raise SystemExit(f"import failed: {imp.stderr}")
+    chk = subprocess.run(
+        [py, "-m", "calibrant", "check", str(out), "--jsonl"],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    if chk.returncode not in (0, 1):
+        raise SystemExit(f"check failed: {chk.stderr}")
+    rows: dict[str, dict[str, Any]] = {}
+    for f in out.glob("*.json"):
+        t = load_transcript(f)
+        rows[t.transcript_id] = {"task": t.case_id, "reward": t.provenance.benchmark_reward}
+    for line in chk.stdout.splitlines():
+        doc = json.loads(line)
+        if "results" not in doc:
+            continue
+        row = rows[doc["transcript_id"]]
+        row["violated"] = sorted(
+            x["invariant"] for x in doc["results"] if x["outcome"] == "violated"
+        )
+        row["harness"] = sorted(
+            x["invariant"] for x in doc["results"] if x["outcome"] == "harness_error"
+        )
+    return rows, imp.stdout.strip()
+
+
 def run(trajectories: Path | None, db: Path | None, tasks: Path | None) -> str:
     from tau_inputs import write_inputs
+
+    from calibrant.importers.tau import case_id_of, trace_id_of
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -203,77 +247,21 @@ def run(trajectories: Path | None, db: Path | None, tasks: Path | None) -> str:
         inputs = work / "inputs"
         write_inputs(trajectories, db, inputs, tasks)
         if not published:  # the benchmark's database check, restated, as the reward
-            from calibrant.importers.tau import case_id_of, trace_id_of
-
             records = json.loads(trajectories.read_text())
             for r in records:
                 r["reward"] = db_reward(
                     inputs, trace_id_of(r["task_id"], r["trial"]), case_id_of(r["task_id"])
                 )
             trajectories.write_text(json.dumps(records), encoding="utf-8")
-        py = sys.executable
-        imp = subprocess.run(
-            [
-                py,
-                "-m",
-                "calibrant",
-                "import",
-                "tau-bench",
-                str(trajectories),
-                "--domain",
-                "retail",
-                "--cases",
-                str(inputs / "cases"),
-                "--no-contract",
-                "--snapshots",
-                str(inputs / "snapshots"),
-                "--tenant",
-                "shop",
-                "--agent-principal",
-                "agent:retail",
-                "--out",
-                str(work / "runs"),
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        if imp.returncode != 0:
-            raise SystemExit(f"import failed: {imp.stderr}")
-        chk = subprocess.run(
-            [py, "-m", "calibrant", "check", str(work / "runs"), "--jsonl"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        if chk.returncode not in (0, 1):
-            raise SystemExit(f"check failed: {chk.stderr}")
-        from calibrant.files import load_transcript
-
-        rows = {}
-        for f in (work / "runs").glob("*.json"):
-            t = load_transcript(f)
-            rows[t.transcript_id] = {"task": t.case_id, "reward": t.provenance.benchmark_reward}
+        rows, import_report = check_imported(trajectories, inputs, work / "runs", env)
+        import_report = import_report.replace(str(work), "<work>")
+        bare, _ = check_imported(trajectories, inputs, work / "bare", env, contracts=False)
+        for tid, row in rows.items():
+            row["violated_without_contracts"] = bare[tid].get("violated", [])
         agents = {}
         for r in json.loads(trajectories.read_text()):
-            from calibrant.importers.tau import trace_id_of
-
             agents[trace_id_of(r["task_id"], r["trial"])] = (r.get("info") or {}).get("agent")
-        for line in chk.stdout.splitlines():
-            doc = json.loads(line)
-            if "results" not in doc:
-                continue
-            row = rows[doc["transcript_id"]]
-            row["violated"] = sorted(
-                x["invariant"] for x in doc["results"] if x["outcome"] == "violated"
-            )
-            row["harness"] = sorted(
-                x["invariant"] for x in doc["results"] if x["outcome"] == "harness_error"
-            )
         assumptions = (inputs / "assumptions.md").read_text().split("\n", 2)[2]
-        import_report = imp.stdout.strip()
     seconds = time.perf_counter() - started
     return render(rows, agents, published, trajectories.name, assumptions, import_report, seconds)
 
@@ -315,6 +303,10 @@ def render(
             "results could not be fetched here (their blobs are absent from every snapshot "
             "available), so the published gpt-4o retail run is **not** measured: run this script "
             "with `--trajectories` on it when you have it.",
+            "",
+            "These agents' faults are planted by design (one rule broken each), so the "
+            "numbers below measure the path — import, contracts, snapshots, checks — and what "
+            "the reward cannot see, not how often a model breaks a rule.",
             "",
             "Reward: tau2-bench's database component restated — 1 when the records the trace "
             "changed and created are those the task's expected actions change and create (the "
@@ -376,6 +368,33 @@ def render(
     ]
     for t in missed[:10]:
         out.append(f"- {_example(rows, agents, t)}")
+    bare_missed = sorted(t for t in bad if not rows[t].get("violated_without_contracts"))
+    out += [
+        "",
+        f"Without the task contracts (every trace imported with `--no-contract`: its end state "
+        f"not judged), calibrant passes {len(bare_missed)} of the {len(bad)} reward-0 "
+        "conversations"
+        + (
+            ": the contracts written from the tasks' expected actions close that gap."
+            if len(bare_missed) > len(missed)
+            else ": here the invariants alone already flag every one of them."
+        ),
+    ]
+    if agents and any(agents.values()):
+        out += [
+            "",
+            "## By agent",
+            "",
+            "| agent | conversations | reward 1 | a breach | reward 1 and a breach |",
+            "|---|---|---|---|---|",
+        ]
+        for name in sorted({a for a in agents.values() if a}):
+            mine = [t for t in rows if agents.get(t.split(":import:")[1]) == name]
+            out.append(
+                f"| `{name}` | {len(mine)} | {sum(t in ok for t in mine)} | "
+                f"{sum(t in flagged for t in mine)} | "
+                f"{sum(t in ok and t in flagged for t in mine)} |"
+            )
     harness = sorted({i for r in rows.values() for i in r.get("harness", [])})
     out += [
         "",
