@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -288,7 +289,11 @@ def render(
     out = [
         "# calibrant's check beside the benchmark's reward (tau retail)",
         "",
-        "Written by `benchmarks/bench_tau_crosstable.py`; do not edit by hand.",
+        "Written by `benchmarks/bench_tau_crosstable.py`; do not edit by hand. Command: "
+        "`PYTHONPATH=src:domains/retail/src python benchmarks/bench_tau_crosstable.py`"
+        + ("" if not published else " `--trajectories ...`")
+        + f"; machine: {platform.system()} {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}.",
         "",
     ]
     if published:

@@ -105,8 +105,12 @@ def write_inputs(trajectories: Path, db_path: Path, out: Path, tasks_path: Path 
     tasks = {}
     if tasks_path is not None:
         tasks = {str(t["id"]): t for t in json.loads(tasks_path.read_text(encoding="utf-8"))}
-    raw = json.loads(trajectories.read_text(encoding="utf-8"))
-    records = raw["simulations"] if isinstance(raw, dict) else raw
+    text = trajectories.read_text(encoding="utf-8")
+    if trajectories.suffix == ".jsonl":
+        records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        raw = json.loads(text)
+        records = raw["simulations"] if isinstance(raw, dict) else raw
     traces = parse_tau(trajectories)
     (out / "cases").mkdir(parents=True, exist_ok=True)
     assumed: dict[str, list[str]] = {}

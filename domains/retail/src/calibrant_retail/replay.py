@@ -154,9 +154,13 @@ def replay(
             if step.tool not in WRITE_TOOLS:
                 continue
             _set_clock(svc, base + step.place - 1)
-            handled = TOOLS.run(
-                svc, step.tool, caller, step.call_id, tool_arguments(step.arguments)
-            )
+            try:
+                handled = TOOLS.run(
+                    svc, step.tool, caller, step.call_id, tool_arguments(step.arguments)
+                )
+            except (KeyError, TypeError, ValueError) as exc:  # arguments the tool cannot read
+                refused.append((step.call_id, f"{step.tool}: arguments not read ({exc!r})"))
+                continue
             if handled.error:
                 refused.append((step.call_id, f"{step.tool}: {json.dumps(handled.response)}"))
         _set_clock(svc, max(svc.now(), base + events))
