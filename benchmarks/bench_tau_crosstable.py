@@ -2,7 +2,7 @@
 published layout (issue 33, item 4).
 
     PYTHONPATH=src:domains/retail/src python benchmarks/bench_tau_crosstable.py \
-        [--trajectories FILE --db DB [--tasks TASKS]]
+        [--trajectories FILE --db DB [--tasks TASKS]] [--all-tasks TASKS DB]
 
 With `--trajectories` (a retail file as tau-bench or tau2-bench publishes it, with the
 benchmark's database and, for tau2, its tasks), the reward is the benchmark's own, as the file
@@ -423,13 +423,68 @@ def render(
     return "\n".join(out)
 
 
+def task_contracts(tasks_path: Path, db_path: Path) -> str:
+    """Every task of a tau2-bench retail task file through the pack's service: how many of
+    their expected actions apply as the benchmark has them (the case contracts
+    `tau_inputs.py` writes from them state the end state they leave)."""
+    from calibrant_retail.policy import WRITE_TOOLS
+    from calibrant_retail.replay import Step, load_db, replay, subset
+
+    db = load_db(db_path)
+    tasks = json.loads(tasks_path.read_text(encoding="utf-8"))
+    clean, no_writes, refused = 0, 0, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for t in tasks:
+            acts = (t.get("evaluation_criteria") or {}).get("actions") or []
+            no_writes += not any(a["name"] in WRITE_TOOLS for a in acts)
+            steps = [
+                Step(a["name"], a.get("arguments") or {}, f"expected_{n}", n)
+                for n, a in enumerate(acts, start=1)
+            ]
+            world = subset(db, [a.get("arguments") or {} for a in acts])
+            r = replay(world, steps, Path(tmp), events=len(steps))
+            if r.refused:
+                refused.append((t["id"], r.refused[0][1]))
+            else:
+                clean += 1
+    lo, hi = wilson(clean, len(tasks))
+    lines = [
+        "## Task definitions as case contracts",
+        "",
+        f"All {len(tasks)} tasks of `{tasks_path.name}` (tau2-bench retail, with its "
+        f"`{db_path.name}`): the expected actions of {clean} apply on the pack's service as the "
+        f"benchmark states them ({clean / len(tasks):.2f} [{lo:.2f}, {hi:.2f}]), so their case "
+        f"contracts state the end state the benchmark's gold database holds; {no_writes} expect "
+        "no write at all (their contract: nothing changes). Refused by the pack's service:",
+        "",
+    ]
+    lines += [f"- task {tid}: `{why[:200]}`" for tid, why in refused] or ["- none"]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trajectories", type=Path)
     ap.add_argument("--db", type=Path)
     ap.add_argument("--tasks", type=Path)
+    ap.add_argument(
+        "--all-tasks",
+        nargs=2,
+        type=Path,
+        metavar=("TASKS", "DB"),
+        help="tau2-bench's retail tasks.json and db.json: every task's expected actions "
+        "through the pack's service (the section on task contracts)",
+    )
     a = ap.parse_args()
     text = run(a.trajectories, a.db, a.tasks)
+    if a.all_tasks:
+        text += "\n" + task_contracts(*a.all_tasks)
+        text = text.replace(
+            "bench_tau_crosstable.py`",
+            "bench_tau_crosstable.py --all-tasks tasks.json db.json` (tau2-bench's "
+            "`data/tau2/domains/retail/` files; this page: commit a2c0247)",
+            1,
+        )
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(text, encoding="utf-8")
     print(text)
