@@ -480,8 +480,8 @@ def main() -> None:
     if a.all_tasks:
         text += "\n" + task_contracts(*a.all_tasks)
         text = text.replace(
-            "bench_tau_crosstable.py`",
-            "bench_tau_crosstable.py --all-tasks tasks.json db.json` (tau2-bench's "
+            "python benchmarks/bench_tau_crosstable.py`",
+            "python benchmarks/bench_tau_crosstable.py --all-tasks tasks.json db.json` (tau2-bench's "
             "`data/tau2/domains/retail/` files; this page: commit a2c0247)",
             1,
         )
