@@ -481,8 +481,8 @@ def main() -> None:
         text += "\n" + task_contracts(*a.all_tasks)
         text = text.replace(
             "python benchmarks/bench_tau_crosstable.py`",
-            "python benchmarks/bench_tau_crosstable.py --all-tasks tasks.json db.json` (tau2-bench's "
-            "`data/tau2/domains/retail/` files; this page: commit a2c0247)",
+            "python benchmarks/bench_tau_crosstable.py --all-tasks tasks.json db.json` "
+            "(tau2-bench's `data/tau2/domains/retail/` files; this page: commit a2c0247)",
             1,
         )
     RESULT.parent.mkdir(parents=True, exist_ok=True)
