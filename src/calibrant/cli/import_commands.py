@@ -1,4 +1,4 @@
-"""`calibrant import chat|otel FILES --out DIR`: production traces in, one transcript per trace.
+"""`calibrant import chat|otel|tau-bench FILES --out DIR`: traces in, one transcript per trace.
 Thin: the options, `importers.import_traces`, its summary line."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from .app import app
 FORMAT_HELP = (
     "chat: OpenAI chat-completions conversations (a JSON file of {messages} or a list, or JSONL "
     "with one conversation and its id per line). otel: OpenTelemetry GenAI spans as OTLP JSON "
-    "(or JSONL, one export per line), one transcript per trace id."
+    "(or JSONL, one export per line), one transcript per trace id. tau-bench: tau-bench and "
+    "tau2-bench trajectory files as published (task -> case, trial, the benchmark's reward in "
+    "the provenance)."
 )
 
 

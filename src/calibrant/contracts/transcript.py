@@ -76,6 +76,16 @@ class Provenance(Contract):
     seed: int | None = Field(default=None, description="Seed of the trial (wording, faults).")
     started_at: AwareDatetime = Field(description="Start (UTC).")
     finished_at: AwareDatetime = Field(description="End (UTC).")
+    benchmark_reward: float | None = Field(
+        default=None,
+        description="Imported benchmark trajectories: the reward the benchmark's own evaluator "
+        "gave the conversation (kept beside calibrant's verdicts, never used by them). Absent: "
+        "not imported from a benchmark.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _omit_none(handler(self), ("benchmark_reward",))
 
 
 class Turn(Contract):

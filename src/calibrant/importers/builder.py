@@ -224,7 +224,7 @@ def build_transcript(
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
         case_id=case_id,
-        trial=1,
+        trial=trace.trial or 1,
         tags=list(case.tags) if case else [],
         acting_tenant=acting,
         agent_principal=agent_id,
@@ -240,6 +240,7 @@ def build_transcript(
             case_hash=content_hash(case) if case else None,
             started_at=start,
             finished_at=max(finish, start),
+            benchmark_reward=trace.reward,
         ),
         case=case,
         conversation=turns,

@@ -21,14 +21,14 @@ from pydantic import JsonValue
 from .locate import Locator, dotted, read_documents
 from .model import ParsedTrace, TraceCall, TraceTurn
 
-__all__ = ["parse_chat"]
+__all__ = ["parse_chat", "conversation"]
 
 
 def parse_chat(path: Path) -> list[ParsedTrace]:
     """Every conversation in `path`, in order."""
     out = []
     for loc, doc in read_documents(path):
-        out.append(_conversation(loc, doc, jsonl=loc.line is not None))
+        out.append(conversation(loc, doc, jsonl=loc.line is not None))
     return out
 
 
@@ -54,7 +54,7 @@ def _int(loc: Locator, at: tuple[int | str, ...], value: Any) -> int:
     return value
 
 
-def _conversation(loc: Locator, doc: Any, *, jsonl: bool) -> ParsedTrace:
+def conversation(loc: Locator, doc: Any, *, jsonl: bool) -> ParsedTrace:
     if isinstance(doc, list) and not jsonl:
         doc = {"messages": doc}
     if not isinstance(doc, dict):

@@ -31,8 +31,8 @@ __all__ = [
 TOOL_CALL_TEXT: tuple[str, ...] = ("shown", "hidden")
 """Whether the customer saw the text an agent sent in the same message as a tool call."""
 
-TraceFormat = Literal["chat", "otel"]
-FORMATS: tuple[str, ...] = ("chat", "otel")
+TraceFormat = Literal["chat", "otel", "tau-bench"]
+FORMATS: tuple[str, ...] = ("chat", "otel", "tau-bench")
 
 ATTR_CASE = "calibrant.case"
 ATTR_TENANT = "calibrant.tenant"
@@ -86,6 +86,8 @@ class ParsedTrace:
     finished: datetime | None = None
     assumptions: dict[str, int] = field(default_factory=dict)  # what was assumed -> how often
     messages: int = 0  # messages numbered so far (formats with no message ids of their own)
+    trial: int | None = None  # the trial number (from 1) when the trace says it
+    reward: float | None = None  # a benchmark's own reward for the conversation
 
     def assume(self, what: str, times: int = 1) -> None:
         self.assumptions[what] = self.assumptions.get(what, 0) + times
@@ -94,7 +96,10 @@ class ParsedTrace:
 class ImportOptions(Contract):
     """What `calibrant import` reads and where it writes."""
 
-    format: TraceFormat = Field(description="chat (chat-completions messages) or otel (OTLP JSON).")
+    format: TraceFormat = Field(
+        description="chat (chat-completions messages), otel (OTLP JSON) or tau-bench "
+        "(tau-bench / tau2-bench trajectory files as published)."
+    )
     paths: list[Path] = Field(min_length=1, description="Trace files.")
     out: Path = Field(description="Folder to create with one transcript JSON per trace.")
     domain: str | None = Field(

@@ -102,9 +102,14 @@ class DomainRecords:
                 for value in call.arguments.values():
                     for s in _strings(value):
                         first.setdefault(s, call.call_id)
+        by_call = {e.kind: e.call for e in self.pack.effects if e.call is not None}
+        ids = {c.call_id for c in calls}
         out: dict[str, list[CommittedWrite]] = {}
         for e in self._new():
             made = next(((op, first[op]) for op in e.operation_ids if op in first), None)
+            named = e.value(by_call[e.kind]) if e.kind in by_call else None
+            if made is None and isinstance(named, str) and named in ids:
+                made = (None, named)  # the record names the call that committed it
             if made is None or not (_ID.match(e.owner) and _ID.match(e.id)):
                 continue
             op, call_id = made
@@ -114,7 +119,7 @@ class DomainRecords:
                     kind=e.kind,
                     record_id=e.id,
                     action="create",
-                    operation_id=op if _ID.match(op) else None,
+                    operation_id=op if op is not None and _ID.match(op) else None,
                 )
             )
         return out

@@ -22,6 +22,7 @@ from .chat import parse_chat
 from .model import Assumption, ImportedTrace, ImportOptions, ImportResult, ParsedTrace, TraceTurn
 from .otel import parse_otel
 from .snapshots import read_domain_snapshot, read_ledger
+from .tau import parse_tau
 
 Snapshot = DomainSnapshot | BaseModel
 """A snapshot read from a file: another domain's generic one, or the first pack's own model
@@ -147,7 +148,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
         _pack(options, [])  # an unknown domain is refused before any file is read
     cases = Cases.load(options)
     domain, pack = _pack(options, cases.given)
-    parse = parse_chat if options.format == "chat" else parse_otel
+    parse = {"chat": parse_chat, "otel": parse_otel, "tau-bench": parse_tau}[options.format]
     traces = [t for p in options.paths for t in parse(p)]
     if not traces:
         raise ConfigError("no trace found in the given files; give the files your traces are in")

@@ -65,7 +65,7 @@ from .records import (
     Refund,
     Variant,
 )
-from .world import WORLD
+from .world import WORLD, World
 
 __all__ = [
     "AGENT",
@@ -951,9 +951,10 @@ TOOLS = ToolSet(
 # --- the world a case starts from ----------------------------------------------------------------
 
 
-def build_service(path: Path, fx: Fixture) -> RetailService:
+def build_service(path: Path, fx: Fixture, world: World = WORLD) -> RetailService:
     """A fresh database at `path` seeded with the pack's subset of tau2-bench's retail
-    database, each order's status as the case overrides it."""
+    database (or another `world` read from the benchmark's database), each order's status as
+    the case overrides it."""
     rows: list[object] = [
         TenantRow(tenant_id=SHOP, name="The online shop"),
         PermissionRow(permission_id="grant_retail", tenant_id=SHOP, principal=AGENT, scopes=SCOPES),
@@ -979,24 +980,24 @@ def build_service(path: Path, fx: Fixture) -> RetailService:
             scopes=SCOPES,
         ),
     ]
-    for c in WORLD.customers:
+    for c in world.customers:
         rows.append(CustomerRow(**c.model_dump()))
-    for m in WORLD.payment_methods:
+    for m in world.payment_methods:
         rows.append(PaymentMethodRow(**m.model_dump(exclude={"currency"})))
-    for p in WORLD.products:
+    for p in world.products:
         rows.append(ProductRow(tenant_id=SHOP, **p.model_dump()))
-    for v in WORLD.variants:
+    for v in world.variants:
         data = v.model_dump(exclude={"currency", "options"})
         rows.append(
             VariantRow(tenant_id=SHOP, options=json.dumps(v.options, sort_keys=True), **data)
         )
-    for o in WORLD.orders:
+    for o in world.orders:
         data = o.model_dump(exclude={"currency"})
         data["status"] = fx.order_status.get(o.order_id, o.status)
         rows.append(OrderRow(**data))
-    for n, line in enumerate(WORLD.order_lines):
+    for n, line in enumerate(world.order_lines):
         rows.append(OrderLineRow(position=n, **line.model_dump(exclude={"currency"})))
-    for pay in WORLD.payments:
+    for pay in world.payments:
         rows.append(PaymentRow(**pay.model_dump(exclude={"currency"})))
     engine = fresh_database(path, TABLES, rows)
     return RetailService(engine, base_time=T0, status_guard=fx.status_guard)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .records import Customer, Order, OrderLine, Payment, PaymentMethod, Product, Variant
 
-__all__ = ["SOURCE", "World", "WORLD", "load_world"]
+__all__ = ["SOURCE", "World", "WORLD", "load_world", "world_from"]
 
 SOURCE = Path(__file__).parent / "data" / "tau2_retail_subset.json"
 SHOP = "shop"
@@ -42,7 +42,12 @@ def _address(a: dict[str, Any]) -> dict[str, str]:
 
 @cache
 def load_world(path: Path = SOURCE) -> World:
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    return world_from(json.loads(path.read_text(encoding="utf-8")))
+
+
+def world_from(raw: dict[str, Any]) -> World:
+    """The pack's records of a retail database in the benchmark's layout ({users, orders,
+    products}, keyed by id)."""
     customers, methods, orders, lines, payments = [], [], [], [], []
     for u in raw["users"].values():
         customers.append(
