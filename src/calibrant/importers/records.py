@@ -106,7 +106,9 @@ class DomainRecords:
         ids = {c.call_id for c in calls}
         out: dict[str, list[CommittedWrite]] = {}
         for e in self._new():
-            made = next(((op, first[op]) for op in e.operation_ids if op in first), None)
+            made: tuple[str | None, str] | None = next(
+                ((op, first[op]) for op in e.operation_ids if op in first), None
+            )
             named = e.value(by_call[e.kind]) if e.kind in by_call else None
             if made is None and isinstance(named, str) and named in ids:
                 made = (None, named)  # the record names the call that committed it

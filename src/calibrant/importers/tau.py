@@ -196,13 +196,13 @@ def _chat_messages(messages: list[Any]) -> tuple[list[Any], int]:
         calls = m.get("tool_calls")
         if isinstance(calls, list):
             if m.get("role") == "user":
-                user_calls |= {c.get("id") for c in calls if isinstance(c, dict)}
+                user_calls |= {str(c["id"]) for c in calls if isinstance(c, dict) and c.get("id")}
                 skipped += len(calls)
                 m.pop("tool_calls")
             else:
                 m["tool_calls"] = [_call(c) for c in calls]
         if m.get("role") == "tool":
-            if m.get("requestor") == "user" or m.get("id") in user_calls:
+            if m.get("requestor") == "user" or str(m.get("id")) in user_calls:
                 continue
             if "tool_call_id" not in m:
                 m["tool_call_id"] = m.pop("id", None)
