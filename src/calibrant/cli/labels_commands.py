@@ -243,6 +243,7 @@ def calibrate(
     from ..ops.calibrate import CalibrateOptions
     from ..ops.calibrate import calibrate as ops_calibrate
     from ..ops.common import Hooks
+    from ..ops.gold_export import queue_gold
     from ..paths import check_output_path, write_all_atomic
     from ..reports.calibration import (
         calibration_json,
@@ -252,7 +253,6 @@ def calibrate(
     )
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
-    from ..service.gold_export import queue_gold
     from ..store import Store
     from .progress import track
     from .verdicts_options import check_format, load_rubric_for_verdicts

@@ -168,7 +168,7 @@ def _failed(engine: Engine, job_id: str, error: str) -> None:
 
 
 def _hooks(watch: _Watch) -> Any:
-    from ..ops.common import Hooks
+    from .common import Hooks
 
     return Hooks(on_run=watch.run, on_done=watch.done)
 
@@ -176,7 +176,7 @@ def _hooks(watch: _Watch) -> Any:
 def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
     from ..agreement.gate import GateSettings
     from ..calibration import Settings
-    from ..ops.calibrate import CalibrateOptions, calibrate
+    from .calibrate import CalibrateOptions, calibrate
 
     split = None if p["split"] == "all" else p["split"]
     settings = Settings(
@@ -207,7 +207,7 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.judge import JudgeOpOptions, judge
+    from .judge import JudgeOpOptions, judge
 
     options = JudgeOpOptions(
         paths=server_files(p["paths"], "paths"),
@@ -218,7 +218,7 @@ def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.score import ScoreHooks, ScoreOptions, score
+    from .score import ScoreHooks, ScoreOptions, score
 
     options = ScoreOptions(
         paths=server_files(p["paths"], "paths"),
@@ -230,7 +230,7 @@ def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.compare import CompareOptions, compare
+    from .compare import CompareOptions, compare
 
     judge_a, judge_b, name_a, name_b = compare_sides(store.engine, p)
     options = CompareOptions(

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
+from ..store.service_tables import JobRow
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
 from .job_inputs import (
     Name,
@@ -31,7 +32,6 @@ from .job_inputs import (
     server_gold,
     shown,
 )
-from .tables import JobRow
 
 __all__ = [
     "JOB_TASK",
