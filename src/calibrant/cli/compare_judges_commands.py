@@ -294,58 +294,26 @@ def stability_command(
 ) -> None:
     """Judge stability: sample one judge configuration k times on the gold items and measure
     how much its samples agree with one another, per criterion, with a 95% interval."""
-    from ..calibration.stability import judge_stability
     from ..domains import default_gold
-    from ..gold import load_gold
-    from ..judge.config import resolve_judge
-    from ..judge.runner import judge_transcripts
-    from ..ops.common import record_finished
+    from ..ops.common import Hooks
+    from ..ops.stability import StabilityOptions, stability
     from ..store import Store
     from .progress import track
 
-    gold_subset = gold_split(split)
-    gold = gold or default_gold(domain)
-    gold_set = load_gold(gold, split=gold_subset)
-    config, rub, policy, conc = resolve_judge(
-        judge_options(
+    gold_split(split)
+    options = StabilityOptions(
+        gold=gold or default_gold(domain),
+        judge=judge_options(
             model, api_base, rubric, judge_name, concurrency, temperature=temperature, domain=domain
-        )
+        ),
+        split=split,
+        samples=samples,
+        seed=seed,
+        min_self_agreement=min_self_agreement,
     )
-    gold_set.validate(rub)
-    items = gold_set.item_ids
     with Store.open() as store:
-        with track("answers", total=len(items) * samples) as progress:
-            run = judge_transcripts(
-                [gold_set.transcripts[i] for i in items],
-                rubric=rub,
-                config=config,
-                store=store,
-                concurrency=conc,
-                samples=samples,
-                policy=policy,
-                seed=seed,
-                on_done=lambda j, cached: progress.advance(cached=cached),
-            )
-        by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
-        report = judge_stability(
-            items,
-            by_item,
-            rubric=rub,
-            judge=config,
-            k=samples,
-            clusters=[gold_set.items[i].case for i in items],
-            seed=seed,
-            min_self_agreement=min_self_agreement,
-        )
-        report["run_id"] = record_finished(
-            store,
-            "stability",
-            report,
-            judge=config,
-            arguments={"gold": str(gold), "split": split, "samples": samples},
-            seed=seed,
-            samples=samples,
-        )
+        hooks = Hooks(progress=lambda what, total: track(what, total=total))
+        report = stability(store, options, hooks).report
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
