@@ -13,7 +13,7 @@ from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import ApiBaseOpt, JudgeOpt, ModelOpt, RubricOpt, batch_app, judge_options
-from .batch_submit import PollOpt, submit_pending
+from .batch_submit import PollOpt, batch_hooks
 
 
 @batch_app.command("submit")
@@ -32,8 +32,8 @@ def batch_submit(
     and store its results. Resumable: killed, then run again, it follows the same provider batch
     and submits nothing twice. `calibrant score --submit` does this, then scores from the store."""
     from ..judge.batch_submit import provider_of
+    from ..ops.batch import BatchOptions, submit_batches
     from ..store import Store, make_engine
-    from ..store.runs import Runs
 
     config, rub = _batch_judge(model, api_base, rubric, judge_name)
     provider_of(config)  # refused before reading anything
@@ -41,17 +41,14 @@ def batch_submit(
     engine = make_engine()
     err = Console(stderr=True)
     err.print(f"{total} transcript(s) x {samples} sample(s)", highlight=False)
-    results = submit_pending(
-        files=files,
-        paths=paths,
+    options = BatchOptions(
+        paths=tuple(str(p) for p in paths),
         config=config,
         rubric=rub,
-        store=Store(engine),
-        runs=Runs(engine),
         samples=samples,
         poll_s=poll_s,
-        err=err,
     )
+    results = submit_batches(Store(engine), options, files, batch_hooks(err))
     if as_json:
         typer.echo(json.dumps({"batches": [r.as_json() for r in results]}, indent=2))
 

@@ -26,7 +26,7 @@ from .app import (
     app,
     judge_options,
 )
-from .batch_submit import PollOpt
+from .batch_submit import PollOpt, batch_hooks
 from .rerun import rerun_note
 
 
@@ -297,7 +297,11 @@ def score(
             err.print(f"skipped {s}", highlight=False, markup=False)
 
     score_options = ScoreOptions(
-        paths=tuple(str(p) for p in paths), judge=resolved, calibration=calibration, submit=submit
+        paths=tuple(str(p) for p in paths),
+        judge=resolved,
+        calibration=calibration,
+        submit=submit,
+        poll_s=poll_s,
     )
     with Store.open() as store:
         if queue:
@@ -329,21 +333,6 @@ def score(
             if writer is not None:
                 writer.writerow(_csv_row(row, criteria))
 
-        def submit_batches(files: Any, runs: Any) -> list[Any]:
-            from .batch_submit import submit_pending
-
-            return submit_pending(
-                files=files,
-                paths=paths,
-                config=config,
-                rubric=rub,
-                store=store,
-                runs=runs,
-                samples=1,
-                poll_s=poll_s,
-                err=err,
-            )
-
         def on_run(_: str) -> None:  # the header once the batch is valid and the run recorded
             nonlocal writer
             if csv_out is not None and writer is None:
@@ -358,7 +347,7 @@ def score(
             on_inputs=on_inputs,
             on_row=on_row,
             after_round=trim_heap,  # what a round freed is not kept resident: memory flat in N
-            submit=submit_batches,
+            batch=batch_hooks(err),
         )
         try:
             result = score_op(store, score_options, hooks)
