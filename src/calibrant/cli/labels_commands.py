@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from ..agreement.gate_settings import GATE_DEFAULTS
 from ..errors import CalibrantError
 from .app import (
     ApiBaseOpt,
@@ -130,11 +131,11 @@ def calibrate(
     max_attempts: AttemptsOpt = None,
     min_lower: Annotated[
         float, typer.Option("--min-lower", help="Gate: the judge's CI lower bound must reach this.")
-    ] = 0.6,
+    ] = GATE_DEFAULTS.min_lower,
     min_coverage: Annotated[
         float,
         typer.Option("--min-coverage", help="Gate: share of items with a usable judge label."),
-    ] = 0.8,
+    ] = GATE_DEFAULTS.min_coverage,
     min_cases: Annotated[
         int,
         typer.Option(
@@ -143,7 +144,7 @@ def calibrate(
             help="Gate: below this many cases with an item rated by the judge and an expert, "
             "UNDECIDED.",
         ),
-    ] = 8,
+    ] = GATE_DEFAULTS.min_cases,
     min_expert_cases: Annotated[
         int,
         typer.Option(
@@ -151,7 +152,7 @@ def calibrate(
             min=2,
             help="Gate: below this many cases rated by two experts, UNDECIDED.",
         ),
-    ] = 8,
+    ] = GATE_DEFAULTS.min_expert_cases,
     min_items: Annotated[
         int,
         typer.Option(
@@ -160,7 +161,7 @@ def calibrate(
             help="Gate: an extra floor in items (rated by the judge and an expert); the "
             "minimum that counts is --min-cases.",
         ),
-    ] = 20,
+    ] = GATE_DEFAULTS.min_items,
     margin: Annotated[
         float,
         typer.Option(
@@ -169,7 +170,7 @@ def calibrate(
             max=1.0,
             help="Gate: non-inferiority margin on kappa, judge side minus expert side.",
         ),
-    ] = 0.10,
+    ] = GATE_DEFAULTS.margin,
     no_ceiling: Annotated[
         bool,
         typer.Option(

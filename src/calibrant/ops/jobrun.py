@@ -174,7 +174,7 @@ def _hooks(watch: _Watch) -> Any:
 
 
 def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..agreement.gate import GateSettings
+    from ..agreement.gate_settings import GATE_DEFAULTS, GateSettings
     from ..calibration import Settings
     from .calibrate import CalibrateOptions, calibrate
 
@@ -187,9 +187,9 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
             min_coverage=p["min_coverage"],
             use_ceiling=not p["no_ceiling"],
             min_items=p["min_items"],
-            min_cases=p.get("min_cases", 8),
-            min_expert_cases=p.get("min_expert_cases", 8),
-            margin=p.get("margin", 0.10),
+            min_cases=p.get("min_cases", GATE_DEFAULTS.min_cases),
+            min_expert_cases=p.get("min_expert_cases", GATE_DEFAULTS.min_expert_cases),
+            margin=p.get("margin", GATE_DEFAULTS.margin),
         ),
     )
     with ExitStack() as stack:  # a queue's gold folder lives while the run does
