@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,18 +14,17 @@ from rich.table import Table
 from ..reports.fit import fit
 from ..reports.folder import print_run
 from .app import (
-    ApiBaseOpt,
-    ConcurrencyOpt,
     DomainOpt,
     GoldOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
     SplitOpt,
     app,
     gold_split,
     judge_options,
 )
+from .judge_group import JUDGE_GROUP, judge_group
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 def _resolve(name: str) -> tuple[Any, Any, Any, int]:
@@ -267,6 +266,7 @@ def render_stability(console: Console, report: dict[str, Any]) -> None:
 
 
 @app.command("stability")
+@judge_group("model", "api_base", "rubric", "domain", "judge_name", "concurrency")
 def stability_command(
     samples: Annotated[
         int, typer.Option("--samples", "-k", min=2, help="Samples per item (k >= 2).")
@@ -279,12 +279,7 @@ def stability_command(
     ] = None,
     gold: GoldOpt = None,
     split: SplitOpt = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     min_self_agreement: Annotated[
         float,
         typer.Option("--min-self-agreement", min=0.0, max=1.0, help="Flag below this lower bound."),
@@ -302,10 +297,8 @@ def stability_command(
 
     gold_split(split)
     options = StabilityOptions(
-        gold=gold or default_gold(domain),
-        judge=judge_options(
-            model, api_base, rubric, judge_name, concurrency, temperature=temperature, domain=domain
-        ),
+        gold=gold or default_gold(judge.domain),
+        judge=judge.model_copy(update={"temperature": temperature}),
         split=split,
         samples=samples,
         seed=seed,

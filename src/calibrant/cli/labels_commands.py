@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,22 +14,17 @@ from rich.console import Console
 from ..agreement.gate_settings import GATE_DEFAULTS
 from ..errors import CalibrantError
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
-    DomainOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
     SplitOpt,
-    TimeoutOpt,
     app,
     gold_split,
-    judge_options,
     loading_note,
 )
 from .from_store import GoldOrStoreOpt
+from .judge_group import JUDGE_GROUP, judge_group
 from .verdicts_options import VERDICTS_HELP, VerdictsFormatOpt
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 @app.command()
@@ -109,6 +104,7 @@ def agree(
 
 
 @app.command()
+@judge_group()
 def calibrate(
     gold: GoldOrStoreOpt = None,
     from_store: Annotated[
@@ -121,14 +117,7 @@ def calibrate(
         ),
     ] = None,
     split: SplitOpt = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     min_lower: Annotated[
         float, typer.Option("--min-lower", help="Gate: the judge's CI lower bound must reach this.")
     ] = GATE_DEFAULTS.min_lower,
@@ -261,7 +250,7 @@ def calibrate(
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
     if from_store is None:
-        gold = gold or default_gold(domain)  # the installed pack's, wherever the command runs
+        gold = gold or default_gold(judge.domain)  # the installed pack's, wherever the command runs
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
         raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
@@ -284,7 +273,7 @@ def calibrate(
     )
     recorded, note = None, None
     if verdicts is not None:
-        named = (("--model", model), ("--api-base", api_base), ("--judge", judge_name))
+        named = (("--model", judge.model), ("--api-base", judge.api_base), ("--judge", judge.judge))
         given = [n for n, v in named if v]
         if given:
             raise CalibrantError(
@@ -301,8 +290,8 @@ def calibrate(
         check_format(verdicts_format)
         recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
             verdicts,
-            rubric=load_rubric_for_verdicts(rubric, domain),
-            gold=gold or default_gold(domain),
+            rubric=load_rubric_for_verdicts(judge.rubric, judge.domain),
+            gold=gold or default_gold(judge.domain),
             fmt=verdicts_format,
         )
     with Store.open() as store, ExitStack() as stack:
@@ -310,17 +299,15 @@ def calibrate(
         if from_store is not None:
             exported = queue_gold(store.engine, from_store, stack, option="--from-store")
             gold, source = exported.folder, exported.source
-            if rubric is None and judge_name is None:
-                rubric = exported.rubric
-        options = judge_options(
-            model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
-        )
+            if judge.rubric is None and judge.judge is None:
+                judge = judge.model_copy(update={"rubric": exported.rubric})
+        options = judge
         if recorded is None:
             note = loading_note(options)
         report = ops_calibrate(
             store,
             CalibrateOptions(
-                gold or default_gold(domain),
+                gold or default_gold(judge.domain),
                 split=gold_subset,
                 judge=options,
                 settings=settings,

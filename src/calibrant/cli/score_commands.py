@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,19 +15,14 @@ from rich.table import Table
 from ..errors import CalibrantError
 from ..reports.fit import fit
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
-    DomainOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
-    TimeoutOpt,
     app,
-    judge_options,
 )
 from .batch_submit import PollOpt, batch_hooks
+from .judge_group import JUDGE_GROUP, judge_group
 from .rerun import rerun_note
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -185,19 +180,13 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 @app.command()
+@judge_group()
 def score(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(help="Transcript JSON files, folders, JSON Lines files or quoted globs."),
     ] = None,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     calibration: Annotated[
         str | None,
         typer.Option(
@@ -280,9 +269,7 @@ def score(
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    options = judge_options(
-        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
-    )
+    options = judge
     resolved = resolve_judge(options)
     config, rub = resolved[0], resolved[1]
     if submit:
