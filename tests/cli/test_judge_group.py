@@ -55,7 +55,7 @@ def test_each_judging_command_shows_the_group_in_its_order() -> None:
     for path, names in COMMANDS.items():
         command: Any = root
         for part in path:
-            command = command.commands[part]  # type: ignore[attr-defined]
+            command = command.commands[part]
         shown = [o for p in command.params for o in p.opts if o in FLAGS.values()]
         assert shown == [FLAGS[n] for n in names], path
 

@@ -131,10 +131,10 @@ def judges_fit_prior(
 
 
 @app.command()
-@judge_group(into="options")
+@judge_group(into="given")
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders.")],
-    options: JudgeOptions = JUDGE_GROUP,
+    given: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
     datamark: Annotated[
         bool | None,
@@ -167,7 +167,7 @@ def judge(
         for s in files.skipped:
             err.print(f"skipped {s}", highlight=False, markup=False)
 
-    opts = options.model_copy(update={"datamark": datamark})
+    opts = given.model_copy(update={"datamark": datamark})
     if as_jsonl and as_json:
         raise CalibrantError("--json and --jsonl are alternatives: give one")
     note = loading_note(opts)
