@@ -47,8 +47,8 @@ STILL_NAMING = {
     "sandbox/protocol.py": 1,
     "sandbox/server.py": 1,
     "selftest.py": 1,
-    "service/job_inputs.py": 1,
-    "service/jobs.py": 2,
+    "ops/job_inputs.py": 1,
+    "ops/jobs.py": 2,
     "service/templates/_transcript.html": 1,
 }
 

@@ -66,6 +66,18 @@ PLANTED = [
         "calibrant.service.app -> calibrant.cli",
     ),
     (
+        "faces-on-top",
+        "cli/app.py",
+        "from ..service import create_app as _service",
+        "calibrant.cli.app -> calibrant.service",
+    ),
+    (
+        "faces-independent",
+        "cli/gold_commands.py",
+        "from ..service.app import create_app as _service",
+        "calibrant.cli.gold_commands -> calibrant.service.app",
+    ),
+    (
         "reports-render",
         "compare/trials.py",
         "from ..reports.trials import trial_report",

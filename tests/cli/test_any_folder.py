@@ -160,7 +160,7 @@ def test_a_pack_shipping_several_rubrics_names_them_and_asks_for_one(tmp_path: P
 def test_a_service_job_without_gold_reads_the_packs_and_a_given_one_stays_in_the_data_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from calibrant.service.job_inputs import server_gold
+    from calibrant.ops.job_inputs import server_gold
 
     monkeypatch.setenv("CALIBRANT_DATA_ROOT", str(tmp_path))
     assert server_gold({"gold": None}) == _pack_gold()  # the pack's own data: trusted

@@ -155,10 +155,10 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     labeled by two experts as the gold consensus; `agreement-over-time` on it; and `monitor`
     from the planted judge's calibration."""
     from calibrant.gold import CONSENSUS
-    from calibrant.service import labeling as lab
-    from calibrant.service.audit import AuditOptions, agreement_over_time, draw_audit
-    from calibrant.service.catalog import add_rubric
-    from calibrant.service.monitor import MonitorOptions, monitor_report
+    from calibrant.ops.audit import AuditOptions, agreement_over_time, draw_audit
+    from calibrant.ops.catalog import add_rubric
+    from calibrant.ops.monitor import MonitorOptions, monitor_report
+    from calibrant.store import labeling as lab
     from calibrant.store.runs import Runs
 
     cfg, js = simulated_judgments(GOLD, RUBRIC, "flip:no_claim_before_confirmed:0.2")

@@ -26,7 +26,7 @@ from calibrant.files import load_case, load_transcript
 from calibrant.harness.cases import case_problems
 from calibrant.judge.evidence import trusted_evidence
 from calibrant.regression.draft import draft_case
-from calibrant.service.uploads import parse_transcripts
+from calibrant.store.uploads import parse_transcripts
 from tests.conftest import Result
 from tests.domains.packs import write_pack
 from tests.support.domains import installed

@@ -20,8 +20,8 @@ import yaml
 
 from calibrant.contracts import Transcript
 from calibrant.files import load_rubric
-from calibrant.service import labeling as lab
-from calibrant.service.catalog import add_rubric
+from calibrant.ops.catalog import add_rubric
+from calibrant.store import labeling as lab
 from calibrant.store import make_engine
 from tests.conftest import ROOT, Result, run_cli
 

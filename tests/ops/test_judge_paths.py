@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from calibrant.service import jobs
-from calibrant.service.catalog import add_judge
-from calibrant.service.jobrun import run_job
-from calibrant.service.jobs import JudgeJob, JudgeParams
+from calibrant.ops import jobs
+from calibrant.ops.catalog import add_judge
+from calibrant.ops.jobrun import run_job
+from calibrant.ops.jobs import JudgeJob, JudgeParams
 from calibrant.store import Store
 from calibrant.store.runs import Runs
 from tests.conftest import ROOT

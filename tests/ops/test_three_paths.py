@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from calibrant.service import jobrun, jobs
-from calibrant.service.catalog import add_judge
-from calibrant.service.jobrun import run_job
+from calibrant.ops import jobrun, jobs
+from calibrant.ops.catalog import add_judge
+from calibrant.ops.jobrun import run_job
 from calibrant.store import Store
 from calibrant.store.runs import Runs
 from tests.conftest import ROOT
@@ -197,7 +197,7 @@ def test_score_is_the_same_through_the_cli_the_service_job_and_the_queue(
     score = ["score", items, "--judge", "a"]
     by_cli = _json(cli(*score, "--json", cwd=work, env=_cli_store(work, "score-cli")))
 
-    from calibrant.service.jobs import ScoreJob, ScoreParams
+    from calibrant.ops.jobs import ScoreJob, ScoreParams
 
     request = ScoreJob(kind="score", params=ScoreParams(judge="a", paths=[items]))
     by_job = _service_job(f"sqlite:///{work / 'score-job.db'}", work, request)
@@ -224,7 +224,7 @@ def test_calibrate_is_the_same_through_the_cli_the_service_job_and_the_worker(
         cli(*args, "--resamples", RESAMPLES, "--json", cwd=work, env=_cli_store(work, "cal-cli"))
     )
 
-    from calibrant.service.jobs import CalibrateJob, CalibrateParams
+    from calibrant.ops.jobs import CalibrateJob, CalibrateParams
 
     params = CalibrateParams(judge="a", gold=gold, split="all", resamples=int(RESAMPLES))
     request = CalibrateJob(kind="calibrate", params=params)
@@ -259,7 +259,7 @@ def test_compare_is_the_same_through_the_cli_the_service_job_and_the_worker(
         )
     )
 
-    from calibrant.service.jobs import CompareJob, CompareParams
+    from calibrant.ops.jobs import CompareJob, CompareParams
 
     params = CompareParams(a="a", b="b", gold=gold, split="all", resamples=int(RESAMPLES))
     request = CompareJob(kind="compare", params=params)

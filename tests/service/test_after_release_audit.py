@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from calibrant.service import labeling as lab
-from calibrant.service.adjudication import adjudicate
-from calibrant.service.tables import ItemRow
+from calibrant.store import labeling as lab
 from calibrant.store import make_engine
+from calibrant.store.adjudication import adjudicate
 from calibrant.store.runs import RunRow
+from calibrant.store.service_tables import ItemRow
 from tests.conftest import ROOT, run_cli
 from tests.support.fake_openai import fake_openai
 from tests.support.labeling import BACKENDS

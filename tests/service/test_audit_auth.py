@@ -57,7 +57,7 @@ def served(
 
 
 def _users(service: Service):  # type: ignore[no-untyped-def]
-    from calibrant.service.users import Users
+    from calibrant.store.users import Users
 
     return Users(make_engine(service.database_url))
 
@@ -234,9 +234,7 @@ def test_no_other_origin_may_read_the_api_from_a_browser(service: Service) -> No
         },
     )
     assert "access-control-allow-origin" not in pre.headers
-    got = service.client().get(
-        "/api/labels", headers={**evil, "Authorization": f"Bearer {token}"}
-    )
+    got = service.client().get("/api/labels", headers={**evil, "Authorization": f"Bearer {token}"})
     assert "access-control-allow-origin" not in got.headers
 
 

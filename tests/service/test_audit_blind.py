@@ -162,8 +162,8 @@ def test_an_annotator_cannot_write_as_another_rater_or_reach_higher_roles(
 
 def _alias(service: Service, *ids: str) -> dict[str, str]:
     """Transcript id -> the opaque alias experts see it by (issue 19), as the admin knows it."""
-    from calibrant.service.labeling import aliases
     from calibrant.store import make_engine
+    from calibrant.store.labeling import aliases
 
     engine = make_engine(service.database_url)
     try:

@@ -123,8 +123,8 @@ def test_without_a_token_the_api_answers_401_and_with_one_it_knows_who(service: 
 
 
 def test_a_rotated_or_disabled_token_stops_working(service: Service) -> None:
-    from calibrant.service.users import Users
     from calibrant.store import make_engine
+    from calibrant.store.users import Users
 
     old = service.user("tom", "admin")
     engine = make_engine(service.database_url)

@@ -236,8 +236,8 @@ def test_a_judge_stored_with_a_credential_before_is_shown_masked(ctx: Ctx) -> No
     import yaml
     from sqlmodel import Session
 
-    from calibrant.service.tables import JudgeRow
     from calibrant.store import make_engine
+    from calibrant.store.service_tables import JudgeRow
 
     with ctx.service.client(ctx.admin) as admin:
         rubric = admin.post("/api/rubrics", content=RUBRIC.read_text(), headers=YAML).json()

@@ -276,9 +276,9 @@ def _old_account(database_url: str, name: str) -> str:
 
     from sqlmodel import Session
 
-    from calibrant.service.tables import UserRow
-    from calibrant.service.users import hash_token
     from calibrant.store import make_engine
+    from calibrant.store.service_tables import UserRow
+    from calibrant.store.users import hash_token
 
     token = f"cal_test-{name}-{'x' * 30}"
     engine = make_engine(database_url)

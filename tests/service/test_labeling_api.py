@@ -354,8 +354,8 @@ def test_labels_made_elsewhere_import_all_or_nothing_and_export_back(service: Se
 
 def test_no_account_may_be_called_consensus(tmp_path: Path) -> None:
     from calibrant.errors import ConfigError
-    from calibrant.service.users import Users
     from calibrant.store import make_engine
+    from calibrant.store.users import Users
 
     engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
     try:

@@ -31,8 +31,8 @@ GOLD = ROOT / "gold" / "transcripts"
 
 def put_rubric(database_url: str, path: Path = RUBRIC, by: str = "admin") -> str:
     """Store the rubric at `path` in the store; returns its content hash."""
-    from calibrant.service.tables import RubricRow
     from calibrant.store import make_engine
+    from calibrant.store.service_tables import RubricRow
 
     rubric = load_rubric(path)
     engine = make_engine(database_url)
@@ -58,8 +58,8 @@ def put_rubric(database_url: str, path: Path = RUBRIC, by: str = "admin") -> str
 def aliases_of(service: Service, *ids: str) -> dict[str, str]:
     """Transcript id -> the opaque alias experts name the item by (what the admin's
     GET /api/items says), read from the service's store; every item without `ids`."""
-    from calibrant.service.labeling import aliases
     from calibrant.store import make_engine
+    from calibrant.store.labeling import aliases
 
     engine = make_engine(service.database_url)
     try:

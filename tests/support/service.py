@@ -43,8 +43,8 @@ class Service:
 
     def user(self, name: str, role: str) -> str:
         """Create an account in the service's store; returns its token."""
-        from calibrant.service.users import Users
         from calibrant.store import make_engine
+        from calibrant.store.users import Users
 
         engine = make_engine(self.database_url)
         try:

@@ -42,11 +42,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .gate_settings import GATE_DEFAULTS, GateSettings
 from .noninferiority import PairedComparison
 from .resample import BootstrapResult
 from .undefined import Undefined
 
-__all__ = ["GATE_RULE", "GATE_CONFIDENCE", "GateSettings", "GateDecision", "release_gate"]
+__all__ = [
+    "GATE_RULE",
+    "GATE_CONFIDENCE",
+    "GATE_DEFAULTS",
+    "GateSettings",
+    "GateDecision",
+    "release_gate",
+]
 
 Status = Literal["PASS", "FAIL", "UNDECIDED"]
 
@@ -76,19 +84,6 @@ GATE_RULE = (
     "Coverage is the share of items with a usable judge label: insufficient_evidence, a failed "
     "answer, and not_applicable on an item the consensus rated are not usable."
 )
-
-
-@dataclass(frozen=True)
-class GateSettings:
-    """Thresholds of the gate (all configurable)."""
-
-    min_lower: float = 0.6
-    min_coverage: float = 0.8
-    use_ceiling: bool = True
-    min_items: int = 20
-    min_cases: int = 8
-    min_expert_cases: int = 8
-    margin: float = 0.10
 
 
 @dataclass(frozen=True)

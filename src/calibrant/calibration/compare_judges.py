@@ -9,7 +9,6 @@ judges differ in correctness are listed, regressions first, with both rationales
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,37 +27,9 @@ from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
 
 if TYPE_CHECKING:
-    from ..judge.reliability import RetryPolicy
-    from ..store import Store
+    pass
 
-__all__ = ["compare_judges", "judge_gold"]
-
-
-def judge_gold(
-    resolved: tuple[JudgeConfig, Rubric, RetryPolicy, int],
-    gold: GoldSet,
-    *,
-    seed: int,
-    store: Store,
-    on_done: Callable[[Judgment, bool], None] | None = None,
-) -> dict[str, Judgment]:
-    """Every gold item judged by one resolved judge, by item id (answers come from the store
-    when this judge version already gave them)."""
-    from ..judge.runner import judge_transcripts
-
-    config, rubric, policy, concurrency = resolved
-    items = gold.item_ids
-    run = judge_transcripts(
-        [gold.transcripts[i] for i in items],
-        rubric=rubric,
-        config=config,
-        store=store,
-        concurrency=concurrency,
-        policy=policy,
-        seed=seed,
-        on_done=on_done,
-    )
-    return dict(zip(items, run.judgments, strict=True))
+__all__ = ["compare_judges"]
 
 
 def _label(j: Judgment | None, criterion: str) -> Any:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
+from ..judge.on_gold import judge_gold_samples
 from ..judge.reliability import RetryPolicy
-from ..judge.runner import judge_transcripts
 from ..store import Store
 from ..store.runs import Runs
 from .build import calibration_report
@@ -186,17 +186,14 @@ def _judge_and_report(
     items = gold.item_ids
     if on_start:
         on_start(len(items))
-    run = judge_transcripts(
-        [gold.transcripts[i] for i in items],
-        rubric=rubric,
-        config=config,
+    answers = judge_gold_samples(
+        (config, rubric, policy, concurrency),
+        gold,
         store=store,
-        concurrency=concurrency,
-        policy=policy,
         seed=settings.seed,
         on_done=on_done,
     )
-    judgments = dict(zip(items, run.judgments, strict=True))
+    run, judgments = answers.run, answers.first()
     return calibration_report(
         gold,
         rubric,

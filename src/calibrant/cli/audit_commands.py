@@ -1,7 +1,7 @@
 """After release: `calibrant audit` draws a sample of a score run into a blind workbench queue;
 `calibrant agreement-over-time` measures the judge against the experts' labels of the audited
 items per judge version and time window; `calibrant monitor` raises the drift alarm. The
-operations are `calibrant.service.audit`'s and `calibrant.service.monitor`'s."""
+operations are `calibrant.ops.audit`'s and `calibrant.ops.monitor`'s."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def audit(
     """Draw a sample of a score run's transcripts into a blind workbench queue (stratified by
     the judge's verdict, at most --per-case per case), recording what the judge said of each
     and the probability it was drawn with."""
-    from ..service.audit import AuditOptions, draw_audit
+    from ..ops.audit import AuditOptions, draw_audit
     from ..store import make_engine
 
     text = None
@@ -118,7 +118,7 @@ def agreement_over_time(
     """The judge against the experts on audited items, per judge version and window: kappa
     with a case-clustered interval, sensitivity and specificity per label, the gate, and the
     pass rate corrected by the judge's errors on the window's audit."""
-    from ..service.audit import agreement_over_time as report_op
+    from ..ops.audit import agreement_over_time as report_op
     from ..store import make_engine
 
     engine = make_engine()
@@ -255,7 +255,7 @@ def monitor(
     (agreement below the gate, judged label shift, anchors moved) from its release calibration,
     and name the rule behind any alarm. With --verdicts, the judge is one that runs elsewhere
     (see docs/daily-loop.md)."""
-    from ..service.monitor import MonitorOptions, monitor_report, record_anchors
+    from ..ops.monitor import MonitorOptions, monitor_report, record_anchors
     from ..store import make_engine
 
     options = MonitorOptions(
@@ -321,7 +321,7 @@ def _recorded_monitor(
 ) -> dict[str, Any]:
     """`monitor --verdicts`: the file read and checked before the store opens."""
     from ..errors import ConfigError
-    from ..service.monitor_recorded import read_monitored, recorded_monitor_report
+    from ..ops.monitor_recorded import read_monitored, recorded_monitor_report
     from ..store import make_engine
     from .verdicts_options import check_format, load_rubric_for_verdicts
 

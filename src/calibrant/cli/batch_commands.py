@@ -6,23 +6,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
-from .app import ApiBaseOpt, JudgeOpt, ModelOpt, RubricOpt, batch_app, judge_options
-from .batch_submit import PollOpt, submit_pending
+from .app import batch_app
+from .batch_submit import PollOpt, batch_hooks
+from .judge_group import JUDGE_GROUP, judge_group
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 @batch_app.command("submit")
+@judge_group("model", "api_base", "rubric", "judge_name")
 def batch_submit(
     paths: Annotated[list[Path], typer.Argument(help="Transcripts, as for `calibrant score`.")],
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    judge_name: JudgeOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
     poll_s: PollOpt = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the batches as JSON.")] = False,
@@ -32,36 +34,31 @@ def batch_submit(
     and store its results. Resumable: killed, then run again, it follows the same provider batch
     and submits nothing twice. `calibrant score --submit` does this, then scores from the store."""
     from ..judge.batch_submit import provider_of
+    from ..ops.batch import BatchOptions, submit_batches
     from ..store import Store, make_engine
-    from ..store.runs import Runs
 
-    config, rub = _batch_judge(model, api_base, rubric, judge_name)
+    config, rub = _batch_judge(judge)
     provider_of(config)  # refused before reading anything
     files, total = _validated(paths, rub)
     engine = make_engine()
     err = Console(stderr=True)
     err.print(f"{total} transcript(s) x {samples} sample(s)", highlight=False)
-    results = submit_pending(
-        files=files,
-        paths=paths,
+    options = BatchOptions(
+        paths=tuple(str(p) for p in paths),
         config=config,
         rubric=rub,
-        store=Store(engine),
-        runs=Runs(engine),
         samples=samples,
         poll_s=poll_s,
-        err=err,
     )
+    results = submit_batches(Store(engine), options, files, batch_hooks(err))
     if as_json:
         typer.echo(json.dumps({"batches": [r.as_json() for r in results]}, indent=2))
 
 
-def _batch_judge(
-    model: str | None, api_base: str | None, rubric: Path | None, judge_name: str | None
-) -> tuple[Any, Any]:
+def _batch_judge(judge: JudgeOptions) -> tuple[Any, Any]:
     from ..judge.config import resolve_judge
 
-    config, rub, _, _ = resolve_judge(judge_options(model, api_base, rubric, judge_name))
+    config, rub, _, _ = resolve_judge(judge)
     return config, rub
 
 
@@ -82,13 +79,11 @@ def _validated(paths: list[Path], rubric: Any) -> tuple[Any, int]:
 
 
 @batch_app.command("export")
+@judge_group("model", "api_base", "rubric", "judge_name")
 def batch_export(
     paths: Annotated[list[Path], typer.Argument(help="Transcripts, as for `calibrant score`.")],
     out: Annotated[Path, typer.Option("--out", help="Write the batch requests (JSONL) here.")],
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    judge_name: JudgeOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
 ) -> None:
     """Write the judge requests the store has no answer for as OpenAI batch JSON Lines (for a
@@ -99,7 +94,7 @@ def batch_export(
     from ..store import Store, make_engine
 
     check_output_path(out, option="--out")
-    config, rub = _batch_judge(model, api_base, rubric, judge_name)
+    config, rub = _batch_judge(judge)
     files, total = _validated(paths, rub)
     outputs = StreamedOutputs([out])
     n = 0
@@ -126,13 +121,11 @@ def batch_export(
 
 
 @batch_app.command("ingest")
+@judge_group("model", "api_base", "rubric", "judge_name")
 def batch_ingest(
     results: Annotated[Path, typer.Argument(help="The batch output file (JSONL).")],
     paths: Annotated[list[Path], typer.Argument(help="The transcripts the batch was made from.")],
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    judge_name: JudgeOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Store the answers of a batch output file (idempotent: answers already stored are left
@@ -142,7 +135,7 @@ def batch_ingest(
     from ..scoring.inputs import iter_transcripts
     from ..store import Store, make_engine
 
-    config, rub = _batch_judge(model, api_base, rubric, judge_name)
+    config, rub = _batch_judge(judge)
     files, _ = _validated(paths, rub)
     parsed: list[tuple[int, dict[str, Any]]] = []
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,18 +14,17 @@ from rich.table import Table
 from ..reports.fit import fit
 from ..reports.folder import print_run
 from .app import (
-    ApiBaseOpt,
-    ConcurrencyOpt,
     DomainOpt,
     GoldOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
     SplitOpt,
     app,
     gold_split,
     judge_options,
 )
+from .judge_group import JUDGE_GROUP, judge_group
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 def _resolve(name: str) -> tuple[Any, Any, Any, int]:
@@ -267,6 +266,7 @@ def render_stability(console: Console, report: dict[str, Any]) -> None:
 
 
 @app.command("stability")
+@judge_group("model", "api_base", "rubric", "domain", "judge_name", "concurrency")
 def stability_command(
     samples: Annotated[
         int, typer.Option("--samples", "-k", min=2, help="Samples per item (k >= 2).")
@@ -279,12 +279,7 @@ def stability_command(
     ] = None,
     gold: GoldOpt = None,
     split: SplitOpt = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     min_self_agreement: Annotated[
         float,
         typer.Option("--min-self-agreement", min=0.0, max=1.0, help="Flag below this lower bound."),
@@ -294,58 +289,24 @@ def stability_command(
 ) -> None:
     """Judge stability: sample one judge configuration k times on the gold items and measure
     how much its samples agree with one another, per criterion, with a 95% interval."""
-    from ..calibration.stability import judge_stability
     from ..domains import default_gold
-    from ..gold import load_gold
-    from ..judge.config import resolve_judge
-    from ..judge.runner import judge_transcripts
-    from ..ops.common import record_finished
+    from ..ops.common import Hooks
+    from ..ops.stability import StabilityOptions, stability
     from ..store import Store
     from .progress import track
 
-    gold_subset = gold_split(split)
-    gold = gold or default_gold(domain)
-    gold_set = load_gold(gold, split=gold_subset)
-    config, rub, policy, conc = resolve_judge(
-        judge_options(
-            model, api_base, rubric, judge_name, concurrency, temperature=temperature, domain=domain
-        )
+    gold_split(split)
+    options = StabilityOptions(
+        gold=gold or default_gold(judge.domain),
+        judge=judge.model_copy(update={"temperature": temperature}),
+        split=split,
+        samples=samples,
+        seed=seed,
+        min_self_agreement=min_self_agreement,
     )
-    gold_set.validate(rub)
-    items = gold_set.item_ids
     with Store.open() as store:
-        with track("answers", total=len(items) * samples) as progress:
-            run = judge_transcripts(
-                [gold_set.transcripts[i] for i in items],
-                rubric=rub,
-                config=config,
-                store=store,
-                concurrency=conc,
-                samples=samples,
-                policy=policy,
-                seed=seed,
-                on_done=lambda j, cached: progress.advance(cached=cached),
-            )
-        by_item = {i: run.judgments[n * samples : (n + 1) * samples] for n, i in enumerate(items)}
-        report = judge_stability(
-            items,
-            by_item,
-            rubric=rub,
-            judge=config,
-            k=samples,
-            clusters=[gold_set.items[i].case for i in items],
-            seed=seed,
-            min_self_agreement=min_self_agreement,
-        )
-        report["run_id"] = record_finished(
-            store,
-            "stability",
-            report,
-            judge=config,
-            arguments={"gold": str(gold), "split": split, "samples": samples},
-            seed=seed,
-            samples=samples,
-        )
+        hooks = Hooks(progress=lambda what, total: track(what, total=total))
+        report = stability(store, options, hooks).report
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:

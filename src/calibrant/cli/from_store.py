@@ -1,5 +1,5 @@
 """`--gold` beside `--from-store QUEUE` (calibrate, propose): a labeled workbench queue of the
-store is exported to a temporary gold folder by `calibrant.service.gold_export.queue_gold`, the
+store is exported to a temporary gold folder by `calibrant.ops.gold_export.queue_gold`, the
 operation `calibrant gold export` and the service's calibrate job run too."""
 
 from __future__ import annotations

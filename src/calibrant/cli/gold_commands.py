@@ -1,5 +1,5 @@
 """`calibrant gold export`: a labeled workbench queue written as a gold folder that `calibrate
---gold` reads (the operation is `calibrant.service.gold_export`)."""
+--gold` reads (the operation is `calibrant.ops.gold_export`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def gold_export(
     `labels/consensus.jsonl` from adjudication, `rubric.yaml` and `labeling/new_items.txt`
     (items without consensus, left aside by `calibrate`). Written all or nothing; `calibrate
     --gold DIR --rubric DIR/rubric.yaml` reads it."""
-    from ..service.gold_export import check_out, gold_export, write_folder
+    from ..ops.gold_export import check_out, gold_export, write_folder
     from ..store import make_engine
 
     check_out(out)  # before any work

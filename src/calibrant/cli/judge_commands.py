@@ -14,16 +14,11 @@ from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
     DomainOpt,
     GoldOpt,
     JudgeOpt,
-    ModelOpt,
     RubricOpt,
     SplitOpt,
-    TimeoutOpt,
     app,
     gold_split,
     judge_options,
@@ -31,10 +26,12 @@ from .app import (
     loading_note,
     rubric_app,
 )
+from .judge_group import JUDGE_GROUP, judge_group
 from .rerun import rerun_note
 
 if TYPE_CHECKING:
     from ..contracts import Judgment
+    from ..judge.config import JudgeOptions
     from ..paths import FileList
 
 
@@ -134,16 +131,10 @@ def judges_fit_prior(
 
 
 @app.command()
+@judge_group(into="given")
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders.")],
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    given: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
     datamark: Annotated[
         bool | None,
@@ -176,17 +167,7 @@ def judge(
         for s in files.skipped:
             err.print(f"skipped {s}", highlight=False, markup=False)
 
-    opts = judge_options(
-        model,
-        api_base,
-        rubric,
-        judge_name,
-        concurrency,
-        timeout,
-        max_attempts,
-        datamark=datamark,
-        domain=domain,
-    )
+    opts = given.model_copy(update={"datamark": datamark})
     if as_jsonl and as_json:
         raise CalibrantError("--json and --jsonl are alternatives: give one")
     note = loading_note(opts)

@@ -6,29 +6,25 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
+from ..agreement.gate_settings import GATE_DEFAULTS
 from ..errors import CalibrantError
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
-    DomainOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
     SplitOpt,
-    TimeoutOpt,
     app,
     gold_split,
-    judge_options,
     loading_note,
 )
 from .from_store import GoldOrStoreOpt
+from .judge_group import JUDGE_GROUP, judge_group
 from .verdicts_options import VERDICTS_HELP, VerdictsFormatOpt
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 @app.command()
@@ -108,6 +104,7 @@ def agree(
 
 
 @app.command()
+@judge_group()
 def calibrate(
     gold: GoldOrStoreOpt = None,
     from_store: Annotated[
@@ -120,21 +117,14 @@ def calibrate(
         ),
     ] = None,
     split: SplitOpt = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     min_lower: Annotated[
         float, typer.Option("--min-lower", help="Gate: the judge's CI lower bound must reach this.")
-    ] = 0.6,
+    ] = GATE_DEFAULTS.min_lower,
     min_coverage: Annotated[
         float,
         typer.Option("--min-coverage", help="Gate: share of items with a usable judge label."),
-    ] = 0.8,
+    ] = GATE_DEFAULTS.min_coverage,
     min_cases: Annotated[
         int,
         typer.Option(
@@ -143,7 +133,7 @@ def calibrate(
             help="Gate: below this many cases with an item rated by the judge and an expert, "
             "UNDECIDED.",
         ),
-    ] = 8,
+    ] = GATE_DEFAULTS.min_cases,
     min_expert_cases: Annotated[
         int,
         typer.Option(
@@ -151,7 +141,7 @@ def calibrate(
             min=2,
             help="Gate: below this many cases rated by two experts, UNDECIDED.",
         ),
-    ] = 8,
+    ] = GATE_DEFAULTS.min_expert_cases,
     min_items: Annotated[
         int,
         typer.Option(
@@ -160,7 +150,7 @@ def calibrate(
             help="Gate: an extra floor in items (rated by the judge and an expert); the "
             "minimum that counts is --min-cases.",
         ),
-    ] = 20,
+    ] = GATE_DEFAULTS.min_items,
     margin: Annotated[
         float,
         typer.Option(
@@ -169,7 +159,7 @@ def calibrate(
             max=1.0,
             help="Gate: non-inferiority margin on kappa, judge side minus expert side.",
         ),
-    ] = 0.10,
+    ] = GATE_DEFAULTS.margin,
     no_ceiling: Annotated[
         bool,
         typer.Option(
@@ -243,6 +233,7 @@ def calibrate(
     from ..ops.calibrate import CalibrateOptions
     from ..ops.calibrate import calibrate as ops_calibrate
     from ..ops.common import Hooks
+    from ..ops.gold_export import queue_gold
     from ..paths import check_output_path, write_all_atomic
     from ..reports.calibration import (
         calibration_json,
@@ -252,7 +243,6 @@ def calibrate(
     )
     from ..reports.folder import check_report_folder, print_next, write_calibration_folder
     from ..reports.html import calibration_html
-    from ..service.gold_export import queue_gold
     from ..store import Store
     from .progress import track
     from .verdicts_options import check_format, load_rubric_for_verdicts
@@ -260,7 +250,7 @@ def calibrate(
     if gold is not None and from_store is not None:
         raise CalibrantError("--gold and --from-store are two sources of gold: give one")
     if from_store is None:
-        gold = gold or default_gold(domain)  # the installed pack's, wherever the command runs
+        gold = gold or default_gold(judge.domain)  # the installed pack's, wherever the command runs
     gold_subset = gold_split(split)
     if attack_margin is not None and not 0 <= attack_margin <= 1:
         raise CalibrantError(f"--attack-margin must be between 0 and 1, not {attack_margin}")
@@ -283,7 +273,7 @@ def calibrate(
     )
     recorded, note = None, None
     if verdicts is not None:
-        named = (("--model", model), ("--api-base", api_base), ("--judge", judge_name))
+        named = (("--model", judge.model), ("--api-base", judge.api_base), ("--judge", judge.judge))
         given = [n for n, v in named if v]
         if given:
             raise CalibrantError(
@@ -300,8 +290,8 @@ def calibrate(
         check_format(verdicts_format)
         recorded = load_recorded(  # checked before the store opens: a bad file writes nothing
             verdicts,
-            rubric=load_rubric_for_verdicts(rubric, domain),
-            gold=gold or default_gold(domain),
+            rubric=load_rubric_for_verdicts(judge.rubric, judge.domain),
+            gold=gold or default_gold(judge.domain),
             fmt=verdicts_format,
         )
     with Store.open() as store, ExitStack() as stack:
@@ -309,17 +299,15 @@ def calibrate(
         if from_store is not None:
             exported = queue_gold(store.engine, from_store, stack, option="--from-store")
             gold, source = exported.folder, exported.source
-            if rubric is None and judge_name is None:
-                rubric = exported.rubric
-        options = judge_options(
-            model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
-        )
+            if judge.rubric is None and judge.judge is None:
+                judge = judge.model_copy(update={"rubric": exported.rubric})
+        options = judge
         if recorded is None:
             note = loading_note(options)
         report = ops_calibrate(
             store,
             CalibrateOptions(
-                gold or default_gold(domain),
+                gold or default_gold(judge.domain),
                 split=gold_subset,
                 judge=options,
                 settings=settings,

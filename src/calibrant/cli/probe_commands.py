@@ -3,28 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from ..errors import CalibrantError
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
-    DomainOpt,
     GoldOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
     SplitOpt,
-    TimeoutOpt,
     app,
     gold_split,
-    judge_options,
     loading_note,
 )
+from .judge_group import JUDGE_GROUP, judge_group
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 def _names(value: str | None, option: str) -> tuple[str, ...] | None:
@@ -37,17 +32,11 @@ def _names(value: str | None, option: str) -> tuple[str, ...] | None:
 
 
 @app.command()
+@judge_group()
 def probe(
     gold: GoldOpt = None,
     split: SplitOpt = "calibration",
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     probes: Annotated[
         str | None,
         typer.Option(
@@ -149,10 +138,8 @@ def probe(
     )
     if min_cases is not None:
         settings = replace(settings, min_cases=min_cases)
-    gold = gold or default_gold(domain)  # the installed pack's, wherever the command runs
-    options = judge_options(
-        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
-    )
+    gold = gold or default_gold(judge.domain)  # the installed pack's, wherever the command runs
+    options = judge
     loading = None if planted else loading_note(options)
     with Store.open() as store:
         report = ops_probe(

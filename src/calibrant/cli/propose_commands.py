@@ -66,7 +66,7 @@ def propose(
     demonstrated saving (docs/calibration.md)."""
     from ..calibration.propose import propose_for_gold
     from ..domains import default_gold
-    from ..service.gold_export import queue_gold
+    from ..ops.gold_export import queue_gold
     from ..store import Store
 
     if gold is not None and from_store is not None:

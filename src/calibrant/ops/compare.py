@@ -63,9 +63,10 @@ def _unmeasured(names: tuple[str, str], judged: list[dict[str, Any]]) -> list[tu
 def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -> CompareResult:
     """Compare the two judges; every check (one rubric, labels it can read) before the first
     model call. Answers a judge version already gave come from the store."""
-    from ..calibration.compare_judges import compare_judges, judge_gold
+    from ..calibration.compare_judges import compare_judges
     from ..calibration.criterion import Settings
     from ..gold import load_gold
+    from ..judge.on_gold import judge_gold
     from ..store.runs import Runs
     from .calibrate import gold_in_rubric_domain
 

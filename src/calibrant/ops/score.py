@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CalibrantError, ConfigError
+from .batch import BatchHooks, BatchOptions, submit_batches
 from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
@@ -77,12 +78,12 @@ class ChunkOptions:
 class ScoreHooks(Hooks):
     """`on_inputs(files, total)`: the batch is valid (before the first model call);
     `on_row(row)`: each transcript's score row, in order; `after_round()`: a round is written;
-    `submit(files, store, runs)`: the provider batches (`ScoreOptions.submit`)."""
+    `batch`: how the provider batches are followed (`ScoreOptions.submit`)."""
 
     on_inputs: Callable[[FileList, int], None] | None = None
     on_row: Callable[[dict[str, Any]], None] | None = None
     after_round: Callable[[], None] | None = None
-    submit: Callable[[FileList, Runs], list[Any]] | None = None
+    batch: BatchHooks = field(default_factory=BatchHooks)
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,10 @@ def score(store: Store, options: ScoreOptions, hooks: ScoreHooks | None = None) 
     files, total = _inputs(store, options, hooks)
     batches = []
     if options.submit:  # every answer the batch API gives is in the store before scoring
-        if hooks.submit is None:
-            raise CalibrantError("submit: no provider batch runner given")
-        batches = hooks.submit(files, runs)
+        batch = BatchOptions(
+            paths=options.paths, config=config, rubric=rubric, poll_s=options.poll_s
+        )
+        batches = submit_batches(store, batch, files, hooks.batch)
     batched = {th for b in batches for th in b.transcript_hashes}
     summary = ScoreSummary(rubric, config)
     run_id = runs.start(

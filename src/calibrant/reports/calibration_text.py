@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..agreement.gate_settings import GATE_DEFAULTS
+
 __all__ = [
     "STAT_NAMES",
     "comparison_line",
@@ -207,7 +209,7 @@ def noise_note(r: dict[str, Any]) -> str | None:
 def gate_settings_text(s: dict[str, Any]) -> str:
     """The gate's thresholds in one phrase; reports stored before the case minimum and the
     margin existed name what they had."""
-    items = f"at least {s.get('min_items', 20)} items"
+    items = f"at least {s.get('min_items', GATE_DEFAULTS.min_items)} items"
     if "min_cases" not in s:
         return f"{items}, coverage ≥ {s['min_coverage']:.0%}, bar {s['min_lower']}"
     return (

@@ -20,9 +20,13 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from ..judge.evidence import conversation_items, trusted_evidence
-from . import adjudication as adj
+from ..ops.gold_export import gold_export, safe_name
+from ..store import adjudication as adj
+from ..store import labeling as lab
+from ..store.uploads import parse_transcripts
+from ..store.users import User
+from ..store.views import record_views
 from . import label_import
-from . import labeling as lab
 from .api_models import (
     ID_PATTERN,
     AdjudicationIn,
@@ -39,11 +43,7 @@ from .api_models import (
     TurnOut,
     UploadResult,
 )
-from .gold_export import gold_export, safe_name
 from .security import require
-from .uploads import parse_transcripts
-from .users import User
-from .views import record_views
 
 __all__ = ["router", "install", "api_user"]
 

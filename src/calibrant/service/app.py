@@ -15,14 +15,14 @@ from fastapi.responses import JSONResponse
 
 from .. import __version__
 from ..errors import CalibrantError, InputError
+from ..ops.catalog import Conflict, NotFound
 from ..store import database_url as default_database_url
 from ..store import make_engine
+from ..store.sessions import DEFAULT_TTL, Sessions
+from ..store.users import User, Users
 from . import api_labels, workbench
 from .api_models import HealthOut, MeOut
-from .catalog import Conflict, NotFound
 from .security import BodyLimit, current_user
-from .sessions import DEFAULT_TTL, Sessions
-from .users import User, Users
 
 __all__ = ["create_app", "DEFAULT_MAX_BODY_BYTES"]
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from ..files import labels_from_text
 from ..labels import unique_labels
-from .labeling import (
+from ..store.labeling import (
     CONSENSUS,
     check_value,
     label_row,
@@ -19,9 +19,9 @@ from .labeling import (
     text_problem,
     upsert_labels,
 )
-from .tables import ItemRow
-from .uploads import BODY, body_text
-from .users import NAME_RULE, valid_name
+from ..store.service_tables import ItemRow
+from ..store.uploads import BODY, body_text
+from ..store.users import NAME_RULE, valid_name
 
 __all__ = ["import_labels"]
 

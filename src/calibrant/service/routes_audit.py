@@ -15,8 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..contracts.reports import AgreementOverTimeReport, AuditReport, MonitorReport
-from .api_models import ID_PATTERN
-from .audit import (
+from ..ops.audit import (
     MAX_COUNT,
     MAX_PER_CASE,
     MAX_SEED,
@@ -24,10 +23,11 @@ from .audit import (
     agreement_over_time,
     draw_audit,
 )
-from .monitor import MonitorOptions, monitor_report
+from ..ops.monitor import MonitorOptions, monitor_report
+from ..store.users import User
+from ..store.views import record_report_read
+from .api_models import ID_PATTERN
 from .security import require
-from .users import User
-from .views import record_report_read
 
 __all__ = ["pages", "router"]
 

@@ -8,10 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from ..errors import InputError
-from . import catalog
+from ..ops import catalog
+from ..store.users import User
 from .api_models import JudgeDetail, JudgeOut, RubricDetail, RubricOut
 from .security import require
-from .users import User
 
 __all__ = ["router"]
 

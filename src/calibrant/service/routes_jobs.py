@@ -7,10 +7,10 @@ from typing import Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 
-from . import jobs
+from ..ops import jobs
+from ..store.users import User
 from .api_models import JobOut
 from .security import require
-from .users import User
 
 __all__ = ["router"]
 
@@ -36,7 +36,7 @@ def post_job(
     engine = request.app.state.engine
     if engine.dialect.name != "postgresql":
         raise HTTPException(status_code=409, detail=jobs.SQLITE_REFUSAL)
-    from .jobrun import enqueue
+    from ..ops.jobrun import enqueue
 
     row = jobs.create(engine, job, user.name)
     enqueue(engine, request.app.state.database_url, row.id)

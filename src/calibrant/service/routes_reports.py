@@ -25,9 +25,9 @@ from ..contracts.reports import (
 from ..reports.html import REPORT_CSS, calibration_sections
 from ..reports.probe import probe_markdown
 from ..store.runs import RunKind, Runs
+from ..store.users import User
 from .run_reads import read_run
 from .security import csrf_token
-from .users import User
 from .workbench import page_user
 
 __all__ = ["router"]

@@ -8,10 +8,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Request
 
 from ..store.runs import RunDetail, RunKind, Runs
+from ..store.users import User
 from .api_models import RunOut
 from .run_reads import read_run
 from .security import require
-from .users import User
 
 __all__ = ["router"]
 

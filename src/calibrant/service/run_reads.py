@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from ..ops.catalog import NotFound
 from ..store.runs import RunDetail, Runs
-from .catalog import NotFound
-from .users import User
-from .views import record_report_read
+from ..store.users import User
+from ..store.views import record_report_read
 
 __all__ = ["run_detail", "read_run"]
 

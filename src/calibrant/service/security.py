@@ -18,8 +18,8 @@ from typing import Any
 
 from fastapi import Depends, HTTPException, Request
 
-from .sessions import Sessions
-from .users import User, Users
+from ..store.sessions import Sessions
+from ..store.users import User, Users
 
 __all__ = [
     "COOKIE",

@@ -27,11 +27,11 @@ from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
 from ..errors import InputError
 from ..judge.evidence import conversation_items, records_for_rater
 from ..judge.fence import quoted_spans
-from . import adjudication as adj
-from . import labeling as lab
+from ..store import adjudication as adj
+from ..store import labeling as lab
+from ..store.users import User
+from ..store.views import record_views
 from .security import COOKIE, check_csrf, csrf_token, optional_user
-from .users import User
-from .views import record_views
 
 __all__ = ["install"]
 

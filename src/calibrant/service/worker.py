@@ -22,10 +22,10 @@ def worker_lifespan(url: str, concurrency: int) -> Any:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        from ..ops.jobrun import service_tasks
         from ..ops.score import queue_tasks
         from ..scoring.queue import conninfo
         from ..scoring.worker import run_worker
-        from .jobrun import service_tasks
 
         conninfo(url)  # one clear error on SQLite, before the service starts
         stop = threading.Event()

@@ -30,7 +30,7 @@ from ..contracts.common import content_hash
 from ..domains import same_domain
 from ..errors import CalibrantError, ConfigError, InputError
 from .queue_lock import queue_transaction
-from .tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
+from .service_tables import AdjudicationRow, ItemRow, LabelRow, RubricRow
 from .uploads import BODY, MAX_TEXT, text_problem
 from .views import seen_at, verdict_seen
 

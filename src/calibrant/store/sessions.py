@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, func, select
 
-from .tables import SessionRow, UserRow
+from .service_tables import SessionRow, UserRow
 from .users import User
 
 __all__ = ["SESSION_PREFIX", "DEFAULT_TTL", "WebSession", "Sessions"]

@@ -29,9 +29,9 @@ from ..files import load_rubric, yaml_model_from_text
 from ..judge.config import JudgeOptions, SavedJudge, build_judge
 from ..judge.reliability import RetryPolicy
 from ..store.runs import Runs
+from ..store.service_tables import JudgeRow, RubricRow
 from ..store.versions import judge_entry
 from .server_paths import server_path
-from .tables import JudgeRow, RubricRow
 
 __all__ = [
     "Conflict",

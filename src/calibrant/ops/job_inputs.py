@@ -31,7 +31,7 @@ from .server_paths import server_path
 if TYPE_CHECKING:
     from ..calibration.recorded import RecordedJudge
     from ..contracts import Rubric
-    from ..ops.common import ResolvedJudge
+    from .common import ResolvedJudge
 
 __all__ = [
     "MAX_UPLOAD",
@@ -180,8 +180,8 @@ def recorded(
 
 def stored_rubric_of(engine: Engine, ref: str) -> Rubric:
     """A rubric kept in the store (POST /api/rubrics), by its hash."""
+    from ..store.labeling import stored_rubric
     from .catalog import NotFound, get_rubric
-    from .labeling import stored_rubric
 
     try:
         return stored_rubric(engine, get_rubric(engine, ref).content_hash)[1]
@@ -273,7 +273,7 @@ def calibrate_judge(
 def compare_sides(engine: Engine, p: dict[str, Any]) -> tuple[Any, Any, str, str]:
     """A compare job's judges A and B, each a stored judge version or recorded verdicts (on the
     rubric of the stored judge beside them, else the stored rubric `rubric`), and their names."""
-    from ..ops.compare import side_name, verdicts_rubric
+    from .compare import side_name, verdicts_rubric
 
     live: dict[str, ResolvedJudge] = {}
     for s in ("a", "b"):

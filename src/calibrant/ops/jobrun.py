@@ -168,15 +168,15 @@ def _failed(engine: Engine, job_id: str, error: str) -> None:
 
 
 def _hooks(watch: _Watch) -> Any:
-    from ..ops.common import Hooks
+    from .common import Hooks
 
     return Hooks(on_run=watch.run, on_done=watch.done)
 
 
 def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..agreement.gate import GateSettings
+    from ..agreement.gate_settings import GATE_DEFAULTS, GateSettings
     from ..calibration import Settings
-    from ..ops.calibrate import CalibrateOptions, calibrate
+    from .calibrate import CalibrateOptions, calibrate
 
     split = None if p["split"] == "all" else p["split"]
     settings = Settings(
@@ -187,9 +187,9 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
             min_coverage=p["min_coverage"],
             use_ceiling=not p["no_ceiling"],
             min_items=p["min_items"],
-            min_cases=p.get("min_cases", 8),
-            min_expert_cases=p.get("min_expert_cases", 8),
-            margin=p.get("margin", 0.10),
+            min_cases=p.get("min_cases", GATE_DEFAULTS.min_cases),
+            min_expert_cases=p.get("min_expert_cases", GATE_DEFAULTS.min_expert_cases),
+            margin=p.get("margin", GATE_DEFAULTS.margin),
         ),
     )
     with ExitStack() as stack:  # a queue's gold folder lives while the run does
@@ -207,7 +207,7 @@ def _calibrate(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.judge import JudgeOpOptions, judge
+    from .judge import JudgeOpOptions, judge
 
     options = JudgeOpOptions(
         paths=server_files(p["paths"], "paths"),
@@ -218,7 +218,7 @@ def _judge(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.score import ScoreHooks, ScoreOptions, score
+    from .score import ScoreHooks, ScoreOptions, score
 
     options = ScoreOptions(
         paths=server_files(p["paths"], "paths"),
@@ -230,7 +230,7 @@ def _score(store: Store, p: dict[str, Any], watch: _Watch) -> str:
 
 
 def _compare(store: Store, p: dict[str, Any], watch: _Watch) -> str:
-    from ..ops.compare import CompareOptions, compare
+    from .compare import CompareOptions, compare
 
     judge_a, judge_b, name_a, name_b = compare_sides(store.engine, p)
     options = CompareOptions(

@@ -73,7 +73,7 @@ def record_anchors(
     the module docstring); returns the anchors runs recorded."""
     from ..contracts import content_hash
     from ..gold import load_gold
-    from ..judge.runner import judge_transcripts
+    from ..judge.on_gold import judge_gold, judge_gold_samples
     from ..store import Store
 
     if per_window < 2:
@@ -98,6 +98,7 @@ def record_anchors(
         items_of[g.items[item].case].append(item)
     case_ids = sorted(items_of)
     hashes = {item: content_hash(t) for item, t in g.transcripts.items()}
+    resolved = (config, rubric, policy, concurrency)
     store = Store(engine)
     release = store.final_many(v.judge_hash, hashes.values())
     missing = [item for item in sorted(g.items) if (hashes[item], 0) not in release]
@@ -135,17 +136,15 @@ def record_anchors(
     # the whole set, so the anchors' release kappa carries the judge's run-to-run variation
     scorings = [{i: release[(hashes[i], 0)] for i in g.items}]
     for extra in range(1, release_scorings):
-        again = judge_transcripts(
-            [g.transcripts[i] for i in sorted(g.items)],
-            rubric=rubric,
-            config=config,
-            store=store,
-            concurrency=concurrency,
-            policy=policy,
-            hashes=[hashes[i] for i in sorted(g.items)],
-            first_sample=RELEASE_SAMPLE_BASE + extra,
+        scorings.append(
+            judge_gold(
+                resolved,
+                g,
+                store=store,
+                hashes=hashes,
+                first_sample=RELEASE_SAMPLE_BASE + extra,
+            )
         )
-        scorings.append(dict(zip(sorted(g.items), again.judgments, strict=True)))
     pooled: dict[str, list[Case]] = defaultdict(list)
     for n, answers in enumerate(scorings):
         for crit, scored in cases_of(case_ids, answers).items():
@@ -174,20 +173,13 @@ def record_anchors(
             arguments={"window": window, "start": start, "per_window": per_window},
         )
         try:
-            result = judge_transcripts(
-                [g.transcripts[i] for i in wanted],
-                rubric=rubric,
-                config=config,
-                store=store,
-                concurrency=concurrency,
-                policy=policy,
-                hashes=[hashes[i] for i in wanted],
-                first_sample=sample,
+            result = judge_gold_samples(
+                resolved, g, store=store, items=wanted, hashes=hashes, first_sample=sample
             )
         except BaseException:
             runs.finish(run_id, {"error": "the anchors' judging stopped"}, status="failed")
             raise
-        answers = dict(zip(wanted, result.judgments, strict=True))
+        answers = result.first()
         cases = cases_of(drawn, answers)
         runs.finish(
             run_id,
@@ -201,7 +193,7 @@ def record_anchors(
                 "seed": seed,
                 "per_window": per_window,
                 "drawn": drawn,
-                "model_calls": result.model_calls,
+                "model_calls": result.run.model_calls,
                 "gold": gold_ref,
                 "baseline_anchor_kappa": baseline_kappa,
                 "release_scorings": release_scorings,

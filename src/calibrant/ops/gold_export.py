@@ -35,10 +35,10 @@ from ..errors import ConfigError
 from ..gold import CONSENSUS, HELDOUT_SHARE, GoldItem, drawn_case_split
 from ..judge.sheet import labeling_sheet
 from ..paths import case_clash, portable_problem
+from ..store import adjudication as adj
+from ..store import labeling as lab
 from ..store.db import redact_url
-from . import adjudication as adj
-from . import labeling as lab
-from .tables import RubricRow
+from ..store.service_tables import RubricRow
 
 __all__ = [
     "GoldExport",

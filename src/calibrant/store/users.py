@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from ..errors import ConfigError
 from ..paths import portable_problem
-from .tables import SessionRow, UserRow
+from .service_tables import SessionRow, UserRow
 
 __all__ = ["ROLES", "NAME_RULE", "User", "Users", "hash_token", "valid_name"]
 

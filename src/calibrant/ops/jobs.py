@@ -17,8 +17,10 @@ from pydantic import Field
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
+from ..agreement.gate_settings import GATE_DEFAULTS
 from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
+from ..store.service_tables import JobRow
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
 from .job_inputs import (
     Name,
@@ -31,7 +33,6 @@ from .job_inputs import (
     server_gold,
     shown,
 )
-from .tables import JobRow
 
 __all__ = [
     "JOB_TASK",
@@ -94,16 +95,30 @@ class CalibrateParams(Contract):
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")
     resamples: int = Field(default=2000, ge=100, le=100_000, description="Bootstrap resamples.")
-    min_lower: float = Field(default=0.6, ge=-1, le=1, description="Gate: CI lower bound.")
-    min_coverage: float = Field(default=0.8, ge=0, le=1, description="Gate: usable share.")
+    min_lower: float = Field(
+        default=GATE_DEFAULTS.min_lower, ge=-1, le=1, description="Gate: CI lower bound."
+    )
+    min_coverage: float = Field(
+        default=GATE_DEFAULTS.min_coverage, ge=0, le=1, description="Gate: usable share."
+    )
     min_items: int = Field(
-        default=20, ge=2, le=1_000_000, description="Gate: fewest items (an extra floor)."
+        default=GATE_DEFAULTS.min_items,
+        ge=2,
+        le=1_000_000,
+        description="Gate: fewest items (an extra floor).",
     )
-    min_cases: int = Field(default=8, ge=2, le=1_000_000, description="Gate: fewest cases.")
+    min_cases: int = Field(
+        default=GATE_DEFAULTS.min_cases, ge=2, le=1_000_000, description="Gate: fewest cases."
+    )
     min_expert_cases: int = Field(
-        default=8, ge=2, le=1_000_000, description="Gate: fewest cases rated by two experts."
+        default=GATE_DEFAULTS.min_expert_cases,
+        ge=2,
+        le=1_000_000,
+        description="Gate: fewest cases rated by two experts.",
     )
-    margin: float = Field(default=0.10, ge=0, le=1, description="Gate: non-inferiority margin.")
+    margin: float = Field(
+        default=GATE_DEFAULTS.margin, ge=0, le=1, description="Gate: non-inferiority margin."
+    )
     no_ceiling: bool = Field(default=False, description="Gate without the experts' ceiling.")
 
 

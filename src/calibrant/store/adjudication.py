@@ -36,7 +36,7 @@ from .labeling import (
     text_problem,
     utc,
 )
-from .tables import AdjudicationRow, ItemRow
+from .service_tables import AdjudicationRow, ItemRow
 from .views import verdict_seen, verdicts_read
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 The judge's labels come from a recorded verdicts file (`calibration.recorded`: the reader and
 the checks of `calibrate --verdicts`), the experts' from the store's workbench, and the rules,
-baseline and report from `service.monitor` — the same replay, fed differently:
+baseline and report from `ops.monitor` — the same replay, fed differently:
 
 * **the file**: rows item, criterion, label, judge_version and ``judged_at`` (when the judge
   answered; required here). A row belongs to the window (day, ISO week from Monday, or month,
@@ -44,6 +44,7 @@ from ..errors import ConfigError
 from ..monitor import Case, CriterionBaseline, anchor_kappa, anchor_reference
 from ..scoring.over_time import WINDOWS, AuditedItem, AuditWindow, window_bounds, window_criterion
 from ..store.runs import Runs
+from ..store.service_tables import ItemRow
 from ..store.versions import latest_calibrate_run
 from .audit import ExpertLabels
 from .monitor import (
@@ -55,7 +56,6 @@ from .monitor import (
     release_baseline,
     replay,
 )
-from .tables import ItemRow
 
 __all__ = ["read_monitored", "recorded_monitor_report"]
 

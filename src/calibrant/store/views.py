@@ -23,7 +23,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
-from .tables import ItemRow, LabelViewRow, VerdictViewRow
+from .service_tables import ItemRow, LabelViewRow, VerdictViewRow
 
 __all__ = [
     "record_views",

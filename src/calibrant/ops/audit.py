@@ -38,10 +38,10 @@ from ..scoring.over_time import (
     window_bounds,
     window_criterion,
 )
+from ..store import labeling as lab
+from ..store.adjudication import consensus
 from ..store.runs import Runs
-from . import labeling as lab
-from .adjudication import consensus
-from .tables import ItemRow
+from ..store.service_tables import ItemRow
 
 __all__ = [
     "AuditOptions",
