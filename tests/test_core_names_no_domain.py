@@ -39,6 +39,8 @@ STILL_NAMING = {
     "importers/records.py": 2,
     "importers/run.py": 5,
     "importers/snapshots.py": 10,
+    "ops/job_inputs.py": 1,
+    "ops/jobs.py": 2,
     "probes/attacks.py": 3,
     "regression/draft.py": 22,
     "regression/recognizers.py": 3,
@@ -47,8 +49,6 @@ STILL_NAMING = {
     "sandbox/protocol.py": 1,
     "sandbox/server.py": 1,
     "selftest.py": 1,
-    "ops/job_inputs.py": 1,
-    "ops/jobs.py": 2,
     "service/templates/_transcript.html": 1,
 }
 
