@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from calibrant.judge import embedded, embedded_check
+from calibrant.judge import embedded, embedded_check, embedded_model
 from calibrant.judge.embedded_request import gguf_path
 from tests.conftest import ROOT, Result
 
@@ -30,7 +30,7 @@ def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[l
     """A fresh model and check in this process; the check's markers under tmp_path; the child
     commands started are recorded, and the child is the one `use` sets."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(embedded, "_MODEL", embedded._LocalModel())
+    monkeypatch.setattr(embedded, "_MODEL", embedded_model._LocalModel())
     monkeypatch.setattr(embedded_check, "_checked", set())
     started: list[list[str]] = []
     yield started

@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-import calibrant.judge.embedded as embedded
+import calibrant.judge.embedded_model as embedded_model
 from calibrant.errors import ConfigError
 from calibrant.files import load_rubric, load_transcript
 from calibrant.judge.client import prepare_call
 from calibrant.judge.config import JudgeOptions, SavedJudge, build_judge
 from calibrant.judge.embedded import EMBEDDED_MODEL
 from calibrant.judge.embedded_choice import choice_plan, choose
+from calibrant.judge.embedded_plans import _options
 from calibrant.judge.embedded_prior import PriorFiles, enumerate_prior
 from calibrant.judge.embedded_request import CONTENT_FREE_KEY, Request
 
@@ -126,7 +127,7 @@ def test_an_abstention_left_unbalanced_is_not_boosted_by_its_tiny_prior() -> Non
     assert _answer(item, None)["first"] == "fail"
     assert _answer(item, _content_free_prior())["first"] == "insufficient_evidence"
     assert PLAN is not None
-    unbalanced = embedded._options(PLAN, ("insufficient_evidence",))
+    unbalanced = _options(PLAN, ("insufficient_evidence",))
     assert unbalanced == {1: {2}, 3: {2}}  # the option writing it, at each choice
     kept = _content_free_prior(unbalanced=unbalanced)
     assert ord("i") not in (kept.lookup(tuple(b'{"first": "'), (1, ())) or {})
@@ -139,8 +140,8 @@ def _formatter(messages: list[dict[str, str]]) -> Any:
 
 
 def _model(monkeypatch: pytest.MonkeyPatch, folder: Path) -> tuple[Any, FakeLlama]:
-    monkeypatch.setattr(embedded, "read_logits", fake_logits)
-    model = embedded._LocalModel()
+    monkeypatch.setattr(embedded_model, "read_logits", fake_logits)
+    model = embedded_model._LocalModel()
     llama = FakeLlama()
     model._llama, model._formatter = llama, _formatter
     model._message_token = None
