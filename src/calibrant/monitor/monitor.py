@@ -34,7 +34,9 @@ window it fired in). The anchor cases of a window must be drawn at random, with 
 from the frozen set (:func:`draw_anchors`), so two of them are independent draws as the e-process
 assumes.
 
-The inputs, baseline, settings and statuses are in :mod:`calibrant.monitor.model`.
+The inputs, baseline, settings and statuses are in :mod:`calibrant.monitor.model`; the anchors'
+draw in :mod:`calibrant.monitor.anchors`; a criterion's rules in :mod:`calibrant.monitor.state`,
+its status, verdicts and reasons after a window in :mod:`calibrant.monitor.verdicts`.
 :class:`Monitor` holds the state, which round-trips through :meth:`Monitor.to_dict` /
 :meth:`Monitor.from_dict` (plain JSON values; a state written before issue 31 upgrades), so a
 command can run it once a window.
@@ -43,20 +45,13 @@ command can run it once a window.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from calibrant.errors import InputError
 
-from .eprocess import (
-    CaseCodes,
-    KappaEProcess,
-    ShiftEProcess,
-    agreement_weights,
-    case_weighted_kappa,
-)
+from .anchors import anchor_kappa, anchor_reference, draw_anchors
+from .eprocess import CaseCodes, KappaEProcess, ShiftEProcess
 from .model import (
     Case,
     CriterionBaseline,
@@ -67,6 +62,8 @@ from .model import (
     Verdict,
     Window,
 )
+from .state import _Criterion
+from .verdicts import _status
 
 __all__ = [
     "Case",
@@ -85,54 +82,6 @@ __all__ = [
 
 PREVALENCE_PRIOR = 4.0  # cases: the audits' expert shares are smoothed toward the release's
 STATE_VERSION = 2  # 1: the shift rule against the gold shares taken as exact (upgraded)
-
-
-def draw_anchors(case_ids: Sequence[str], per_window: int, *, seed: int, window: int) -> list[str]:
-    """The anchor cases to re-score in window number ``window``: ``per_window`` draws with
-    replacement from the frozen set, reproducible from ``seed`` (a steady interleave)."""
-    if not case_ids:
-        raise ValueError("no anchor cases to draw from")
-    rng = random.Random(f"{seed}:{window}")
-    return [rng.choice(list(case_ids)) for _ in range(per_window)]
-
-
-@dataclass
-class _Criterion:
-    baseline: CriterionBaseline
-    agreement: KappaEProcess
-    shift: ShiftEProcess
-    anchors: KappaEProcess | None
-    held: KappaEProcess | None = None  # H0: anchors' kappa ≤ its bar (the judge changed)
-    anchor_shift: ShiftEProcess | None = None  # H0: the judge's shares on the anchors held
-    fired: dict[str, str] = field(default_factory=dict)  # rule -> window it fired in
-    experts: list[list[float]] = field(default_factory=list)  # audits' expert share sums + n
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "baseline": self.baseline.to_dict(),
-            "agreement": self.agreement.to_dict(),
-            "shift": self.shift.to_dict(),
-            "anchors": None if self.anchors is None else self.anchors.to_dict(),
-            "held": None if self.held is None else self.held.to_dict(),
-            "anchor_shift": None if self.anchor_shift is None else self.anchor_shift.to_dict(),
-            "fired": dict(self.fired),
-            "experts": [list(x) for x in self.experts],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> _Criterion:
-        return cls(
-            baseline=CriterionBaseline.from_dict(d["baseline"]),
-            agreement=KappaEProcess.from_dict(d["agreement"]),
-            shift=ShiftEProcess.from_dict(d["shift"]),
-            anchors=None if d["anchors"] is None else KappaEProcess.from_dict(d["anchors"]),
-            held=None if d.get("held") is None else KappaEProcess.from_dict(d["held"]),
-            anchor_shift=None
-            if d.get("anchor_shift") is None
-            else ShiftEProcess.from_dict(d["anchor_shift"]),
-            fired={str(k): str(v) for k, v in d["fired"].items()},
-            experts=[[float(v) for v in x] for x in d.get("experts", [])],
-        )
 
 
 class Monitor:
@@ -319,172 +268,8 @@ class Monitor:
                 # anchors say nothing of a judge that changed with the shift
                 c.held.log_e = 0.0
                 c.fired.pop("held", None)
-            statuses[name] = self._status(name, c, window.name, t, scored.get(name), bar)
+            statuses[name] = _status(self.settings, name, c, window.name, t, scored.get(name), bar)
         return MonitorStatus(window.name, len(self.windows), statuses)
-
-    def _rule(
-        self,
-        c: _Criterion,
-        rule: str,
-        e: KappaEProcess | ShiftEProcess,
-        now: str,
-        threshold: float | None = None,
-    ) -> RuleStatus:
-        threshold = self.settings.threshold if threshold is None else threshold
-        if rule not in c.fired and e.log_e >= math.log(threshold) - 1e-12:
-            c.fired[rule] = now
-        return RuleStatus(
-            e_value=e.e_value,
-            log_e=e.log_e,
-            threshold=threshold,
-            alarm=rule in c.fired,
-            fired_at=c.fired.get(rule),
-            windows=e.windows,
-            cases=e.cases,
-        )
-
-    def _status(
-        self,
-        name: str,
-        c: _Criterion,
-        now: str,
-        t: float | None,
-        scored: list[tuple[int, ...]] | None,
-        bar: float,
-    ) -> CriterionStatus:
-        s = self.settings
-        b = c.baseline
-        labels = b.labels
-        agreement = self._rule(c, "agreement", c.agreement, now)
-        shift = (
-            self._rule(c, "shift", c.shift, now, s.shift_threshold)
-            if c.shift.ready
-            else RuleStatus(
-                e_value=1.0,
-                log_e=0.0,
-                threshold=s.shift_threshold,
-                alarm="shift" in c.fired,
-                fired_at=c.fired.get("shift"),
-                windows=0,
-                cases=0,
-            )
-        )
-        anchors = (
-            None
-            if c.anchors is None
-            else self._rule(c, "anchors", c.anchors, now, s.anchor_threshold)
-        )
-        held = None if c.held is None else self._rule(c, "held", c.held, now)
-        moved = (
-            None
-            if c.anchor_shift is None
-            else self._rule(c, "anchor_shift", c.anchor_shift, now, s.anchor_shift_threshold)
-        )
-        verdicts: list[Verdict] = []
-        reasons: list[str] = []
-        if b.anchor_kappa is not None and c.anchors is None:
-            reasons.append(
-                f"anchors not used: the anchor set has {b.anchor_cases} case(s), fewer than the "
-                f"minimum {s.min_anchor_cases}: the judge-or-product rule is undecided"
-            )
-        judge_moved = (anchors is not None and anchors.alarm) or (moved is not None and moved.alarm)
-        if anchors is not None and anchors.alarm:
-            reasons.append(
-                f"judge changed: the anchors' kappa is below its release value "
-                f"{c.baseline.anchor_kappa:.2f} - {s.anchor_tolerance:.2f} with confidence "
-                f"(e-value {anchors.e_value:.3g} ≥ {anchors.threshold:g}, since window "
-                f"'{anchors.fired_at}'); only the judge moves the anchors"
-            )
-        if moved is not None and moved.alarm:
-            reasons.append(
-                f"judge changed: its label shares on the anchors moved from the release "
-                f"scorings' beyond both samples' error (e-value {moved.e_value:.3g} ≥ "
-                f"{moved.threshold:g}, since window '{moved.fired_at}'); only the judge moves "
-                "the anchors"
-            )
-        if judge_moved:
-            verdicts.append("judge_changed")
-        if agreement.alarm:
-            verdicts.append("below_gate")
-            reasons.append(
-                f"agreement below the gate: the audited cases' kappa is below {bar:.2f} "
-                f"with confidence (e-value {agreement.e_value:.3g} ≥ {agreement.threshold:g}, "
-                f"since window '{agreement.fired_at}')"
-            )
-        if bar < s.gate_kappa - 0.005:
-            reasons.append(
-                f"prevalence: the experts' label shares in the recent audits moved from the "
-                f"release's; at them the released judge's expected kappa is lower by "
-                f"{s.gate_kappa - bar:.2f}, so rule 1's bar is {bar:.2f} instead of "
-                f"{s.gate_kappa:.2f} (a drop that prevalence alone explains is not an alarm)"
-            )
-        if not c.shift.ready:
-            reasons.append(
-                f"label shift: collecting the reference ({c.shift.reference_seen} of "
-                f"{c.shift.reference_windows} windows, {c.shift.reference_cases} cases): rule 2 "
-                "compares later windows with these"
-            )
-        if shift.alarm:
-            what = (
-                f"the judged label shares moved from the reference windows' beyond both "
-                f"samples' error (e-value {shift.e_value:.3g} ≥ {shift.threshold:g}, since "
-                f"window '{shift.fired_at}')"
-            )
-            if anchors is None:
-                verdicts.append("shift_unexplained")
-                reasons.append(f"label shift: {what}; no anchors to tell judge from product")
-            elif judge_moved:
-                reasons.append(f"label shift too: {what}, with the judge changed")
-            elif (
-                held is not None
-                and held.alarm
-                and anchors.log_e < math.log(anchors.threshold) / 2
-                and (moved is None or moved.log_e < math.log(moved.threshold) / 2)
-            ):  # ruled out, and the evidence for a changed judge is not under way either
-                verdicts.append("product_changed")
-                reasons.append(
-                    f"product changed: {what}, and the anchors rule out a judge change of "
-                    f"{s.anchor_tolerance:.2f} in kappa (e-value {held.e_value:.3g} ≥ "
-                    f"{held.threshold:g} since the shift began)"
-                )
-            else:
-                verdicts.append("shift_unexplained")
-                reasons.append(
-                    f"label shift: {what}; the anchors cannot yet rule out a judge change of "
-                    f"{s.anchor_tolerance:.2f} in kappa (e-value "
-                    f"{1.0 if held is None else held.e_value:.3g} < {s.threshold:g}): "
-                    "judge or product is undecided"
-                )
-        shares = None
-        if scored:
-            k = len(labels)
-            sums = [0.0] * k
-            for codes in scored:
-                for code in codes:
-                    sums[code] += 1 / len(codes)
-            shares = {labels[i]: sums[i] / len(scored) for i in range(k)}
-        return CriterionStatus(
-            criterion=name,
-            verdicts=tuple(verdicts) or ("ok",),
-            reasons=tuple(reasons),
-            agreement=agreement,
-            shift=shift,
-            anchors=anchors,
-            window_kappa_statistic=t,
-            judged_shares=shares,
-            baseline_shares=dict(zip(labels, c.baseline.judged_shares, strict=True)),
-            agreement_bar=bar,
-            anchors_held=held,
-            anchors_shift=moved,
-            shift_reference={
-                "windows": c.shift.reference_seen,
-                "of": c.shift.reference_windows,
-                "cases": c.shift.reference_cases,
-                "shares": None
-                if (ref := c.shift.reference_shares()) is None
-                else dict(zip(labels, ref, strict=True)),
-            },
-        )
 
     # -- state ------------------------------------------------------------------------------
 
@@ -537,37 +322,3 @@ class Monitor:
                 fired=fired,
             )
         return m
-
-
-def anchor_reference(cases: Sequence[Case], baseline: CriterionBaseline) -> tuple[float, ...]:
-    """The released judge's label shares on anchor cases, summed case by case, and the number of
-    cases (for ``anchor_reference``): pass every release scoring's cases."""
-    index = {label: i for i, label in enumerate(baseline.labels)}
-    k = len(baseline.labels)
-    out = [0.0] * (k + 1)
-    for c in cases:
-        codes = [index[x] for x in c.judge if x in index]
-        if not codes:
-            continue
-        for code in codes:
-            out[code] += 1 / len(codes)
-        out[k] += 1
-    return tuple(out)
-
-
-def anchor_kappa(cases: Sequence[Case], baseline: CriterionBaseline) -> float | None:
-    """The released judge's case-weighted kappa on anchor cases (for ``anchor_kappa``)."""
-    index = {label: i for i, label in enumerate(baseline.labels)}
-    codes: list[CaseCodes] = []
-    for c in cases:
-        if c.expert is None or len(c.expert) != len(c.judge) or not c.judge:
-            raise ValueError(f"anchor case '{c.case}' needs one expert label per judge label")
-        unknown = [x for x in (*c.judge, *c.expert) if x not in index]
-        if unknown:
-            raise ValueError(
-                f"anchor case '{c.case}': unknown label {unknown[0]!r}; the scale is "
-                f"{', '.join(baseline.labels)}"
-            )
-        codes.append((tuple(index[x] for x in c.judge), tuple(index[x] for x in c.expert)))
-    w = agreement_weights(len(baseline.labels), ordinal=baseline.ordinal)
-    return case_weighted_kappa(codes, w)
