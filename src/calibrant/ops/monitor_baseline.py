@@ -20,7 +20,7 @@ from ..monitor import Case, CriterionBaseline
 from ..scoring.over_time import WINDOWS
 from ..store.runs import Runs
 from ..store.versions import latest_calibrate_run
-from .audit import _audits
+from .audit_agreement import _audits
 
 __all__ = [
     "MonitorOptions",
