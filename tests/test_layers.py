@@ -83,7 +83,7 @@ PLANTED = [
         "from ..reports.trials import trial_report",
         "calibrant.compare.trials -> calibrant.reports.trials",
     ),
-    ("no-cycles", "files.py", "from . import gold", ".files -> .gold"),
+    ("no-cycles", "files/__init__.py", "from .. import gold", ".files -> .gold"),
     ("contracts-bottom", "newpkg/__init__.py", '"""A package no contract places."""', "newpkg"),
     (
         "core-imports-no-pack",
