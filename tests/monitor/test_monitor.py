@@ -88,7 +88,7 @@ def test_the_shift_rule_reads_a_lower_bound_of_the_likelihood_ratio_over_the_ref
     whose expected shares are p). The rule reads a lower bound of ``min_p log M^p`` from 33
     points of the interval (log M^p is convex in p): replayed with 2001 points, the minimum is
     never below it, and the bound is within 0.05 of it."""
-    from calibrant.monitor import eprocess
+    from calibrant.monitor import shift
 
     population = [(1,), (1, 1, 0), (0,), (0, 0), (1, 1)]
     weights = [0.3, 0.2, 0.2, 0.1, 0.2]
@@ -104,7 +104,7 @@ def test_the_shift_rule_reads_a_lower_bound_of_the_likelihood_ratio_over_the_ref
 
     coarse = run()
     assert coarse.ready and coarse.windows == 5 and coarse.reference_cases == 90
-    monkeypatch.setattr(eprocess, "GRID", 2001)
+    monkeypatch.setattr(shift, "GRID", 2001)
     dense = run()
     assert dense.bounds == coarse.bounds
     assert coarse.log_e <= min(dense.grid_log[0]) + 1e-9
