@@ -16,19 +16,19 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal, cast, get_args
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, desc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlmodel import Field, Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
 from .. import __version__
 from ..contracts import JudgeConfig
-from ..contracts.reports import AnyReport, report_for_run
 from .claims import Clock
 from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
+from .run_info import RunDetail, RunInfo, _typed
+from .run_tables import RUN_KINDS, RUN_TABLES, RunKind, RunRow, ScoreRow
 
 __all__ = [
     "RunKind",
@@ -41,70 +41,6 @@ __all__ = [
     "RUN_KINDS",
 ]
 
-# Every kind of run calibrant records (`runs list --kind`, `GET /api/runs?kind=`): "judge" is a
-# service job; "batch" a provider batch (`batch submit`, `score --submit`); "check" and "trials"
-# the safety checker's and the harness's runs; "audit" an audit sample drawn from a score run;
-# "anchors" the drift monitor's anchor items re-scored by the judge for one window.
-RunKind = Literal[
-    "calibrate",
-    "judge",
-    "score",
-    "batch",
-    "compare",
-    "compare-trials",
-    "stability",
-    "probe",
-    "check",
-    "trials",
-    "audit",
-    "anchors",
-]
-RUN_KINDS: tuple[str, ...] = get_args(RunKind)
-
-
-class RunRow(SQLModel, table=True):
-    __tablename__ = "calibrant_runs"
-
-    id: str = Field(primary_key=True)
-    kind: str = Field(index=True)  # one of RUN_KINDS
-    status: str  # running, finished, failed (shown as interrupted: see liveness)
-    who: str
-    started_at: datetime
-    finished_at: datetime | None = None
-    calibrant_version: str
-    judge_hash: str | None = Field(default=None, index=True)
-    judge: str | None = None  # the JudgeConfig, as JSON (no credentials: they are never stored)
-    rubric_hash: str | None = None
-    prompt_template_version: str | None = None
-    sampling: str | None = None  # JSON: temperature, top_p, seed, max_tokens, samples
-    seed: int | None = None
-    arguments: str = "{}"  # the command's options, as JSON
-    summary: str | None = None  # the report the run produced, as JSON
-
-
-class ScoreRow(SQLModel, table=True):
-    __tablename__ = "calibrant_scores"
-
-    run_id: str = Field(primary_key=True)
-    position: int = Field(primary_key=True)  # order in the batch
-    source: str
-    transcript_id: str
-    transcript_hash: str = Field(index=True)
-    safety: str  # pass, violated, harness_error
-    violated: str  # JSON list of invariants
-    judge_outcome: str
-    labels: str  # JSON: criterion -> label
-
-
-RUN_TABLES = [RunRow.__table__, ScoreRow.__table__]  # type: ignore[attr-defined]
-
-
-def _status(r: RunRow, now: float) -> str:
-    """The status to show (interrupted: running, but its process has ended)."""
-    if r.status != "running":
-        return r.status
-    return shown_status(r.status, json.loads(r.arguments).get(PROCESS_KEY), now=now)
-
 
 def _who() -> str:
     try:
@@ -112,88 +48,6 @@ def _who() -> str:
     except Exception:  # no user name in some containers
         user = "unknown"
     return f"{user}@{socket.gethostname()}"
-
-
-class RunInfo(BaseModel):
-    """A stored run, for listings."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str
-    kind: str
-    status: str
-    who: str
-    started_at: datetime
-    finished_at: datetime | None
-    judge_hash: str | None
-    rubric_hash: str | None
-    calibrant_version: str
-
-    def as_json(self) -> dict[str, Any]:
-        """For listings (`runs list --json`, GET /api/runs); times in UTC."""
-
-        def iso(when: datetime | None) -> str | None:
-            if when is None:
-                return None
-            return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
-
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "status": self.status,
-            "who": self.who,
-            "started_at": iso(self.started_at),
-            "finished_at": iso(self.finished_at),
-            "judge_hash": self.judge_hash,
-            "rubric_hash": self.rubric_hash,
-            "calibrant_version": self.calibrant_version,
-        }
-
-    @classmethod
-    def of(cls, r: RunRow, now: float | None = None) -> RunInfo:
-        """`now`: the time leases are read against (default: the wall clock)."""
-        return cls(
-            id=r.id,
-            kind=r.kind,
-            status=_status(r, time.time() if now is None else now),
-            who=r.who,
-            started_at=r.started_at,
-            finished_at=r.finished_at,
-            judge_hash=r.judge_hash,
-            rubric_hash=r.rubric_hash,
-            calibrant_version=r.calibrant_version,
-        )
-
-
-class RunDetail(BaseModel):
-    """A stored run: its provenance and the report it produced (`runs show`, GET /api/runs/ID).
-    The report is its kind's model (calibrant.contracts.reports), or the JSON as stored when
-    the run has no report model (a provider batch, a failed run's error) or the stored report
-    is one this calibrant cannot read as one."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    kind: str
-    status: str
-    process: dict[str, Any] | None  # who ran it (host:pid:random) and its lease, or None
-    who: str
-    started_at: str
-    finished_at: str | None
-    calibrant_version: str
-    judge_hash: str | None
-    judge: dict[str, Any] | None
-    rubric_hash: str | None
-    prompt_template_version: str | None
-    sampling: dict[str, Any] | None
-    seed: int | None
-    arguments: dict[str, Any]
-    report: AnyReport | dict[str, Any] | None
-    error: str | None  # why it failed, if known
-
-    def as_json(self) -> dict[str, Any]:
-        """As stored: the report's fields as it recorded them (none added by its model)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class Runs:
@@ -430,14 +284,3 @@ class Runs:
                     "error": error if r.status == "failed" else None,
                 }
             )
-
-
-def _typed(kind: str, report: Any) -> AnyReport | dict[str, Any] | None:
-    """A stored report as its model; as stored when it has none or cannot be read as one."""
-    if not isinstance(report, dict):
-        return None
-    try:
-        typed = report_for_run(kind, report)
-    except ValueError:  # pydantic's ValidationError, a report from a newer calibrant
-        return report
-    return report if typed is None else cast(AnyReport, typed)
