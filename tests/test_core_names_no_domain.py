@@ -45,7 +45,6 @@ STILL_NAMING = {
     "regression/draft.py": 22,
     "regression/recognizers.py": 3,
     "reports/fit.py": 1,
-    "safety/invariants/outcome.py": 9,
     "sandbox/protocol.py": 1,
     "sandbox/server.py": 1,
     "selftest.py": 1,

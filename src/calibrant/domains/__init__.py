@@ -23,6 +23,7 @@ from .pack import (
     WorkItem,
 )
 from .phrasing import NEUTRAL, EvidenceItem, JudgePhrasing, UntrustedText
+from .records import TrialEnd
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -66,6 +67,7 @@ __all__ = [
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
+    "TrialEnd",
     "UnknownDomain",
     "UntrustedText",
     "WorkItem",
