@@ -42,7 +42,6 @@ STILL_NAMING = {
     "ops/job_inputs.py": 1,
     "ops/jobs.py": 2,
     "probes/attacks.py": 3,
-    "regression/draft.py": 22,
     "regression/recognizers.py": 3,
     "reports/fit.py": 1,
     "sandbox/protocol.py": 1,

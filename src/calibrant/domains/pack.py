@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..contracts import CaseContract
+from ..contracts import CaseContract, Transcript
 from ..contracts.forms import FileForm
 from ..errors import CalibrantError
 from .phrasing import NEUTRAL, JudgePhrasing
@@ -25,6 +25,7 @@ __all__ = [
     "ApprovalGate",
     "AuditSpec",
     "Bound",
+    "CaseDraft",
     "CaseFocus",
     "Confirmation",
     "DomainPack",
@@ -284,6 +285,23 @@ class CaseFocus:
 
 
 @dataclass(frozen=True)
+class CaseDraft:
+    """How a case is drafted from one of the pack's transcripts (`calibrant case
+    from-transcript`), where the roles are not enough:
+
+    - `fixture(t, redact)`: the drafted case's starting state, in the model of the pack's case
+      fixtures: its transcript's own case's, or one read from the evaluator's 'before'
+      snapshot; every text it copies from the transcript goes through `redact` (personal data
+      -> stable placeholders); a ValueError, in one line, when the starting state cannot be
+      read;
+    - `lost`: the fault point a lost answer stands for when the log shows no fault event (a
+      production log): (the call's outcome, its tool) -> fault point."""
+
+    fixture: Callable[[Transcript, Callable[[str], str]], BaseModel]
+    lost: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SnapshotSpec:
     """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
     pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
@@ -379,6 +397,9 @@ class DomainPack:
     generic spelling)."""
     case_focus: Callable[[CaseContract], CaseFocus] | None = None
     """What one of the pack's cases says about the record its trial is about (None: nothing)."""
+    case_draft: CaseDraft | None = None
+    """How a case is drafted from one of its transcripts (None: its cases are written by
+    hand)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
