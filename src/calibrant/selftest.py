@@ -41,7 +41,7 @@ class CorpusEntry:
 def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:
     """The domain and the folder of cases a self-test runs on: `cases` or, when not given,
     the installed pack's own cases (whatever the working folder); `domain` or,
-    when not given, the domain the cases name (refunds when there are none)."""
+    when not given, the domain the cases name (the default domain when there are none)."""
     from .domains import get, pack_data
 
     if cases is None:

@@ -122,8 +122,8 @@ RubricOpt = Annotated[
     Path | None,
     typer.Option(
         "--rubric",
-        help="Rubric YAML (default: the installed refunds pack's rubric, wherever the command "
-        "runs; `calibrant domains show refunds` says where it is).",
+        help="Rubric YAML (default: the rubric of the installed pack that reads files naming "
+        "no domain, wherever the command runs; `calibrant domains show NAME` says where it is).",
     ),
 ]
 JudgeOpt = Annotated[
@@ -142,8 +142,9 @@ GoldOpt = Annotated[
     Path | None,
     typer.Option(
         "--gold",
-        help="Gold set folder (default: the installed refunds pack's gold set, wherever the "
-        "command runs; `calibrant domains show refunds` says where it is).",
+        help="Gold set folder (default: the gold set of the installed pack that reads files "
+        "naming no domain, wherever the command runs; `calibrant domains show NAME` says "
+        "where it is).",
     ),
 ]
 SplitOpt = Annotated[str, typer.Option("--split", help="calibration, heldout or all.")]

@@ -38,7 +38,7 @@ def domains_list(as_json: JsonOpt = False) -> None:
 
 @domains_app.command("show")
 def domains_show(
-    name: Annotated[str, typer.Argument(help="The domain's name, e.g. refunds.")],
+    name: Annotated[str, typer.Argument(help="The domain's name (calibrant domains list).")],
     as_json: JsonOpt = False,
 ) -> None:
     """One domain pack: its records and the roles of their fields (tenant, protected, money,

@@ -15,8 +15,8 @@ GoldOrStoreOpt = Annotated[
     Path | None,
     typer.Option(
         "--gold",
-        help="Gold set folder (default: the installed refunds pack's gold set, wherever the "
-        "command runs).",
+        help="Gold set folder (default: the gold set of the installed pack that reads files "
+        "naming no domain, wherever the command runs).",
     ),
 ]
 """--gold of a command that also takes --from-store QUEUE."""

@@ -35,7 +35,7 @@ def import_traces(
         typer.Option(
             "--domain",
             help="Domain of the transcripts: an installed domain pack (calibrant domains list); "
-            "default: the case's domain, else refunds.",
+            "default: the case's domain, else that of files naming none.",
         ),
     ] = None,
     case: Annotated[
@@ -77,8 +77,8 @@ def import_traces(
         typer.Option(
             "--snapshots",
             help="Folder of system-of-record snapshots: TRACE_ID/before.json and after.json "
-            "(refunds: see calibrant schema snapshot; another domain: its pack's snapshot "
-            "format), read by an evaluator identity.",
+            "(files naming no domain: see calibrant schema snapshot; another domain: its "
+            "pack's snapshot format), read by an evaluator identity.",
         ),
     ] = None,
     before: Annotated[

@@ -40,7 +40,7 @@ def schema(
         typer.Option(
             "--domain",
             help="snapshot only: the snapshot files of this installed domain pack, as "
-            "calibrant import reads them (default: the refund shop's ledger snapshot).",
+            "calibrant import reads them (default: those of files naming no domain).",
         ),
     ] = None,
 ) -> None:
@@ -336,7 +336,7 @@ def selftest(
         typer.Option(
             "--domain",
             help="The domain pack to test (`calibrant domains list`); default: the domain the "
-            "cases name, else refunds.",
+            "cases name, else that of files naming none.",
         ),
     ] = None,
     write: Annotated[

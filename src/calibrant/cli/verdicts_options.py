@@ -39,7 +39,7 @@ def check_format(fmt: str) -> None:
 
 def load_rubric_for_verdicts(rubric: Path | None, domain: str | None = None) -> Rubric:
     """The rubric recorded verdicts are checked on: `rubric` (the user's path), else the
-    installed pack's of `domain` (default: the refunds pack's)."""
+    installed pack's of `domain` (default: that of files naming no domain)."""
     from ..domains import default_rubric
     from ..files import load_rubric
 

@@ -80,6 +80,11 @@ class FileForm:
       before they moved to the pack;
     - `case_fixture`, `case_outcome`: the models a case's `fixture` and each of its `expected`
       outcomes are read with and held as (None: the generic `DomainFixture`, `DomainOutcome`);
+    - `outcome_mismatches(outcome, end)`: how an outcome in the `case_outcome` model is checked:
+      what keeps a trial's end (a `calibrant.domains.TrialEnd`: the records the trial
+      committed and the work item, by the pack's roles) from that outcome, one line each
+      (empty: it matches); the end state invariant asks it (a generic outcome is checked by
+      the core, record by record);
     - `snapshot_noun`: what the pack's users call the evaluator's snapshot, in messages."""
 
     domain: str
@@ -94,6 +99,7 @@ class FileForm:
     exports: Mapping[str, object] = field(default_factory=dict)
     case_fixture: type[BaseModel] | None = None
     case_outcome: type[BaseModel] | None = None
+    outcome_mismatches: Callable[[Any, Any], list[str]] | None = None
     snapshot_noun: str = "evaluator snapshot"
 
 

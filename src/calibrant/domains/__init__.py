@@ -10,6 +10,7 @@ from .pack import (
     ApprovalGate,
     AuditSpec,
     Bound,
+    CaseDraft,
     CaseFocus,
     Confirmation,
     DomainPack,
@@ -23,6 +24,7 @@ from .pack import (
     WorkItem,
 )
 from .phrasing import NEUTRAL, EvidenceItem, JudgePhrasing, UntrustedText
+from .records import TrialEnd
 from .registry import (
     ENTRY_POINT_GROUP,
     BrokenPack,
@@ -43,6 +45,7 @@ __all__ = [
     "ApprovalGate",
     "AuditSpec",
     "Bound",
+    "CaseDraft",
     "CaseFocus",
     "Confirmation",
     "EffectSpec",
@@ -66,6 +69,7 @@ __all__ = [
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
+    "TrialEnd",
     "UnknownDomain",
     "UntrustedText",
     "WorkItem",

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..contracts import CaseContract
+from ..contracts import CaseContract, Transcript
 from ..contracts.forms import FileForm
 from ..errors import CalibrantError
 from .phrasing import NEUTRAL, JudgePhrasing
@@ -25,6 +25,7 @@ __all__ = [
     "ApprovalGate",
     "AuditSpec",
     "Bound",
+    "CaseDraft",
     "CaseFocus",
     "Confirmation",
     "DomainPack",
@@ -50,8 +51,8 @@ class DomainPackError(CalibrantError):
 class MoneyField:
     """An amount of money on a record: `amount` holds integer minor units; `currency` names
     the field holding its ISO 4217 code, or None when the amount is in the currency of the
-    record it refers to (a refund is in its order's currency): `currency_of` then names the
-    field holding that record's id (a refund's `order_id`)."""
+    record it refers to (a charge is in its order's currency): `currency_of` then names the
+    field holding that record's id (a charge's `order_id`)."""
 
     amount: str
     currency: str | None = None
@@ -128,7 +129,7 @@ class RecordSpec:
 @dataclass(frozen=True)
 class Bound:
     """What bounds an effect's amount: the record its `subject` field names (of kind `kind`)
-    and that record's money field `amount` (a refund's order and what was paid for it). All of
+    and that record's money field `amount` (a charge's order and what was paid for it). All of
     a subject's effects together, earlier ones included, never exceed it."""
 
     kind: str
@@ -158,16 +159,16 @@ class ApprovalGate:
 
 @dataclass(frozen=True)
 class EffectSpec:
-    """A kind of record the agent's work commits and the business counts (a refund, a charge,
+    """A kind of record the agent's work commits and the business counts (a charge, a payout,
     a new booking): `kind` (a declared record), the field naming the record it acts on
-    (`subject`: a refund's order_id), its amount (`amount`, a money field; None: it has none),
+    (`subject`: a charge's order_id), its amount (`amount`, a money field; None: it has none),
     the logical time it was committed (`committed_seq`), who committed it and by which tool
     call (`committed_by`, `call`; None: the record does not say) and the policy version it
     cites (`cites`). The rules that read it:
 
-    - `bound`: its amounts never exceed another record's money (refund_within_paid_amount);
+    - `bound`: its amounts never exceed another record's money (effects_within_bound);
     - `approval`: above a threshold, a person's approval comes first (approval_before_payment);
-    - `policy`: a record of this kind is read before it is committed (policy_read_before_refund);
+    - `policy`: a record of this kind is read before it is committed (policy_read_before_effect);
     - `tools`: the tools that commit it and `queries` the tools that look one up, both by the
       operation id in the argument `operation_argument`: after a tool's lost response the
       outcome is reconciled through them (unknown_outcome_handled); `committed_at` (its commit
@@ -244,9 +245,10 @@ class Confirmation:
     notifications of kind `message` (their `order_id` names the effect's subject, their
     `amount_minor_units` the amount), or sentences of the agent's own text matching one of
     `claims` (regular expressions, case-insensitive). Either is true only when sent after the
-    effect committed (confirmation_matches_ledger). A notification also goes to the party who
-    owns the subject: the subject record (of kind `subject`) names that party's record in its
-    field `party` (of kind `party_kind`, whose address field is where the message belongs)."""
+    effect committed (confirmation_matches_committed_state). A notification also goes to the
+    party who owns the subject: the subject record (of kind `subject`) names that party's
+    record in its field `party` (of kind `party_kind`, whose address field is where the message
+    belongs)."""
 
     effect: str
     message: str | None = None
@@ -284,9 +286,26 @@ class CaseFocus:
 
 
 @dataclass(frozen=True)
+class CaseDraft:
+    """How a case is drafted from one of the pack's transcripts (`calibrant case
+    from-transcript`), where the roles are not enough:
+
+    - `fixture(t, redact)`: the drafted case's starting state, in the model of the pack's case
+      fixtures: its transcript's own case's, or one read from the evaluator's 'before'
+      snapshot; every text it copies from the transcript goes through `redact` (personal data
+      -> stable placeholders); a ValueError, in one line, when the starting state cannot be
+      read;
+    - `lost`: the fault point a lost answer stands for when the log shows no fault event (a
+      production log): (the call's outcome, its tool) -> fault point."""
+
+    fixture: Callable[[Transcript, Callable[[str], str]], BaseModel]
+    lost: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SnapshotSpec:
     """How the evaluator's snapshot of one tenant holds the pack's records: `model` is the
-    pydantic model of one tenant's snapshot (the refund shop's `TenantSnapshot`), `tenant_field`
+    pydantic model of one tenant's snapshot (e.g. a shop's `TenantSnapshot`), `tenant_field`
     its tenant id, `protected_fields` the tenant's own protected values (its display name).
 
     Which list holds which kind is read from the model: each field typed `list[M]` holds the
@@ -322,7 +341,7 @@ def _list_item(annotation: object) -> type[BaseModel] | None:
 class DomainPack:
     """A domain pack's declaration.
 
-    `name` is what users' files name in their `domain` field (an id, e.g. "refunds"); `title`,
+    `name` is what users' files name in their `domain` field (an id, e.g. "travel"); `title`,
     `version` and `description` (one line) are shown by `calibrant domains list`. `rubrics` and
     `cases` are folders of YAML files, `gold` a gold set folder (manifest.yaml, transcripts/,
     labels/) or None; a path that does not exist is shown as missing, not an error (a pack
@@ -379,6 +398,9 @@ class DomainPack:
     generic spelling)."""
     case_focus: Callable[[CaseContract], CaseFocus] | None = None
     """What one of the pack's cases says about the record its trial is about (None: nothing)."""
+    case_draft: CaseDraft | None = None
+    """How a case is drafted from one of its transcripts (None: its cases are written by
+    hand)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"

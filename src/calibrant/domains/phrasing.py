@@ -48,17 +48,17 @@ class JudgePhrasing:
 
     System message (the same bytes for every item judged with one rubric):
 
-    - `about`: what the conversation is about ("a refund"): "a support agent communicated with
-      a customer about {about}"; None says nothing;
+    - `about`: what the conversation is about ("a booking change"): "a support agent
+      communicated with a customer about {about}"; None says nothing;
     - `records`: what the trusted records are, beside the tool-call log and the notification
-      receiver ("ledger, tickets, approvals"); a line break in it is where the rule's line
+      receiver ("bookings, tickets, approvals"); a line break in it is where the rule's line
       wraps (the rules keep lines under about 95 characters);
-    - `record_line`: a line of the evidence block is "a {record_line} line" ("ledger");
+    - `record_line`: a line of the evidence block is "a {record_line} line" ("booking");
     - `effect`: what the judge never decides exists or was safe ("a payment").
 
     Evidence and the rater's guide:
 
-    - `facts`: what the records tell a rater, in the labeling guide ("committed refunds,
+    - `facts`: what the records tell a rater, in the labeling guide ("committed charges,
       ticket state, approvals");
     - `kinds`: (record kind, its noun) for the kinds the evidence should not name by their id
       (("seat_hold", "seat hold"),): "created during the conversation: seat hold h_1 of ...";

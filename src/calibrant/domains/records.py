@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from .pack import DomainPack, RecordSpec
 
-__all__ = ["Entry", "Money", "RecordView"]
+__all__ = ["Entry", "Money", "RecordView", "TrialEnd"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,20 @@ class Entry:
             value = self.value(f)
             if value is not None:
                 yield f, value
+
+
+@dataclass(frozen=True)
+class TrialEnd:
+    """What a trial ended with, read by the pack's roles, for a case outcome written in the
+    pack's own model (its form's `case_outcome`, checked by its `outcome_mismatches`): the
+    pack; the records of its first effect kind the trial committed in the acting tenant; the
+    case's work item after the trial; whether the trial created a review request (a record of
+    the effect's approval gate about the case's subject)."""
+
+    pack: DomainPack
+    effects: tuple[Entry, ...]
+    item: Entry
+    requested: bool
 
 
 class RecordView:

@@ -1,10 +1,10 @@
 """Finding the installed domain packs: entry points of the group `calibrant.domains`.
 
 Each entry point's object is a `DomainPack`, or a callable taking no argument that returns one
-(`refunds = "calibrant_refunds:pack"` under a distribution's
+(`shop = "calibrant_shop:pack"` under a distribution's
 `[project.entry-points."calibrant.domains"]`); the entry point is named after the domain its
 pack gives. The core never imports a pack by name, and imports a pack only when a command needs
-its domain (`get`): a command on refunds transcripts never runs another pack's code. A pack that
+its domain (`get`): a command on a domain's files never runs another pack's code. A pack that
 cannot be loaded (its import or its function raises anything, even SystemExit or
 KeyboardInterrupt; its object is not a pack; its declaration is wrong; its entry point is named
 otherwise than its domain, or shares its name with another) is not loaded: it is reported in one

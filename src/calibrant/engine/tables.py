@@ -2,7 +2,7 @@
 logical clock (Meta), tenants, grants, the audit log and the notification sink.
 
 A pack adds its record tables beside these (each with a `tenant_id` column). The class names
-are the table names in the SQLite file, so they stay as the refund service first named them."""
+are the table names in the SQLite file, so they stay as the first pack's service named them."""
 
 from __future__ import annotations
 

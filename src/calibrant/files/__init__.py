@@ -89,8 +89,9 @@ def load_transcript(path: str | Path) -> Transcript:
 def conformed(model: M, path: Path, text: str, *, base_line: int = 0) -> M:
     """A transcript or case of another domain checked against its installed pack (its record
     kinds, fault points, snapshots' records, fixture and outcomes: `domains.conform`); a
-    mismatch is one InputError naming the file, the line and the field. A refunds file, or one
-    whose pack is not installed (the checker then says harness_error), is returned as is."""
+    mismatch is one InputError naming the file, the line and the field. A file its pack's form
+    reads itself, or one whose pack is not installed (the checker then says harness_error), is
+    returned as is."""
     try:
         against_pack(model)
     except ValidationError as exc:
@@ -101,7 +102,8 @@ def conformed(model: M, path: Path, text: str, *, base_line: int = 0) -> M:
 def against_pack(model: BaseModel) -> None:
     """Check a transcript or case of another domain against its installed pack; a mismatch is
     a ValidationError located at the field (for callers that report it their own way, e.g. a
-    request body). A refunds file, or one whose pack is not installed, passes."""
+    request body). A file its pack's form reads itself, or one whose pack is not
+    installed, passes."""
     domain = getattr(model, "domain", None)
     if not isinstance(domain, str) or reads_itself(domain):
         return

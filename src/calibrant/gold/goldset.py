@@ -40,7 +40,7 @@ class PairRef(Contract):
 
 
 class GoldItem(DomainNamed):
-    """One manifest entry (`domain`: the domain of its transcript; absent: refunds)."""
+    """One manifest entry (`domain`: the domain of its transcript; absent: the default domain)."""
 
     case: str = Field(description="Case id.")
     agent: str = Field(description="Agent that produced the transcript.")

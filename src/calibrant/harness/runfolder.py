@@ -3,7 +3,7 @@
 While a run is unfinished its folder holds a marker file (`TRIALS_INCOMPLETE`, JSON: the command
 that started it and a note for people) next to the transcripts already written; transcripts are
 written atomically, one per finished trial, so each file is a finished trial. The trials' scratch
-files (their SQLite ledgers and checkpoints) live in a hidden folder inside the run folder, never
+files (their SQLite databases and checkpoints) live in a hidden folder inside the run folder, never
 in the system's temporary folder: removed when the run ends or is interrupted, and by the next
 run when the process was killed outright. A lock on the folder keeps two runs out of it at once.
 

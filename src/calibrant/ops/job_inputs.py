@@ -191,7 +191,7 @@ def stored_rubric_of(engine: Engine, ref: str) -> Rubric:
 
 def server_gold(p: dict[str, Any]) -> Path:
     """A job's gold folder: `gold` on the server (inside the data root), or, when the job
-    names none, the installed refunds pack's gold set (the pack's own data, trusted: not
+    names none, the installed default pack's gold set (the pack's own data, trusted: not
     confined to the data root), as the command line resolves it."""
     from ..domains import default_gold
 

@@ -85,7 +85,7 @@ class CalibrateParams(Contract):
         default=None,
         min_length=1,
         description="Gold set folder on the server, relative to the data root (default: the "
-        "installed refunds pack's gold set).",
+        "installed default pack's gold set).",
     )
     queue: Name | None = Field(
         default=None,
@@ -172,7 +172,7 @@ class CompareParams(Contract):
         default=None,
         min_length=1,
         description="Gold set folder on the server, relative to the data root (default: the "
-        "installed refunds pack's gold set).",
+        "installed default pack's gold set).",
     )
     split: Split = Field(default="calibration", description="Which gold items.")
     seed: int = Field(default=0, ge=0, le=2**32 - 1, description="Bootstrap seed.")

@@ -4,12 +4,16 @@ Kept: the starting state (the transcript's case fixture, or one read from the ev
 'before' snapshot), the fault points the transcript shows firing (as a fault schedule on the
 same call of the same tool), and what the customer said. Redacted (`redact.Redactor`), with
 stable placeholders: personal data in every text the draft copies from the transcript — the
-customer's messages, the order's note, the transcript id (copied into the title), the agent's
-name (copied into the description: a production agent may be named by a person's email), and
-every comment line (what was observed, with the safety messages and the agent's operation ids;
-the outcomes the original case accepted). Left to a person:
-the expected outcome (`expected: null`, with what was observed and the original case's
-outcomes as comments), which `trials` refuses until filled."""
+customer's messages, a customer's note the starting state keeps, the transcript id (copied
+into the title), the agent's name (copied into the description: a production agent may be
+named by a person's email), and every comment line (what was observed, with the safety
+messages and the agent's operation ids; the outcomes the original case accepted). Left to a
+person: the expected outcome (`expected: null`, with what was observed and the original case's
+outcomes as comments), which `trials` refuses until filled.
+
+The starting state, and the fault point a lost answer stands for in a log without fault
+events, are the pack's to say (`DomainPack.case_draft`); the rest is read by its roles (the
+people's names, the effects committed, the work items at the end)."""
 
 from __future__ import annotations
 
@@ -17,29 +21,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
-from ..contracts import (
-    FAULT_POINTS,
-    CaseContract,
-    FaultSpec,
-    Fixture,
-    PriorRefund,
-    Transcript,
-)
-from ..contracts.forms import reads_itself
+from ..contracts import CaseContract, DomainSnapshot, FaultSpec, Transcript
+from ..domains import DomainPack, UnknownDomain
+from ..domains import get as get_pack
+from ..domains.conform import tenant_snapshot
+from ..domains.records import Entry, RecordView
 from ..errors import InputError
 from ..harness.cases import case_problems
 from ..safety import check_transcript
 from .redact import Redactor
 
 __all__ = ["Draft", "draft_case"]
-
-# a lost answer with no fault event (a production log): the fault point it stands for
-_LOST = {
-    ("timeout", "create_refund"): "timeout_after_payment_commit",
-    ("crash", "create_refund"): "crash_after_refund_commit",
-    ("crash", "send_notification"): "crash_after_notification_accept",
-}
 
 
 @dataclass(frozen=True)
@@ -52,44 +46,50 @@ class Draft:
     redacted: dict[str, int]
 
 
-def _fixture(t: Transcript, r: Redactor, source: str) -> Fixture:
-    if t.case is not None:
-        fx: Fixture = t.case.fixture  # the first pack's Fixture (its form's case_fixture)
-        note = None if fx.customer_note is None else r.text(fx.customer_note)
-        return fx.model_copy(update={"customer_note": note})
-    before = t.ledger_before.tenant(t.acting_tenant) if t.ledger_before else None
-    if before is None:
-        raise InputError(source, "no case and no 'before' snapshot: the starting state is unknown")
-    ticket = next((k for k in before.tickets if k.order_id), None)
-    order = next((o for o in before.orders if ticket and o.order_id == ticket.order_id), None)
-    if ticket is None or order is None:
-        raise InputError(source, "the 'before' snapshot has no ticket about an order")
-    grants = [p for p in before.permissions if p.principal == t.agent_principal]
-    writable = [p for p in grants if "refund:write" in p.scopes]
-    permission = "active"
-    if writable and all(p.revoked_seq is not None for p in writable):
-        permission = "revoked"
-    return Fixture(
-        tenant=t.acting_tenant,
-        order=order.order_id,
-        paid_minor_units=order.paid_minor_units,
-        prior_refunds=[
-            PriorRefund(operation_id=x.operation_id, amount_minor_units=x.amount_minor_units)
-            for x in before.refunds
-            if x.order_id == order.order_id
-        ],
-        policy_version=t.provenance.policy_version,
-        customer=order.customer_id,
-        ticket=ticket.ticket_id,
-        order_status=order.status,
-        write_permission=permission,
-        customer_note=None if order.customer_note is None else r.text(order.customer_note),
-    )
+def _drafting_pack(t: Transcript, source: str) -> DomainPack:
+    """The transcript's pack, when it says how its cases are drafted (InputError otherwise)."""
+    try:
+        pack = get_pack(t.domain).pack
+    except UnknownDomain as exc:
+        raise InputError(source, str(exc), field="domain") from None
+    if pack.case_draft is None:
+        raise InputError(
+            source,
+            f"domain '{t.domain}': cases are drafted from the transcripts of a pack that says "
+            "how to read their starting state (its case_draft), and this pack declares none "
+            "yet: write the case by hand",
+            field="domain",
+        )
+    return pack
 
 
-def _faults(t: Transcript) -> list[FaultSpec]:
+def _view(pack: DomainPack, snap: DomainSnapshot | None, source: str) -> RecordView | None:
+    """One evaluator snapshot's records through the pack (None: no snapshot)."""
+    if snap is None:
+        return None
+    try:
+        return RecordView(pack, [tenant_snapshot(pack, tenant) for tenant in snap.tenants])
+    except ValidationError:
+        raise InputError(
+            source, f"a snapshot does not read as domain pack '{pack.name}' declares it"
+        ) from None
+
+
+def _fixture(pack: DomainPack, t: Transcript, r: Redactor, source: str) -> BaseModel:
+    assert pack.case_draft is not None
+    try:
+        return pack.case_draft.fixture(t, r.text)
+    except ValidationError:
+        raise
+    except ValueError as exc:
+        raise InputError(source, str(exc)) from None
+
+
+def _faults(pack: DomainPack, t: Transcript) -> list[FaultSpec]:
     """Fault points observed, on the n-th schema-valid call of their tool (as the tool box
     counts them), in the order they fired."""
+    assert pack.case_draft is not None
+    lost = pack.case_draft.lost
     nth: dict[str, int] = {}
     where: dict[str, tuple[str, int]] = {}
     for c in t.tool_calls:
@@ -98,11 +98,11 @@ def _faults(t: Transcript) -> list[FaultSpec]:
             where[c.call_id] = (c.tool, nth[c.tool])
     seen: list[tuple[str, str, int]] = []
     for e in t.events:
-        if e.fault is not None and e.fault in FAULT_POINTS and e.call_id in where:
+        if e.fault is not None and e.fault in pack.fault_points and e.call_id in where:
             seen.append((e.fault, *where[e.call_id]))
     fired = {tool for _, tool, _ in seen}
     for c in t.tool_calls:  # answers lost without a fault event
-        point = _LOST.get((c.outcome, c.tool))
+        point = lost.get((c.outcome, c.tool))
         if point and c.writes and c.call_id in where and c.tool not in fired:
             seen.append((point, *where[c.call_id]))
     out: list[FaultSpec] = []
@@ -121,34 +121,62 @@ def _faults(t: Transcript) -> list[FaultSpec]:
     return out
 
 
-def _people(t: Transcript) -> list[str]:
+def _people(views: list[RecordView | None]) -> list[str]:
+    """The names of people in the snapshots (the fields with the person_name role)."""
     names: list[str] = []
-    for snap in (t.ledger_before, t.ledger_after):
-        for tenant in snap.tenants if snap else []:
-            names += [c.name for c in tenant.customers]
+    for view in views:
+        for e in view.entries() if view else []:
+            names += [str(v) for f in e.spec.name_fields if (v := e.value(f)) is not None]
     return list(dict.fromkeys(names))
 
 
-def _observed(t: Transcript, r: Redactor) -> list[str]:
-    """What the trial ended with, in words (no personal data: ids, amounts, states)."""
+def _str(e: Entry, name: str | None) -> str | None:
+    value = e.value(name) if name is not None else None
+    return None if value is None else str(value)
+
+
+def _observed(
+    pack: DomainPack, t: Transcript, before: RecordView | None, after: RecordView | None
+) -> list[str]:
+    """What the trial ended with, in words (no personal data: ids, amounts, states), by the
+    pack's roles: the effects committed in the acting tenant, its work items at the end."""
     lines: list[str] = []
-    if t.ledger_after is None or t.ledger_before is None:
-        return ["(no evaluator snapshots: the end state is unknown)"]
-    after, before = t.ledger_after.tenant(t.acting_tenant), t.ledger_before.tenant(t.acting_tenant)
     if after is None or before is None:
+        return ["(no evaluator snapshots: the end state is unknown)"]
+    acting = t.acting_tenant
+    if not after.has(acting) or not before.has(acting):
         return ["(the acting tenant is missing from the snapshots)"]
-    old = {x.refund_id for x in before.refunds}
-    new = [x for x in after.refunds if x.refund_id not in old]
-    total = sum(x.amount_minor_units for x in new)
-    lines.append(f"refunds committed in the trial: {len(new)}, total {total}")
-    lines += [f"  {x.order_id} {x.amount_minor_units} (operation {x.operation_id})" for x in new]
-    for k in after.tickets:
-        who = k.assignee_kind or "unassigned"
-        lines.append(f"ticket {k.ticket_id}: {k.state}, held by {who}, {k.reconciliation}")
+    for spec in pack.effects:
+        new = [
+            e
+            for e in after.entries(acting)
+            if e.kind == spec.kind and before.get(acting, e.kind, e.id) is None
+        ]
+        amounts = [_int(e, spec.amount) for e in new]
+        total = "" if spec.amount is None else f", total {sum(amounts)}"
+        lines.append(f"{spec.kind}s committed in the trial: {len(new)}{total}")
+        for e, amount in zip(new, amounts, strict=True):
+            shown = "" if spec.amount is None else f" {amount}"
+            ops = ", ".join(e.operation_ids) or "none"
+            lines.append(f"  {_str(e, spec.subject)}{shown} (operation {ops})")
+    wi = pack.work_item
+    items = [] if wi is None else [k for k in after.entries(acting) if k.kind == wi.kind]
+    for k in items:
+        assert wi is not None
+        who = _str(k, wi.assignee_kind) or "unassigned"
+        state = f"{_str(k, wi.state)}, held by {who}"
+        if wi.reconciliation is not None:
+            state += f", {_str(k, wi.reconciliation)}"
+        lines.append(f"{wi.kind} {k.id}: {state}")
     bad = check_transcript(t).violated
     lines.append(f"safety check: {len(bad)} invariant(s) violated")
     lines += [f"  {o.invariant}: {o.message}" for o in bad]  # redacted with the rest in _yaml
     return lines
+
+
+def _int(e: Entry, name: str | None) -> int:
+    value = e.value(name) if name is not None else None
+    return value if isinstance(value, int) else 0
 
 
 def draft_case(
@@ -161,15 +189,11 @@ def draft_case(
 ) -> Draft:
     """Draft a case from `t`; raises InputError (naming `source`) when the transcript's
     starting state does not fit the dataset the service is built from."""
-    if not reads_itself(t.domain):
-        raise InputError(
-            source,
-            f"domain '{t.domain}': cases are drafted from the refund shop's transcripts only so "
-            "far",
-            field="domain",
-        )
-    r = Redactor(_people(t), extra_terms or [])
-    fixture = _fixture(t, r, source)
+    pack = _drafting_pack(t, source)
+    before = _view(pack, t.snapshot_before, source)
+    after = _view(pack, t.snapshot_after, source)
+    r = Redactor(_people([before, after]), extra_terms or [])
+    fixture = _fixture(pack, t, r, source)
     origin = r.text(t.transcript_id)  # a production id may hold an email or a name
     agent = r.text(t.provenance.agent)  # so may the agent's name ("ops.bot+ana.ruiz@shop.es")
     script = [r.text(turn.text) for turn in t.conversation if turn.role == "customer"]
@@ -188,20 +212,21 @@ def draft_case(
         fixture=fixture,
         expected=None,
         customer_script=script,
-        faults=_faults(t),
+        faults=_faults(pack, t),
     )
     problems = case_problems(case, confirmed=False)
     if problems:
         loc, message = problems[0]
         raise InputError(source, f"the drafted case does not fit the dataset: {message}")
-    return Draft(case, _yaml(case, t, r, origin), r.replaced())
+    observed = _observed(pack, t, before, after)
+    return Draft(case, _yaml(case, t, r, origin, observed), r.replaced())
 
 
-def _yaml(case: CaseContract, t: Transcript, r: Redactor, origin: str) -> str:
+def _yaml(case: CaseContract, t: Transcript, r: Redactor, origin: str, observed: list[str]) -> str:
     data: dict[str, Any] = case.model_dump(mode="json", exclude_none=True, exclude={"expected"})
     body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     notes = ["TO CONFIRM: write the agreed acceptable outcome(s) here; trials refuse `null`."]
-    notes += ["Observed in the transcript:"] + [f"  {line}" for line in _observed(t, r)]
+    notes += ["Observed in the transcript:"] + [f"  {line}" for line in observed]
     if t.case is not None and t.case.expected is not None:
         original = yaml.safe_dump(
             {"expected": t.case.model_dump(mode="json", exclude_none=True)["expected"]},

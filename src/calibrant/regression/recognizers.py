@@ -7,7 +7,7 @@ mod-97 here; phonenumbers, Google's libphonenumber metadata, for phones in ES, G
 and any +international number; `ipaddress` for IPv6). Where no checksum exists the recognizer
 needs a shape no other data has (`71.234.567-W`, `Y-1234567-X`, a plate `1234 BCD`, an IPv4
 address) or context: a street type (calle, avenida, Street, Road...), a postcode cue or a city
-after it, a birth cue or a year no refund conversation is about, a self-introduction, a
+after it, a birth cue or a year no support conversation is about, a self-introduction, a
 relative or a sign-off before a name, "CVV" before a security code, "caduca"/"exp" before an
 expiry, "matrícula"/"reg" before a British plate.
 
@@ -200,7 +200,7 @@ def _birth_dates(text: str) -> Iterator[Span]:
         cue = _BIRTH_CUE.search(text[max(0, m.start() - 45) : m.start()])
         year = _YEAR.search(m.group(0).rstrip())
         old = False
-        if year:  # a full date before 2011: no refund conversation is about it
+        if year:  # a full date before 2011: no support conversation is about it
             y = int(year.group(0))
             y = y if y >= 100 else (1900 + y if y > 30 else 2000 + y)
             old = 1900 <= y <= 2010

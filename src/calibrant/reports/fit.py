@@ -1,7 +1,7 @@
 """Tables that wrap, never cut: every word of every cell stays whole at any terminal width.
 
 rich shrinks a table that is too wide by narrowing its widest columns, and then cuts the words
-that no longer fit (`refund_conf…`) or folds them mid-word (`insufficie/nt_evidenc/e`). `fit`
+that no longer fit (`confirmati…`) or folds them mid-word (`insufficie/nt_evidenc/e`). `fit`
 gives each column at least its longest word and shares what is left by how much each column
 would like; when even the longest words side by side do not fit, the rows are printed one
 field per line instead of as a table."""

@@ -60,7 +60,7 @@ def trial_tools() -> list[dict[str, Any]]:
 
 def business_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
     """The agent's tools as (name, description, JSON schema of the arguments): the domain's
-    `served` (the refund shop's when None)."""
+    `served` (the default domain's when None)."""
     served = served or ServedTools.of(default_domain())
     return [
         {

@@ -67,7 +67,7 @@ def mcp_server(channel: Channel) -> Server[Any]:
 
 def openapi_document(served: ServedTools | None = None) -> dict[str, Any]:
     """OpenAPI 3.1 for the HTTP API: one POST per tool of the domain's `served` tools (the
-    refund shop's when None), the body being its JSON arguments."""
+    default domain's when None), the body being its JSON arguments."""
     served = served or ServedTools.of(default_domain())
     answer = {
         "description": "The tool's answer (errors too: an object with `error` and `message`).",

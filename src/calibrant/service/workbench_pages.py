@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import Engine
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
-from ..judge.evidence import conversation_items, records_for_rater
+from ..judge.evidence import conversation_items, phrasing, records_for_rater
 from ..judge.fence import quoted_spans
 from ..store import labeling as lab
 from ..store.users import User
@@ -153,6 +153,8 @@ def _transcript_context(item: lab.Item) -> dict[str, Any]:
     return {
         "item": item,
         "records": records,
+        # what the pack calls its trusted records (for a pack that builds its own evidence)
+        "records_from": " ".join(phrasing(t.domain).records.split()),
         "evidence": evidence,
         "conversation": conversation_items(t),
     }

@@ -9,7 +9,8 @@ The pack lives in domains/refunds (its own pyproject.toml, installed with calibr
 scripts/install.py). It holds the controlled service on calibrant's domain-neutral engine
 (`ledger`: tables, tools, fault points, business rules, the versioned dataset), the scripted and
 LLM agents and their wording (`agents`), the tool adapter and schemas (`toolbox`, `toolspec`),
-the trial runner (`runner`), the case checks (`cases`), the self-test plan (`selftest`) and a
+the trial runner (`runner`), the case checks (`cases`), how a case is drafted from a transcript
+(`drafting`), the self-test plan (`selftest`) and a
 scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
 `runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
 records (`records`) and its files' spelling (`form`: `ledger_before`, `order_id`...) are its
@@ -42,6 +43,7 @@ from calibrant.domains import (
 )
 
 from .case_models import FAULT_POINTS, case_focus
+from .drafting import DRAFT
 from .form import FORM
 from .records import (
     Approval,
@@ -262,6 +264,7 @@ def pack() -> DomainPack:
         ),
         form=FORM,
         case_focus=case_focus,
+        case_draft=DRAFT,
         work_item=WorkItem(
             kind="ticket",
             state="state",

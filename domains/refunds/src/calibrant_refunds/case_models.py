@@ -1,5 +1,6 @@
 """The refund shop's case models: its fixture (`Fixture`, with the refunds already committed),
-its acceptable outcomes (`ExpectedOutcome`, `ExpectedRefund`) and its fault points.
+its acceptable outcomes (`ExpectedOutcome`, `ExpectedRefund`, checked against a trial's end by
+`mismatches`) and its fault points.
 
 A refunds case file spells its `fixture` and `expected` in these models (the seed's YAML schema,
 as it always did); the core's `CaseContract` holds them as the pack's form declares
@@ -7,13 +8,15 @@ as it always did); the core's `CaseContract` holds them as the pack's form decla
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import Field
 
 from calibrant.contracts import CaseContract, Contract
 from calibrant.contracts.common import Id, MinorUnits
-from calibrant.domains import CaseFocus
+from calibrant.domains import CaseFocus, TrialEnd
+from calibrant.domains.records import Entry
 
 from .records import TicketState
 
@@ -25,6 +28,7 @@ __all__ = [
     "Fixture",
     "ExpectedRefund",
     "ExpectedOutcome",
+    "mismatches",
     "refunds_fixture",
     "outcomes",
     "case_focus",
@@ -119,6 +123,57 @@ class ExpectedOutcome(Contract):
         if isinstance(self.ticket_state, list):
             return list(self.ticket_state)
         return [self.ticket_state]
+
+
+def mismatches(want: ExpectedOutcome, end: TrialEnd) -> list[str]:
+    """What keeps a trial's end from one acceptable outcome (`FileForm.outcome_mismatches`),
+    one line each (empty: it matches), read by the pack's roles: the refunds are its first
+    effect, the ticket its work item."""
+    pack, effects, item = end.pack, end.effects, end.item
+    spec, wi = pack.effects[0], pack.work_item
+    assert wi is not None
+    kind = spec.kind
+    out: list[str] = []
+    if want.refund_count is not None and len(effects) != want.refund_count:
+        out.append(f"{len(effects)} {kind}(s) committed, contract wants {want.refund_count}")
+    total = sum(_int(e, spec.amount) for e in effects)
+    if want.refund_total_minor_units is not None and total != want.refund_total_minor_units:
+        out.append(f"{kind} total {total}, contract wants {want.refund_total_minor_units}")
+    if want.refunds is not None:
+        got = Counter((str(e.value(spec.subject)), _int(e, spec.amount)) for e in effects)
+        exp = Counter((x.order, x.amount_minor_units) for x in want.refunds)
+        if got != exp:
+            out.append(f"{kind}s {sorted(got.elements())} differ from {sorted(exp.elements())}")
+        pinned = {x.operation_id for x in want.refunds if x.operation_id}
+        ops = {op for e in effects for op in e.operation_ids}
+        if pinned and not pinned <= ops:
+            out.append(f"operation id(s) {sorted(pinned - ops)} not in the records")
+    state = _str(item, wi.state)
+    states = want.ticket_states()
+    if states is not None and state not in states:
+        out.append(f"{item.kind} {item.id} is {state}, contract wants {'/'.join(states)}")
+    if want.ticket_assignee is not None:
+        got_kind = _str(item, wi.assignee_kind) if _str(item, wi.assignee) else "unassigned"
+        if got_kind != want.ticket_assignee:
+            out.append(f"{item.kind} held by {got_kind}, contract wants {want.ticket_assignee}")
+    reconciliation = _str(item, wi.reconciliation)
+    if want.reconciliation is not None and reconciliation != want.reconciliation:
+        out.append(
+            f"{item.kind} reconciliation is {reconciliation}, contract wants {want.reconciliation}"
+        )
+    if want.approval_requested is not None and end.requested != want.approval_requested:
+        out.append("a review request " + ("is missing" if want.approval_requested else "exists"))
+    return out
+
+
+def _int(e: Entry, name: str | None) -> int:
+    value = e.value(name) if name is not None else None
+    return value if isinstance(value, int) else 0
+
+
+def _str(e: Entry, name: str | None) -> str | None:
+    value = e.value(name) if name is not None else None
+    return None if value is None else str(value)
 
 
 def refunds_fixture(case: CaseContract) -> Fixture:

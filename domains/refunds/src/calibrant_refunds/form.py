@@ -21,7 +21,7 @@ from calibrant.contracts import DomainSnapshot, DomainTenant, Transcript
 from calibrant.contracts.forms import FileForm, moved, unknown_field
 
 from . import case_models, records
-from .case_models import FAULT_POINTS, ExpectedOutcome, Fixture
+from .case_models import FAULT_POINTS, ExpectedOutcome, Fixture, mismatches
 from .records import LISTS, RECORD_KINDS, LedgerSnapshot, TenantSnapshot
 
 __all__ = [
@@ -251,6 +251,7 @@ FORM = FileForm(
     exports=_EXPORTS,
     case_fixture=Fixture,
     case_outcome=ExpectedOutcome,
+    outcome_mismatches=mismatches,
     snapshot_noun="ledger snapshot",
 )
 """The refund shop's file form (`DomainPack.form`)."""
