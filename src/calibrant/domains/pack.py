@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from ..contracts import CaseContract
 from ..contracts.forms import FileForm
 from ..errors import CalibrantError
+from .importing import ImportRules
 from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
 
@@ -379,6 +380,8 @@ class DomainPack:
     generic spelling)."""
     case_focus: Callable[[CaseContract], CaseFocus] | None = None
     """What one of the pack's cases says about the record its trial is about (None: nothing)."""
+    imports: ImportRules = field(default_factory=ImportRules)
+    """What `calibrant import` reads beyond the roles (`calibrant.domains.importing`)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"

@@ -43,6 +43,7 @@ from calibrant.domains import (
 
 from .case_models import FAULT_POINTS, case_focus
 from .form import FORM
+from .importing import IMPORTS
 from .records import (
     Approval,
     AuditEvent,
@@ -261,6 +262,7 @@ def pack() -> DomainPack:
             kind="audit", actor="actor", call="call_id", action="action", record="record_id"
         ),
         form=FORM,
+        imports=IMPORTS,
         case_focus=case_focus,
         work_item=WorkItem(
             kind="ticket",
