@@ -12,8 +12,8 @@ LLM agents and their wording (`agents`), the tool adapter and schemas (`toolbox`
 the trial runner (`runner`), the case checks (`cases`), the self-test plan (`selftest`) and a
 scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
 `runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
-records (`records`) and its files' spelling (`form`: `ledger_before`, `order_id`...) are its
-own; its invariants (calibrant.safety) are still the core's.
+records (`records`), its files' spelling (`form`: `ledger_before`, `order_id`...) and how
+`calibrant import` reads its ledger (`importing`) are its own; its invariants (calibrant.safety) are still the core's.
 Its rubric, cases and gold set are the ones the repository ships (rubrics/, cases/ and gold/ at
 its top), found from this file: present in a source checkout or an editable install."""
 
