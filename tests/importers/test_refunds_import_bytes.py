@@ -116,3 +116,28 @@ def test_a_refunds_import_writes_the_bytes_it_wrote_before_the_one_path(
         _stamped(tmp_path)
         cwd = tmp_path
     assert _hashes(cli, tmp_path / "out", IMPORTS[name], cwd) == PINNED[name]
+
+
+def test_a_bad_refunds_snapshot_is_one_line_naming_file_line_and_field(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Read in the pack's snapshot format, a refunds snapshot file is refused as it was when it
+    was read as a LedgerSnapshot: one line, the file, the line and the field, exit 2."""
+    import json
+
+    doc = json.loads((ROOT / TRACES / "snapshots" / "conv-good" / "before.json").read_text())
+    doc["tenants"][0]["orders"][0]["paid_minor_units"] = "lots"
+    bad = tmp_path / "before.json"
+    bad.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    line = 1 + json.dumps(doc, indent=1).split('"lots"')[0].count("\n")
+    out = tmp_path / "out"
+    r = cli(
+        "import", "chat", f"{TRACES}/chat/single.json", "--case", ELIGIBLE,
+        "--agent-principal", "agent:support-a", "--before", str(bad), "--out", str(out),
+    )  # fmt: skip
+    assert r.code == 2 and not out.exists()
+    assert r.err.strip().splitlines() == [
+        f"calibrant: error: {bad}:{line}: field 'tenants.0.orders.0.paid_minor_units': Input "
+        'should be a valid integer (got "lots"); write the snapshot in the format `calibrant '
+        "schema snapshot` prints (another domain's: with --domain NAME)"
+    ]
