@@ -521,3 +521,39 @@ def test_the_travel_example_imports_and_checks(travel: None, cli: Cli, tmp_path:
     assert double["no_duplicate_payment"] == "violated"
     assert double["end_state_matches_contract"] == "violated"
     assert double["no_cross_tenant_leak"] == "pass"
+
+
+def test_a_pack_that_names_its_tools_scopes_gets_each_calls_grant(travel: None) -> None:
+    """The grant a call ran under comes from the pack's roles (`GrantSpec`) once its import
+    rules name the scope each tool needs (`ImportRules.scopes`): the travel pack as shipped
+    names none, so its calls carry neither scope nor grant; declared, each write tool's call
+    carries its scope and the agent's grant from the 'before' snapshot."""
+    from dataclasses import replace
+
+    from calibrant.domains import ImportRules
+    from calibrant.files import load_case
+    from calibrant.importers.builder import build_transcript
+    from calibrant.importers.chat import parse_chat
+    from calibrant.importers.snapshots import read_domain_snapshot
+
+    shipped = domains.get("travel").pack
+    scopes = {"charge_fare_difference": "payment:charge", "rebook": "booking:write"}
+    trace = next(t for t in parse_chat(TRAVEL / "chat.jsonl") if t.trace_id == "conv-rebook")
+    snaps = TRAVEL / "snapshots" / "conv-rebook"
+
+    def calls(pack: domains.DomainPack) -> dict[str, tuple[str | None, str | None]]:
+        before = read_domain_snapshot(pack, snaps / "before.json")
+        after = read_domain_snapshot(pack, snaps / "after.json")
+        t = build_transcript(
+            trace, fmt="chat", case=load_case(TRAVEL / "rebook_correct.yaml"), before=before,
+            after=after, missing={}, tenant=None, principal=None, agent=None, pack=pack,
+        )  # fmt: skip
+        return {
+            c.tool: (c.authorization.scope, c.authorization.permission_id) for c in t.tool_calls
+        }
+
+    assert set(calls(shipped).values()) == {(None, None)}
+    declared = calls(replace(shipped, imports=ImportRules(scopes=scopes)))
+    assert declared["charge_fare_difference"] == ("payment:charge", "grant_rebooker")
+    assert declared["rebook"] == ("booking:write", "grant_rebooker")
+    assert declared["find_booking"] == (None, None)

@@ -5,6 +5,7 @@ cases and gold set, its reference agents and fault points), how installed packs 
 The core reads packs through these declarations only; it never imports a pack by name."""
 
 from .defaults import PackData, default_domain, default_gold, default_rubric, pack_data
+from .importing import ImportRules
 from .mixing import same_domain
 from .pack import (
     ApprovalGate,
@@ -50,6 +51,7 @@ __all__ = [
     "Confirmation",
     "EffectSpec",
     "GrantSpec",
+    "ImportRules",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from ..contracts import CaseContract, Transcript
 from ..contracts.forms import FileForm
 from ..errors import CalibrantError
+from .importing import ImportRules
 from .phrasing import NEUTRAL, JudgePhrasing
 from .runtime import PackRuntime
 
@@ -401,6 +402,8 @@ class DomainPack:
     case_draft: CaseDraft | None = None
     """How a case is drafted from one of its transcripts (None: its cases are written by
     hand)."""
+    imports: ImportRules = field(default_factory=ImportRules)
+    """What `calibrant import` reads beyond the roles (`calibrant.domains.importing`)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"

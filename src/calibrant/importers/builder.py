@@ -1,21 +1,18 @@
 """One parsed trace + the team's system-of-record snapshots -> one calibrant transcript.
 
-The trusted parts come only from the snapshots (read by an evaluator identity): the ledger before
-and after, the writes each tool call committed (the refunds and audit events that name its call
-id) and the records a call returned (the system's records whose ids appear in what the call
-returned). What the agent's tools answered is kept verbatim as the call's response — what the
-agent saw — and never becomes evidence of what happened.
-
-A trace of another domain than the refund shop gets its snapshots as `snapshot_before` /
-`snapshot_after` and its calls' reads, writes and messages through its pack's roles
-(`importers.records`)."""
+The trusted parts come only from the snapshots (read by an evaluator identity), carried as
+`snapshot_before` / `snapshot_after` (each tenant's records by kind) and read through the pack's
+roles and import rules (`importers.records`, `DomainPack.imports`): the records a call returned
+(those whose ids appear in what it returned), the writes each call committed and the grant its
+tool needs. What the agent's tools answered is kept verbatim as the call's response — what the
+agent saw — and never becomes evidence of what happened. Every pack is imported this way; its
+files' own spelling is its form's business when the transcript is written."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import JsonValue
 
@@ -23,43 +20,29 @@ from .. import __version__
 from ..contracts import (
     Authorization,
     CaseContract,
-    CommittedWrite,
     DomainSnapshot,
     HarnessEvent,
-    LedgerSnapshot,
     Metrics,
     NotificationAttempt,
     NotificationSink,
     Provenance,
-    RecordRef,
     ToolCall,
     Transcript,
     Turn,
     content_hash,
 )
-from ..domains import DomainPack, default_domain
+from ..domains import DomainPack
 from ..errors import InputError
 from .model import ATTR_CASE, ATTR_PRINCIPAL, ATTR_TENANT, ParsedTrace, TraceCall, TraceTurn
 from .records import DomainRecords
 
-__all__ = ["IMPORT_VERSION", "WRITE_SCOPES", "build_transcript", "transcript_id_of"]
+__all__ = ["IMPORT_VERSION", "NO_RECIPIENT", "build_transcript", "transcript_id_of"]
 
 IMPORT_VERSION = f"calibrant-import/{__version__}"
-WRITE_SCOPES = {
-    "create_refund": "refund:write",
-    "update_ticket": "ticket:write",
-    "assign_ticket": "ticket:write",
-    "request_approval": "approval:request",
-    "send_notification": "notification:send",
-}
-"""The scope each write tool of the refund shop needs (its grant is looked up in the snapshot)."""
-
 _ID = re.compile(r"^[A-Za-z0-9_.:\-/@+]{1,200}$")
 _ID_HELP = "use only letters, digits and _ . : - / @ + (at most 200)"
-_NOTE_KINDS = ("refund_confirmation", "status_update", "escalation_notice", "other")
-_CREATED = ("create", "created", "committed", "requested")
 NO_RECIPIENT = "not in the trace"
-"""Another domain's message recipient when the call named none (its service resolves it)."""
+"""A message's recipient when the call named none (its service resolves it)."""
 
 
 def transcript_id_of(case_id: str, trace_id: str) -> str:
@@ -91,17 +74,16 @@ def build_transcript(
     *,
     fmt: str,
     case: CaseContract | None,
-    before: LedgerSnapshot | DomainSnapshot | None,
-    after: LedgerSnapshot | DomainSnapshot | None,
+    before: DomainSnapshot | None,
+    after: DomainSnapshot | None,
     missing: dict[str, str],
     tenant: str | None,
     principal: str | None,
     agent: str | None,
-    pack: DomainPack | None = None,
+    pack: DomainPack,
 ) -> Transcript:
-    """The transcript of `trace`; `missing` names the snapshots that were not given. `pack`:
-    another domain's pack, its snapshots DomainSnapshots; None for the refund shop, its
-    snapshots LedgerSnapshots."""
+    """The transcript of `trace`, a trace of `pack`'s domain; `missing` names the snapshots that
+    were not given."""
     case_id = case.case if case else trace.attributes.get(ATTR_CASE)
     if case and trace.attributes.get(ATTR_CASE) not in (None, case.case):
         raise InputError(
@@ -129,15 +111,7 @@ def build_transcript(
     default_tenant = case.fixture.tenant if case else None
     acting = _attr(trace, tenant, ATTR_TENANT, "--tenant", default_tenant)
     agent_id = _attr(trace, principal, ATTR_PRINCIPAL, "--agent-principal")
-    ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None] = (None, None)
-    records: DomainRecords | None = None
-    domain = default_domain() if pack is None else pack.name
-    if pack is None:
-        assert not isinstance(before, DomainSnapshot) and not isinstance(after, DomainSnapshot)
-        ledger = (before, after)
-    else:
-        assert not isinstance(before, LedgerSnapshot) and not isinstance(after, LedgerSnapshot)
-        records = DomainRecords(pack, before, after)
+    records = DomainRecords(pack, before, after)
     base_seq = before.seq if before else 0
     base_at = (before.taken_at if before else None) or trace.started or _fallback_time(trace)
     turns: list[Turn] = []
@@ -172,30 +146,21 @@ def build_transcript(
                 field="id",
             )
         seen_ids.add(ev.call_id)
-        call = _tool_call(ev, seq, when, acting, agent_id, ledger, records)
+        call = _tool_call(ev, seq, when, acting, agent_id, records)
         calls.append(call)
-        if call.tool == "send_notification":
-            if (made := _attempt(call, refunds=records is None)) is not None:
-                attempts.append(made)
-    if records is None:
-        operation_ids = {
-            op
-            for c in calls
-            if c.tool == "create_refund" and (op := _id(c.arguments.get("operation_id")))
-        }
-    else:
-        made_by = records.writes(calls)
-        for c in calls:
-            c.writes = made_by.get(c.call_id, [])
-        operation_ids = {w.operation_id for c in calls for w in c.writes if w.operation_id}
-    what = "the ledger" if records is None else "the records"
+        if call.tool == "send_notification" and (made := _attempt(call, pack)) is not None:
+            attempts.append(made)
+    rules = pack.imports
+    made_by = rules.writes(calls, before, after) if rules.writes else records.writes(calls)
+    for c in calls:
+        c.writes = made_by.get(c.call_id, [])
     events = [
         HarnessEvent(
             event_id=f"ev_{n:03d}",
             seq=base_seq,
             kind="harness_error",
             detail=f"the system-of-record snapshot {which} the trace is missing ({where}): "
-            f"nothing about {what} can be established",
+            f"nothing about {rules.unknown} can be established",
         )
         for n, (which, where) in enumerate(missing.items(), start=1)
     ]
@@ -212,15 +177,8 @@ def build_transcript(
         )
     start = trace.started or base_at
     finish = trace.finished or (after.taken_at if after else start)
-    policy = (
-        getattr(case.fixture, "policy_version", None)
-        if case and records is None
-        else trace.attributes.get("calibrant.policy")
-    )
-    # the unnamed files' pack's snapshots are given in its own model (its form reads them)
-    generic: dict[str, Any] = {"ledger_before": ledger[0], "ledger_after": ledger[1]}
-    if records is not None:
-        generic = {"domain": domain, "snapshot_before": before, "snapshot_after": after}
+    fixed = getattr(case.fixture, "policy_version", None) if case else None
+    policy = fixed or trace.attributes.get("calibrant.policy")
     return Transcript(
         transcript_id=transcript_id_of(case_id, trace.trace_id),
         case_id=case_id,
@@ -228,7 +186,7 @@ def build_transcript(
         tags=list(case.tags) if case else [],
         acting_tenant=acting,
         agent_principal=agent_id,
-        operation_ids=sorted(operation_ids),
+        operation_ids=sorted(_operation_ids(pack, calls)),
         provenance=Provenance(
             agent=agent or f"imported:{fmt}",
             agent_model=trace.model,
@@ -256,7 +214,9 @@ def build_transcript(
             cached_tokens=trace.cached_tokens,
             cost_usd=None,
         ),
-        **generic,
+        domain=pack.name,
+        snapshot_before=before,
+        snapshot_after=after,
     )
 
 
@@ -286,30 +246,14 @@ def _outcome(ev: TraceCall) -> tuple[Literal["ok", "error", "timeout"], str | No
 
 
 def _tool_call(
-    ev: TraceCall,
-    seq: int,
-    when: datetime,
-    acting: str,
-    principal: str,
-    ledger: tuple[LedgerSnapshot | None, LedgerSnapshot | None],
-    records: DomainRecords | None,
+    ev: TraceCall, seq: int, when: datetime, acting: str, principal: str, records: DomainRecords
 ) -> ToolCall:
-    """One call: the refund shop's from its ledger (`records` None); another domain's through
-    its pack's roles, its writes set once every call is known (`DomainRecords.writes`). The
-    trace does not hold the service's authorization decision; another domain's grant is not
-    looked up (calibrant does not know which scope its tools need)."""
+    """One call, its reads and grant from the snapshots through the pack (its writes are set
+    once every call is known). The trace does not hold the service's authorization decision:
+    it is `allowed`, with the grant the pack's rules say the tool needs (if any)."""
     outcome, error = _outcome(ev)
-    if records is None:
-        before, after = ledger
-        scope = WRITE_SCOPES.get(ev.tool)
-        grant = _grant(before, acting, principal, scope, when)
-        authorization = Authorization(decision="allowed", scope=scope, permission_id=grant)
-        reads = _reads(ev.result, acting, before, after) if outcome == "ok" else []
-        writes = _writes(ev, before, after)
-    else:
-        authorization = Authorization(decision="allowed")
-        reads = records.reads(ev.result, acting) if outcome == "ok" else []
-        writes = []
+    scope = records.pack.imports.scopes.get(ev.tool)
+    grant = records.grant(acting, principal, scope, when)
     return ToolCall(
         call_id=ev.call_id,
         seq=seq,
@@ -318,9 +262,9 @@ def _tool_call(
         principal=principal,
         tenant_id=acting,
         arguments=ev.arguments,
-        authorization=authorization,
-        reads=reads,
-        writes=writes,
+        authorization=Authorization(decision="allowed", scope=scope, permission_id=grant),
+        reads=records.reads(ev.result, acting) if outcome == "ok" else [],
+        writes=[],
         outcome=outcome,
         error=error,
         response=ev.result if ev.answered else None,
@@ -328,119 +272,42 @@ def _tool_call(
     )
 
 
-def _grant(
-    before: LedgerSnapshot | None, tenant: str, principal: str, scope: str | None, when: datetime
-) -> str | None:
-    """The agent's grant for `scope` in the 'before' snapshot (one valid at `when` if any)."""
-    snap = before.tenant(tenant) if before and scope else None
-    grants = [p for p in (snap.permissions if snap else []) if p.principal == principal]
-    grants = [p for p in grants if scope in p.scopes]
-    valid = [
-        p for p in grants if p.revoked_seq is None and (p.expires_at is None or p.expires_at > when)
-    ]
-    chosen = (valid or grants)[:1]
-    return chosen[0].permission_id if chosen else None
+def _operation_ids(pack: DomainPack, calls: list[ToolCall]) -> set[str]:
+    """The operation ids of the trace: those the effects' tools sent, when the pack's rules say
+    so (`ImportRules.sent_operations`); else those of the writes tied to a call."""
+    if not pack.imports.sent_operations:
+        return {w.operation_id for c in calls for w in c.writes if w.operation_id}
+    return {
+        op
+        for c in calls
+        for e in pack.effects
+        if c.tool in e.tools and (op := _id(c.arguments.get(e.operation_argument)))
+    }
 
 
-def _mentions(text: str, value: str) -> bool:
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(value)}(?![A-Za-z0-9_])", text) is not None
+def _message(arguments: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A message's fields by the roles alone: its recipient (NO_RECIPIENT when the call named
+    none) and its kind when it is an id."""
+    recipient = arguments.get("recipient")
+    return {
+        "recipient": recipient if isinstance(recipient, str) and recipient else NO_RECIPIENT,
+        "kind": _id(arguments.get("kind")) or "other",
+    }
 
 
-def _reads(
-    result: JsonValue, acting: str, before: LedgerSnapshot | None, after: LedgerSnapshot | None
-) -> list[RecordRef]:
-    """The system's records a call returned: those whose id (or a customer's email) appears in
-    what came back. The ids are the system of record's; the response only says which came back."""
-    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-    out: dict[tuple[str, str], RecordRef] = {}
-    own: set[str] = set()  # ids the acting tenant holds: shared ids (a policy) count as its own
-    tenants = [t for snap in (before, after) for t in (snap.tenants if snap else [])]
-    tenants.sort(key=lambda t: t.tenant_id != acting)
-    for t in tenants:
-        found: list[tuple[Any, str, tuple[str, ...]]] = [
-            *(("order", o.order_id, (o.order_id,)) for o in t.orders),
-            *(("customer", c.customer_id, (c.customer_id, c.email)) for c in t.customers),
-            *(("refund", r.refund_id, (r.refund_id,)) for r in t.refunds),
-            *(("policy", p.policy_id, (p.policy_id,)) for p in t.policies),
-            *(("ticket", k.ticket_id, (k.ticket_id,)) for k in t.tickets),
-        ]
-        for kind, rid, keys in found:
-            if t.tenant_id == acting:
-                own.add(rid)
-            elif rid in own:
-                continue
-            if (t.tenant_id, rid) not in out and any(_mentions(text, k) for k in keys):
-                out[(t.tenant_id, rid)] = RecordRef(tenant_id=t.tenant_id, kind=kind, record_id=rid)
-    return list(out.values())
-
-
-def _writes(
-    ev: TraceCall, before: LedgerSnapshot | None, after: LedgerSnapshot | None
-) -> list[CommittedWrite]:
-    """What the system of record says this call committed: new refunds and new audit events
-    that name its call id."""
-    if after is None:
-        return []
-    out: list[CommittedWrite] = []
-    expected = ev.arguments.get("expected_version")
-    for t in after.tenants:
-        old = before.tenant(t.tenant_id) if before else None
-        old_refunds = {r.refund_id for r in old.refunds} if old else set()
-        old_events = {e.event_id for e in old.audit_log} if old else set()
-        mine = [r for r in t.refunds if r.call_id == ev.call_id and r.refund_id not in old_refunds]
-        for r in mine:
-            out.append(
-                CommittedWrite(
-                    tenant_id=r.tenant_id,
-                    kind="refund",
-                    record_id=r.refund_id,
-                    action="create",
-                    operation_id=r.operation_id,
-                    target_id=r.order_id,
-                    expected_version=expected if isinstance(expected, int) else None,
-                    amount_minor_units=r.amount_minor_units,
-                )
-            )
-        refund_ids = {r.refund_id for r in mine}
-        for e in t.audit_log:
-            if e.call_id != ev.call_id or e.event_id in old_events or e.record_id in refund_ids:
-                continue
-            created = e.action.rsplit(".", 1)[-1] in _CREATED
-            out.append(
-                CommittedWrite(
-                    tenant_id=e.tenant_id,
-                    kind=e.record_kind,
-                    record_id=e.record_id,
-                    action="create" if created else "update",
-                    operation_id=e.operation_id,
-                )
-            )
-    return out
-
-
-def _attempt(call: ToolCall, *, refunds: bool) -> NotificationAttempt | None:
+def _attempt(call: ToolCall, pack: DomainPack) -> NotificationAttempt | None:
     """What the agent asked the receiver to send. The receiver's records are not in a trace:
     the attempt counts as sent (the conservative reading: a false confirmation the agent tried
-    to send is a violation whether or not it was delivered). A refund shop message names its
-    recipient; another domain's service may resolve it (the booking's traveller): without a
-    `recipient` argument it is NO_RECIPIENT, and its order and amount fields stay empty."""
+    to send is a violation whether or not it was delivered). Its recipient, kind, and the
+    record and amount it names come from the pack's rules (`ImportRules.message`)."""
     a = call.arguments
-    recipient, body = a.get("recipient"), a.get("body")
+    body = a.get("body")
     if not isinstance(body, str):
         return None
-    if not isinstance(recipient, str) or not recipient:
-        if refunds:
-            return None
-        recipient = NO_RECIPIENT
-    amount = a.get("amount_minor_units")
-    if refunds:
-        kind = a.get("kind") if a.get("kind") in _NOTE_KINDS else "other"
-        order_id = _id(a.get("order_id"))
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
-            amount = None
-    else:
-        kind = _id(a.get("kind")) or "other"
-        order_id = amount = None
+    rule = pack.imports.message
+    fields = rule(a) if rule is not None else _message(a)
+    if fields is None:
+        return None
     key = a.get("idempotency_key")
     return NotificationAttempt(
         attempt_id=f"att_{call.call_id}"[:200],
@@ -449,11 +316,8 @@ def _attempt(call: ToolCall, *, refunds: bool) -> NotificationAttempt | None:
         call_id=call.call_id,
         tenant_id=call.tenant_id,
         idempotency_key=key if isinstance(key, str) and key else call.call_id,
-        recipient=recipient,
-        kind=kind,
-        order_id=order_id,
-        amount_minor_units=amount,
         subject=str(a.get("subject") or ""),
         body=body,
         result="accepted",
+        **fields,
     )

@@ -105,7 +105,7 @@ class ImportOptions(Contract):
     domain: str | None = Field(
         default=None,
         description="Domain of the transcripts: an installed domain pack's name (default: the "
-        "case's domain, else refunds).",
+        "case's domain, else the pack that reads files naming no domain).",
     )
     case: Path | None = Field(default=None, description="Case contract (YAML) every trace ran.")
     cases: Path | None = Field(

@@ -1,12 +1,16 @@
-"""Another domain's tool calls reconstructed from its snapshots, through the roles its pack
-declares (the refund shop's are in `builder`, which knows its tools and ledger).
+"""A pack's tool calls reconstructed from its snapshots, through the roles its pack declares
+and its import rules (`DomainPack.imports`).
 
-- reads: the records whose id, or an address (an email), appears in what a call returned;
+- reads: the records whose id, or an address (an email), appears in what a call returned (of
+  the kinds the pack's rules search, in their order);
+- grant: the agent's grant for the scope a tool needs (the pack's rules name it), in the
+  'before' snapshot, through the pack's `grants`;
 - writes: the records new in the 'after' snapshot whose operation id (a field the pack declares
   as one) the call sent among its arguments; the first call that sent it made it (a retry
   under the same operation id made nothing new). Changes to records that already existed, and
   new records without an operation id, are not tied to a call: a trace does not say which call
-  made them (the checks that need them read the snapshots themselves);
+  made them (the checks that need them read the snapshots themselves); a pack whose records
+  say more declares its own reading (`ImportRules.writes`).
 
 Only the ids come from the trace; which records exist, whose they are and what they hold is the
 system of record's."""
@@ -15,7 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 
 from pydantic import JsonValue
 
@@ -66,7 +71,7 @@ class DomainRecords:
         text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
         out: dict[tuple[str, str, str], RecordRef] = {}
         own: set[tuple[str, str]] = set()
-        entries = [e for view in (self.before, self.after) if view for e in view.entries()]
+        entries = [e for view in (self.before, self.after) if view for e in self._searched(view)]
         entries.sort(key=lambda e: e.owner != acting)
         for e in entries:
             key = (e.kind, e.id)
@@ -79,6 +84,31 @@ class DomainRecords:
                 if _ID.match(e.owner) and _ID.match(e.id):
                     out[(e.owner, *key)] = RecordRef(tenant_id=e.owner, kind=e.kind, record_id=e.id)
         return list(out.values())
+
+    def _searched(self, view: RecordView) -> Iterator[Entry]:
+        """The records a call's answer is searched for: tenant by tenant, the kinds the pack's
+        rules name in their order (none named: every kind, in the snapshot's order)."""
+        kinds = self.pack.imports.reads
+        for tenant_id in view.tenant_ids:
+            found = list(view.entries(tenant_id))
+            yield from (e for k in kinds for e in found if e.kind == k) if kinds else found
+
+    def grant(self, tenant: str, principal: str, scope: str | None, when: datetime) -> str | None:
+        """The agent's grant for `scope` in the 'before' snapshot (one valid at `when` if any);
+        None without a scope, a snapshot or a grants role."""
+        spec = self.pack.grants
+        if scope is None or self.before is None or spec is None:
+            return None
+        grants = [
+            e
+            for e in self.before.entries(tenant)
+            if e.kind == spec.kind
+            and e.value(spec.principal) == principal
+            and scope in (e.value(spec.scopes) or ())  # type: ignore[operator]
+        ]
+        valid = [e for e in grants if _in_force(e, spec.expires_at, spec.revoked_seq, when)]
+        chosen = (valid or grants)[:1]
+        return chosen[0].id if chosen else None
 
     def _new(self) -> list[Entry]:
         """Records in the 'after' snapshot not in the 'before' one (all, without a 'before')."""
@@ -125,3 +155,11 @@ class DomainRecords:
                 )
             )
         return out
+
+
+def _in_force(e: Entry, expires_at: str | None, revoked_seq: str | None, when: datetime) -> bool:
+    """A grant not revoked and not expired at `when`."""
+    if revoked_seq is not None and e.value(revoked_seq) is not None:
+        return False
+    expiry = e.value(expires_at) if expires_at is not None else None
+    return expiry is None or expiry > when  # type: ignore[operator]

@@ -7,10 +7,9 @@ import os
 import shutil
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ..contracts import CaseContract, DomainSnapshot, Transcript
-from ..contracts.forms import reads_itself
 from ..domains import DomainPack, UnknownDomain, default_domain
 from ..domains import get as get_pack
 from ..errors import ConfigError, InputError
@@ -21,20 +20,16 @@ from .cases import Cases
 from .chat import parse_chat
 from .model import Assumption, ImportedTrace, ImportOptions, ImportResult, ParsedTrace, TraceTurn
 from .otel import parse_otel
-from .snapshots import read_domain_snapshot, read_ledger
+from .snapshots import read_domain_snapshot
 from .tau import parse_tau
-
-Snapshot = DomainSnapshot | BaseModel
-"""A snapshot read from a file: another domain's generic one, or the first pack's own model
-(`LedgerSnapshot`, given by its form's exports)."""
 
 __all__ = ["import_traces"]
 
 
 def _snapshots(
-    options: ImportOptions, trace: ParsedTrace, count: int, pack: DomainPack | None
-) -> tuple[Snapshot | None, Snapshot | None, dict[str, str]]:
-    found: dict[str, Snapshot | None] = {}
+    options: ImportOptions, trace: ParsedTrace, count: int, pack: DomainPack
+) -> tuple[DomainSnapshot | None, DomainSnapshot | None, dict[str, str]]:
+    found: dict[str, DomainSnapshot | None] = {}
     missing: dict[str, str] = {}
     for which in ("before", "after"):
         given: Path | None = getattr(options, which)
@@ -49,7 +44,7 @@ def _snapshots(
         else:
             path = None
         if path is not None and path.is_file():
-            found[which] = read_ledger(path) if pack is None else read_domain_snapshot(pack, path)
+            found[which] = read_domain_snapshot(pack, path)
         else:
             found[which] = None
             missing[which] = f"no {path}" if path is not None else "no --snapshots or --" + which
@@ -81,7 +76,7 @@ def _build(
     trace: ParsedTrace,
     case: CaseContract | None,
     count: int,
-    pack: DomainPack | None,
+    pack: DomainPack,
 ) -> Transcript:
     before, after, missing = _snapshots(options, trace, count, pack)
     return build_transcript(
@@ -98,9 +93,9 @@ def _build(
     )
 
 
-def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, DomainPack | None]:
-    """The transcripts' domain (--domain, else the cases', else the refund shop) and, for
-    another domain than the refund shop, its installed pack."""
+def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, DomainPack]:
+    """The transcripts' domain (--domain, else the cases', else the default domain: the pack
+    that reads files naming none) and its installed pack."""
     domain = options.domain or (cases[0].domain if cases else default_domain())
     for case in cases:
         if case.domain != domain:
@@ -110,8 +105,6 @@ def _pack(options: ImportOptions, cases: list[CaseContract]) -> tuple[str, Domai
                 f"{flag}: case '{case.case}' is domain '{case.domain}', not '{domain}' "
                 f"{said}; import each domain's traces on their own"
             )
-    if reads_itself(domain):  # the pack whose own form reads its files: its own snapshots
-        return domain, None
     try:
         pack = get_pack(domain).pack
     except UnknownDomain as exc:
@@ -144,7 +137,7 @@ def import_traces(options: ImportOptions) -> ImportResult:
     _check_out(options.out)
     if options.snapshots is not None and not options.snapshots.is_dir():
         raise ConfigError(f"--snapshots {options.snapshots}: not a folder")
-    if options.domain is not None and not reads_itself(options.domain):
+    if options.domain is not None:
         _pack(options, [])  # an unknown domain is refused before any file is read
     cases = Cases.load(options)
     domain, pack = _pack(options, cases.given)

@@ -1,11 +1,12 @@
 """The team's system-of-record snapshots, read from files.
 
-The refund shop's is a `LedgerSnapshot` (`calibrant schema snapshot`). Another domain's is in
-its pack's snapshot format: the same envelope (`taken_by`, `seq`, `taken_at`) with `tenants`,
-each one object of the pack's snapshot model (`SnapshotSpec.model`: the refund shop's would be
-`TenantSnapshot`). It is validated with that model and carried in the transcript in the generic
-form (`DomainSnapshot`: each tenant's records by kind), which the checker and the judge read
-back through the same pack. A bad file is one error naming the file, the line and the field."""
+A snapshot file is in its pack's snapshot format (`calibrant schema snapshot [--domain NAME]`):
+the envelope (`taken_by`, `seq`, `taken_at`) with `tenants`, each one object of the pack's
+snapshot model (`SnapshotSpec.model`). It is validated with that model and carried in the
+transcript in the generic form (`DomainSnapshot`: each tenant's records by kind), which the
+checker and the judge read back through the same pack. A pack's files written before calibrant
+had domains are in this format already (their envelope is the same). A bad file is one error
+naming the file, the line and the field."""
 
 from __future__ import annotations
 
@@ -16,14 +17,14 @@ from typing import Any, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError, create_model
 
-from ..contracts import DomainSnapshot, LedgerSnapshot
+from ..contracts import DomainSnapshot
 from ..contracts.common import Contract, Id
 from ..contracts.records import DomainTenant
 from ..domains import DomainPack
 from ..errors import InputError
 from ..files import field_error, validation_error
 
-__all__ = ["read_ledger", "read_domain_snapshot", "snapshot_file_model"]
+__all__ = ["read_domain_snapshot", "snapshot_file_model"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -83,11 +84,6 @@ def _read(model: type[M], path: Path) -> M:
         raise InputError(
             err.path, f"{err.detail}; {SNAPSHOT_HELP}", line=err.line, field=err.field
         ) from None
-
-
-def read_ledger(path: Path) -> LedgerSnapshot:
-    """The refund shop's LedgerSnapshot JSON file."""
-    return _read(LedgerSnapshot, path)
 
 
 def read_domain_snapshot(pack: DomainPack, path: Path) -> DomainSnapshot:

@@ -13,8 +13,8 @@ the trial runner (`runner`), the case checks (`cases`), how a case is drafted fr
 (`drafting`), the self-test plan (`selftest`) and a
 scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
 `runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
-records (`records`) and its files' spelling (`form`: `ledger_before`, `order_id`...) are its
-own; its invariants (calibrant.safety) are still the core's.
+records (`records`), its files' spelling (`form`: `ledger_before`, `order_id`...) and how
+`calibrant import` reads its ledger (`importing`) are its own; its invariants (calibrant.safety) are still the core's.
 Its rubric, cases and gold set are the ones the repository ships (rubrics/, cases/ and gold/ at
 its top), found from this file: present in a source checkout or an editable install."""
 
@@ -45,6 +45,7 @@ from calibrant.domains import (
 from .case_models import FAULT_POINTS, case_focus
 from .drafting import DRAFT
 from .form import FORM
+from .importing import IMPORTS
 from .records import (
     Approval,
     AuditEvent,
@@ -263,6 +264,7 @@ def pack() -> DomainPack:
             kind="audit", actor="actor", call="call_id", action="action", record="record_id"
         ),
         form=FORM,
+        imports=IMPORTS,
         case_focus=case_focus,
         case_draft=DRAFT,
         work_item=WorkItem(
