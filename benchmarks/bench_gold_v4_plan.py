@@ -216,6 +216,17 @@ def plans(results: list[dict[str, Any]], hours: float) -> list[str]:
     return out
 
 
+NOTE = "## Recommendation"
+
+
+def kept_note(out: Path) -> str:
+    """The hand-written recommendation at the end of an earlier result (a rerun keeps it, to be
+    re-read against the new tables)."""
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    at = old.find("\n" + NOTE)
+    return old[at + 1 :] if at >= 0 else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gold", type=Path, default=bench.ROOT / "gold")
@@ -278,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "## Cheapest gold v4 per kappa and design",
             "",
+            f"Cost: {args.hours_per_item} expert-hours a new item (an assumption, "
+            "`--hours-per-item`: two experts labelling its five criteria at about 6 minutes "
+            "each, plus about 3 minutes of adjudication and review; writing the transcripts is "
+            "not counted). Sorted by new items; designs within one "
+            "grid step of each other are not told apart by this run (see the intervals below).",
+            "",
             *plans(results, args.hours_per_item),
             "",
             "## Per criterion and scenario",
@@ -293,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         sys.stdout.write(text)
     else:
-        args.out.write_text(text, encoding="utf-8")
+        args.out.write_text(text + kept_note(args.out), encoding="utf-8")
         sys.stdout.write(f"wrote {args.out} in {took:.0f} s\n")
     return 0
 
