@@ -226,7 +226,9 @@ def render(results: dict[str, dict[str, Any]], runs: int, cmd: str) -> str:
         "judge call, to "
         "`benchmarks/fake_endpoint.py` in its own process, no latency), and the baseline "
         '`python -c "import calibrant"`. Modules are counted from a run with `-X importtime`; '
-        "wall time and peak RSS (`/usr/bin/time -v`) from a run without it.",
+        "wall time, CPU time and peak RSS (`/usr/bin/time -v`) from a run without it. The "
+        "machine is shared with other jobs: wall time moves with their load, CPU time much "
+        "less, so CPU time is the figure to compare.",
         "",
         "## score, one transcript",
         "",
@@ -272,6 +274,14 @@ def render(results: dict[str, dict[str, Any]], runs: int, cmd: str) -> str:
             f"- {lab}: "
             + ", ".join(p.removeprefix("calibrant.") for p in results[lab]["score"]["packages"])
         )
+    if len(labels) > 1:
+        first, last = (set(results[lab]["score"]["modules"]) for lab in (labels[0], labels[-1]))
+        for title, names in (
+            (f"no longer imported ({labels[-1]} against {labels[0]})", first - last),
+            (f"newly imported ({labels[-1]} against {labels[0]})", last - first),
+        ):
+            lines += ["", f"## calibrant modules {title}: {len(names)}", ""]
+            lines += [", ".join(f"`{m}`" for m in sorted(names)) or "none"]
     lines.append("")
     return "\n".join(lines)
 
@@ -282,12 +292,14 @@ def main() -> None:
     ap.add_argument("--label", default="now", help="the column these figures go in")
     ap.add_argument("--fresh", action="store_true", help="forget the other labels' figures")
     ap.add_argument("--commit", help="what the column measured (default: git's HEAD here)")
+    ap.add_argument("--render", action="store_true", help="rewrite the page from the figures")
     args = ap.parse_args()
     if shutil.which("/usr/bin/time") is None:
         raise SystemExit("needs /usr/bin/time (GNU time) for the peak RSS")
     results: dict[str, Any] = {} if args.fresh or not RAW.exists() else json.loads(RAW.read_text())
-    results[args.label] = {"commit": args.commit or commit(), **measure(args.runs)}
-    RAW.write_text(json.dumps(results, indent=1) + "\n")
+    if not args.render:
+        results[args.label] = {"commit": args.commit or commit(), **measure(args.runs)}
+        RAW.write_text(json.dumps(results, indent=1) + "\n")
     cmd = f"python benchmarks/bench_score_imports.py --runs {args.runs} --label LABEL"
     OUT.write_text(render(results, args.runs, cmd))
     print(OUT.read_text())
