@@ -242,6 +242,11 @@ def render(results: dict[str, dict[str, Any]], runs: int, cmd: str) -> str:
         "machine is shared with other jobs: wall time moves with their load, CPU time much "
         "less, so CPU time is the figure to compare.",
         "",
+        "What the rest of a first run's path is: litellm (the client of every judge, the "
+        "embedded one included: most of the run's CPU time; a rerun that asks nothing does not "
+        "import it), every report model behind `contracts.reports.checked`, and every command "
+        "module, which the CLI imports to register its commands.",
+        "",
         "## score, one transcript",
         "",
         head,
