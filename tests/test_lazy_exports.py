@@ -11,7 +11,14 @@ import pytest
 
 from tests.conftest import ROOT
 
-LAZY = ["calibrant.agreement", "calibrant.calibration", "calibrant.harness", "calibrant.sandbox"]
+LAZY = [
+    "calibrant.agreement",
+    "calibrant.calibration",
+    "calibrant.harness",
+    "calibrant.judge",
+    "calibrant.sandbox",
+    "calibrant.scoring",
+]
 
 
 @pytest.mark.parametrize("package", LAZY)

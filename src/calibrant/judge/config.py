@@ -15,7 +15,7 @@ from ..domains import get as get_pack
 from ..errors import ConfigError
 from ..files import load_rubric, load_yaml_model
 from ..settings import get_settings
-from .embedded import EMBEDDED_MODEL
+from .embedded_request import EMBEDDED_MODEL
 from .llm_setup import set_price, split_endpoint
 from .prompt import PROMPT_TEMPLATE_VERSION
 from .reliability import RetryPolicy

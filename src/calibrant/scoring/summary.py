@@ -14,10 +14,10 @@ from ..agreement.intervals import proportion
 from ..calibration.explain import embedded_judge_warning
 from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
 from ..contracts.reports import SCORE_SCHEMA_VERSION, checked
-from .correction import ErrorCounts, corrected_pass_rate
 
 if TYPE_CHECKING:
     from .calibration_choice import ChosenCalibration
+    from .correction import ErrorCounts
 
 __all__ = ["ScoreSummary", "error_counts", "error_counts_by_case"]
 
@@ -27,6 +27,8 @@ ABSTAIN = frozenset({"insufficient_evidence", "cant_tell"})
 def error_counts(criterion_report: dict[str, Any]) -> ErrorCounts | None:
     """The judge's errors on a binary criterion, from a calibration report's confusion table
     (consensus rows, judge columns); None when the table has no pass/fail cells."""
+    from .correction import ErrorCounts  # a calibration's resampling, only when one is given
+
     conf = criterion_report.get("confusion") or {}
     rows, cols, counts = conf.get("rows_consensus"), conf.get("columns_judge"), conf.get("counts")
     if not rows or not cols or counts is None:
@@ -48,6 +50,8 @@ def error_counts(criterion_report: dict[str, Any]) -> ErrorCounts | None:
 def error_counts_by_case(criterion_report: dict[str, Any]) -> list[ErrorCounts] | None:
     """The judge's errors on a binary criterion in each calibration case (`pass_fail_by_case`,
     recorded since calibration reports carry it); None when the report does not have them."""
+    from .correction import ErrorCounts
+
     rows = criterion_report.get("pass_fail_by_case")
     if rows is None:
         return None
@@ -185,6 +189,8 @@ class ScoreSummary:
                 "calibrate this judge version again"
             )
             return out
+        from .correction import corrected_pass_rate
+
         r = corrected_pass_rate(passed, passed + failed, by_case)
         out["pass_rate_corrected"] = r.corrected.as_json()
         out["correction_note"] = r.note

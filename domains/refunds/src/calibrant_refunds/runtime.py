@@ -1,6 +1,8 @@
 """The refund shop's runtime (`calibrant.domains.PackRuntime`): its scripted and LLM agents,
 one trial on its controlled ledger, the tools an external agent is served, its self-test plan.
-Imported only when a run needs it (`pack().runtime`), so listing packs imports no service."""
+Imported only when a run needs it (`pack().runtime`), so listing packs imports no service; and
+each part is imported by the method that needs it, so a run that only asks for the pack's
+invariants (`calibrant score`'s safety check) imports no agent, ledger or trial runner."""
 
 from __future__ import annotations
 
@@ -11,10 +13,6 @@ from typing import Any
 from calibrant.contracts import CaseContract, Transcript
 from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
 
-from .agents import agent_names, make_agent
-from .runner import run_trial
-from .toolspec import TOOL_SCHEMA_VERSION, TOOL_SPECS
-
 __all__ = ["RefundsRuntime"]
 
 
@@ -22,9 +20,13 @@ class RefundsRuntime:
     """calibrant.domains.PackRuntime for the refund shop."""
 
     def agent_names(self) -> Sequence[str]:
+        from .agents import agent_names
+
         return [n for n in agent_names() if n.startswith("scripted:")]
 
     def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
+        from .agents import make_agent
+
         return make_agent(name, api_base=api_base)
 
     def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
@@ -42,6 +44,8 @@ class RefundsRuntime:
         workdir: Path,
         agent_factory: AgentCall,
     ) -> Transcript:
+        from .runner import run_trial
+
         return run_trial(
             case,
             agent_name,
@@ -52,9 +56,13 @@ class RefundsRuntime:
         )
 
     def tool_specs(self) -> Sequence[dict[str, Any]]:
+        from .toolspec import TOOL_SPECS
+
         return TOOL_SPECS
 
     def tool_schema_version(self) -> str | None:
+        from .toolspec import TOOL_SCHEMA_VERSION
+
         return TOOL_SCHEMA_VERSION
 
     def service_name(self) -> str | None:
