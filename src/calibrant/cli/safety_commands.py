@@ -50,23 +50,11 @@ def schema(
     from .. import contracts as c
     from ..contracts.forms import reads_itself
 
-    if domain is not None and not reads_itself(domain):
-        if name != "snapshot":
-            raise CalibrantError(f"--domain is for the snapshot schema, not '{name}'")
-        from ..domains import UnknownDomain
-        from ..domains import get as get_pack
-        from ..importers.snapshots import snapshot_file_model
-
-        try:
-            pack = get_pack(domain).pack
-        except UnknownDomain as exc:
-            raise CalibrantError(f"--domain {domain}: {exc}") from None
-        if pack.snapshot is None:
-            raise CalibrantError(f"--domain {domain}: the pack declares no snapshot format")
-        found = snapshot_file_model(pack).model_json_schema()
-        typer.echo(json.dumps(found, indent=2, sort_keys=True))
+    if domain is not None and name != "snapshot" and not reads_itself(domain):
+        raise CalibrantError(f"--domain is for the snapshot schema, not '{name}'")
+    if name == "snapshot":
+        typer.echo(json.dumps(_snapshot_schema(domain), indent=2, sort_keys=True))
         return
-
     models: dict[str, type[BaseModel]] = {
         "transcript": c.Transcript,
         "case": c.CaseContract,
@@ -74,11 +62,31 @@ def schema(
         "label": c.Label,
         "verdict": c.SafetyVerdict,
         "judgment": c.Judgment,
-        "snapshot": c.LedgerSnapshot,
     }
     if name not in models:
         raise CalibrantError(f"unknown schema '{name}'; choose one of: {', '.join(SCHEMAS)}")
     typer.echo(json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True))
+
+
+def _snapshot_schema(domain: str | None) -> dict[str, object]:
+    """The JSON Schema of a pack's snapshot files as its users write them (no --domain: the pack
+    that reads files naming no domain)."""
+    from ..contracts.forms import form_of
+    from ..domains import UnknownDomain, default_domain
+    from ..domains import get as get_pack
+    from ..importers.snapshots import snapshot_file_model
+
+    name = domain if domain is not None else default_domain()
+    form = form_of(name)
+    if form is not None and form.snapshot_file is not None:
+        return form.snapshot_file.model_json_schema()
+    try:
+        pack = get_pack(name).pack
+    except UnknownDomain as exc:
+        raise CalibrantError(f"--domain {name}: {exc}") from None
+    if pack.snapshot is None:
+        raise CalibrantError(f"--domain {name}: the pack declares no snapshot format")
+    return snapshot_file_model(pack).model_json_schema()
 
 
 def _warn_unfinished_runs(paths: Sequence[Path], err: Console) -> None:

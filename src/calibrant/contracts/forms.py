@@ -85,7 +85,9 @@ class FileForm:
       committed and the work item, by the pack's roles) from that outcome, one line each
       (empty: it matches); the end state invariant asks it (a generic outcome is checked by
       the core, record by record);
-    - `snapshot_noun`: what the pack's users call the evaluator's snapshot, in messages."""
+    - `snapshot_noun`: what the pack's users call the evaluator's snapshot, in messages;
+    - `snapshot_file`: the model of the snapshot files its users write, as `calibrant schema
+      snapshot` prints it (None: the one built from the pack's `SnapshotSpec`)."""
 
     domain: str
     unnamed: bool = False
@@ -101,6 +103,7 @@ class FileForm:
     case_outcome: type[BaseModel] | None = None
     outcome_mismatches: Callable[[Any, Any], list[str]] | None = None
     snapshot_noun: str = "evaluator snapshot"
+    snapshot_file: type[BaseModel] | None = None
 
 
 _FORMS: dict[str, FileForm | None] = {}

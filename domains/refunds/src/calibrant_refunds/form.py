@@ -253,5 +253,6 @@ FORM = FileForm(
     case_outcome=ExpectedOutcome,
     outcome_mismatches=mismatches,
     snapshot_noun="ledger snapshot",
+    snapshot_file=LedgerSnapshot,
 )
 """The refund shop's file form (`DomainPack.form`)."""
