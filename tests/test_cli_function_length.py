@@ -15,7 +15,6 @@ CLI = Path(__file__).resolve().parents[1] / "src" / "calibrant" / "cli"
 MOST = 60
 
 STILL_LONG = {
-    "labels_commands.py:calibrate": 250,
     "score_commands.py:score": 192,
     "audit_commands.py:monitor": 145,
     "probe_commands.py:probe": 131,

@@ -25,7 +25,6 @@ STILL_NAMING = {
     "cli/from_store.py": 1,
     "cli/import_commands.py": 2,
     "cli/safety_commands.py": 4,
-    "cli/verdicts_options.py": 1,
     "contracts/case.py": 1,
     "domains/pack.py": 10,
     "domains/phrasing.py": 4,
