@@ -15,7 +15,6 @@ CLI = Path(__file__).resolve().parents[1] / "src" / "calibrant" / "cli"
 MOST = 60
 
 STILL_LONG = {
-    "score_commands.py:score": 192,
     "audit_commands.py:monitor": 145,
     "probe_commands.py:probe": 131,
     "import_commands.py:import_traces": 119,
@@ -31,7 +30,6 @@ STILL_LONG = {
     "judge_commands.py:judges_fit_prior": 70,
     "safety_commands.py:trials": 67,
     "compare_judges_commands.py:render_judge_comparison": 64,
-    "score_commands.py:render_score_brief": 63,
 }
 
 
