@@ -15,7 +15,6 @@ CLI = Path(__file__).resolve().parents[1] / "src" / "calibrant" / "cli"
 MOST = 60
 
 STILL_LONG = {
-    "audit_commands.py:monitor": 145,
     "probe_commands.py:probe": 131,
     "import_commands.py:import_traces": 119,
     "verdicts_commands.py:import_verdicts": 104,
