@@ -15,7 +15,6 @@ CLI = Path(__file__).resolve().parents[1] / "src" / "calibrant" / "cli"
 MOST = 60
 
 STILL_LONG = {
-    "probe_commands.py:probe": 131,
     "import_commands.py:import_traces": 119,
     "verdicts_commands.py:import_verdicts": 104,
     "safety_commands.py:check": 97,

@@ -111,8 +111,7 @@ gate_group = option_group(
     _gate,
     into="gate",
 )
-"""The gate's thresholds, `--min-lower` to `--no-ceiling`, received as one `GateSettings` (put
-it outside `@judge_group()`: that one evaluates the command's other annotations)."""
+"""The gate's thresholds, `--min-lower` to `--no-ceiling`, received as one `GateSettings`."""
 
 FromStoreOpt = Annotated[
     str | None,

@@ -28,7 +28,7 @@ def option_group(
     def wrap(command: F) -> F:
         signature = inspect.signature(command)
         params = [
-            p if p.name == into else p.replace(annotation=_evaluated(p.annotation, command))
+            p if p.name == into else p.replace(annotation=_evaluated(p, command))
             for p in signature.parameters.values()
         ]
         at = [p.name for p in params].index(into)
@@ -52,7 +52,16 @@ def option_group(
     return wrap
 
 
-def _evaluated(annotation: Any, command: Callable[..., Any]) -> Any:
-    if not isinstance(annotation, str):
-        return annotation
-    return eval(annotation, command.__globals__)  # noqa: S307 (the module's own source)
+def _evaluated(param: inspect.Parameter, command: Callable[..., Any]) -> Any:
+    """The parameter's annotation, evaluated in the command's module. One known to type checkers
+    only, on a parameter defaulting to None, is left as it is: another group's parameter (a
+    `judge: JudgeOptions = JUDGE_GROUP`), which that group's decorator, outside this one,
+    replaces."""
+    if not isinstance(param.annotation, str):
+        return param.annotation
+    try:
+        return eval(param.annotation, command.__globals__)  # noqa: S307 (the module's own source)
+    except NameError:
+        if param.default is None:
+            return param.annotation
+        raise
