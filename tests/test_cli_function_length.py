@@ -16,7 +16,6 @@ MOST = 60
 
 STILL_LONG = {
     "import_commands.py:import_traces": 119,
-    "audit_commands.py:audit": 81,
     "compare_judges_commands.py:compare_command": 81,
     "safety_commands.py:selftest": 78,
     "judge_commands.py:judge": 75,

@@ -33,44 +33,56 @@ from .monitor_options import (
 )
 from .verdicts_options import VerdictsFormatOpt
 
+AuditRunArg = Annotated[
+    str, typer.Argument(help="The score run to audit: its id, a prefix, or latest.")
+]
+AuditQueueOpt = Annotated[
+    str, typer.Option("--queue", help="The new workbench queue the sample goes to.")
+]
+RateOpt = Annotated[
+    float | None, typer.Option("--rate", help="Share of the run's transcripts, in (0, 1].")
+]
+AuditCountOpt = Annotated[int | None, typer.Option("--count", help="Number of transcripts.")]
+AuditSeedOpt = Annotated[int, typer.Option("--seed", help="Same seed, same sample.")]
+PerCaseOpt = Annotated[
+    int, typer.Option("--per-case", help="At most this many transcripts of one case.")
+]
+StratifyByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--stratify-by",
+        help="Criteria whose verdicts make the strata, comma-separated (default: the "
+        "pass/fail criteria).",
+    ),
+]
+AuditRubricOpt = Annotated[
+    Path | None,
+    typer.Option("--rubric", help="The run's rubric file, if the store does not hold it."),
+]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Draw and show the sample; write nothing.")
+]
+AuditJsonOpt = Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")]
+
 
 @app.command()
 def audit(
-    run: Annotated[
-        str, typer.Argument(help="The score run to audit: its id, a prefix, or latest.")
-    ],
-    queue: Annotated[
-        str, typer.Option("--queue", help="The new workbench queue the sample goes to.")
-    ],
-    rate: Annotated[
-        float | None, typer.Option("--rate", help="Share of the run's transcripts, in (0, 1].")
-    ] = None,
-    count: Annotated[int | None, typer.Option("--count", help="Number of transcripts.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same sample.")] = 0,
-    per_case: Annotated[
-        int, typer.Option("--per-case", help="At most this many transcripts of one case.")
-    ] = 2,
-    stratify_by: Annotated[
-        str | None,
-        typer.Option(
-            "--stratify-by",
-            help="Criteria whose verdicts make the strata, comma-separated (default: the "
-            "pass/fail criteria).",
-        ),
-    ] = None,
-    rubric: Annotated[
-        Path | None,
-        typer.Option("--rubric", help="The run's rubric file, if the store does not hold it."),
-    ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Draw and show the sample; write nothing.")
-    ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+    run: AuditRunArg,
+    queue: AuditQueueOpt,
+    rate: RateOpt = None,
+    count: AuditCountOpt = None,
+    seed: AuditSeedOpt = 0,
+    per_case: PerCaseOpt = 2,
+    stratify_by: StratifyByOpt = None,
+    rubric: AuditRubricOpt = None,
+    dry_run: DryRunOpt = False,
+    as_json: AuditJsonOpt = False,
 ) -> None:
     """Draw a sample of a score run's transcripts into a blind workbench queue (stratified by
     the judge's verdict, at most --per-case per case), recording what the judge said of each
     and the probability it was drawn with."""
     from ..ops.audit import AuditOptions, draw_audit
+    from ..reports.audit import audit_lines
     from ..store import make_engine
 
     text = None
@@ -102,20 +114,12 @@ def audit(
         )
     finally:
         engine.dispose()
-    r = result.report
     if as_json:
-        typer.echo(json.dumps({"run_id": result.run_id, **r}, indent=2, sort_keys=True))
+        typer.echo(json.dumps({"run_id": result.run_id, **result.report}, indent=2, sort_keys=True))
         return
     out = Console(highlight=False)
-    what = "would draw" if dry_run else "drew"
-    out.print(
-        f"audit {result.run_id or '(dry run)'}: {what} {len(r['items'])} of "
-        f"{r['population']} transcripts ({r['drawn_cases']} of {r['cases']} cases) of score run "
-        f"{r['score_run']['id']} into queue '{r['queue']}' ({result.added} new items, seed "
-        f"{r['seed']})"
-    )
-    for s in r["strata"]:
-        out.print(f"  {s['stratum']}: {s['drawn']} of {s['population']} (kept {s['kept']})")
+    for line in audit_lines(result.run_id, result.report, result.added, dry_run=dry_run):
+        out.print(line)
 
 
 @app.command("agreement-over-time")
