@@ -130,27 +130,29 @@ def judges_fit_prior(
         typer.echo(f"{criterion}: {shares}")
 
 
+DatamarkOpt = Annotated[
+    bool | None,
+    typer.Option("--datamark/--no-datamark", help="Datamark the untrusted text (spotlighting)."),
+]
+JudgeJsonlOpt = Annotated[
+    bool,
+    typer.Option(
+        "--jsonl",
+        help="Print one JSON line per transcript as it is judged, then a summary line "
+        "(memory flat in the number of transcripts).",
+    ),
+]
+
+
 @app.command()
 @judge_group(into="given")
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders.")],
     given: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
-    datamark: Annotated[
-        bool | None,
-        typer.Option(
-            "--datamark/--no-datamark", help="Datamark the untrusted text (spotlighting)."
-        ),
-    ] = None,
+    datamark: DatamarkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
-    as_jsonl: Annotated[
-        bool,
-        typer.Option(
-            "--jsonl",
-            help="Print one JSON line per transcript as it is judged, then a summary line "
-            "(memory flat in the number of transcripts).",
-        ),
-    ] = False,
+    as_jsonl: JudgeJsonlOpt = False,
 ) -> None:
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
@@ -162,11 +164,6 @@ def judge(
     from .progress import track
 
     err = Console(stderr=True)
-
-    def skipped(files: FileList) -> None:
-        for s in files.skipped:
-            err.print(f"skipped {s}", highlight=False, markup=False)
-
     opts = given.model_copy(update={"datamark": datamark})
     if as_jsonl and as_json:
         raise CalibrantError("--json and --jsonl are alternatives: give one")
@@ -175,7 +172,8 @@ def judge(
 
     def inputs(files: FileList) -> None:
         found.append(files)
-        skipped(files)
+        for s in files.skipped:
+            err.print(f"skipped {s}", highlight=False, markup=False)
 
     def line(entry: dict[str, Any]) -> None:
         typer.echo(json.dumps(entry, sort_keys=True))
@@ -188,22 +186,18 @@ def judge(
     options = JudgeOpOptions(
         paths=tuple(str(p) for p in paths), judge=resolve_judge(opts), samples=samples, record=False
     )
-    if as_jsonl:
-        with Store.open() as store:
-            streamed = judge_stream(store, options, hooks)
-        line({"summary": streamed.summary()})
-        none = _no_verdict(list(streamed.failures), err)
-        err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
-        if none:
-            raise typer.Exit(NO_VERDICT_EXIT)
-        return
     with Store.open() as store:
-        result = judge_op(store, options, hooks)
-    if as_json:
+        if as_jsonl:
+            streamed = judge_stream(store, options, hooks)
+        else:
+            result = judge_op(store, options, hooks)
+    if as_jsonl:
+        line({"summary": streamed.summary()})
+    elif as_json:
         typer.echo(report_json(result.report))
     else:
         render_judge_report(Console(), result.report, options.judge[1])
-    none = _no_verdict(result.judgments, err)
+    none = _no_verdict(list(streamed.failures) if as_jsonl else result.judgments, err)
     err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
     if none:
         raise typer.Exit(NO_VERDICT_EXIT)
