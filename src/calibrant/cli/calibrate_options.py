@@ -20,8 +20,8 @@ __all__ = [
     "CalJsonOpt",
     "CalMarkdownOpt",
     "CalOutOpt",
-    "CalResamplesOpt",
-    "CalSeedOpt",
+    "BootstrapResamplesOpt",
+    "BootstrapSeedOpt",
     "CalVerboseOpt",
     "CalVerdictsOpt",
     "FromStoreOpt",
@@ -122,8 +122,10 @@ FromStoreOpt = Annotated[
         "rubric unless --rubric or --judge is given).",
     ),
 ]
-CalSeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
-CalResamplesOpt = Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")]
+BootstrapSeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
+BootstrapResamplesOpt = Annotated[
+    int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
+]
 CalJsonOpt = Annotated[bool, typer.Option("--json", help="Print the report as stable JSON.")]
 CalMarkdownOpt = Annotated[
     Path | None, typer.Option("--markdown", help="Also write Markdown here.")

@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 
 from ..agreement.gate_settings import GateSettings
-from ..errors import CalibrantError
 from .app import (
     SplitOpt,
     app,
@@ -21,13 +20,13 @@ from .app import (
 )
 from .calibrate_options import (
     AttackMarginOpt,
+    BootstrapResamplesOpt,
+    BootstrapSeedOpt,
     CalFailOnGateOpt,
     CalHtmlOpt,
     CalJsonOpt,
     CalMarkdownOpt,
     CalOutOpt,
-    CalResamplesOpt,
-    CalSeedOpt,
     CalVerboseOpt,
     CalVerdictsOpt,
     FromStoreOpt,
@@ -43,76 +42,54 @@ if TYPE_CHECKING:
     from ..judge.config import JudgeOptions
 
 
+LevelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--level",
+        help="nominal or ordinal, for every criterion (default: from --rubric, else nominal).",
+    ),
+]
+AgreeRubricOpt = Annotated[
+    Path | None,
+    typer.Option("--rubric", help="Rubric giving each criterion's scale and level."),
+]
+ManifestOpt = Annotated[
+    Path | None, typer.Option("--manifest", help="Gold manifest: bootstrap clustered by case.")
+]
+OrderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--order",
+        help="The labels from lowest to highest, comma-separated (e.g. poor,fair,good): "
+        "every criterion is ordinal on that scale.",
+    ),
+]
+
+
 @app.command()
 def agree(
     labels: Annotated[list[Path], typer.Argument(help="Label files (JSONL or CSV), any raters.")],
-    level: Annotated[
-        str | None,
-        typer.Option(
-            "--level",
-            help="nominal or ordinal, for every criterion (default: from --rubric, else nominal).",
-        ),
-    ] = None,
-    rubric: Annotated[
-        Path | None,
-        typer.Option("--rubric", help="Rubric giving each criterion's scale and level."),
-    ] = None,
-    manifest: Annotated[
-        Path | None, typer.Option("--manifest", help="Gold manifest: bootstrap clustered by case.")
-    ] = None,
-    order: Annotated[
-        str | None,
-        typer.Option(
-            "--order",
-            help="The labels from lowest to highest, comma-separated (e.g. poor,fair,good): "
-            "every criterion is ordinal on that scale.",
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    resamples: Annotated[
-        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
-    ] = 2000,
+    level: LevelOpt = None,
+    rubric: AgreeRubricOpt = None,
+    manifest: ManifestOpt = None,
+    order: OrderOpt = None,
+    seed: BootstrapSeedOpt = 0,
+    resamples: BootstrapResamplesOpt = 2000,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
 ) -> None:
     """Agreement among raters only (no judge): Cohen's and weighted kappa per pair with CIs,
     Fleiss' kappa and Krippendorff's alpha per criterion."""
-    from ..agreement.raters import rater_agreement
-    from ..files import load_rubric, read_labels
-    from ..gold import read_manifest
-    from ..labels import check_agree_labels, parse_order, unique_labels
+    from ..ops.agree import AgreeRequest
+    from ..ops.agree import agree as agree_op
     from ..reports.agree import render_agreement
 
-    if level not in (None, "nominal", "ordinal"):
-        raise CalibrantError(f"--level must be nominal or ordinal, not '{level}'")
-    if order is not None and level == "nominal":
-        raise CalibrantError("--order gives an ordinal scale; it cannot go with --level nominal")
-    located = [x for f in labels for x in read_labels(f)]
-    unique_labels(located)  # a label given twice would silently change the figures
-    scale = parse_order(order) if order is not None else None
-    rub = load_rubric(rubric) if rubric else None
-    for warning in check_agree_labels(located, rubric=rub, order=scale, level=level):
+    def warn(warning: str) -> None:
         Console(stderr=True).print(
             f"warning: {warning}", style="yellow", highlight=False, markup=False
         )
-    rows = [x.label for x in located]
-    clusters = None
-    if manifest is not None:
-        clusters = {k: v.case for k, v in read_manifest(manifest).items()}
-        for x in located:
-            if x.label.item not in clusters:
-                raise x.error(f"item '{x.label.item}' is not in {manifest}", field="item")
-    try:
-        report = rater_agreement(
-            rows,
-            level="ordinal" if level == "ordinal" else "nominal" if level else None,
-            rubric=rub,
-            seed=seed,
-            n_resamples=resamples,
-            clusters=clusters,
-            order=scale,
-        )
-    except ValueError as exc:
-        raise CalibrantError(str(exc)) from None
+
+    request = AgreeRequest(labels, level, rubric, manifest, order, seed, resamples)
+    report = agree_op(request, warn)
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     else:
@@ -128,8 +105,8 @@ def calibrate(
     split: SplitOpt = "calibration",
     judge: JudgeOptions = JUDGE_GROUP,
     gate: GateSettings = GROUP,
-    seed: CalSeedOpt = 0,
-    resamples: CalResamplesOpt = 2000,
+    seed: BootstrapSeedOpt = 0,
+    resamples: BootstrapResamplesOpt = 2000,
     as_json: CalJsonOpt = False,
     markdown: CalMarkdownOpt = None,
     html: CalHtmlOpt = None,
