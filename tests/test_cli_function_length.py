@@ -16,11 +16,9 @@ MOST = 60
 
 STILL_LONG = {
     "import_commands.py:import_traces": 119,
-    "compare_judges_commands.py:compare_command": 81,
     "safety_commands.py:selftest": 78,
     "judge_commands.py:judges_fit_prior": 70,
     "safety_commands.py:trials": 67,
-    "compare_judges_commands.py:render_judge_comparison": 64,
 }
 
 
