@@ -18,7 +18,6 @@ STILL_LONG = {
     "import_commands.py:import_traces": 119,
     "safety_commands.py:selftest": 78,
     "judge_commands.py:judges_fit_prior": 70,
-    "safety_commands.py:trials": 67,
 }
 
 

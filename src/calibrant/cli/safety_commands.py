@@ -159,25 +159,29 @@ def check(
             raise typer.Exit(3)
 
 
+TrialsAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        help="scripted:BEHAVIOUR, scripted:BEHAVIOUR/STYLE (excellent, ordinary, terse, "
+        "misleading), or llm:MODEL (any litellm model string).",
+    ),
+]
+AgentApiBaseOpt = Annotated[
+    str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
+]
+
+
 @app.command()
 def trials(
     paths: CasePathsArg,
-    agent: Annotated[
-        str,
-        typer.Option(
-            "--agent",
-            help="scripted:BEHAVIOUR, scripted:BEHAVIOUR/STYLE (excellent, ordinary, terse, "
-            "misleading), or llm:MODEL (any litellm model string).",
-        ),
-    ],
+    agent: TrialsAgentOpt,
     out: OutFolderOpt,
     k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
     as_json: JsonOpt = False,
     markdown: MarkdownOpt = None,
-    api_base: Annotated[
-        str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
-    ] = None,
+    api_base: AgentApiBaseOpt = None,
     restart: RestartOpt = False,
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
@@ -188,15 +192,9 @@ def trials(
 
     cases = load_trial_cases(paths, out, markdown)  # every case checked before any trial runs
     options = TrialsOptions(
-        tuple(cases),
-        agent,
-        out,
-        paths=tuple(paths),
-        k=k,
-        seed=seed,
-        api_base=api_base,
+        tuple(cases), agent, out, paths=tuple(paths), k=k, seed=seed, api_base=api_base,
         restart=restart,
-    )
+    )  # fmt: skip
     results: list[TrialsResult] = []
     err = Console(stderr=True)
 
