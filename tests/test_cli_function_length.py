@@ -17,7 +17,6 @@ MOST = 60
 STILL_LONG = {
     "import_commands.py:import_traces": 119,
     "safety_commands.py:selftest": 78,
-    "judge_commands.py:judges_fit_prior": 70,
 }
 
 

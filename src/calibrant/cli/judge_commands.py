@@ -74,55 +74,21 @@ def judges_fit_prior(
     """Fit the embedded judge's label prior on transcripts (a gold split's by default; nobody's
     labels are read) and save a judge that picks each label rebalanced by it
     (`label_scoring: fitted`)."""
-    import time
-
-    import yaml
-
-    from ..domains import default_gold
-    from ..files import load_yaml_mapping
-    from ..judge.config import judges_dir, resolve_judge
-    from ..judge.fit_prior import fit_label_prior, reference_set
-    from ..paths import write_atomic
+    from ..ops.common import Hooks
+    from ..ops.fit_prior import FitPriorRequest, fit_prior
     from .progress import duration, track
 
-    if not out.replace("-", "").replace("_", "").isalnum():
-        raise CalibrantError(f"--out {out!r}: a judge name is letters, digits, - and _")
-    target = judges_dir() / f"{out}.yaml"
-    if target.exists() and not force:
-        raise CalibrantError(f"--out {out}: {target} exists; give --force to replace it")
-    config, rub, _, _ = resolve_judge(
-        judge_options(rubric=rubric, judge_name=judge_name, domain=domain)
-    )
-    base: dict[str, Any] = {"model": config.model}
-    if judge_name:
-        base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
-    if rubric is not None:
-        base["rubric"] = str(rubric)
-    # the gold split is read only when no transcript is given: only then is a gold set needed
-    gold = gold_dir or (Path() if paths else default_gold(domain))
-    items, fitted_on = reference_set(paths or [], gold, gold_split(split))
-    started = time.monotonic()
-    with track("items", total=len(items), loading="loading the embedded model") as tracker:
-        prior = fit_label_prior(
-            items,
-            rub,
-            config.model_copy(update={"label_scoring": None, "label_prior": None}),
-            fitted_on=fitted_on,
-            on_item=tracker.advance,
-        )
-    saved = {k: v for k, v in base.items() if k not in ("label_scoring", "label_prior")}
-    saved["label_scoring"] = "fitted"
-    saved["label_prior"] = prior.model_dump(mode="json")
-    header = (
-        f"# Written by `calibrant judges fit-prior --out {out}`: the label prior is the embedded\n"
-        "# model's own mean label probabilities on the reference transcripts (no expert label\n"
-        "# read); the judge picks each label rebalanced by it. Calibrate it before trusting it.\n"
-    )
-    write_atomic(target, header + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True))
-    resolve_judge(judge_options(judge_name=out))  # the file written reads back as a judge
+    request = FitPriorRequest(
+        out, judge_options(rubric=rubric, judge_name=judge_name, domain=domain),
+        paths=tuple(paths or ()), gold=gold_dir, split=gold_split(split), force=force,
+    )  # fmt: skip
+    loading = "loading the embedded model"
+    hooks = Hooks(progress=lambda what, total: track(what, total=total, loading=loading))
+    fitted = fit_prior(request, hooks)
+    prior = fitted.prior
     Console(stderr=True).print(
-        f"wrote {target}: label prior fitted on {prior.items} items from {prior.cases} cases "
-        f"in {duration(time.monotonic() - started)}",
+        f"wrote {fitted.target}: label prior fitted on {prior.items} items from {prior.cases} "
+        f"cases in {duration(fitted.seconds)}",
         highlight=False,
     )
     for criterion, labels in prior.labels.items():
