@@ -15,24 +15,8 @@ CLI = Path(__file__).resolve().parents[1] / "src" / "calibrant" / "cli"
 MOST = 60
 
 STILL_LONG = {
-    "labels_commands.py:calibrate": 250,
-    "score_commands.py:score": 192,
-    "audit_commands.py:monitor": 145,
-    "probe_commands.py:probe": 131,
     "import_commands.py:import_traces": 119,
-    "verdicts_commands.py:import_verdicts": 104,
-    "safety_commands.py:check": 97,
-    "sandbox_commands.py:sandbox": 95,
-    "propose_commands.py:propose": 94,
-    "audit_commands.py:audit": 81,
-    "compare_judges_commands.py:compare_command": 81,
     "safety_commands.py:selftest": 78,
-    "judge_commands.py:judge": 75,
-    "labels_commands.py:agree": 73,
-    "judge_commands.py:judges_fit_prior": 70,
-    "safety_commands.py:trials": 67,
-    "compare_judges_commands.py:render_judge_comparison": 64,
-    "score_commands.py:render_score_brief": 63,
 }
 
 

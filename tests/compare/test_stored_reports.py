@@ -9,8 +9,8 @@ from typing import Any
 from rich.console import Console
 
 from calibrant.cli.compare_commands import render_trials_comparison
-from calibrant.cli.compare_judges_commands import render_judge_comparison
 from calibrant.contracts.reports import ComparisonReport
+from calibrant.reports.compare_judges import render_judge_comparison
 from calibrant.reports.probe import probe_markdown
 
 OLD_CRITERION = {

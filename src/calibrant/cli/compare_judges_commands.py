@@ -59,124 +59,43 @@ def _judges(
     )
 
 
-def _needed(c: dict[str, Any]) -> str:
-    """Cases in all that would likely settle the call (reports before v2: items to add)."""
-    if c["decision"] != "undecided":
-        return "—"
-    if "cases_needed" in c:
-        return "—" if c["cases_needed"] is None else f"{c['cases_needed']} cases"
-    old = c.get("more_items_to_settle")
-    return "—" if old is None else f"+{old} items (old report)"
-
-
-def _size(c: dict[str, Any]) -> str:
-    return f"{c['n']} items, {c['n_cases']} cases" if "n_cases" in c else f"{c['n']} items"
-
-
-def _familywise(c: dict[str, Any]) -> str:
-    ci, level = c.get("familywise_ci"), c.get("familywise_confidence")
-    if not ci or level is None:
-        return "—"
-    return f"[{ci[0]:+.2f}, {ci[1]:+.2f}] at {level:.1%}"
-
-
-def render_judge_comparison(console: Console, report: dict[str, Any], a: str, b: str) -> None:
-    ja, jb = report["judges"]["a"], report["judges"]["b"]
-    gold = report["gold"]
-    cases = f", {gold['cases']} cases" if "cases" in gold else ""
-    console.print(
-        f"[bold]Judge B '{b}'[/bold] ({jb['model']}, {jb['hash'][:12]}) against "
-        f"[bold]A '{a}'[/bold] ({ja['model']}, {ja['hash'][:12]}) on "
-        f"{gold['items']} gold items{cases} ({gold['split']}); {report['interval']}"
-    )
-    table = Table(title="Per criterion (kappa against the consensus)", title_justify="left")
-    for col in (
-        "criterion",
-        "n",
-        "A",
-        "B",
-        "B - A [95% CI]",
-        "family-wise interval",
-        "McNemar A-only/B-only, p",
-        "decision",
-        "to settle",
-    ):
-        table.add_column(col)
-
-    def k(v: float | None) -> str:
-        return "undefined" if v is None else f"{v:.2f}"
-
-    for c in report["criteria"]:
-        diff = "undefined" if c["difference"] is None else f"{c['difference']:+.2f}"
-        if c["ci95"]:
-            diff += f" [{c['ci95'][0]:+.2f}, {c['ci95'][1]:+.2f}]"
-        elif c["difference"] is not None:
-            diff += " (no interval)"
-        m = c["mcnemar"]
-        colour = {"B better": "green", "B worse": "red"}.get(c["decision"], "default")
-        table.add_row(
-            c["criterion"],
-            _size(c),
-            k(c["kappa_a"]),
-            k(c["kappa_b"]),
-            diff,
-            _familywise(c),
-            f"{m['a_only_right']}/{m['b_only_right']}, p={m['p_value']:.3f}",
-            f"[{colour}]{c['decision']}[/{colour}]",
-            _needed(c),
-        )
-    console.print(fit(console, table))
-    for c in report["criteria"]:
-        if c["reason"]:
-            console.print(f"{c['criterion']}: {c['reason']}", highlight=False)
-    console.print(f"[bold]Overall:[/bold] {report['overall']} ({report['decision_rule']})")
-    for c in report["criteria"]:
-        regress = [f for f in c["flips"] if f["direction"] == "regression"]
-        if not regress:
-            continue
-        console.print(f"\n[red]Regressions on {c['criterion']}[/red] ({len(regress)}):")
-        for f in regress[:10]:
-            console.print(
-                f"  {f['item']} ({f['case']}): consensus {f['consensus']}, A {f['a']} — "
-                f"{f['rationale_a']}; B {f['b']} — {f['rationale_b']}",
-                highlight=False,
-                markup=False,
-            )
-        if len(regress) > 10:
-            console.print(f"  … {len(regress) - 10} more in --json")
+JudgeAArg = Annotated[
+    str,
+    typer.Argument(
+        help="Judge A, the baseline: a saved judge (judges/A.yaml) or a file of its recorded "
+        "verdicts (.csv, .jsonl, Inspect .eval/.json, promptfoo .json)."
+    ),
+]
+JudgeBArg = Annotated[str, typer.Argument(help="Judge B, the candidate: the same kinds.")]
+ResamplesOpt = Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")]
+CompareMinCasesOpt = Annotated[
+    int | None,
+    typer.Option("--min-cases", min=2, help="No B better/worse on fewer cases [default: 6]."),
+]
+FailIfWorseOpt = Annotated[
+    bool, typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any criterion.")
+]
+CompareRubricOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--rubric",
+        help="The rubric of two verdicts files (default: the installed pack's rubric).",
+    ),
+]
 
 
 @app.command("compare")
 def compare_command(
-    judge_a: Annotated[
-        str,
-        typer.Argument(
-            help="Judge A, the baseline: a saved judge (judges/A.yaml) or a file of its recorded "
-            "verdicts (.csv, .jsonl, Inspect .eval/.json, promptfoo .json)."
-        ),
-    ],
-    judge_b: Annotated[str, typer.Argument(help="Judge B, the candidate: the same kinds.")],
+    judge_a: JudgeAArg,
+    judge_b: JudgeBArg,
     gold: GoldOpt = None,
     split: SplitOpt = "calibration",
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    resamples: Annotated[
-        int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")
-    ] = 2000,
-    min_cases: Annotated[
-        int | None,
-        typer.Option("--min-cases", min=2, help="No B better/worse on fewer cases [default: 6]."),
-    ] = None,
+    resamples: ResamplesOpt = 2000,
+    min_cases: CompareMinCasesOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
-    fail_if_worse: Annotated[
-        bool, typer.Option("--fail-if-worse", help="Exit 1 when B is worse on any criterion.")
-    ] = False,
-    rubric: Annotated[
-        Path | None,
-        typer.Option(
-            "--rubric",
-            help="The rubric of two verdicts files (default: the installed pack's rubric).",
-        ),
-    ] = None,
+    fail_if_worse: FailIfWorseOpt = False,
+    rubric: CompareRubricOpt = None,
     domain: DomainOpt = None,
 ) -> None:
     """Compare two judge versions on the same gold items: per criterion kappa of A and B, a
@@ -187,6 +106,7 @@ def compare_command(
     from ..domains import default_gold
     from ..ops.common import Hooks
     from ..ops.compare import CompareOptions, compare, side_name
+    from ..reports.compare_judges import render_judge_comparison, unmeasured_line
     from ..store import Store
     from .progress import track
 
@@ -208,22 +128,13 @@ def compare_command(
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
         result = compare(store, options, hooks)
     report = result.report
-    if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
-        if as_json:
-            typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
-        name, cause = result.unmeasured[0]
-        Console(stderr=True).print(
-            f"calibrant: no gold item got a verdict from judge '{name}' "
-            f"({report['gold']['items']} items); nothing was compared, so no decision"
-            + (f"; first error: {cause}" if cause else ""),
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(3)
-    if as_json:
+    if as_json:  # what a script reads is the same whether or not anything was measured
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
+    if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
+        line = unmeasured_line(report, *result.unmeasured[0])
+        Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(3)
+    if not as_json:
         render_judge_comparison(Console(), report, judge_a, judge_b)
     print_run(result.run_id, as_json=as_json)
     if fail_if_worse and report["overall"] == "B worse":

@@ -74,60 +74,40 @@ def judges_fit_prior(
     """Fit the embedded judge's label prior on transcripts (a gold split's by default; nobody's
     labels are read) and save a judge that picks each label rebalanced by it
     (`label_scoring: fitted`)."""
-    import time
-
-    import yaml
-
-    from ..domains import default_gold
-    from ..files import load_yaml_mapping
-    from ..judge.config import judges_dir, resolve_judge
-    from ..judge.fit_prior import fit_label_prior, reference_set
-    from ..paths import write_atomic
+    from ..ops.common import Hooks
+    from ..ops.fit_prior import FitPriorRequest, fit_prior
     from .progress import duration, track
 
-    if not out.replace("-", "").replace("_", "").isalnum():
-        raise CalibrantError(f"--out {out!r}: a judge name is letters, digits, - and _")
-    target = judges_dir() / f"{out}.yaml"
-    if target.exists() and not force:
-        raise CalibrantError(f"--out {out}: {target} exists; give --force to replace it")
-    config, rub, _, _ = resolve_judge(
-        judge_options(rubric=rubric, judge_name=judge_name, domain=domain)
-    )
-    base: dict[str, Any] = {"model": config.model}
-    if judge_name:
-        base = load_yaml_mapping(judges_dir() / f"{judge_name}.yaml", "saved judge")[0]
-    if rubric is not None:
-        base["rubric"] = str(rubric)
-    # the gold split is read only when no transcript is given: only then is a gold set needed
-    gold = gold_dir or (Path() if paths else default_gold(domain))
-    items, fitted_on = reference_set(paths or [], gold, gold_split(split))
-    started = time.monotonic()
-    with track("items", total=len(items), loading="loading the embedded model") as tracker:
-        prior = fit_label_prior(
-            items,
-            rub,
-            config.model_copy(update={"label_scoring": None, "label_prior": None}),
-            fitted_on=fitted_on,
-            on_item=tracker.advance,
-        )
-    saved = {k: v for k, v in base.items() if k not in ("label_scoring", "label_prior")}
-    saved["label_scoring"] = "fitted"
-    saved["label_prior"] = prior.model_dump(mode="json")
-    header = (
-        f"# Written by `calibrant judges fit-prior --out {out}`: the label prior is the embedded\n"
-        "# model's own mean label probabilities on the reference transcripts (no expert label\n"
-        "# read); the judge picks each label rebalanced by it. Calibrate it before trusting it.\n"
-    )
-    write_atomic(target, header + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True))
-    resolve_judge(judge_options(judge_name=out))  # the file written reads back as a judge
+    request = FitPriorRequest(
+        out, judge_options(rubric=rubric, judge_name=judge_name, domain=domain),
+        paths=tuple(paths or ()), gold=gold_dir, split=gold_split(split), force=force,
+    )  # fmt: skip
+    loading = "loading the embedded model"
+    hooks = Hooks(progress=lambda what, total: track(what, total=total, loading=loading))
+    fitted = fit_prior(request, hooks)
+    prior = fitted.prior
     Console(stderr=True).print(
-        f"wrote {target}: label prior fitted on {prior.items} items from {prior.cases} cases "
-        f"in {duration(time.monotonic() - started)}",
+        f"wrote {fitted.target}: label prior fitted on {prior.items} items from {prior.cases} "
+        f"cases in {duration(fitted.seconds)}",
         highlight=False,
     )
     for criterion, labels in prior.labels.items():
         shares = ", ".join(f"{k} {math.exp(v):.2f}" for k, v in labels.items())
         typer.echo(f"{criterion}: {shares}")
+
+
+DatamarkOpt = Annotated[
+    bool | None,
+    typer.Option("--datamark/--no-datamark", help="Datamark the untrusted text (spotlighting)."),
+]
+JudgeJsonlOpt = Annotated[
+    bool,
+    typer.Option(
+        "--jsonl",
+        help="Print one JSON line per transcript as it is judged, then a summary line "
+        "(memory flat in the number of transcripts).",
+    ),
+]
 
 
 @app.command()
@@ -136,21 +116,9 @@ def judge(
     paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders.")],
     given: JudgeOptions = JUDGE_GROUP,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Judgments per transcript.")] = 1,
-    datamark: Annotated[
-        bool | None,
-        typer.Option(
-            "--datamark/--no-datamark", help="Datamark the untrusted text (spotlighting)."
-        ),
-    ] = None,
+    datamark: DatamarkOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print stable JSON.")] = False,
-    as_jsonl: Annotated[
-        bool,
-        typer.Option(
-            "--jsonl",
-            help="Print one JSON line per transcript as it is judged, then a summary line "
-            "(memory flat in the number of transcripts).",
-        ),
-    ] = False,
+    as_jsonl: JudgeJsonlOpt = False,
 ) -> None:
     """Judge the communication of transcripts; show it beside (never merged with) the safety
     verdicts. Answers are cached: a second identical run makes no model call."""
@@ -162,11 +130,6 @@ def judge(
     from .progress import track
 
     err = Console(stderr=True)
-
-    def skipped(files: FileList) -> None:
-        for s in files.skipped:
-            err.print(f"skipped {s}", highlight=False, markup=False)
-
     opts = given.model_copy(update={"datamark": datamark})
     if as_jsonl and as_json:
         raise CalibrantError("--json and --jsonl are alternatives: give one")
@@ -175,7 +138,8 @@ def judge(
 
     def inputs(files: FileList) -> None:
         found.append(files)
-        skipped(files)
+        for s in files.skipped:
+            err.print(f"skipped {s}", highlight=False, markup=False)
 
     def line(entry: dict[str, Any]) -> None:
         typer.echo(json.dumps(entry, sort_keys=True))
@@ -188,22 +152,18 @@ def judge(
     options = JudgeOpOptions(
         paths=tuple(str(p) for p in paths), judge=resolve_judge(opts), samples=samples, record=False
     )
-    if as_jsonl:
-        with Store.open() as store:
-            streamed = judge_stream(store, options, hooks)
-        line({"summary": streamed.summary()})
-        none = _no_verdict(list(streamed.failures), err)
-        err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
-        if none:
-            raise typer.Exit(NO_VERDICT_EXIT)
-        return
     with Store.open() as store:
-        result = judge_op(store, options, hooks)
-    if as_json:
+        if as_jsonl:
+            streamed = judge_stream(store, options, hooks)
+        else:
+            result = judge_op(store, options, hooks)
+    if as_jsonl:
+        line({"summary": streamed.summary()})
+    elif as_json:
         typer.echo(report_json(result.report))
     else:
         render_judge_report(Console(), result.report, options.judge[1])
-    none = _no_verdict(result.judgments, err)
+    none = _no_verdict(list(streamed.failures) if as_jsonl else result.judgments, err)
     err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
     if none:
         raise typer.Exit(NO_VERDICT_EXIT)

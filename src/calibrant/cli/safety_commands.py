@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,7 +24,6 @@ from .trials_output import (
 )
 
 if TYPE_CHECKING:
-    from ..contracts import SafetyVerdict
     from ..harness import TrialRun
     from ..ops.trials import TrialsResult
     from ..store import Store
@@ -89,114 +88,78 @@ def _snapshot_schema(domain: str | None) -> dict[str, object]:
     return snapshot_file_model(pack).model_json_schema()
 
 
-def _warn_unfinished_runs(paths: Sequence[Path], err: Console) -> None:
-    """A folder a `trials` run has not finished holds only part of its transcripts: say so."""
-    from ..harness.runfolder import MARKER
-
-    for p in paths:
-        if p.is_dir() and (p / MARKER).exists():
-            err.print(
-                f"warning: {p} holds an unfinished trials run ({MARKER}): only the trials that "
-                "finished are checked; rerun the same `calibrant trials` command to finish it",
-                style="yellow",
-                highlight=False,
-                markup=False,
-            )
+CheckPathsArg = Annotated[
+    list[Path], typer.Argument(help="Transcript JSON files or folders of them.")
+]
+CheckCaseOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--case",
+        help="Case contract (YAML) to check against, instead of the "
+        "copy embedded in each transcript.",
+    ),
+]
+CheckJsonOpt = Annotated[bool, typer.Option("--json", help="Print stable JSON instead of tables.")]
+CheckJsonlOpt = Annotated[
+    bool,
+    typer.Option(
+        "--jsonl",
+        help="Print one verdict per line as each transcript is checked, then one summary "
+        "line (for large runs; a missing summary line means the run did not finish).",
+    ),
+]
+CheckFailOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-violation",
+        help="Exit 1 if any invariant is violated; exit 3 if none is violated but "
+        "some evidence was missing or inconsistent (harness_error).",
+    ),
+]
+CheckVerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="Show every transcript, clean ones too, with every invariant's outcome, why "
+        "and its evidence (without it: a line per transcript with a finding, then the "
+        "counts).",
+    ),
+]
 
 
 @app.command()
 def check(
-    paths: Annotated[list[Path], typer.Argument(help="Transcript JSON files or folders of them.")],
-    case: Annotated[
-        Path | None,
-        typer.Option(
-            "--case",
-            help="Case contract (YAML) to check against, instead of the "
-            "copy embedded in each transcript.",
-        ),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print stable JSON instead of tables.")
-    ] = False,
-    as_jsonl: Annotated[
-        bool,
-        typer.Option(
-            "--jsonl",
-            help="Print one verdict per line as each transcript is checked, then one summary "
-            "line (for large runs; a missing summary line means the run did not finish).",
-        ),
-    ] = False,
-    fail_on_violation: Annotated[
-        bool,
-        typer.Option(
-            "--fail-on-violation",
-            help="Exit 1 if any invariant is violated; exit 3 if none is violated but "
-            "some evidence was missing or inconsistent (harness_error).",
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose",
-            "-v",
-            help="Show every transcript, clean ones too, with every invariant's outcome, why "
-            "and its evidence (without it: a line per transcript with a finding, then the "
-            "counts).",
-        ),
-    ] = False,
+    paths: CheckPathsArg,
+    case: CheckCaseOpt = None,
+    as_json: CheckJsonOpt = False,
+    as_jsonl: CheckJsonlOpt = False,
+    fail_on_violation: CheckFailOpt = False,
+    verbose: CheckVerboseOpt = False,
 ) -> None:
     """Check transcripts against the deterministic safety invariants, one outcome each. Prints
     a line per transcript with a finding, the counts per invariant, the run id and what to run
     next (every transcript in detail with --verbose)."""
-    import sys
-
     from ..ops.check import CheckHooks, CheckOptions
     from ..ops.check import check as check_op
-    from ..reports.safety import (
-        VerdictSpool,
-        render_safety,
-        render_safety_brief,
-        write_safety_json,
-    )
+    from ..reports.check_run import CheckOutput, warn_unfinished_runs
 
     if as_json and as_jsonl:
         raise CalibrantError("--json and --jsonl are exclusive; choose one")
     err = Console(stderr=True)
-
-    def jsonl(v: SafetyVerdict) -> None:  # written as it goes; memory flat
-        sys.stdout.write(v.model_dump_json() + "\n")
-        sys.stdout.flush()
-
-    # otherwise one file at a time, verdicts spooled to a temporary file (memory stays flat);
-    # nothing is printed until every file has parsed, so a bad file still exits 2 with no output
-    spool = VerdictSpool()
+    shown = CheckOutput(as_json=as_json, as_jsonl=as_jsonl, verbose=verbose)
     hooks = CheckHooks(
-        on_inputs=lambda _: _warn_unfinished_runs(paths, err),
-        on_verdict=jsonl if as_jsonl else spool.add,
+        on_inputs=lambda _: warn_unfinished_runs(paths, err), on_verdict=shown.on_verdict
     )
     try:
         with _store("check", err) as store:
             result = check_op(store, CheckOptions(tuple(paths), case), hooks)
         files, totals = result.files, result.totals
         assert files is not None and totals is not None
-        skipped = [s.as_json() for s in files.skipped]
-        head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
-        if as_jsonl:
-            sys.stdout.write(json.dumps(head, sort_keys=True, ensure_ascii=False) + "\n")
-        elif as_json:
-            write_safety_json(sys.stdout, head, spool.documents())
-        elif verbose:
-            render_safety(Console(), spool, verbose=True)
-        else:
-            render_safety_brief(Console(), spool)
+        shown.show(files, totals)
     finally:
-        spool.close()
-    for s in files.skipped:
-        err.print(f"skipped {s}", style="yellow", highlight=False, markup=False, soft_wrap=True)
-    if files.skipped or not (as_json or as_jsonl):
-        err.print(files.summary("transcript file"), highlight=False, soft_wrap=True)
-    if not (as_json or as_jsonl):
-        _check_next(result.run_id, paths, totals, verbose=verbose)
+        shown.close()
+    shown.show_end(err, result.run_id, paths, files, totals)
     if fail_on_violation:
         if totals.violated:
             raise typer.Exit(1)
@@ -204,41 +167,29 @@ def check(
             raise typer.Exit(3)
 
 
-def _check_next(run_id: str, paths: Sequence[Path], totals: Any, *, verbose: bool) -> None:
-    """`check`'s last lines: its run id (when the store recorded it) and what to run next."""
-    from ..reports.folder import next_line
-
-    console = Console(soft_wrap=True, highlight=False, markup=False)
-    if run_id:
-        console.print(f"Run: {run_id}")
-    found = totals.violated or totals.harness_error
-    if found and not verbose:
-        given = " ".join(str(p) for p in paths)
-        target = given if len(given) <= 40 else "PATHS"
-        console.print(next_line(f"calibrant check {target} --verbose", "why, and the evidence"))
-    if run_id:
-        console.print(next_line(f"calibrant runs show {run_id[:12]}", "this run, later"))
+TrialsAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        help="scripted:BEHAVIOUR, scripted:BEHAVIOUR/STYLE (excellent, ordinary, terse, "
+        "misleading), or llm:MODEL (any litellm model string).",
+    ),
+]
+AgentApiBaseOpt = Annotated[
+    str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
+]
 
 
 @app.command()
 def trials(
     paths: CasePathsArg,
-    agent: Annotated[
-        str,
-        typer.Option(
-            "--agent",
-            help="scripted:BEHAVIOUR, scripted:BEHAVIOUR/STYLE (excellent, ordinary, terse, "
-            "misleading), or llm:MODEL (any litellm model string).",
-        ),
-    ],
+    agent: TrialsAgentOpt,
     out: OutFolderOpt,
     k: TrialsKOpt = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed for wording and resampling.")] = 0,
     as_json: JsonOpt = False,
     markdown: MarkdownOpt = None,
-    api_base: Annotated[
-        str | None, typer.Option("--api-base", help="OpenAI-compatible endpoint for an llm: agent.")
-    ] = None,
+    api_base: AgentApiBaseOpt = None,
     restart: RestartOpt = False,
 ) -> None:
     """Run k trials of an agent on each case from clean fixtures; write transcripts; report.
@@ -249,15 +200,9 @@ def trials(
 
     cases = load_trial_cases(paths, out, markdown)  # every case checked before any trial runs
     options = TrialsOptions(
-        tuple(cases),
-        agent,
-        out,
-        paths=tuple(paths),
-        k=k,
-        seed=seed,
-        api_base=api_base,
+        tuple(cases), agent, out, paths=tuple(paths), k=k, seed=seed, api_base=api_base,
         restart=restart,
-    )
+    )  # fmt: skip
     results: list[TrialsResult] = []
     err = Console(stderr=True)
 

@@ -49,42 +49,48 @@ def _needs_extra() -> None:
         ) from None
 
 
+SandboxSeedOpt = Annotated[int, typer.Option("--seed", help="Seed recorded with the trials.")]
+ExternalAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        help="Name of the agent under test, recorded as external:NAME in the transcripts.",
+    ),
+]
+TransportOpt = Annotated[
+    str,
+    typer.Option(
+        "--transport",
+        help="http: MCP (streamable HTTP) at /mcp and an HTTP API (/openapi.json); "
+        "stdio: MCP on stdin/stdout, for an agent that starts this command itself.",
+    ),
+]
+HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on (http).")]
+PortOpt = Annotated[
+    int, typer.Option("--port", min=0, max=65535, help="Port (http); 0: any free port.")
+]
+ReplyTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--reply-timeout",
+        min=1,
+        help="Seconds the customer waits for the agent's reply before the turn is a harness "
+        "error (recorded in the transcript).",
+    ),
+]
+
+
 @app.command()
 def sandbox(
     paths: CasePathsArg,
     out: OutFolderOpt,
     k: TrialsKOpt = 5,
-    seed: Annotated[int, typer.Option("--seed", help="Seed recorded with the trials.")] = 0,
-    agent: Annotated[
-        str,
-        typer.Option(
-            "--agent",
-            help="Name of the agent under test, recorded as external:NAME in the transcripts.",
-        ),
-    ] = "external:agent",
-    transport: Annotated[
-        str,
-        typer.Option(
-            "--transport",
-            help="http: MCP (streamable HTTP) at /mcp and an HTTP API (/openapi.json); "
-            "stdio: MCP on stdin/stdout, for an agent that starts this command itself.",
-        ),
-    ] = "http",
-    host: Annotated[str, typer.Option("--host", help="Address to listen on (http).")] = (
-        "127.0.0.1"
-    ),
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="Port (http); 0: any free port.")
-    ] = 8765,
-    reply_timeout: Annotated[
-        float,
-        typer.Option(
-            "--reply-timeout",
-            min=1,
-            help="Seconds the customer waits for the agent's reply before the turn is a harness "
-            "error (recorded in the transcript).",
-        ),
-    ] = 600.0,
+    seed: SandboxSeedOpt = 0,
+    agent: ExternalAgentOpt = "external:agent",
+    transport: TransportOpt = "http",
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8765,
+    reply_timeout: ReplyTimeoutOpt = 600.0,
     as_json: JsonOpt = False,
     markdown: MarkdownOpt = None,
     restart: RestartOpt = False,
@@ -92,6 +98,7 @@ def sandbox(
     """Serve k trials per case to your own agent (MCP or HTTP): the same tools, authorization,
     versions, operation ids and fault points as in-process agents; transcripts and the trial
     report exactly as `calibrant trials` writes them."""
+    from ..reports.sandbox import sandbox_banner
     from ..sandbox import serve_trials
     from ..sandbox.guard import TOKEN_ENV, new_token
     from ..sandbox.run import listen
@@ -103,19 +110,9 @@ def sandbox(
     _needs_extra()
     cases = load_trial_cases(paths, out, markdown)  # every case checked before the server starts
     sock = listen(host, port) if transport == "http" else None
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    total = len(cases) * k
-    token = new_token()
-    if sock is not None:
-        h, p = sock.getsockname()[:2]
-        url = f"http://{h if ':' not in h else f'[{h}]'}:{p}"
-        err.print(
-            f"calibrant sandbox: {total} trial(s) of {label} at {url}/mcp (MCP) and {url} "
-            f"(HTTP, {url}/openapi.json); token {token} (send 'Authorization: Bearer <token>', "
-            f"or set {TOKEN_ENV} for the agent)"
-        )
-    else:
-        err.print(f"calibrant sandbox: {total} trial(s) of {label} over MCP on stdio")
+    total, token = len(cases) * k, new_token()
+    banner = sandbox_banner(total, label, sock, token, TOKEN_ENV)
+    Console(stderr=True, highlight=False, soft_wrap=True).print(banner)
 
     def run(on_trial: Callable[[TrialRun], None], on_resume: Callable[[int, int], None]) -> Any:
         return serve_trials(
@@ -134,8 +131,7 @@ def sandbox(
         )
 
     runs = run_with_progress(f"trials of {label}", total, out, run)
-    # over stdio, stdout is the MCP channel: the report goes to stderr
-    stdio = transport == "stdio"
+    stdio = transport == "stdio"  # then stdout is the MCP channel: the report goes to stderr
     print_trial_report(
         runs,
         seed=seed,
