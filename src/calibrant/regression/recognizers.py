@@ -16,7 +16,11 @@ dots and, in an IBAN, slashes.
 
 What none of them can catch: a name with no cue, no capital and no record ("dile a pedro que
 ..."), a place named without a street type, a date of birth written without a birth cue and
-in a recent year, personal facts in words (an illness, a workplace). The summary says so."""
+in a recent year, personal facts in words (an illness, a workplace). The summary says so.
+
+The recognizers of numbers and codes (accounts, cards, ids, plates, IP addresses, phones)
+are in `identifiers`, the span and what every recognizer shares in `spans`; here e-mail, dates of
+birth, places and names."""
 
 from __future__ import annotations
 
