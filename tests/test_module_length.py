@@ -16,11 +16,7 @@ MOST = 400
 STILL_LONG = {
     "domains/pack.py": 697,
     "contracts/transcript.py": 481,
-    "importers/builder.py": 459,
-    "cli/score_commands.py": 423,
     "ops/score.py": 421,
-    "cli/audit_commands.py": 406,
-    "cli/safety_commands.py": 402,
 }
 
 
