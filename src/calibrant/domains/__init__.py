@@ -31,12 +31,21 @@ from .registry import (
     UnknownDomain,
     available,
     broken,
+    declared,
     discover,
     get,
     refresh,
     runtime,
 )
-from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime, SelftestEntry
+from .runtime import (
+    AgentCall,
+    ImportOnlyRuntime,
+    PackAgent,
+    PackInvariant,
+    PackRuntime,
+    RecordedEntry,
+    SelftestEntry,
+)
 
 __all__ = [
     "AgentCall",
@@ -47,6 +56,7 @@ __all__ = [
     "Confirmation",
     "EffectSpec",
     "GrantSpec",
+    "ImportOnlyRuntime",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
@@ -63,6 +73,7 @@ __all__ = [
     "NEUTRAL",
     "PackData",
     "PublishedName",
+    "RecordedEntry",
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
@@ -71,6 +82,7 @@ __all__ = [
     "WorkItem",
     "available",
     "broken",
+    "declared",
     "default_gold",
     "default_rubric",
     "discover",

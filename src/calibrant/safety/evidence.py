@@ -186,6 +186,20 @@ class Evidence:
                     )
         return out[0], out[1]
 
+    def tenant_models(self, tenant: str | None = None) -> tuple[BaseModel | None, BaseModel | None]:
+        """One tenant's records before and after the trial as the pack's own snapshot model
+        (`SnapshotSpec.model`): the acting tenant's, or `tenant`'s; None where a snapshot is
+        missing or does not hold the tenant. Call `records_problem` first."""
+        wanted = tenant or self.acting
+        tenants = self._tenants
+        assert not isinstance(tenants, str) and isinstance(self._pack, DomainPack)
+        field = self._pack.snapshot.tenant_field if self._pack.snapshot else ""
+        found = [
+            next((m for m in models if str(getattr(m, field, "")) == wanted), None)
+            for models in tenants
+        ]
+        return found[0], found[1]
+
     @cached_property
     def trial(self) -> Trial:
         """What the generic invariants read of this transcript (call `records_problem` first,
