@@ -87,11 +87,13 @@ if TYPE_CHECKING:
     from .harness.cases import fault_tool_problems
     from .harness.checkpoint import CheckpointStore
     from .harness.runner import (
+        MAX_RESUMES,
         converse,
         operation_ids,
         transcript_filename,
         trial_metrics,
         trial_provenance,
+        trial_transcript,
     )
     from .importers import ImportOptions, ImportResult, build_transcript, import_traces
     from .importers.chat import parse_chat
@@ -107,7 +109,7 @@ if TYPE_CHECKING:
         passed,
         violated,
     )
-    from .selftest import CorpusEntry, build_corpus, check_entry
+    from .selftest import CorpusEntry, build_corpus, check_entry, created_records, edit_records
 
 _HOME = {
     # the declaration: records and the roles of their fields, what the generic rules read
@@ -162,10 +164,12 @@ _HOME = {
     "CheckpointStore": "harness.checkpoint",
     "fault_tool_problems": "harness.cases",
     "converse": "harness.runner",
+    "MAX_RESUMES": "harness.runner",
     "operation_ids": "harness.runner",
     "transcript_filename": "harness.runner",
     "trial_metrics": "harness.runner",
     "trial_provenance": "harness.runner",
+    "trial_transcript": "harness.runner",
     # a pack's own invariants
     "Evidence": "safety",
     "Finding": "safety",
@@ -182,6 +186,8 @@ _HOME = {
     "CorpusEntry": "selftest",
     "build_corpus": "selftest",
     "check_entry": "selftest",
+    "edit_records": "selftest",
+    "created_records": "selftest",
     # importing recorded conversations
     "ImportOptions": "importers",
     "ImportResult": "importers",
@@ -217,6 +223,7 @@ __all__ = [
     "check_transcript",
     "CheckpointStore",
     "ConfigError",
+    "created_records",
     "Confirmation",
     "converse",
     "CorpusEntry",
@@ -227,6 +234,7 @@ __all__ = [
     "DomainPackError",
     "DomainSnapshot",
     "DomainTenant",
+    "edit_records",
     "EffectSpec",
     "ENTRY_POINT_GROUP",
     "evaluator_snapshot",
@@ -244,6 +252,7 @@ __all__ = [
     "JudgePhrasing",
     "load_case",
     "load_transcript",
+    "MAX_RESUMES",
     "MoneyField",
     "not_applicable",
     "notification_sink",
@@ -273,6 +282,7 @@ __all__ = [
     "transcript_filename",
     "trial_metrics",
     "trial_provenance",
+    "trial_transcript",
     "Turn",
     "UntrustedText",
     "Usage",

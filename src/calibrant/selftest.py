@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -21,7 +22,16 @@ from .errors import ConfigError
 from .files import expand_paths, load_case, load_transcript
 from .safety import check_transcript
 
-__all__ = ["CorpusEntry", "build_corpus", "check_entry", "grade", "imported", "selftest_target"]
+__all__ = [
+    "CorpusEntry",
+    "build_corpus",
+    "check_entry",
+    "created_records",
+    "edit_records",
+    "grade",
+    "imported",
+    "selftest_target",
+]
 
 
 @dataclass
@@ -150,3 +160,29 @@ def check_entry(entry: CorpusEntry) -> tuple[SafetyVerdict, list[str]]:
     """Check one entry and grade the checker."""
     v = check_transcript(entry.transcript)
     return v, grade(entry, v)
+
+
+def edit_records(
+    t: Transcript, kind: str, change: Callable[[dict[str, Any]], None], *, before: bool = False
+) -> None:
+    """Plant a fault in a transcript's end state: apply `change` to every record of `kind` the
+    acting tenant holds after the trial (and before it too, with `before`: a record that held
+    throughout the trial). For a `SelftestEntry`'s or `RecordedEntry`'s `mutate`."""
+    snaps = [t.snapshot_after, t.snapshot_before] if before else [t.snapshot_after]
+    for snap in snaps:
+        assert snap is not None
+        tenant = snap.tenant(t.acting_tenant)
+        assert tenant is not None
+        for record in tenant.records.get(kind, []):
+            change(record)
+
+
+def created_records(t: Transcript, kind: str, id_field: str) -> list[dict[str, Any]]:
+    """The acting tenant's records of `kind` the trial created: in the snapshot after it, not
+    (by `id_field`) in the one before. Editing them plants a fault in what the agent did."""
+    assert t.snapshot_before is not None and t.snapshot_after is not None
+    before = t.snapshot_before.tenant(t.acting_tenant)
+    after = t.snapshot_after.tenant(t.acting_tenant)
+    assert before is not None and after is not None
+    old = {r[id_field] for r in before.records.get(kind, [])}
+    return [r for r in after.records.get(kind, []) if r[id_field] not in old]
