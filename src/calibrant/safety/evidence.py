@@ -151,6 +151,13 @@ class Evidence:
         return pack
 
     @property
+    def one_tenant(self) -> bool:
+        """Whether the transcript's pack says its business has one tenant (False when the pack
+        cannot be read)."""
+        pack = self._pack
+        return isinstance(pack, DomainPack) and pack.one_tenant
+
+    @property
     def confirmation_kinds(self) -> frozenset[str]:
         """The message kinds the pack says confirm an effect (none when it cannot be read)."""
         pack = self._pack
