@@ -202,10 +202,9 @@ _getattr, __dir__ = lazy_exports("calibrant", globals(), _HOME)
 
 
 def __getattr__(name: str) -> Any:
-    try:
-        return _getattr(name)
-    except AttributeError:
-        raise AttributeError(f"module 'calibrant.pack' has no attribute {name!r}") from None
+    if name not in _HOME:
+        raise AttributeError(f"module 'calibrant.pack' has no attribute {name!r}")
+    return _getattr(name)
 
 
 __all__ = [
