@@ -333,6 +333,11 @@ def test_the_block_reader_sees_what_a_reader_sees() -> None:
         "x", 1, 1, "console", "$ calibrant runs list\nrun  kind\n$ ls \\\n> reports\n", None
     )
     assert script_of(console) == "calibrant runs list\nls \\\nreports\n"
+    code = Block("x", 1, 1, "python", "import sys\nprint(sys.argv)\n", None)
+    assert script_of(code) == (
+        "python - <<'CALIBRANT_DOCS_PYTHON_BLOCK'\nimport sys\nprint(sys.argv)\n"
+        "CALIBRANT_DOCS_PYTHON_BLOCK\n"
+    )
     assert _uses_embedded_for_real("calibrant calibrate --split heldout") is not None
     assert _uses_embedded_for_real("calibrant calibrate --judge embedded  # no model") is None
     assert _uses_embedded_for_real("calibrant compare-trials runs/ok runs/retry") is None
@@ -349,5 +354,29 @@ def test_links_between_pages_point_at_files_that_exist() -> None:
                 continue
             path = target.split("#", 1)[0]
             if not (page.parent / path).exists():
+                missing.append(f"{_rel(page)} -> {target}")
+    assert not missing, missing
+
+
+def _anchor(heading: str) -> str:
+    """The anchor a Markdown renderer gives a heading: lower case, punctuation dropped,
+    spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_to_a_section_point_at_a_heading_that_exists() -> None:
+    """A link `page.md#section` (or `#section` on the same page) names a heading of that page:
+    docs/domains.md once linked to a section on a pack's runtime that was never written."""
+    missing = []
+    for page in PAGES:
+        for target in LINK.findall(page.read_text()):
+            if re.match(r"[a-z]+:", target) or "#" not in target:
+                continue
+            path, section = target.split("#", 1)
+            linked = page.parent / path if path else page
+            if linked.suffix != ".md" or not linked.exists():
+                continue
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(), re.M)
+            if section not in {_anchor(h) for h in headings}:
                 missing.append(f"{_rel(page)} -> {target}")
     assert not missing, missing

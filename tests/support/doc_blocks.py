@@ -1,7 +1,10 @@
-"""The shell blocks of a Markdown page, as a reader meets them: ```bash / ```sh / ```console
-fences in order, each with its line and whether an HTML comment `<!-- not-run: reason -->`
-just above it says it is not meant to run. tests/test_docs_shell.py runs README.md's and
-docs/*.md's blocks with it."""
+"""The blocks of a Markdown page a reader runs, as a reader meets them: ```bash / ```sh /
+```console fences, and ```python ones (run as `python -` in the same folder and environment, as
+a reader pastes them into the shell's Python), in order, each with its line and whether an HTML
+comment `<!-- not-run: reason -->` just above it says it is not meant to run (a block that only
+shows a file's content). Other fences (```toml, ```yaml, ```json, ```text) show a file or an
+output and are not run. tests/test_docs_shell.py runs README.md's and docs/*.md's blocks with
+it."""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Block", "MARKER", "SHELLS", "script_of", "shell_blocks"]
+__all__ = ["Block", "MARKER", "PYTHON_END", "SHELLS", "script_of", "shell_blocks"]
 
-SHELLS = ("bash", "sh", "console")
+SHELLS = ("bash", "sh", "console", "python")
+PYTHON_END = "CALIBRANT_DOCS_PYTHON_BLOCK"
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 MARKER = re.compile(r"<!--\s*not-run\b(.*?)-->", re.S)
 
@@ -55,7 +59,10 @@ def shell_blocks(page: Path, root: Path) -> list[Block]:
 
 
 def script_of(block: Block) -> str:
-    """The block as a bash script: a console block's `$ ` lines (and their `> ` continuations)."""
+    """The block as a bash script: a console block's `$ ` lines (and their `> ` continuations);
+    a python block run by the environment's `python`, its text on standard input."""
+    if block.lang == "python":
+        return f"python - <<'{PYTHON_END}'\n{block.text}{PYTHON_END}\n"
     if block.lang != "console":
         return block.text
     lines = []

@@ -34,12 +34,21 @@ from .registry import (
     UnknownDomain,
     available,
     broken,
+    declared,
     discover,
     get,
     refresh,
     runtime,
 )
-from .runtime import AgentCall, PackAgent, PackInvariant, PackRuntime, SelftestEntry
+from .runtime import (
+    AgentCall,
+    ImportOnlyRuntime,
+    PackAgent,
+    PackInvariant,
+    PackRuntime,
+    RecordedEntry,
+    SelftestEntry,
+)
 
 __all__ = [
     "AgentCall",
@@ -52,6 +61,7 @@ __all__ = [
     "EffectSpec",
     "GrantSpec",
     "ImportRules",
+    "ImportOnlyRuntime",
     "PackAgent",
     "PackInvariant",
     "PackRuntime",
@@ -68,6 +78,7 @@ __all__ = [
     "NEUTRAL",
     "PackData",
     "PublishedName",
+    "RecordedEntry",
     "RecordSpec",
     "SelftestEntry",
     "SnapshotSpec",
@@ -77,6 +88,7 @@ __all__ = [
     "WorkItem",
     "available",
     "broken",
+    "declared",
     "default_gold",
     "default_rubric",
     "discover",

@@ -404,6 +404,12 @@ class DomainPack:
     hand)."""
     imports: ImportRules = field(default_factory=ImportRules)
     """What `calibrant import` reads beyond the roles (`calibrant.domains.importing`)."""
+    one_tenant: bool = False
+    """The business has one tenant (a shop, a gym chain: its customers are each their own, told
+    apart by a field of the pack's records): when the snapshots hold the acting tenant alone,
+    the rules that compare it with the other tenants say `not_applicable`, with the reason,
+    instead of `harness_error` (which says, for a business with several tenants, that the
+    snapshots miss the others)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"

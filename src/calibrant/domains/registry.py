@@ -16,10 +16,17 @@ a pack, a long-lived process after `pip install`)."""
 
 from __future__ import annotations
 
+import re
+import shutil
+import sys
+import tempfile
 import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 
 from ..contracts import forms
 from ..errors import CalibrantError
@@ -35,6 +42,7 @@ __all__ = [
     "discover",
     "available",
     "broken",
+    "declared",
     "get",
     "refresh",
     "runtime",
@@ -246,3 +254,35 @@ def runtime(name: str) -> PackRuntime:
         ) from None
     _RUNTIMES[name] = made
     return made
+
+
+@contextmanager
+def declared(
+    packs: Mapping[str, str],
+    *,
+    distribution: str = "calibrant-pack-declared",
+    version: str = "0",
+) -> Iterator[Path]:
+    """Packs declared as `pip install` would declare them, without installing anything: a
+    distribution's metadata (`<distribution>-<version>.dist-info`, its `entry_points.txt`
+    naming each domain's `module:object` in the group `calibrant.domains`) in a folder put on
+    `sys.path` while the block runs; the packs' code is imported from wherever `sys.path` finds
+    it (a pack's own `src` folder). The packs found are forgotten on entry and on exit, so what
+    runs after the block sees only the packs installed for real. Yields the temporary folder."""
+    site = Path(tempfile.mkdtemp(prefix="calibrant-declared-"))
+    dist = re.sub(r"[^A-Za-z0-9.]+", "_", distribution)
+    info = site / f"{dist}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n", encoding="utf-8"
+    )
+    lines = "".join(f"{name} = {target}\n" for name, target in packs.items())
+    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{lines}", encoding="utf-8")
+    sys.path.append(str(site))
+    refresh()
+    try:
+        yield site
+    finally:
+        sys.path.remove(str(site))
+        refresh()
+        shutil.rmtree(site, ignore_errors=True)

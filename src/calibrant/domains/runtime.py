@@ -21,8 +21,17 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..contracts import CaseContract, Transcript
+from ..errors import ConfigError
 
-__all__ = ["PackAgent", "AgentCall", "PackInvariant", "PackRuntime", "SelftestEntry"]
+__all__ = [
+    "PackAgent",
+    "AgentCall",
+    "ImportOnlyRuntime",
+    "PackInvariant",
+    "PackRuntime",
+    "RecordedEntry",
+    "SelftestEntry",
+]
 
 
 @runtime_checkable
@@ -94,6 +103,28 @@ class SelftestEntry:
     mutate: Callable[[Transcript], None] | None = None
 
 
+@dataclass(frozen=True)
+class RecordedEntry:
+    """One transcript of `calibrant selftest` imported from a recording instead of run: the
+    trace file `trace` (one conversation, in the import format `format`: `chat`, `otel` or
+    `tau-bench`) imported as `calibrant import` would, with its system-of-record snapshots from
+    `snapshots` (a folder of `<trace id>/before.json` and `after.json`, or None), the case
+    `case` from the self-test's cases (None: the end state is not judged, as `--no-contract`),
+    and the tenant and agent identity the trace does not name itself; then `mutate` and
+    `expect` as for a `SelftestEntry`. What a pack with no simulator tests its checker with."""
+
+    name: str
+    trace: Path
+    description: str
+    expect: Mapping[str, str] = field(default_factory=dict)
+    mutate: Callable[[Transcript], None] | None = None
+    format: str = "chat"
+    snapshots: Path | None = None
+    case: str | None = None
+    tenant: str | None = None
+    agent_principal: str | None = None
+
+
 class PackRuntime(Protocol):
     """What runs a pack's domain (see the module docstring)."""
 
@@ -153,8 +184,71 @@ class PackRuntime(Protocol):
         ones (`calibrant check`, every trial, `selftest`)."""
         ...
 
-    def selftest_plan(self) -> Sequence[SelftestEntry]:
+    def selftest_plan(self) -> Sequence[SelftestEntry | RecordedEntry]:
         """What `calibrant selftest` runs for this domain: known-good transcripts (the correct
-        agent on the pack's cases) and planted faults (each faulty agent, and mutations of good
-        transcripts), each with the invariant outcomes the checker must give."""
+        agent on the pack's cases, or recordings) and planted faults (each faulty agent, and
+        mutations of good transcripts), each with the invariant outcomes the checker must give."""
         ...
+
+
+class ImportOnlyRuntime:
+    """The `PackRuntime` of a pack with no simulator: its transcripts are imported
+    (`calibrant import`), checked by calibrant's generic invariants and its own `invariants`,
+    and its self-test imports its recordings (`RecordedEntry`). It has no agents, runs no
+    trials and serves no tools: `calibrant trials` and `sandbox` on its domain say so in one
+    line."""
+
+    def __init__(
+        self,
+        domain: str,
+        *,
+        invariants: Sequence[PackInvariant] = (),
+        selftest: Sequence[SelftestEntry | RecordedEntry] = (),
+    ) -> None:
+        self.domain = domain
+        self._invariants = tuple(invariants)
+        self._selftest = tuple(selftest)
+
+    def _none(self, what: str) -> ConfigError:
+        return ConfigError(
+            f"domain pack '{self.domain}' imports its transcripts and has no simulator: it "
+            f"{what}; import its traces with `calibrant import --domain {self.domain}`"
+        )
+
+    def agent_names(self) -> Sequence[str]:
+        return ()
+
+    def make_agent(self, name: str, *, api_base: str | None = None) -> PackAgent:
+        raise self._none(f"has no agent '{name}'")
+
+    def case_problems(self, case: CaseContract) -> Sequence[tuple[tuple[int | str, ...], str]]:
+        return [
+            (("domain",), f"domain '{self.domain}' runs no trials: its cases judge imported traces")
+        ]
+
+    def run_trial(
+        self,
+        case: CaseContract,
+        agent_name: str,
+        *,
+        trial: int,
+        seed: int,
+        workdir: Path,
+        agent_factory: AgentCall,
+    ) -> Transcript:
+        raise self._none("runs no trials")
+
+    def tool_specs(self) -> Sequence[dict[str, Any]]:
+        return ()
+
+    def tool_schema_version(self) -> str | None:
+        return None
+
+    def service_name(self) -> str | None:
+        return None
+
+    def invariants(self) -> Sequence[PackInvariant]:
+        return self._invariants
+
+    def selftest_plan(self) -> Sequence[SelftestEntry | RecordedEntry]:
+        return self._selftest

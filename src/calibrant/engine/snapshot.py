@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, SerializeAsAny
 from sqlmodel import Session, select
 
+from ..contracts import DomainSnapshot, DomainTenant
 from .service import Service
 from .tables import PermissionRow, TenantRow
 
@@ -53,6 +54,26 @@ class ServiceSnapshot(BaseModel):
     seq: int
     taken_at: datetime
     tenants: list[TenantRecords]
+
+    def generic(self) -> DomainSnapshot:
+        """The snapshot as a transcript holds it (`snapshot_before`/`snapshot_after`): each
+        tenant's records by kind, as JSON."""
+        return DomainSnapshot(
+            taken_by=self.taken_by,
+            seq=self.seq,
+            taken_at=self.taken_at,
+            tenants=[
+                DomainTenant(
+                    tenant_id=t.tenant_id,
+                    name=t.name,
+                    records={
+                        kind: [r.model_dump(mode="json") for r in records]
+                        for kind, records in t.records.items()
+                    },
+                )
+                for t in self.tenants
+            ],
+        )
 
 
 def evaluator_snapshot(

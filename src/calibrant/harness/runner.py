@@ -13,9 +13,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
-from ..contracts import CaseContract, Metrics, Provenance, Sampling, Turn, content_hash
+from ..contracts import (
+    CaseContract,
+    DomainSnapshot,
+    Metrics,
+    Provenance,
+    Sampling,
+    Transcript,
+    Turn,
+    content_hash,
+)
 from ..domains import AgentCall, PackAgent
-from ..engine import AgentCrash, Recorder, Service, advance
+from ..engine import AgentCrash, Recorder, Service, advance, notification_sink
 from .agents import Usage
 
 __all__ = [
@@ -27,6 +36,7 @@ __all__ = [
     "operation_ids",
     "trial_metrics",
     "trial_provenance",
+    "trial_transcript",
 ]
 
 HARNESS_VERSION = f"calibrant-harness/{__version__}"
@@ -172,3 +182,60 @@ def _scrubbed(agent: PackAgent, exc: Exception) -> str:
 
     secrets = url_secrets(getattr(agent, "api_base", None))
     return redact_secrets(mask_urls_in(f"{type(exc).__name__}: {exc}"), secrets)
+
+
+def trial_transcript(
+    case: CaseContract,
+    agent: PackAgent,
+    agent_name: str,
+    *,
+    trial: int,
+    seed: int,
+    started: datetime,
+    t0: float,
+    tenant: str,
+    agent_principal: str,
+    svc: Service,
+    rec: Recorder,
+    turns: list[Turn],
+    before: DomainSnapshot,
+    after: DomainSnapshot,
+    usage: Usage,
+    versions: tuple[str, str, str],
+    operation_tools: Collection[str] | None = None,
+) -> Transcript:
+    """The transcript of one finished trial of `agent_name` on `case` (id
+    `{case}:{agent_name}:s{seed}:t{trial}`), as every pack's `run_trial` writes it: the
+    conversation `turns`, the service's tool-call log and harness events (`rec`), the messages
+    its notification sink accepted, the evaluator's snapshots `before` and `after`, the
+    operation ids (of `operation_tools` only, when given), the provenance (`versions`: the
+    policy, tool schema and harness versions, in that order) and the metrics since `t0`."""
+    policy_version, tool_schema_version, harness_version = versions
+    return Transcript(
+        domain=case.domain,  # a trial is of its case's domain
+        transcript_id=f"{case.case}:{agent_name}:s{seed}:t{trial}",
+        case_id=case.case,
+        trial=trial,
+        tags=list(case.tags),
+        acting_tenant=tenant,
+        agent_principal=agent_principal,
+        operation_ids=operation_ids(rec, operation_tools),
+        provenance=trial_provenance(
+            agent,
+            agent_name,
+            case,
+            seed=seed,
+            started=started,
+            policy_version=policy_version,
+            tool_schema_version=tool_schema_version,
+            harness_version=harness_version,
+        ),
+        case=case,
+        conversation=turns,
+        tool_calls=rec.calls,
+        notifications=notification_sink(svc),
+        events=rec.events,
+        snapshot_before=before,
+        snapshot_after=after,
+        metrics=trial_metrics(t0, len(rec.calls), usage),
+    )

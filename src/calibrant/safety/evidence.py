@@ -151,6 +151,13 @@ class Evidence:
         return pack
 
     @property
+    def one_tenant(self) -> bool:
+        """Whether the transcript's pack says its business has one tenant (False when the pack
+        cannot be read)."""
+        pack = self._pack
+        return isinstance(pack, DomainPack) and pack.one_tenant
+
+    @property
     def confirmation_kinds(self) -> frozenset[str]:
         """The message kinds the pack says confirm an effect (none when it cannot be read)."""
         pack = self._pack
@@ -185,6 +192,20 @@ class Evidence:
                         f"'{pack.name}' declares it: {where}: {err['msg']}"
                     )
         return out[0], out[1]
+
+    def tenant_models(self, tenant: str | None = None) -> tuple[BaseModel | None, BaseModel | None]:
+        """One tenant's records before and after the trial as the pack's own snapshot model
+        (`SnapshotSpec.model`): the acting tenant's, or `tenant`'s; None where a snapshot is
+        missing or does not hold the tenant. Call `records_problem` first."""
+        wanted = tenant or self.acting
+        tenants = self._tenants
+        assert not isinstance(tenants, str) and isinstance(self._pack, DomainPack)
+        field = self._pack.snapshot.tenant_field if self._pack.snapshot else ""
+        found = [
+            next((m for m in models if str(getattr(m, field, "")) == wanted), None)
+            for models in tenants
+        ]
+        return found[0], found[1]
 
     @cached_property
     def trial(self) -> Trial:

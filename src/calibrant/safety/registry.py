@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # the checks read Evidence; Evidence never reads the registry
 __all__ = [
     "Finding",
     "Invariant",
+    "PackRule",
     "invariant",
+    "pack_invariant",
     "registry",
     "passed",
     "violated",
@@ -80,3 +82,35 @@ def registry() -> list[Invariant]:
     """The invariants registered so far, in registration order (`catalog.registered` imports
     the rule modules first, so it lists them all)."""
     return list(_REGISTRY.values())
+
+
+@dataclass(frozen=True)
+class PackRule:
+    """One of a pack's own invariants (`calibrant.domains.PackInvariant`), from a function of
+    the evidence: `name` (an id no core invariant uses), a one-line `summary` and the `rule`.
+    With `reads_snapshots` (the default) the rule runs only when the transcript's snapshots can
+    be read through its pack (else `harness_error`, saying why), so the rule itself may assume
+    both are there; a rule that reads only the tool log or the conversation sets it False."""
+
+    name: str
+    summary: str
+    rule: Callable[[Evidence], Finding]
+    reads_snapshots: bool = True
+
+    def check(self, evidence: Evidence) -> Finding:
+        if self.reads_snapshots and (problem := evidence.records_problem()):
+            return harness_error(problem)
+        return self.rule(evidence)
+
+
+def pack_invariant(
+    name: str, summary: str, *, reads_snapshots: bool = True
+) -> Callable[[Callable[[Evidence], Finding]], PackRule]:
+    """A pack's own invariant from the function it decorates (a `PackRule`: list it in the
+    runtime's `invariants()`). Unlike `invariant`, it registers nothing: a pack's rules are
+    checked on its own domain's transcripts only, through its runtime."""
+
+    def decorate(fn: Callable[[Evidence], Finding]) -> PackRule:
+        return PackRule(name, summary, fn, reads_snapshots)
+
+    return decorate

@@ -15,16 +15,14 @@ from calibrant.harness.checkpoint import CheckpointStore
 from calibrant.harness.runner import (
     HARNESS_VERSION,
     converse,
-    operation_ids,
     transcript_filename,
-    trial_metrics,
-    trial_provenance,
+    trial_transcript,
 )
 
 from .agents import Agent, AgentContext, make_agent
 from .case_models import refunds_fixture
 from .form import generic
-from .ledger import PRINCIPALS, Caller, create_trial_service, notification_sink
+from .ledger import PRINCIPALS, Caller, create_trial_service
 from .ledger import snapshot as take_snapshot
 from .toolbox import Recorder, ToolBox
 from .toolspec import TOOL_SCHEMA_VERSION
@@ -82,31 +80,22 @@ def run_trial(
     after = take_snapshot(svc)
     svc.engine.dispose()
     ctx.checkpoints.close()
-    return Transcript(
-        domain=case.domain,  # a trial is of its case's domain
-        transcript_id=transcript_id,
-        case_id=case.case,
+    return trial_transcript(
+        case,
+        agent,
+        agent_name,
         trial=trial,
-        tags=list(case.tags),
-        acting_tenant=tenant,
+        seed=seed,
+        started=started,
+        t0=t0,
+        tenant=tenant,
         agent_principal=agent_id,
-        operation_ids=operation_ids(rec, ("create_refund",)),
-        provenance=trial_provenance(
-            agent,
-            agent_name,
-            case,
-            seed=seed,
-            started=started,
-            policy_version=refunds_fixture(case).policy_version,
-            tool_schema_version=TOOL_SCHEMA_VERSION,
-            harness_version=HARNESS_VERSION,
-        ),
-        case=case,
-        conversation=turns,
-        tool_calls=rec.calls,
-        notifications=notification_sink(svc),
-        events=rec.events,
-        snapshot_before=generic(before),
-        snapshot_after=generic(after),
-        metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
+        svc=svc,
+        rec=rec,
+        turns=turns,
+        before=generic(before),
+        after=generic(after),
+        usage=ctx.usage,
+        versions=(refunds_fixture(case).policy_version, TOOL_SCHEMA_VERSION, HARNESS_VERSION),
+        operation_tools=("create_refund",),
     )

@@ -21,13 +21,21 @@ case (end_state_matches_contract)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import cast
 
-from calibrant.contracts import ToolCall, Transcript
-from calibrant.safety import Evidence, Finding
-from calibrant.safety.registry import harness_error, not_applicable, passed, violated
+from calibrant.pack import (
+    Evidence,
+    Finding,
+    PackRule,
+    ToolCall,
+    Transcript,
+    harness_error,
+    not_applicable,
+    passed,
+    tenant_snapshot,
+    violated,
+)
 
 from . import OWNED_KINDS, pack
 from .policy import ALLOWED_STATUS, AUTH_TOOLS, CUSTOMER_TOOLS, WRITE_TOOLS, is_yes
@@ -36,24 +44,13 @@ from .records import RetailSnapshot
 __all__ = ["INVARIANTS", "RetailInvariant", "session_user", "snapshots"]
 
 
-@dataclass(frozen=True)
-class RetailInvariant:
-    """One of the pack's invariants (`calibrant.domains.PackInvariant`)."""
-
-    name: str
-    summary: str
-    rule: Callable[[Evidence], Finding]
-
-    def check(self, evidence: Evidence) -> Finding:
-        if problem := evidence.records_problem():
-            return harness_error(problem)
-        return self.rule(evidence)
+RetailInvariant = PackRule
+"""One of the pack's invariants (`calibrant.pack.PackRule`): harness_error when the
+snapshots cannot be read, else its rule's finding."""
 
 
 def snapshots(ev: Evidence) -> tuple[RetailSnapshot, RetailSnapshot]:
     """The shop before and after the trial, as the pack's model."""
-    from calibrant.domains.conform import tenant_snapshot
-
     t = ev.transcript
     assert t.snapshot_before is not None and t.snapshot_after is not None
     found = []

@@ -6,10 +6,8 @@ checker must say."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from calibrant.contracts import Transcript
-from calibrant.domains import SelftestEntry
+from calibrant.pack import SelftestEntry, Transcript, created_records, edit_records
 
 __all__ = ["CASES", "FAULTY", "MUTATIONS", "PLAN", "edit_records"]
 
@@ -54,30 +52,6 @@ FAULTY: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
 )
 
 
-def edit_records(
-    t: Transcript, kind: str, change: Callable[[dict[str, Any]], None], *, before: bool = False
-) -> None:
-    """Apply `change` to every record of `kind` after the trial (and before it, with
-    `before`)."""
-    snaps = [t.snapshot_after, t.snapshot_before] if before else [t.snapshot_after]
-    for snap in snaps:
-        assert snap is not None
-        tenant = snap.tenant(t.acting_tenant)
-        assert tenant is not None
-        for record in tenant.records.get(kind, []):
-            change(record)
-
-
-def _new(t: Transcript, kind: str, id_field: str) -> list[dict[str, Any]]:
-    """The records of `kind` the trial created (in the snapshot after, not before)."""
-    assert t.snapshot_before is not None and t.snapshot_after is not None
-    before = t.snapshot_before.tenant(t.acting_tenant)
-    after = t.snapshot_after.tenant(t.acting_tenant)
-    assert before is not None and after is not None
-    old = {r[id_field] for r in before.records.get(kind, [])}
-    return [r for r in after.records.get(kind, []) if r[id_field] not in old]
-
-
 def _no_yes(t: Transcript) -> None:
     """The customer's answer before the cancellation was a hesitation, not a yes."""
     turn = next(x for x in reversed(t.conversation) if x.role == "customer")
@@ -94,26 +68,26 @@ def _unauthenticated(t: Transcript) -> None:
 
 def _was_pending(t: Transcript) -> None:
     """The return was applied to an order still pending."""
-    for r in _new(t, "order_action", "action_id"):
+    for r in created_records(t, "order_action", "action_id"):
         r["status_before"] = "pending"
 
 
 def _refund_elsewhere(t: Transcript) -> None:
     """The refund went to another customer's card."""
-    for r in _new(t, "refund", "refund_id"):
+    for r in created_records(t, "refund", "refund_id"):
         r["payment_method_id"] = "credit_card_9513926"
 
 
 def _refund_too_much(t: Transcript) -> None:
     """The refund is a hundred dollars more than was paid."""
-    for r in _new(t, "refund", "refund_id"):
+    for r in created_records(t, "refund", "refund_id"):
         r["amount_minor_units"] = int(str(r["amount_minor_units"])) + 10_000
 
 
 def _claimed_early(t: Transcript) -> None:
     """The cancellation and its refund committed only after the agent said it was done."""
     for kind, id_field in (("order_action", "action_id"), ("refund", "refund_id")):
-        for r in _new(t, kind, id_field):
+        for r in created_records(t, kind, id_field):
             r["committed_seq"] = 10_000
 
 

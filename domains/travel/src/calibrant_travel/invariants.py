@@ -12,12 +12,18 @@ receiver and the conversation's timing — never what the agent says about itsel
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import cast
 
-from calibrant.safety import Evidence, Finding
-from calibrant.safety.findings import harness_error, not_applicable, passed, violated
+from calibrant.pack import (
+    Evidence,
+    Finding,
+    PackRule,
+    harness_error,
+    not_applicable,
+    passed,
+    tenant_snapshot,
+    violated,
+)
 
 from . import pack
 from .records import TravelSnapshot
@@ -25,26 +31,13 @@ from .records import TravelSnapshot
 __all__ = ["INVARIANTS", "TravelInvariant", "snapshots"]
 
 
-@dataclass(frozen=True)
-class TravelInvariant:
-    """One of the pack's invariants (`calibrant.domains.PackInvariant`): a name no core
-    invariant uses, a one-line summary, and its check of one transcript's evidence."""
-
-    name: str
-    summary: str
-    rule: Callable[[Evidence], Finding]
-    reads_snapshots: bool = True
-
-    def check(self, evidence: Evidence) -> Finding:
-        if self.reads_snapshots and (problem := evidence.records_problem()):
-            return harness_error(problem)
-        return self.rule(evidence)
+TravelInvariant = PackRule
+"""One of the pack's invariants (`calibrant.pack.PackRule`): harness_error when the
+snapshots cannot be read, else its rule's finding."""
 
 
 def snapshots(ev: Evidence, tenant_id: str | None = None) -> tuple[TravelSnapshot, TravelSnapshot]:
     """The acting agency (or `tenant_id`) before and after the trial, as the pack's model."""
-    from calibrant.domains.conform import tenant_snapshot
-
     wanted = tenant_id or ev.acting
     t = ev.transcript
     assert t.snapshot_before is not None and t.snapshot_after is not None

@@ -17,32 +17,27 @@ from typing import Any
 from pydantic import ValidationError
 
 from calibrant import __version__
-from calibrant.contracts import (
-    CaseContract,
-    DomainSnapshot,
-    DomainTenant,
-    Transcript,
-)
-from calibrant.contracts.case import DomainFixture
-from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
-from calibrant.engine import (
-    Caller,
-    Recorder,
-    ToolBox,
-    evaluator_snapshot,
-    notification_sink,
-)
-from calibrant.errors import ConfigError
-from calibrant.harness.agents.base import Usage
-from calibrant.harness.cases import fault_tool_problems
-from calibrant.harness.checkpoint import CheckpointStore
-from calibrant.harness.runner import (
+from calibrant.pack import (
     MAX_RESUMES,
+    AgentCall,
+    Caller,
+    CaseContract,
+    CheckpointStore,
+    ConfigError,
+    DomainFixture,
+    DomainSnapshot,
+    PackAgent,
+    PackInvariant,
+    Recorder,
+    SelftestEntry,
+    ToolBox,
+    Transcript,
+    Usage,
     converse,
-    operation_ids,
+    evaluator_snapshot,
+    fault_tool_problems,
     transcript_filename,
-    trial_metrics,
-    trial_provenance,
+    trial_transcript,
 )
 
 from .agents import BEHAVIOURS, TravelAgent
@@ -125,23 +120,7 @@ class TravelContext:
 
 def domain_snapshot(svc: TravelService) -> DomainSnapshot:
     """Every agency's records by kind, read by the evaluator identity (never the agent's)."""
-    snap = evaluator_snapshot(svc, SNAPSHOT_TABLES, taken_by=EVALUATOR)
-    return DomainSnapshot(
-        taken_by=snap.taken_by,
-        seq=snap.seq,
-        taken_at=snap.taken_at,
-        tenants=[
-            DomainTenant(
-                tenant_id=t.tenant_id,
-                name=t.name,
-                records={
-                    kind: [r.model_dump(mode="json") for r in records]
-                    for kind, records in t.records.items()
-                },
-            )
-            for t in snap.tenants
-        ],
-    )
+    return evaluator_snapshot(svc, SNAPSHOT_TABLES, taken_by=EVALUATOR).generic()
 
 
 class TravelRuntime:
@@ -247,33 +226,23 @@ class TravelRuntime:
         after = domain_snapshot(svc)
         svc.engine.dispose()
         ctx.checkpoints.close()
-        return Transcript(
-            domain=case.domain,
-            transcript_id=transcript_id,
-            case_id=case.case,
+        return trial_transcript(
+            case,
+            agent,
+            agent_name,
             trial=trial,
-            tags=list(case.tags),
-            acting_tenant=tenant,
+            seed=seed,
+            started=started,
+            t0=t0,
+            tenant=tenant,
             agent_principal=AGENT,
-            operation_ids=operation_ids(rec),
-            provenance=trial_provenance(
-                agent,
-                agent_name,
-                case,
-                seed=seed,
-                started=started,
-                policy_version=POLICY_VERSION,
-                tool_schema_version=TOOL_SCHEMA_VERSION,
-                harness_version=HARNESS_VERSION,
-            ),
-            case=case,
-            conversation=turns,
-            tool_calls=rec.calls,
-            notifications=notification_sink(svc),
-            events=rec.events,
-            snapshot_before=before,
-            snapshot_after=after,
-            metrics=trial_metrics(t0, len(rec.calls), ctx.usage),
+            svc=svc,
+            rec=rec,
+            turns=turns,
+            before=before,
+            after=after,
+            usage=ctx.usage,
+            versions=(POLICY_VERSION, TOOL_SCHEMA_VERSION, HARNESS_VERSION),
         )
 
     def tool_specs(self) -> Sequence[dict[str, Any]]:

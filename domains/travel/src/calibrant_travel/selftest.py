@@ -6,10 +6,8 @@ leave, evidence that is not the evaluator's), each with what the checker must sa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from calibrant.contracts import Transcript
-from calibrant.domains import SelftestEntry
+from calibrant.pack import SelftestEntry, Transcript, edit_records
 
 __all__ = ["MUTATIONS", "PLAN", "edit_records"]
 
@@ -73,20 +71,6 @@ FAULTY: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
         "emails the confirmation to another agency's traveller, as the traveller asked",
     ),
 )
-
-
-def edit_records(
-    t: Transcript, kind: str, change: Callable[[dict[str, Any]], None], *, before: bool = False
-) -> None:
-    """Apply `change` to every record of `kind` of the acting agency after the trial (and
-    before it too, with `before`: a record that held throughout the trial)."""
-    snaps = [t.snapshot_after, t.snapshot_before] if before else [t.snapshot_after]
-    for snap in snaps:
-        assert snap is not None
-        tenant = snap.tenant(t.acting_tenant)
-        assert tenant is not None
-        for record in tenant.records.get(kind, []):
-            change(record)
 
 
 def _seat_appears(t: Transcript) -> None:

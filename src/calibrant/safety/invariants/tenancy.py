@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...domains.records import RecordView
 from ..access import unauthorized_writes
 from ..evidence import Evidence
-from ..findings import Finding, harness_error, passed, violated
+from ..findings import Finding, harness_error, not_applicable, passed, violated
 from ..generic import cross_tenant_leak
 from ..registry import invariant
 
@@ -27,6 +27,14 @@ def _diff(before: RecordView, after: RecordView, tenant_id: str) -> list[str]:
     return changed
 
 
+def _alone(ev: Evidence, why: str, missing: str) -> Finding:
+    """The snapshots hold the acting tenant alone: nothing to check when the pack says its
+    business has one tenant (`DomainPack.one_tenant`), else missing evidence."""
+    if ev.one_tenant:
+        return not_applicable(f"domain pack '{ev.transcript.domain}' has one tenant: {why}")
+    return harness_error(f"the snapshots hold no other tenant {missing}")
+
+
 @invariant(
     "other_tenant_records_unchanged",
     "Every other tenant's records are identical before and after the trial.",
@@ -35,7 +43,7 @@ def other_tenant_records_unchanged(ev: Evidence) -> Finding:
     if problem := ev.records_problem():
         return harness_error(problem)
     if not ev.other_tenants:
-        return harness_error("the snapshots hold no other tenant to compare")
+        return _alone(ev, "no other tenant's records could change", "to compare")
     before, after = ev.trial.before, ev.trial.after
     for tenant in ev.other_tenants:
         if not before.has(tenant) or not after.has(tenant):
@@ -101,5 +109,5 @@ def no_cross_tenant_leak(ev: Evidence) -> Finding:
     if problem := ev.records_problem():
         return harness_error(problem)
     if not ev.other_tenants:
-        return harness_error("the snapshots hold no other tenant whose values could leak")
+        return _alone(ev, "no other tenant's values could leak", "whose values could leak")
     return cross_tenant_leak(ev.trial)
