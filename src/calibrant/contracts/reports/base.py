@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
-    "Json",
     "GateStatus",
     "Strict",
     "Report",
@@ -19,10 +18,9 @@ __all__ = [
     "ModelRef",
     "version_field",
     "CalibratedJudge",
+    "RecordedVerdicts",
+    "JsonScalar",
 ]
-
-Json = dict[str, Any]
-"""A statistic as the agreement library writes it (estimate, interval, band, explanation...)."""
 
 GateStatus = Literal["PASS", "FAIL", "UNDECIDED"]
 
@@ -51,7 +49,7 @@ class Report(Strict):
 
     KIND: ClassVar[str]
     VERSION: ClassVar[int]
-    UPGRADES: ClassVar[dict[int, Callable[[Json], Json]]] = {}
+    UPGRADES: ClassVar[dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
 
     schema_version: int
 
@@ -107,9 +105,45 @@ class ModelRef(Strict):
     name: str | None = None  # the name the judge was given on the command line (compare)
 
 
+class RecordedVerdicts(Strict):
+    """A judge known by its recorded verdicts: the file they were read from, what it covered."""
+
+    judge_version: str
+    file: str
+    format: str
+    sha256: str
+    rows: int
+    rows_in_split: int
+    items_with_verdicts: int
+    items_without_verdict: list[str]
+    verdicts_missing: int = Field(description="(item, criterion) pairs of the split without a row.")
+    note: str
+
+
+JsonScalar = str | int | float | bool | None
+
+
 class CalibratedJudge(BaseModel):
-    """The judge configuration measured (its hash and its fields, no credentials)."""
+    """The judge configuration measured (its hash and its fields, no credentials). The fields
+    of the judge configuration when the report was written are kept as they were (a field a
+    later calibrant dropped still loads), each a plain value."""
 
     model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)  # type: ignore[assignment]
+
     hash: str
     model: str
+    api_base: str | None = None
+    prompt_template_version: str | None = None
+    rubric_hash: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    datamark: bool | None = None
+    rationale_max_chars: int | None = None
+    untrusted_max_chars: int | None = None
+    answer_format: str | None = None
+    label_scoring: str | None = None
+    label_prior: dict[str, dict[str, float]] | None = None
+    recorded: RecordedVerdicts | None = None
