@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import TypeAliasType
 
 __all__ = [
     "GateStatus",
@@ -20,6 +21,8 @@ __all__ = [
     "CalibratedJudge",
     "RecordedVerdicts",
     "JsonScalar",
+    "JsonTree",
+    "JudgeFields",
 ]
 
 GateStatus = Literal["PASS", "FAIL", "UNDECIDED"]
@@ -121,17 +124,21 @@ class RecordedVerdicts(Strict):
 
 
 JsonScalar = str | int | float | bool | None
+JsonTree = TypeAliasType(  # type: ignore[misc]
+    "JsonTree", "JsonScalar | list[JsonTree] | dict[str, JsonTree]"
+)
+"""Free-form JSON, said so in the schema (a command's recorded options, a stored document this
+calibrant has no model for): never a report's figures, which all have their model."""
 
 
-class CalibratedJudge(BaseModel):
-    """The judge configuration measured (its hash and its fields, no credentials). The fields
-    of the judge configuration when the report was written are kept as they were (a field a
-    later calibrant dropped still loads), each a plain value."""
+class JudgeFields(BaseModel):
+    """A judge configuration as it was recorded (no credentials): its fields known today, and
+    any field a calibrant of another version wrote kept as it was, each a plain value (so that
+    a report or a run of such a judge still loads)."""
 
     model_config = ConfigDict(extra="allow")
     __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)  # type: ignore[assignment]
 
-    hash: str
     model: str
     api_base: str | None = None
     prompt_template_version: str | None = None
@@ -146,4 +153,10 @@ class CalibratedJudge(BaseModel):
     answer_format: str | None = None
     label_scoring: str | None = None
     label_prior: dict[str, dict[str, float]] | None = None
+
+
+class CalibratedJudge(JudgeFields):
+    """The judge configuration measured: its hash and its fields."""
+
+    hash: str
     recorded: RecordedVerdicts | None = None
