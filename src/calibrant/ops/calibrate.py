@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..calibration.criterion import Settings
     from ..calibration.recorded import RecordedJudge
     from ..contracts import Rubric
+    from ..contracts.reports import CalibrationReport  # noqa: F401 (the result's model)
     from ..gold import GoldSet
     from ..judge.config import JudgeOptions
     from ..store import Store
@@ -49,7 +50,7 @@ class CalibrateOptions:
 
 
 @dataclass(frozen=True)
-class CalibrateResult(OpResult):
+class CalibrateResult(OpResult["CalibrationReport"]):
     """The calibrate run and its report."""
 
     KIND = "calibration"
