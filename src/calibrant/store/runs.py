@@ -179,7 +179,7 @@ class RunSampling(BaseModel):
     """How the judge sampled (recorded when the run started)."""
 
     model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, JsonScalar] = PydanticField(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, JsonScalar] = PydanticField(init=False)
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None

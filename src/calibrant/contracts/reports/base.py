@@ -124,9 +124,7 @@ class RecordedVerdicts(Strict):
 
 
 JsonScalar = str | int | float | bool | None
-JsonTree = TypeAliasType(  # type: ignore[misc]
-    "JsonTree", "JsonScalar | list[JsonTree] | dict[str, JsonTree]"
-)
+JsonTree = TypeAliasType("JsonTree", "JsonScalar | list[JsonTree] | dict[str, JsonTree]")
 """Free-form JSON, said so in the schema (a command's recorded options, a stored document this
 calibrant has no model for): never a report's figures, which all have their model."""
 
@@ -137,7 +135,7 @@ class JudgeFields(BaseModel):
     a report or a run of such a judge still loads)."""
 
     model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)
 
     model: str
     api_base: str | None = None
