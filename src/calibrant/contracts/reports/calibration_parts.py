@@ -48,13 +48,15 @@ class ConsensusFollowed(Strict):
     """Whom the consensus followed where two experts disagree, and whether it is close to one."""
 
     experts: list[str]
-    n_shared: int = Field(description="Labels both experts gave.")
+    n_shared: int | None = Field(
+        default=None, description="Labels both experts gave (null: not recorded, older reports)."
+    )
     n_disagreements: int
     followed: dict[str, int] = Field(description="Expert (or neither) -> disagreements followed.")
     closest: str | None
     closest_share: Figure
     close_to_one_expert: bool | None = Field(description="null: too few disagreements to tell.")
-    explanation: str
+    explanation: str | None = None  # the overall rows of the first experts section had none
 
 
 class ExpertsCriterion(Strict):
