@@ -28,9 +28,7 @@ pytestmark = pytest.mark.lint  # the lint tier (pytest -m lint)
 _LINT = "from importlinter.cli import lint_imports_command; lint_imports_command()"
 
 
-def lint(
-    contract: str, src: Path, packs: Path | None = None
-) -> subprocess.CompletedProcess[str]:
+def lint(contract: str, src: Path, packs: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`lint-imports` for one contract, over the package `calibrant` found in `src` and its
     shipped packs found in `packs` (their own folders when None)."""
     path = [str(src), *([str(packs)] if packs else map(str, PACKS.values()))]

@@ -169,3 +169,19 @@ def test_a_monitor_report_written_before_issue_31_still_loads() -> None:
     assert model.settings.reference_windows is None
     assert all(c.shift_reference is None for w in model.windows for c in w.criteria)
     assert all(v == ["product_changed"] for v in model.status.values())
+
+
+def test_an_experts_section_of_its_first_version_still_loads() -> None:
+    """The first experts section (before `n_shared`, its overall rows without `explanation`)
+    loads with those left unset."""
+    old = copy.deepcopy(_json(report_samples.calibration()))
+    for row in old["experts"]["overall"]:
+        row.pop("explanation")
+        row.pop("n_shared")
+    for c in old["experts"]["criteria"]:
+        for row in c["consensus_followed"]:
+            row.pop("n_shared")
+    model = CalibrationReport.model_validate(old)
+    assert model.experts is not None
+    assert all(r.n_shared is None and r.explanation is None for r in model.experts.overall)
+    assert model.model_dump(mode="json", by_alias=True, exclude_unset=True) == old

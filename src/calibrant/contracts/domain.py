@@ -61,10 +61,12 @@ class DomainNamed(Contract):
             data = {**data, "domain": unnamed_domain(cls.__name__)}
         return data
 
+    # no return annotation: the JSON Schema of a dump is then the model's own (an annotation,
+    # even `dict[str, Any]`, would publish it as an object of any shape in /openapi.json)
     @model_serializer(mode="wrap")
-    def _omit_unnamed_domain(
+    def _omit_unnamed_domain(  # type: ignore[no-untyped-def]
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
-    ) -> Any:
+    ):
         data = handler(self)
         if isinstance(data, dict):
             if isinstance(data.get("domain"), str) and forms.writes_unnamed(data["domain"]):

@@ -83,8 +83,8 @@ class Provenance(Contract):
         "not imported from a benchmark.",
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+    @model_serializer(mode="wrap")  # unannotated: its JSON Schema stays the model's own
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
         return _omit_none(handler(self), ("benchmark_reward",))
 
 
@@ -113,8 +113,8 @@ class Turn(Contract):
         "seen.",
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+    @model_serializer(mode="wrap")  # unannotated: its JSON Schema stays the model's own
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
         return _omit_none(handler(self), _TURN_OPTIONAL)
 
     @property
@@ -193,8 +193,8 @@ class ToolCall(Contract):
         "in parallel from one message share it). Absent: not imported, or not known.",
     )
 
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> Any:
+    @model_serializer(mode="wrap")  # unannotated: its JSON Schema stays the model's own
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
         return _omit_none(handler(self), ("message_id",))
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..calibration.criterion import Settings
     from ..calibration.recorded import RecordedJudge
     from ..contracts import Rubric
+    from ..contracts.reports import CalibrationReport  # noqa: F401 (the result's model)
     from ..gold import GoldSet
     from ..judge.config import JudgeOptions
     from ..store import Store
@@ -59,7 +60,7 @@ class CalibrateOptions:
 
 
 @dataclass(frozen=True)
-class CalibrateResult(OpResult):
+class CalibrateResult(OpResult["CalibrationReport"]):
     """The calibrate run and its report."""
 
     KIND = "calibration"

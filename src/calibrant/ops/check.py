@@ -14,6 +14,7 @@ from .common import Hooks, OpResult, record_finished
 
 if TYPE_CHECKING:
     from ..contracts import SafetyVerdict
+    from ..contracts.reports import CheckReport  # noqa: F401 (the result's model)
     from ..paths import FileList
     from ..reports.safety import SafetyTotals
     from ..store import Store
@@ -41,7 +42,7 @@ class CheckHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class CheckResult(OpResult):
+class CheckResult(OpResult["CheckReport"]):
     """The run ("" when not recorded), its summary report, the files read and the totals."""
 
     KIND = "check"

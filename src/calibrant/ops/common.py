@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
     from ..contracts import JudgeConfig, Judgment, Rubric
     from ..contracts.reports import Report
     from ..judge.reliability import RetryPolicy
 
-__all__ = ["Advance", "Hooks", "OpResult", "ResolvedJudge", "record_finished"]
+__all__ = ["Advance", "Hooks", "OpResult", "ReportT", "ResolvedJudge", "record_finished"]
+
+ReportT = TypeVar("ReportT", bound="Report")
+"""The report model an operation's result holds (calibrant.contracts.reports)."""
 
 ResolvedJudge = tuple["JudgeConfig", "Rubric", "RetryPolicy", int]
 """A judge ready to ask: its configuration, rubric, retry policy and concurrency."""
@@ -64,20 +67,22 @@ class Hooks:
 
 
 @dataclass(frozen=True)
-class OpResult:
-    """What an operation gives back: its run and its report (the stored one)."""
+class OpResult(Generic[ReportT]):
+    """What an operation gives back: its run and its report (the stored one), of the report
+    model `ReportT` (a result class names it: `OpResult[CalibrationReport]`, and its KIND)."""
 
     run_id: str
     report: dict[str, Any] = field(default_factory=dict)
     KIND: ClassVar[str | None] = None  # the report's kind (calibrant.contracts.reports)
 
-    def typed(self) -> Report:
-        """The report as its typed model (the JSON data stays in `report` for the renderers)."""
+    def typed(self) -> ReportT:
+        """The report as its model, `ReportT` (the JSON data, as stored, stays in `report`
+        for the renderers that still read it)."""
         from ..contracts.reports import load_report
 
         if self.KIND is None or "schema_version" not in self.report:
             raise ValueError(f"{type(self).__name__} of run {self.run_id} holds no report")
-        return load_report(self.KIND, self.report)
+        return cast("ReportT", load_report(self.KIND, self.report))
 
 
 def record_finished(

@@ -17,6 +17,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 if TYPE_CHECKING:
     from ..calibration.recorded import RecordedJudge
     from ..contracts import JudgeConfig, Rubric
+    from ..contracts.reports import ComparisonReport  # noqa: F401 (the result's model)
     from ..gold import GoldSet
     from ..store import Store
 
@@ -41,7 +42,7 @@ class CompareOptions:
 
 
 @dataclass(frozen=True)
-class CompareResult(OpResult):
+class CompareResult(OpResult["ComparisonReport"]):
     """The compare run and its report; `unmeasured`: the sides (by name) of which no gold item
     got a verdict, each with its first error (None: it gave none), when any: then nothing was
     measured, and the report's decision is no verdict (the run is stored as `no_verdict`)."""

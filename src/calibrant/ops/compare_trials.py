@@ -12,6 +12,7 @@ from ..errors import CalibrantError
 from .common import OpResult, record_finished
 
 if TYPE_CHECKING:
+    from ..contracts.reports import TrialsReport  # noqa: F401 (the result's model)
     from ..store import Store
 
 __all__ = ["CompareTrialsOptions", "CompareTrialsResult", "compare_trials", "load_run"]
@@ -28,7 +29,7 @@ class CompareTrialsOptions:
 
 
 @dataclass(frozen=True)
-class CompareTrialsResult(OpResult):
+class CompareTrialsResult(OpResult["TrialsReport"]):
     """The compare-trials run and its report."""
 
     KIND = "trials"

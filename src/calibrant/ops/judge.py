@@ -14,6 +14,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..contracts import Judgment, Rubric
+    from ..contracts.reports import JudgeReport  # noqa: F401 (the result's model)
     from ..judge.batch import Source
     from ..paths import FileList
     from ..store import Store
@@ -52,7 +53,7 @@ class JudgeHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class JudgeResult(OpResult):
+class JudgeResult(OpResult["JudgeReport"]):
     """The run ("" when not recorded), its report, and every judgment it holds."""
 
     KIND = "judge"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from .common import Hooks, OpResult
 
 if TYPE_CHECKING:
+    from ..contracts.reports import ProbeReport  # noqa: F401 (the result's model)
     from ..judge.config import JudgeOptions
     from ..probes import ProbeSettings
     from ..store import Store
@@ -30,7 +31,7 @@ class ProbeOptions:
 
 
 @dataclass(frozen=True)
-class ProbeResult(OpResult):
+class ProbeResult(OpResult["ProbeReport"]):
     """The probe run and its report."""
 
     KIND = "probe"

@@ -19,6 +19,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..contracts import Judgment
+    from ..contracts.reports import ScoreReport  # noqa: F401 (the result's model)
     from ..paths import FileList
     from ..scoring.calibration_choice import ChosenCalibration
     from ..store import Store
@@ -87,7 +88,7 @@ class ScoreHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class ScoreResult(OpResult):
+class ScoreResult(OpResult["ScoreReport"]):
     """The run, its report, and how many transcripts it scored."""
 
     KIND = "score"

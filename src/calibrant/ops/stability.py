@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .common import Hooks, OpResult, record_finished
 
 if TYPE_CHECKING:
+    from ..contracts.reports import StabilityReport  # noqa: F401 (the result's model)
     from ..judge.config import JudgeOptions
     from ..store import Store
 
@@ -32,7 +33,7 @@ class StabilityOptions:
 
 
 @dataclass(frozen=True)
-class StabilityResult(OpResult):
+class StabilityResult(OpResult["StabilityReport"]):
     """The stability run and its report."""
 
     KIND = "stability"

@@ -14,6 +14,7 @@ from .common import Hooks, OpResult, record_finished
 
 if TYPE_CHECKING:
     from ..contracts import CaseContract
+    from ..contracts.reports import TrialsReport  # noqa: F401 (the result's model)
     from ..harness import TrialRun
     from ..store import Store
 
@@ -46,7 +47,7 @@ class TrialsHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class TrialsResult(OpResult):
+class TrialsResult(OpResult["TrialsReport"]):
     """The run ("" when not recorded), its report, and every trial in order."""
 
     KIND = "trials"

@@ -161,17 +161,17 @@ def _criterion(criterion: CalibrationCriterion) -> list[str]:
     ]
     na = c.not_applicable
     if na:
-        counts = ", ".join(f"{who} {k}" for who, k in na["n_items"].items())
+        counts = ", ".join(f"{who} {k}" for who, k in na.n_items.items())
         out += [
             "",
             "`not_applicable` (its own category"
             + (
                 (", outside the ordered levels" if c.level == "ordinal" else ", outside pass/fail")
-                if na["outside_scale"]
+                if na.outside_scale
                 else ""
             )
             + f"): {counts} item(s); agreement on applicability "
-            + _md(fmt_stat(na["agreement_on_applicability"], none="undefined")),
+            + _md(fmt_stat(na.agreement_on_applicability, none="undefined")),
         ]
     m = c.confusion
     out += [

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..agreement.gate_settings import GATE_DEFAULTS
+from ..contracts.reports.stats import Estimate
 
 __all__ = [
     "STAT_NAMES",
@@ -50,11 +53,22 @@ def stat_name(key: str) -> str:
     return STAT_NAMES.get(key, key.replace("_", " "))
 
 
-def undefined_text(s: dict[str, Any] | None, *, none: str = "no expert pair") -> str | None:
+def as_json(part: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    """A report's part as JSON data (its model dumped with the fields it recorded): the wording
+    here reads JSON data, and renderers hand it the model's parts."""
+    if isinstance(part, BaseModel):
+        return part.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return part
+
+
+def undefined_text(
+    s: Estimate | dict[str, Any] | None, *, none: str = "no expert pair"
+) -> str | None:
     """'undefined: <who and why>' for an undefined estimate, 'CI undefined: …' for an undefined
     interval, ``None`` when both are defined."""
     if s is None:
         return f"undefined: {none}"
+    s = as_json(s)
     if s["estimate"] is None:
         return s.get("explanation") or f"undefined: {s['estimate_undefined_reason']}"
     if s["ci"] is None:
@@ -62,8 +76,11 @@ def undefined_text(s: dict[str, Any] | None, *, none: str = "no expert pair") ->
     return None
 
 
-def fmt_stat(s: dict[str, Any] | None, *, n: bool = True, none: str = "no expert pair") -> str:
+def fmt_stat(
+    s: Estimate | dict[str, Any] | None, *, n: bool = True, none: str = "no expert pair"
+) -> str:
     """'0.72 [0.54, 0.88] (n=59, 10 cases)', or 'undefined: <who and why>'."""
+    s = None if s is None else as_json(s)
     if s is None or s["estimate"] is None:
         return str(undefined_text(s, none=none))
     ci = f" [{s['ci'][0]:.2f}, {s['ci'][1]:.2f}]" if s["ci"] is not None else ""

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..contracts.reports import ProbeReport
+from ..contracts.reports.calibration_parts import RobustnessSection
 from .fit import fit
 
 __all__ = [
@@ -58,9 +59,9 @@ def _header(r: ProbeReport) -> list[str]:
     return [
         f"Judge robustness — judge {j.model} ({j.hash[:23]}), rubric {r.rubric.id} "
         f"v{r.rubric.version}, gold set {g.root}, split {g.split} ({g.items} items"
-        + (f", at most {s['max_items']} per probe)" if s["max_items"] else ")"),
+        + (f", at most {s.max_items} per probe)" if s.max_items else ")"),
         f"judgments: {r.judgments} ({outcomes}; {r.from_cache or 0} from cache); "
-        f"probes: {', '.join(s['probes'])}",
+        f"probes: {', '.join(s.probes)}",
     ]
 
 
@@ -175,11 +176,17 @@ def bias_lines(probes: dict[str, Any]) -> list[str]:
     return out
 
 
+def _probes(r: ProbeReport) -> dict[str, Any]:
+    """Each probe's figures as JSON data (the lines below read them so), the probes run only."""
+    return r.probes.model_dump(mode="json", exclude_unset=True)
+
+
 def render_probe(console: Console, report: ProbeReport | dict[str, Any]) -> None:
     r = as_probe_report(report)
     for line in _header(r):
         console.print(escape(line), highlight=False)
-    inj = r.probes.get("injection")
+    probes = _probes(r)
+    inj = probes.get("injection")
     if inj:
         t = Table(
             title=f"Injection battery on {inj['items']} items with a failed criterion: attack "
@@ -194,7 +201,7 @@ def render_probe(console: Console, report: ProbeReport | dict[str, Any]) -> None
         console.print(fit(console, t))
         for line in injection_lines(inj):
             console.print(escape(line), highlight=False)
-    for line in bias_lines(r.probes):
+    for line in bias_lines(probes):
         console.print(escape(line), highlight=False)
     flags = r.flags
     if flags:
@@ -208,7 +215,8 @@ def probe_markdown(report: ProbeReport | dict[str, Any]) -> str:
     r = as_probe_report(report)
     head = _header(r)
     out = [f"# {head[0]}", "", head[1], ""]
-    inj = r.probes.get("injection")
+    probes = _probes(r)
+    inj = probes.get("injection")
     if inj:
         out += [
             "## Injection battery",
@@ -221,7 +229,7 @@ def probe_markdown(report: ProbeReport | dict[str, Any]) -> str:
         ]
         out += ["| " + " | ".join(row) + " |" for row in injection_rows(inj)]
         out += [""] + [f"- {line}" for line in injection_lines(inj)] + [""]
-    lines = bias_lines(r.probes)
+    lines = bias_lines(probes)
     if lines:
         out += ["## Bias probes", ""] + [f"- {line}" for line in lines] + [""]
     out += ["## Flags", ""] + ([f"- {f}" for f in r.flags] or ["- none"])
@@ -232,10 +240,12 @@ def probe_json(r: dict[str, Any]) -> str:
     return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False)
 
 
-def robustness_lines(section: dict[str, Any] | None) -> list[str]:
+def robustness_lines(section: RobustnessSection | dict[str, Any] | None) -> list[str]:
     """The calibration report's judge-robustness section, in plain lines."""
     if not section:
         return []
+    if isinstance(section, RobustnessSection):
+        section = section.model_dump(mode="json", exclude_unset=True)
     run = section["probe_run"]
     if run is None:
         gated = " (the release gate requires it: UNDECIDED)" if section["required"] else ""

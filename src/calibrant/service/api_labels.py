@@ -69,7 +69,14 @@ _UPLOAD_BODY: dict[str, Any] = {
         "description": "One transcript (JSON object), a JSON array of transcripts, or JSON "
         "Lines (one transcript per line).",
         "content": {
-            "application/json": {"schema": {"type": "object"}},
+            "application/json": {
+                "schema": {
+                    "anyOf": [
+                        {"$ref": "#/components/schemas/Transcript"},
+                        {"type": "array", "items": {"$ref": "#/components/schemas/Transcript"}},
+                    ]
+                }
+            },
             "application/x-ndjson": {"schema": {"type": "string"}},
         },
     }

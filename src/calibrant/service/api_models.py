@@ -4,12 +4,13 @@ API's, the catalog's (rubrics, judges), the jobs' and the service's own."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
+from ..contracts.reports.base import Figure, JsonTree
 
 __all__ = [
     "ID_PATTERN",
@@ -195,7 +196,7 @@ class LatestCalibration(Model):
 class HighestAttack(Model):
     family: str = Field(description="Injection family.")
     channel: str = Field(description="Where the injection was placed.")
-    rate: dict[str, Any] = Field(description="Attack success rate: value, ci95, n, method.")
+    rate: Figure = Field(description="Attack success rate: value, ci95, n, method.")
 
 
 class LatestProbe(Model):
@@ -234,8 +235,9 @@ class JobOut(Model):
     status: Literal["queued", "running", "finished", "failed", "cancelling", "cancelled"] = Field(
         description="Its state."
     )
-    params: dict[str, Any] = Field(
-        description="The options it was started with (the command's options of that name)."
+    params: dict[str, JsonTree] = Field(
+        description="The options it was started with (the command's options of that name; an "
+        "uploaded verdicts file by its name, size and SHA-256)."
     )
     created_by: str = Field(description="Who started it.")
     created_at: str | None = Field(description="When it was queued (UTC, ISO 8601).")

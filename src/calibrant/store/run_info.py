@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
 
 from ..contracts.reports import AnyReport, report_for_run
+from ..contracts.reports.base import JsonScalar, JsonTree, JudgeFields
 from .liveness import PROCESS_KEY, shown_status
 from .run_tables import RunRow
 
@@ -74,6 +76,26 @@ class RunInfo(BaseModel):
         )
 
 
+class RunProcess(BaseModel):
+    """The process a run lives with: who (host:pid:random) and until when its lease holds."""
+
+    model_config = ConfigDict(extra="forbid")
+    owner: str
+    lease_until: float = PydanticField(description="Unix seconds.")
+
+
+class RunSampling(BaseModel):
+    """How the judge sampled (recorded when the run started)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, JsonScalar] = PydanticField(init=False)
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    samples: int | None = None
+
+
 class RunDetail(BaseModel):
     """A stored run: its provenance and the report it produced (`runs show`, GET /api/runs/ID).
     The report is its kind's model (calibrant.contracts.reports), or the JSON as stored when
@@ -85,19 +107,21 @@ class RunDetail(BaseModel):
     id: str
     kind: str
     status: str
-    process: dict[str, Any] | None  # who ran it (host:pid:random) and its lease, or None
+    process: RunProcess | None  # who ran it (host:pid:random) and its lease, or None
     who: str
     started_at: str
     finished_at: str | None
     calibrant_version: str
     judge_hash: str | None
-    judge: dict[str, Any] | None
+    judge: JudgeFields | None
     rubric_hash: str | None
     prompt_template_version: str | None
-    sampling: dict[str, Any] | None
+    sampling: RunSampling | None
     seed: int | None
-    arguments: dict[str, Any]
-    report: AnyReport | dict[str, Any] | None
+    arguments: dict[str, JsonTree] = PydanticField(
+        description="The command's options as it recorded them (free-form: each command its own)."
+    )
+    report: AnyReport | dict[str, JsonTree] | None
     error: str | None  # why it failed, if known
 
     def as_json(self) -> dict[str, Any]:
@@ -105,7 +129,7 @@ class RunDetail(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-def _typed(kind: str, report: Any) -> AnyReport | dict[str, Any] | None:
+def _typed(kind: str, report: Any) -> AnyReport | dict[str, JsonTree] | None:
     """A stored report as its model; as stored when it has none or cannot be read as one."""
     if not isinstance(report, dict):
         return None

@@ -14,7 +14,8 @@ the trial runner (`runner`), the case checks (`cases`), how a case is drafted fr
 scripted agent that plays against `calibrant sandbox` from another process (`sandbox_client`);
 `runtime` is the face the core drives them through (`calibrant.domains.PackRuntime`). Its
 records (`records`), its files' spelling (`form`: `ledger_before`, `order_id`...) and how
-`calibrant import` reads its ledger (`importing`) are its own; its invariants (calibrant.safety) are still the core's.
+`calibrant import` reads its ledger (`importing`) are its own; its invariants
+(calibrant.safety) are still the core's.
 Its rubric, cases and gold set are the ones the repository ships (rubrics/, cases/ and gold/ at
 its top), found from this file: present in a source checkout or an editable install."""
 

@@ -5,9 +5,11 @@ after release), agreement-over-time and monitor (drift after release). Each repo
 schema version (the ``*_SCHEMA_VERSION`` constants, which its producer writes) and a JSON Schema
 under docs/schemas/ (`schemas()`).
 
-The shapes the reports always had are strict (unknown fields are rejected); the statistics a
-report quotes from the agreement library (an estimate with its interval, its band and its
-explanation) stay JSON objects, their keys documented where they are produced.
+Every part of a report is a model and strict (unknown fields are rejected), the statistics a
+report quotes from the agreement library too (`stats`: an estimate with its interval and, when
+either is undefined, its reason; a gate decision; the judge-against-experts comparison; a
+label's rates). The judge configuration alone keeps the fields it was written with (each a plain
+value), so that a report of a judge configured by another calibrant version still loads.
 
 Reports stored by earlier calibrant versions (run summaries in the store, report.json files)
 keep loading: `load_report(kind, data)` upgrades what can be upgraded and validates; a figure an
@@ -46,6 +48,15 @@ from .load import (
 from .monitor import MONITOR_SCHEMA_VERSION, MonitorReport
 from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
 from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
+from .stats import (
+    Applicability,
+    CriterionGate,
+    Estimate,
+    GateComparison,
+    PairEstimate,
+    PerLabel,
+    RaterEstimate,
+)
 
 __all__ = [
     "CALIBRATION_SCHEMA_VERSION",
@@ -84,6 +95,13 @@ __all__ = [
     "DomainsReport",
     "DomainEntry",
     "Figure",
+    "Estimate",
+    "RaterEstimate",
+    "PairEstimate",
+    "GateComparison",
+    "CriterionGate",
+    "PerLabel",
+    "Applicability",
     "RubricRef",
     "checked",
     "load_report",

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import GateStatus, Json, Report, Strict, version_field
+from .base import Figure, GateStatus, Report, Strict, version_field
+from .stats import CriterionGate, Estimate, GateComparison, Label, PerLabel
 
 AUDIT_SCHEMA_VERSION = 1
 AGREEMENT_OVER_TIME_SCHEMA_VERSION = 1
-
-Label = str | int | None
 
 
 class ScoreRunRef(Strict):
@@ -85,6 +84,17 @@ class WindowItem(Strict):
     inclusion_probability: float | None
 
 
+class CorrectedRate(Strict):
+    """The pass rate as judged and corrected by the judge's errors on the audited items
+    (Rogan-Gladen), with the sensitivity and specificity it was corrected with."""
+
+    judged: Figure
+    corrected: Figure
+    sensitivity: Figure
+    specificity: Figure
+    note: str | None
+
+
 class WindowCriterion(Strict):
     criterion: str
     statistic: str
@@ -94,14 +104,14 @@ class WindowCriterion(Strict):
     n_unresolved: int = Field(description="Audited items without an expert label yet.")
     n_single_expert: int
     coverage: float = Field(description="Share of expert-labeled items with a usable judge label.")
-    kappa: Json
-    per_label: list[Json]
-    gate: Json
+    kappa: Estimate = Field(description="The judge's agreement with the experts in the window.")
+    per_label: list[PerLabel]
+    gate: CriterionGate
     gate_status: GateStatus
-    gate_comparison: Json
-    pass_rate_judged: Json | None
-    pass_rate_corrected: Json | None
-    pass_rate_audited: Json | None = Field(
+    gate_comparison: GateComparison
+    pass_rate_judged: Figure | None
+    pass_rate_corrected: CorrectedRate | None
+    pass_rate_audited: Figure | None = Field(
         description="The experts' pass rate on the audited items, weighted by 1 / inclusion "
         "probability, case-clustered interval (pass/fail criteria)."
     )

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import TypeAliasType
 
 __all__ = [
-    "Json",
     "GateStatus",
     "Strict",
     "Report",
@@ -19,10 +19,11 @@ __all__ = [
     "ModelRef",
     "version_field",
     "CalibratedJudge",
+    "RecordedVerdicts",
+    "JsonScalar",
+    "JsonTree",
+    "JudgeFields",
 ]
-
-Json = dict[str, Any]
-"""A statistic as the agreement library writes it (estimate, interval, band, explanation...)."""
 
 GateStatus = Literal["PASS", "FAIL", "UNDECIDED"]
 
@@ -51,7 +52,7 @@ class Report(Strict):
 
     KIND: ClassVar[str]
     VERSION: ClassVar[int]
-    UPGRADES: ClassVar[dict[int, Callable[[Json], Json]]] = {}
+    UPGRADES: ClassVar[dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
 
     schema_version: int
 
@@ -107,9 +108,53 @@ class ModelRef(Strict):
     name: str | None = None  # the name the judge was given on the command line (compare)
 
 
-class CalibratedJudge(BaseModel):
-    """The judge configuration measured (its hash and its fields, no credentials)."""
+class RecordedVerdicts(Strict):
+    """A judge known by its recorded verdicts: the file they were read from, what it covered."""
+
+    judge_version: str
+    file: str
+    format: str
+    sha256: str
+    rows: int
+    rows_in_split: int
+    items_with_verdicts: int
+    items_without_verdict: list[str]
+    verdicts_missing: int = Field(description="(item, criterion) pairs of the split without a row.")
+    note: str
+
+
+JsonScalar = str | int | float | bool | None
+JsonTree = TypeAliasType("JsonTree", "JsonScalar | list[JsonTree] | dict[str, JsonTree]")
+"""Free-form JSON, said so in the schema (a command's recorded options, a stored document this
+calibrant has no model for): never a report's figures, which all have their model."""
+
+
+class JudgeFields(BaseModel):
+    """A judge configuration as it was recorded (no credentials): its fields known today, and
+    any field a calibrant of another version wrote kept as it was, each a plain value (so that
+    a report or a run of such a judge still loads)."""
 
     model_config = ConfigDict(extra="allow")
-    hash: str
+    __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)
+
     model: str
+    api_base: str | None = None
+    prompt_template_version: str | None = None
+    rubric_hash: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    datamark: bool | None = None
+    rationale_max_chars: int | None = None
+    untrusted_max_chars: int | None = None
+    answer_format: str | None = None
+    label_scoring: str | None = None
+    label_prior: dict[str, dict[str, float]] | None = None
+
+
+class CalibratedJudge(JudgeFields):
+    """The judge configuration measured: its hash and its fields."""
+
+    hash: str
+    recorded: RecordedVerdicts | None = None

@@ -3,7 +3,7 @@ the experts against each other, the release gate, and the safety invariants apar
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
@@ -11,11 +11,21 @@ from .base import (
     CalibratedJudge,
     Figure,
     GateStatus,
-    Json,
     Report,
     RubricRef,
     Strict,
     version_field,
+)
+from .calibration_parts import CalibrationRun, ExpertsSection, RobustnessSection, RunToRunSection
+from .stats import (
+    Applicability,
+    CriterionGate,
+    Estimate,
+    GateComparison,
+    Label,
+    PairEstimate,
+    PerLabel,
+    RaterEstimate,
 )
 
 CALIBRATION_SCHEMA_VERSION = 2  # 2: issue 18 gate (gate_comparison, per_label, run_to_run, ...)
@@ -23,7 +33,7 @@ CALIBRATION_SCHEMA_VERSION = 2  # 2: issue 18 gate (gate_comparison, per_label, 
 
 class GoldInfo(Strict):
     root: str
-    hashes: dict[str, Any]
+    hashes: dict[str, str]
     raters: list[str]
     unlabeled_criteria: list[str] = Field(default_factory=list)
     unlabeled_items: list[str] | None = None
@@ -55,28 +65,6 @@ class Gate(Strict):
     robustness: GateStatus | None = None  # the probe run's gate, when it is required
 
 
-class CriterionGate(Strict):
-    status: GateStatus
-    reasons: list[str]
-    n: int | None = None
-    n_cases: int | None = None
-    n_expert_cases: int | None = None
-    min_items: int | None = None
-    min_cases: int | None = None
-    min_expert_cases: int | None = None
-    margin: float | None = None
-    difference_lower_bound: float | None = None
-    difference_upper_bound: float | None = None
-    # applicability (applies / not_applicable) gated beside quality; absent in older reports
-    applicability_checked: bool | None = None
-    applicability_n_cases: int | None = None
-    applicability_difference_lower_bound: float | None = None
-    applicability_difference_upper_bound: float | None = None
-    rule: str | None = None
-    run_to_run: str | None = None  # the judge's run-to-run noise on this criterion, in words
-    ceiling_margin: float | None = None  # version 1's gate: the experts' kappa minus this
-
-
 class Coverage(Strict):
     n_items: int
     usable: int
@@ -105,7 +93,7 @@ class Disagreement(Strict):
     item: str
     case: str
     consensus: str | int
-    experts: dict[str, str | int | None]
+    experts: dict[str, Label]
     experts_unanimous: bool
     judge: str | int
     rationale: str | None
@@ -132,21 +120,21 @@ class CalibrationCriterion(Strict):
     level: Literal["nominal", "ordinal"]
     statistic: str
     n_items: int
-    judge_vs_consensus: Json
-    judge_vs_consensus_other: dict[str, Json]
-    judge_vs_each_expert: list[Json]
-    expert_ceiling: Json | None
+    judge_vs_consensus: Estimate
+    judge_vs_consensus_other: dict[str, Estimate]
+    judge_vs_each_expert: list[RaterEstimate]
+    expert_ceiling: Estimate | None
     expert_ceiling_statistic: str
     expert_ceiling_explanation: str | None
-    expert_pairs: list[Json]
+    expert_pairs: list[PairEstimate]
     revise_rubric: bool
     coverage: Coverage
-    with_abstention_category: Json
+    with_abstention_category: Estimate
     confusion: Confusion
-    not_applicable: Json | None
+    not_applicable: Applicability | None
     gate: CriterionGate
-    gate_comparison: Json | None = None
-    per_label: list[Json] | Json | None = None
+    gate_comparison: GateComparison | None = None
+    per_label: list[PerLabel] | None = None
     items_needed_for_width: ItemsNeeded
     notes: list[str]
     disagreements: list[Disagreement]
@@ -210,12 +198,12 @@ class CalibrationReport(Report):
     settings: CalibrationSettings = Field(description="Bootstrap and gate settings.")
     warnings: list[str] = Field(default_factory=list)
     judge_outcomes: dict[str, int] = Field(description="Judgments by outcome.")
-    run: Json = Field(default_factory=dict)
+    run: CalibrationRun = Field(default_factory=CalibrationRun)
     gate: Gate = Field(description="The release gate, per criterion and for the judge.")
     criteria: list[CalibrationCriterion] = Field(description="Each criterion in detail.")
-    experts: Json | None = None
+    experts: ExpertsSection | None = None
     safety: CalibrationSafety = Field(description="Safety invariants, apart from quality.")
     calibration_pairs: list[CalibrationPair] = Field(default_factory=list)
-    robustness: Json | None = None
-    run_to_run: Json | None = None
+    robustness: RobustnessSection | None = None
+    run_to_run: RunToRunSection | None = None
     run_id: str | None = None

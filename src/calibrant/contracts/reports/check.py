@@ -21,7 +21,10 @@ class SkippedFile(Strict):
 
 class FilesRead(Strict):
     read: int = Field(description="Transcript files read.")
-    skipped: list[SkippedFile] = Field(description="Files found but not read, and why.")
+    skipped: list[SkippedFile] | int = Field(
+        description="Files found but not read, and why (`check --json`); a stored check run "
+        "records how many."
+    )
 
 
 class CheckReport(Report):

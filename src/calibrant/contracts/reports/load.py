@@ -5,10 +5,10 @@ JSON Schemas published under docs/schemas/."""
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from .audit import AgreementOverTimeReport, AuditReport
-from .base import Json, Report, ReportVersionError
+from .base import Report, ReportVersionError
 from .calibration import CalibrationReport
 from .check import CheckReport, JudgeReport
 from .compare import ComparisonReport, TrialsReport
@@ -88,7 +88,7 @@ RUN_REPORTS: dict[str, str] = {
 }
 
 
-def load_report(kind: str, data: Json) -> Report:
+def load_report(kind: str, data: dict[str, Any]) -> Report:
     """A report of `kind` (a key of REPORT_MODELS) from its JSON data, whatever calibrant version
     wrote it (see `Report`); a newer version than this calibrant knows raises
     ReportVersionError, a report that does not match its model pydantic's ValidationError."""
@@ -99,14 +99,14 @@ def load_report(kind: str, data: Json) -> Report:
     return model.model_validate(data)
 
 
-def checked(kind: ReportKind, data: Json) -> Json:
+def checked(kind: ReportKind, data: dict[str, Any]) -> dict[str, Any]:
     """`data` unchanged, once validated into its report model: a producer's last step, so that a
     report that does not match its model fails where it is made, not where it is read."""
     REPORT_MODELS[kind].model_validate(data)
     return data
 
 
-def report_for_run(run_kind: str, data: Json | None) -> Report | None:
+def report_for_run(run_kind: str, data: dict[str, Any] | None) -> Report | None:
     """The stored summary of a run of `run_kind` (store.runs.RUN_KINDS) as its report model;
     None when the run has no summary, its kind has no report model or it recorded an error."""
     kind = RUN_REPORTS.get(run_kind)
@@ -115,7 +115,7 @@ def report_for_run(run_kind: str, data: Json | None) -> Report | None:
     return load_report(kind, data)
 
 
-def schemas() -> dict[str, Json]:
+def schemas() -> dict[str, dict[str, Any]]:
     """The JSON Schema of each report (what docs/schemas/<kind>.schema.json holds)."""
     out = {}
     for kind, model in REPORT_MODELS.items():

@@ -140,6 +140,27 @@ class Alarm(Strict):
     e_value: float
 
 
+class AnchorsGold(Strict):
+    """The frozen anchor set: the gold folder, its split and its hashes."""
+
+    root: str
+    split: str | None
+    hashes: dict[str, str]
+
+
+class MonitoredVerdicts(Strict):
+    """The recorded verdicts file a judge that runs elsewhere was monitored from."""
+
+    file: str
+    format: str
+    sha256: str
+    rows: int
+    judge_version: str
+    queues: list[str]
+    audited_items: int
+    anchor_rows: int
+
+
 class MonitorReport(Report):
     """One judge version after release: per window and criterion kappa, e-values and alarms."""
 
@@ -154,10 +175,10 @@ class MonitorReport(Report):
     window: str = Field(description="day, week (from Monday) or month, UTC.")
     settings: MonitorSettingsOut
     baseline: dict[str, BaselineOut]
-    anchors_gold: dict[str, object] | None = Field(
+    anchors_gold: AnchorsGold | None = Field(
         description="The frozen anchor set (gold folder, split, hashes); null: no anchors."
     )
-    verdicts: dict[str, object] | None = Field(
+    verdicts: MonitoredVerdicts | None = Field(
         default=None,
         description="A judge that runs elsewhere (`monitor --verdicts`): the recorded verdicts "
         "file its labels came from (file, format, sha256, rows, judge version, queues, the "
