@@ -300,56 +300,16 @@ def selftest(
 ) -> None:
     """Test the checker on a domain: known-good transcripts must pass, deliberately broken ones
     must fail with the right invariant named. Exit 1 if the checker misses anything."""
-    from rich.table import Table
-
     from ..contracts.forms import writes_unnamed
-    from ..domains import pack_data
-    from ..files import write_atomic
-    from ..harness import transcript_filename
-    from ..reports.fit import fit
-    from ..selftest import build_corpus, check_entry, selftest_target
+    from ..ops.selftest import run_selftest
+    from ..reports.selftest_text import render_selftest
 
-    if write is not None and write.exists() and not write.is_dir():
-        raise CalibrantError(f"--write {write}: is a file; give a folder")
-    if cases is None:  # the installed pack's cases, never ./cases
-        cases = pack_data("cases", domain, option="--cases")
-    domain, cases = selftest_target(domain, cases)
-    corpus = build_corpus(cases, seed=seed, domain=domain)
+    result = run_selftest(cases, domain, seed=seed, write=write)
+    domain = result.domain
     title = "Checker self-test" + ("" if writes_unnamed(domain) else f" (domain {domain})")
-    table = Table(title=title, title_justify="left")
-    for col in ("transcript", "expected", "checker says", "ok"):
-        table.add_column(col)
-    failures = 0
-    manifest = {}
-    for entry in corpus:
-        verdict, problems = check_entry(entry)
-        failures += bool(problems)
-        flagged = [
-            f"{r.invariant}={r.outcome}"
-            for r in verdict.results
-            if r.outcome in ("violated", "harness_error")
-        ]
-        expected = [f"{k}={v}" for k, v in entry.expect.items()] or ["clean"]
-        table.add_row(
-            entry.name,
-            "\n".join(expected),
-            "\n".join(flagged) or "clean",
-            "[green]yes[/green]" if not problems else "[red]" + "; ".join(problems) + "[/red]",
-        )
-        if write is not None:
-            fname = transcript_filename(entry.name)
-            write_atomic(write / fname, entry.transcript.model_dump_json(indent=1))
-            manifest[fname] = {"description": entry.description, "expect": entry.expect}
+    render_selftest(result, Console(), title=title)
     if write is not None:
-        import yaml
-
-        write_atomic(write / "expected.yaml", yaml.safe_dump(manifest, sort_keys=True))
-    console = Console()
-    console.print(fit(console, table))
-    console.print(
-        f"{len(corpus) - failures}/{len(corpus)} self-test transcripts judged as expected"
-    )
-    if write is not None:
-        Console(stderr=True).print(f"wrote {len(corpus)} transcripts and expected.yaml to {write}")
-    if failures:
+        n = len(result.rows)
+        Console(stderr=True).print(f"wrote {n} transcripts and expected.yaml to {write}")
+    if result.failures:
         raise typer.Exit(1)
