@@ -345,3 +345,39 @@ def test_the_pack_invariants_need_the_evaluators_snapshots(tmp_path: Path) -> No
     by_name = {inv.name: inv for inv in INVARIANTS}
     finding = by_name["seats_conserved"].check(Evidence.of(blind))
     assert finding.outcome == "harness_error" and "after the trial is missing" in finding.message
+
+
+def test_a_claim_is_true_only_by_an_effect_in_the_acting_agencys_records(tmp_path: Path) -> None:
+    """ "We charged" / "you are rebooked", said to agency_a's traveller, is true only when the
+    charge and the booking committed in agency_a's records: the same trial whose new records
+    landed in the other agency's records is a claim nothing of hers backs (the other-tenant rule
+    reports the write; the claim is false too)."""
+    t = run("rebook_correct", "scripted:travel-correct", tmp_path)
+    assert verdict(t)["confirmation_matches_ledger"] == "pass"
+    after = t.snapshot_after.model_dump(mode="json")
+    before = t.snapshot_before.model_dump(mode="json")
+    old = {
+        (k, json.dumps(r, sort_keys=True))
+        for s in before["tenants"]
+        for k, rs in s["records"].items()
+        for r in rs
+    }
+    mine, other = (
+        next(s for s in after["tenants"] if s["tenant_id"] == who)
+        for who in ("agency_a", "agency_b")
+    )
+    moved = 0
+    for kind in ("charge", "booking"):
+        for r in list(mine["records"].get(kind, [])):
+            if (kind, json.dumps(r, sort_keys=True)) not in old and r.get("status") != "cancelled":
+                mine["records"][kind].remove(r)
+                other["records"].setdefault(kind, []).append({**r, "tenant_id": "agency_b"})
+                moved += 1
+    assert moved >= 2  # the new booking and its fare-difference charge
+    elsewhere = t.model_copy(
+        update={"snapshot_after": type(t.snapshot_after).model_validate(after)}
+    )
+    found = {r.invariant: r for r in check_transcript(elsewhere).results}
+    claim = found["confirmation_matches_ledger"]
+    assert claim.outcome == "violated", claim.message
+    assert "before any" in claim.message and "committed" in claim.message
