@@ -21,7 +21,6 @@ NOUNS = re.compile(r"refund|ledger", re.IGNORECASE)
 SUFFIXES = (".py", ".html", ".css", ".js")
 
 STILL_NAMING = {
-    "contracts/case.py": 1,
     "regression/recognizers.py": 1,
 }
 
