@@ -411,10 +411,7 @@ class DomainPack:
     instead of `harness_error` (which says, for a business with several tenants, that the
     snapshots miss the others)."""
     not_names: tuple[str, ...] = ()
-    """Words of the business never taken as a person's name when a transcript's free text is
-    redacted (a case drafted from it): its customers write them where a name could stand ("soy
-    cliente, booking pendiente", "Thanks,\nbooking"), in any case; calibrant's own list holds the
-    words of every support conversation (`calibrant.regression.recognizers`)."""
+    """Words of the business never taken as a person's name in redaction (any case)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -449,8 +446,8 @@ class DomainPack:
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
         _check_published(who, self)
-        if not isinstance(self.not_names, tuple) or not all(
-            isinstance(w, str) and w.strip() and len(w.split()) == 1 for w in self.not_names
+        if not isinstance(self.not_names, tuple) or any(
+            not isinstance(w, str) or len(w.split()) != 1 for w in self.not_names
         ):
             raise DomainPackError(f"{who}: not_names must be a tuple of single words")
         if self.form is not None:
