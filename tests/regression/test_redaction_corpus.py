@@ -12,9 +12,12 @@ from typing import Any
 
 import yaml
 
+from calibrant.domains import get as get_pack
 from calibrant.regression import Redactor
 
 CORPUS = Path(__file__).parents[1] / "data" / "redaction" / "corpus.yaml"
+REFUND_WORDS = get_pack("refunds").pack.not_names
+"""The refund shop's words never taken as names: its conversations are redacted with them."""
 # words of a planted value that are not the person's (a street type, "at", "dot")
 _GENERIC = {
     "calle", "avenida", "avda", "plaza", "paseo", "camino", "rambla", "travesia", "street",
@@ -48,7 +51,7 @@ def _score() -> dict[str, Any]:
     misses: list[str] = []
     by_kind: dict[str, list[int]] = {}
     for doc in docs:
-        out = Redactor(doc["records"]).text(doc["text"])
+        out = Redactor(doc["records"], not_names=REFUND_WORDS).text(doc["text"])
         for p in doc["planted"]:
             planted += 1
             bad = _leaked(p["value"], out)

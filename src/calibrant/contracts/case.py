@@ -18,12 +18,15 @@ from pydantic import (
     BaseModel,
     Field,
     JsonValue,
+    PrivateAttr,
     SerializeAsAny,
     TypeAdapter,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails
 
 from . import forms
 from .common import Contract, Id
@@ -142,7 +145,16 @@ def _expected(value: object, _: ValidatorFunctionWrapHandler) -> Any:
 
 class InvariantSettings(Contract):
     """Invariants the case asserts. All invariants run; a `false` here marks one as not part of
-    this case's contract (reported as not_applicable, with that reason)."""
+    this case's contract (reported as not_applicable, with that reason).
+
+    A pack whose files name a setting their own way (`contracts.forms.FileForm
+    .setting_spellings`: the name the pack publishes the invariant under) has it read and
+    written so; a file that spelled a setting another way keeps its spelling when written back
+    (its bytes and content hash do not change)."""
+
+    _spelled: dict[str, str] = PrivateAttr(default_factory=dict)
+    """generic setting -> the name the file it was read from gave it, where that is not the
+    name its domain's files give it."""
 
     other_tenant_records_unchanged: bool = Field(
         default=True,
@@ -160,9 +172,78 @@ class InvariantSettings(Contract):
     confirmation_matches_committed_state: bool = Field(
         default=True, description="Every confirmation names the committed record and amount."
     )
-    policy_read_before_refund: bool = Field(
-        default=True, description="The policy is read before any effect commits."
+    policy_read_before_effect: bool = Field(
+        default=True,
+        description="The policy is read before any effect commits (a pack's files may name it "
+        "as the pack publishes the invariant).",
     )
+
+
+class _SettingsOf:
+    """A case's `invariants:` data, marked (before validation) with its domain."""
+
+    def __init__(self, value: object, domain: str) -> None:
+        self.value = value
+        self.domain = domain
+
+
+def _spelling_of(domain: str) -> dict[str, str]:
+    """generic setting -> the name `domain`'s files give it (its form's spellings)."""
+    form = forms.form_of(domain)
+    own = {} if form is None else form.setting_spellings
+    return {generic: name for name, generic in own.items()}
+
+
+def _read_spelling(name: str, domain: str) -> str | None:
+    """The generic setting a file of `domain` means by `name` (None: `name` is no pack's
+    spelling): its own form's first, then another installed pack's (a file written before the
+    setting had its generic name carries the name the first pack gave it)."""
+    form = forms.form_of(domain)
+    if form is not None and name in form.setting_spellings:
+        return form.setting_spellings[name]
+    return next(
+        (f.setting_spellings[name] for f in forms.known_forms() if name in f.setting_spellings),
+        None,
+    )
+
+
+def _settings(value: object, handler: ValidatorFunctionWrapHandler) -> Any:
+    if not isinstance(value, _SettingsOf):
+        return handler(value)
+    if not isinstance(value.value, dict):
+        return handler(value.value)
+    writes = _spelling_of(value.domain)
+    data: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    file_name: dict[str, str] = {}
+    for name, v in value.value.items():
+        generic = _read_spelling(name, value.domain)
+        if generic is None or generic in value.value or generic in data:
+            data[name] = v
+            if writes.get(name, name) != name:  # the generic name, in a pack's own file
+                spelled[name] = name
+            continue
+        data[generic] = v
+        file_name[generic] = name
+        if writes.get(generic, generic) != name:
+            spelled[generic] = name
+    try:
+        settings = handler(data)
+    except ValidationError as exc:
+        found = [
+            InitErrorDetails(
+                type=err["type"],
+                loc=(file_name.get(str(err["loc"][0]), err["loc"][0]), *err["loc"][1:])
+                if err["loc"]
+                else (),
+                input=err["input"],
+                **({"ctx": err["ctx"]} if "ctx" in err else {}),  # type: ignore[typeddict-item]
+            )
+            for err in exc.errors(include_url=False)
+        ]
+        raise ValidationError.from_exception_data("InvariantSettings", found) from None
+    settings._spelled = {**settings._spelled, **spelled}
+    return settings
 
 
 class CaseContract(DomainNamed):
@@ -189,7 +270,7 @@ class CaseContract(DomainNamed):
         "confirmed yet (a case drafted from a transcript by `calibrant case from-transcript`, "
         "waiting for a person to write the agreed outcome); trials refuse such a case."
     )
-    invariants: InvariantSettings = Field(
+    invariants: Annotated[InvariantSettings, WrapValidator(_settings)] = Field(
         default_factory=InvariantSettings, description="Invariants the case asserts."
     )
     customer_script: list[str] = Field(
@@ -219,6 +300,20 @@ class CaseContract(DomainNamed):
             for name, model in models.items():
                 if name in data and not isinstance(data[name], _OfDomain):
                     data[name] = _OfDomain(data[name], model)
+            if "invariants" in data and isinstance(domain, str):
+                data["invariants"] = _SettingsOf(data["invariants"], domain)
+        return data
+
+    def _file_form(self, data: dict[str, Any], mode: str) -> dict[str, Any]:
+        """The `invariants:` settings named as this domain's files name them (a setting read
+        under another name keeps it)."""
+        found = data.get("invariants")
+        if not isinstance(found, dict):
+            return data
+        names = {**_spelling_of(self.domain), **self.invariants._spelled}
+        if not any(k in names for k in found):
+            return data
+        data["invariants"] = {names.get(k, k): v for k, v in found.items()}
         return data
 
     @model_validator(mode="after")

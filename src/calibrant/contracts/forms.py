@@ -72,6 +72,9 @@ class FileForm:
       file's spelling;
     - `spellings`: the pack's own field names -> the generic fields they spell (named in the
       error a file of another domain gets when it uses one);
+    - `setting_spellings`: the pack's own names for a case's `invariants:` settings -> the
+      generic settings they spell (its files were written with them: a case and a transcript's
+      copy of it read them, and write a setting the file did not spell by the pack's name);
     - `views`: attributes a transcript of this domain still answers by the pack's names, for
       code written against them (name -> function of the transcript); on a transcript of
       another domain they read None. A view is a copy: changing it changes nothing (change the
@@ -97,6 +100,7 @@ class FileForm:
     transcript_in: Callable[[Data], Data] | None = None
     transcript_out: Callable[[Data, str], Data] | None = None
     spellings: Mapping[str, str] = field(default_factory=dict)
+    setting_spellings: Mapping[str, str] = field(default_factory=dict)
     views: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     exports: Mapping[str, object] = field(default_factory=dict)
     case_fixture: type[BaseModel] | None = None

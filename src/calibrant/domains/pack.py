@@ -134,6 +134,8 @@ class DomainPack:
     the rules that compare it with the other tenants say `not_applicable`, with the reason,
     instead of `harness_error` (which says, for a business with several tenants, that the
     snapshots miss the others)."""
+    not_names: tuple[str, ...] = ()
+    """Words of the business never taken as a person's name in redaction (any case)."""
 
     def __post_init__(self) -> None:
         who = f"domain pack '{self.name}'"
@@ -168,6 +170,10 @@ class DomainPack:
                 raise DomainPackError(f"{who}: {attr} must be a pathlib.Path")
         _check_judge(who, self)
         _check_published(who, self)
+        if not isinstance(self.not_names, tuple) or any(
+            not isinstance(w, str) or len(w.split()) != 1 for w in self.not_names
+        ):
+            raise DomainPackError(f"{who}: not_names must be a tuple of single words")
         if self.form is not None:
             if not isinstance(self.form, FileForm):
                 raise DomainPackError(f"{who}: form must be a calibrant.contracts.forms.FileForm")

@@ -192,7 +192,7 @@ def draft_case(
     pack = _drafting_pack(t, source)
     before = _view(pack, t.snapshot_before, source)
     after = _view(pack, t.snapshot_after, source)
-    r = Redactor(_people([before, after]), extra_terms or [])
+    r = Redactor(_people([before, after]), extra_terms or [], not_names=pack.not_names)
     fixture = _fixture(pack, t, r, source)
     origin = r.text(t.transcript_id)  # a production id may hold an email or a name
     agent = r.text(t.provenance.agent)  # so may the agent's name ("ops.bot+ana.ruiz@shop.es")

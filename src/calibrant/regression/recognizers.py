@@ -145,7 +145,7 @@ _NOT_NAMES = frozenset(
     muy the un una unos unas your tu su sus my mi mis our we you he she it they i im soy es
     is was are am be been have has had tengo tiene tenia tenía ha he hay going trying about
     calling llamando escribiendo esperando waiting customer cliente clienta client order pedido
-    refund reembolso again otra vez ya already just solo only also tambien también happy glad
+    again otra vez ya already just solo only also tambien también happy glad
     contento contenta enfadado enfadada angry upset sure seguro segura afraid pleased the this
     that esto eso este esta ese esa hello hola hi buenas buenos dias días tardes noches thanks
     gracias regards saludos please por favor okay ok bien well good fine here again ready new
@@ -212,10 +212,11 @@ def _birth_dates(text: str) -> Iterator[Span]:
             yield Span(m.start(), m.end(), "birth date", fold(m.group(0)))
 
 
-def _places(text: str) -> Iterator[Span]:
+def _places(text: str, not_names: frozenset[str] = frozenset()) -> Iterator[Span]:
+    common = _NOT_NAMES | not_names
     for m in _ADDRESS_ES.finditer(text):
         name = m.group("name")
-        words = [w for w in name.split() if w.casefold() not in _NOT_NAMES and len(w) > 1]
+        words = [w for w in name.split() if w.casefold() not in common and len(w) > 1]
         capital = any(w[:1].isupper() for w in words)
         if words and (m.group("num") or capital):
             if not m.group("num"):  # only the capitalized words belong to the street's name
@@ -242,13 +243,16 @@ def _places(text: str) -> Iterator[Span]:
         yield Span(m.start(1), m.end(1), "postcode", m.group(1))
 
 
-def find_all(text: str) -> list[Span]:
-    """Every span a recognizer finds in `text` (overlapping; the caller chooses)."""
+def find_all(text: str, not_names: frozenset[str] = frozenset()) -> list[Span]:
+    """Every span a recognizer finds in `text` (overlapping; the caller chooses); `not_names`:
+    the domain's words never taken as a name (`DomainPack.not_names`, case-folded)."""
     spans: list[Span] = []
     finders = (_emails, _ip_addresses, _money_and_ids, _social_security, _plates, _phones,
-               _birth_dates, _places, _numbers)  # fmt: skip
+               _birth_dates)  # fmt: skip
     for finder in finders:
         spans.extend(finder(text))
+    spans.extend(_places(text, not_names))
+    spans.extend(_numbers(text))
     return spans
 
 
@@ -259,7 +263,7 @@ _POST_CUE = re.compile(
 )
 
 
-def name_mentions(text: str) -> list[str]:
+def name_mentions(text: str, not_names: frozenset[str] = frozenset()) -> list[str]:
     """Names introduced in `text`: after a self-introduction ("me llamo josé", "soy María",
     "my name is", "I'm"), a title (Sr., Mrs.), a sign-off ("Saludos, Ana"), "de parte de" /
     "on behalf of", or a relative ("mi marido Pedro", "my wife, Jane"). After "me llamo"/"my
@@ -267,7 +271,9 @@ def name_mentions(text: str) -> list[str]:
     be a common first name; after a sign-off that ends the message (the name alone on the
     last line, or after the comma) any words that are not common ones count ("Un saludo,
     maite"). A run of capitals with an organisation's word in it is not a person ("Acme
-    Retail Customer Care")."""
+    Retail Customer Care"). `not_names`: the domain's words that are never a name either
+    (`DomainPack.not_names`, case-folded), with calibrant's own."""
+    common_words = _NOT_NAMES | not_names
     found: list[str] = []
     for m in _CUE.finditer(text):
         strong = m.group("strong") is not None
@@ -281,7 +287,7 @@ def name_mentions(text: str) -> list[str]:
             link = word.casefold() in ("de", "del", "la", "los", "las", "y") and words
             capital = word[:1].isupper()
             known = fold(word) in FIRST_NAMES
-            if not link and word.casefold() in _NOT_NAMES and not (capital and words):
+            if not link and word.casefold() in common_words and not (capital and words):
                 break
             if fold(word) in _TITLES:
                 break
@@ -301,13 +307,13 @@ def name_mentions(text: str) -> list[str]:
             found.append(" ".join(words))
     for m in _SIGN_OFF.finditer(text):  # "Un saludo,\nmaite": the last line, in any case
         words = m.group("name").split()
-        common = _NOT_NAMES | _FILLERS | _ORG
+        common = common_words | _FILLERS | _ORG
         if not any(fold(w) in common or w.casefold() in common for w in words):
             found.append(" ".join(words))
     for m in _POST_CUE.finditer(text):  # "Harry Whitfield here", "Lucía aquí"
         words = []
         for part in reversed(m.group("name").split()):
-            if part.casefold() in _NOT_NAMES or not (
+            if part.casefold() in common_words or not (
                 part[:1].isupper() or fold(part) in FIRST_NAMES
             ):
                 break

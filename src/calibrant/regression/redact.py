@@ -77,9 +77,17 @@ def _name_terms(name: str) -> list[str]:
 
 
 class Redactor:
-    """Replace personal data in text; `known_names` and `extra` are matched as whole words."""
+    """Replace personal data in text; `known_names` and `extra` are matched as whole words;
+    `not_names`: the words of the text's domain never taken as a person's name (its pack's
+    `DomainPack.not_names`)."""
 
-    def __init__(self, known_names: Iterable[str] = (), extra: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        known_names: Iterable[str] = (),
+        extra: Iterable[str] = (),
+        not_names: Iterable[str] = (),
+    ) -> None:
+        self._not_names = frozenset(w.casefold() for w in not_names)
         self._map: dict[tuple[str, str], str] = {}
         self._counts: dict[str, int] = {}
         self._used: set[str] = set()
@@ -135,11 +143,11 @@ class Redactor:
     def spans(self, text: str) -> list[Span]:
         """What `text()` replaces in `text`, in reading order: of overlapping candidates the more
         specific kind wins, then the longer span. Registers the names `text` introduces."""
-        for name in name_mentions(text):
+        for name in name_mentions(text, self._not_names):
             self._add_name(name)
         taken = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
         chosen: list[Span] = []
-        candidates = find_all(text) + self._term_spans(text)
+        candidates = find_all(text, self._not_names) + self._term_spans(text)
         for s in sorted(candidates, key=lambda s: (_PRIORITY[s.kind], s.start - s.end, s.start)):
             if all(s.end <= a or s.start >= b for a, b in taken):
                 taken.append((s.start, s.end))

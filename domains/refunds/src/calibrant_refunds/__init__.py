@@ -226,6 +226,11 @@ LABEL_PRIORS = Path(__file__).with_name("label_priors")
 set's calibration split; one JSON per rubric content hash)."""
 
 
+NOT_NAMES = ("refund", "reembolso")
+"""The shop's words never taken as a person's name when its transcripts are redacted (a
+customer writes "soy cliente, reembolso urgente" or ends a message "Gracias,\nreembolso")."""
+
+
 def pack() -> DomainPack:
     """The refund shop's declaration (built when the registry asks for it)."""
     return DomainPack(
@@ -277,6 +282,7 @@ def pack() -> DomainPack:
             assignee_kind="assignee_kind",
             reconciliation="reconciliation",
         ),
+        not_names=NOT_NAMES,
     )
 
 

@@ -52,6 +52,10 @@ WRITE_FIELDS = (
     ("order_version_after", "version_after"),
 )
 """(the refund shop's name, the generic field) of what a write was applied over."""
+SETTINGS = (("policy_read_before_refund", "policy_read_before_effect"),)
+"""(the refund shop's name, the generic setting) of a case's `invariants:` settings: the name
+the pack publishes the invariant under (`PUBLISHED`), which its case files and every
+transcript's copy of its case give it."""
 
 _TITLE = "Transcript"
 _TO_GENERIC = dict(SNAPSHOTS)
@@ -247,6 +251,7 @@ FORM = FileForm(
     transcript_in=transcript_in,
     transcript_out=transcript_out,
     spellings={**dict(SNAPSHOTS), **dict(WRITE_FIELDS)},
+    setting_spellings=dict(SETTINGS),
     views={own: _view(g) for own, g in SNAPSHOTS},
     exports=_EXPORTS,
     case_fixture=Fixture,

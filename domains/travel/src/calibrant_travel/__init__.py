@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from calibrant.contracts.forms import FileForm
 from calibrant.domains import (
     ApprovalGate,
     Confirmation,
@@ -180,6 +181,17 @@ PUBLISHED = (
 """The names the pack's verdicts gave three of calibrant's invariants before they had generic
 names: its gold set's safety verdicts and its users' baselines name them so, and keep working."""
 
+FORM = FileForm(
+    domain="travel",
+    setting_spellings={
+        p.name: p.invariant for p in PUBLISHED if p.invariant == "policy_read_before_effect"
+    },
+)
+"""The pack's file form: its files are in the generic spelling, but for the case `invariants:`
+setting of the policy invariant, which they give the name the pack publishes it under (its gold
+transcripts' copies of their cases name it so, written before the setting had its generic
+name)."""
+
 
 def _runtime() -> PackRuntime:
     from .runtime import TravelRuntime
@@ -216,6 +228,7 @@ def pack() -> DomainPack:
         confirmations=CONFIRMATIONS,
         message_cap="notifications_at_most",  # its outcomes cap the messages accepted
         published=PUBLISHED,
+        form=FORM,
         grants=GrantSpec(
             kind="permission",
             principal="principal",
