@@ -135,7 +135,7 @@ def stability() -> dict[str, Any]:
     clusters = [GOLD.items[i].case for i in GOLD.item_ids]
     return judge_stability(
         GOLD.item_ids, samples, rubric=RUBRIC, judge=cfg, k=3, clusters=clusters, n_resamples=200
-    )
+    ).model_dump(mode="json", exclude_unset=True)
 
 
 def judge() -> dict[str, Any]:
