@@ -109,7 +109,6 @@ STILL_PLAIN = {
     "rubric_info": 1,
     "run_calibration": 1,
     "run_probes": 1,
-    "run_to_run_section": 1,
     "safety_summary": 1,
     "section": 1,
     "shown": 1,
