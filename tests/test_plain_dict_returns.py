@@ -46,7 +46,6 @@ STILL_PLAIN = {
     "_applicability": 2,
     "_attributes": 1,
     "_audited_rate": 1,
-    "_confusion": 1,
     "_cost_figure": 1,
     "_criterion": 1,
     "_item_out": 1,
