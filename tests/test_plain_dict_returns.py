@@ -109,7 +109,6 @@ STILL_PLAIN = {
     "run_calibration": 1,
     "run_probes": 1,
     "safety_summary": 1,
-    "section": 1,
     "shown": 1,
     "spec": 1,
     "start": 1,

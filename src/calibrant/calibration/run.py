@@ -144,16 +144,16 @@ def _recorded_report(
         settings=settings,
         judge=recorded.config,
         split=split,
-        run={"model_calls": 0, "recorded": section},
+        run={"model_calls": 0, "recorded": section.model_dump(mode="json")},
     )
-    report["judge"]["recorded"] = section
-    without = len(section["items_without_verdict"])
+    report["judge"]["recorded"] = section.model_dump(mode="json")
+    without = len(section.items_without_verdict)
     report["judge_outcomes"] = {
-        "verdict": section["items_with_verdicts"],
+        "verdict": section.items_with_verdicts,
         **({"no_recorded_verdict": without} if without else {}),
     }
-    if section["verdicts_missing"]:
-        report["warnings"].append(section["note"])
+    if section.verdicts_missing:
+        report["warnings"].append(section.note)
     return report
 
 
