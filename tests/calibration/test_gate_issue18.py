@@ -153,8 +153,7 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
     cfg = cfg.model_copy(update={"temperature": 0.7})
     engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
     r = build("consensus")
-    r["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
-    apply_run_to_run(r)
+    apply_run_to_run(r, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
     assert r["run_to_run"]["measured"] is False
     for c in r["criteria"]:  # said plainly, and no gate changes for it
         assert (
@@ -168,7 +167,21 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
     # a stability run of the same judge version flags one passing criterion UNSTABLE
     runs = Runs(engine)
     run_id = runs.start("stability", judge=cfg)
-    stat = {"estimate": 0.55, "ci": [0.3, 0.75], "n": 108}
+    stat = {
+        "statistic": "fleiss_kappa",
+        "estimate": 0.55,
+        "estimate_undefined_reason": None,
+        "ci": [0.3, 0.75],
+        "ci_undefined_reason": None,
+        "confidence": 0.95,
+        "n": 108,
+        "n_clusters": 36,
+        "n_resamples": 2000,
+        "n_dropped": 0,
+        "seed": 0,
+        "method": "percentile",
+    }
+    differing = {"value": 0.2, "n": 108, "ci95": [0.13, 0.28], "method": "wilson"}
     runs.finish(
         run_id,
         {
@@ -179,7 +192,7 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
                 {
                     "criterion": c,
                     "self_agreement": stat,
-                    "items_with_differing_samples": {"value": 0.2, "n": 108},
+                    "items_with_differing_samples": {**differing, "undefined_reason": None},
                     "flag": "UNSTABLE" if c == passed[0] else "stable",
                 }
                 for c in CRITERIA
@@ -187,8 +200,7 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
         },
     )
     r = build("consensus")
-    r["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
-    apply_run_to_run(r)
+    apply_run_to_run(r, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
     got = _by(r)
     assert got[passed[0]]["gate"]["status"] == "UNDECIDED"
     assert (

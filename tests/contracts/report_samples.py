@@ -55,10 +55,10 @@ def calibration() -> dict[str, Any]:
                 required=True,
                 margin=None,
             )
-            report["run_to_run"] = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
+            section = run_to_run_section(engine, judge=cfg, rubric=RUBRIC)
         finally:
             engine.dispose()
-    apply_run_to_run(report)
+    apply_run_to_run(report, section)
     combine_gate(report["gate"], report["robustness"])
     report["run_id"] = "0" * 32
     return report
@@ -135,7 +135,7 @@ def stability() -> dict[str, Any]:
     clusters = [GOLD.items[i].case for i in GOLD.item_ids]
     return judge_stability(
         GOLD.item_ids, samples, rubric=RUBRIC, judge=cfg, k=3, clusters=clusters, n_resamples=200
-    )
+    ).model_dump(mode="json", exclude_unset=True)
 
 
 def judge() -> dict[str, Any]:

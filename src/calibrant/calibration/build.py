@@ -147,7 +147,9 @@ def calibration_report(
         "run": run or {},
         "gate": {"criteria": gates, "judge": overall_gate(gates)},
         "criteria": criteria,
-        "experts": expert_comparison(gold, rubric, judgments, settings),
+        "experts": expert_comparison(gold, rubric, judgments, settings).model_dump(
+            mode="json", exclude_unset=True
+        ),
         "safety": safety,
         "calibration_pairs": _pairs(gold, rubric, judgments, safety),
     }

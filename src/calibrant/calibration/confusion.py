@@ -8,13 +8,14 @@ from typing import Any
 
 from ..agreement import Scale
 from ..contracts import Criterion, Judgment
+from ..contracts.reports.calibration import Confusion
 from ..gold import CONSENSUS, GoldSet
 from .explain import ABSTAIN
 
 
 def _confusion(
     scale: Scale, ref: list[Any], judge: list[Any], outside: tuple[str, ...] = ()
-) -> dict[str, Any]:
+) -> Confusion:
     rows = [*map(str, scale.labels), *outside, "abstain", "missing"]
     cols = [*map(str, scale.labels), *outside, "abstain", "failed"]
     m = [[0] * len(cols) for _ in rows]
@@ -26,7 +27,7 @@ def _confusion(
 
     for r, j in zip(ref, judge, strict=True):
         m[idx(r, rows, "missing")][idx(j, cols, "failed")] += 1
-    return {"rows_consensus": rows, "columns_judge": cols, "counts": m}
+    return Confusion(rows_consensus=rows, columns_judge=cols, counts=m)
 
 
 def _disagreements(

@@ -314,7 +314,7 @@ def criterion_report(
         "with_abstention_category": stat_json(
             ab, [Side.of("the consensus", ab_ref), Side.of("the judge", ab_judge, failures)]
         ),
-        "confusion": _confusion(scale, ref_raw, judge_raw, outside),
+        "confusion": _confusion(scale, ref_raw, judge_raw, outside).model_dump(mode="json"),
         "not_applicable": _applicability(
             c,
             [("the consensus", ref_raw), ("the judge", judge_raw)],

@@ -17,6 +17,13 @@ import numpy as np
 from ..agreement import Scale, bootstrap_pairwise
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, Judgment, Rubric
+from ..contracts.reports import Figure
+from ..contracts.reports.calibration_parts import (
+    ConsensusFollowed,
+    ExpertsCriterion,
+    ExpertsSection,
+)
+from ..contracts.reports.stats import Estimate
 from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
 
@@ -37,7 +44,7 @@ def _stat(
     statistic: str,
     settings: Settings,
     clusters: np.ndarray | None,
-) -> dict[str, Any]:
+) -> Estimate:
     b = bootstrap_pairwise(
         _codes(scale, ref),
         _codes(scale, judge),
@@ -48,12 +55,12 @@ def _stat(
         confidence=settings.confidence,
         clusters=clusters,
     )
-    return b.to_dict()
+    return Estimate.model_validate(b.to_dict())
 
 
 def _followed(
     a: str, b: str, la: dict[str, Any], lb: dict[str, Any], cons: dict[str, Any]
-) -> dict[str, Any]:
+) -> ConsensusFollowed:
     """On the items where experts a and b both gave a usable label and disagree (and the
     consensus has one): how often the consensus equals a's label, b's, or neither."""
     items = sorted(
@@ -73,7 +80,7 @@ def _followed(
     return _verdict(a, b, counts, shared)
 
 
-def _verdict(a: str, b: str, counts: dict[str, int], shared: int) -> dict[str, Any]:
+def _verdict(a: str, b: str, counts: dict[str, int], shared: int) -> ConsensusFollowed:
     """Whom the consensus followed on n disagreements of experts a and b (out of `shared`
     labels both gave), and the flag."""
     n = sum(counts.values())
@@ -90,21 +97,21 @@ def _verdict(a: str, b: str, counts: dict[str, int], shared: int) -> dict[str, A
         why = f"consensus followed {top} on {counts[top]} of {n} disagreements" + (
             " — it is close to that expert's labels" if close else ""
         )
-    return {
-        "experts": [a, b],
-        "n_shared": shared,
-        "n_disagreements": n,
-        "followed": counts,
-        "closest": top if n else None,
-        "closest_share": proportion(counts[top], n).as_json(),
-        "close_to_one_expert": close,
-        "explanation": why,
-    }
+    return ConsensusFollowed(
+        experts=[a, b],
+        n_shared=shared,
+        n_disagreements=n,
+        followed=counts,
+        closest=top if n else None,
+        closest_share=Figure.model_validate(proportion(counts[top], n).as_json()),
+        close_to_one_expert=close,
+        explanation=why,
+    )
 
 
 def _criterion(
     c: Criterion, gold: GoldSet, judgments: dict[str, Judgment], settings: Settings
-) -> dict[str, Any]:
+) -> ExpertsCriterion:
     scale = scale_of(c)
     statistic = "weighted_kappa_linear" if scale.level == "ordinal" else "cohen_kappa"
     items = gold.item_ids
@@ -127,45 +134,38 @@ def _criterion(
         _followed(a, b, labels[a], labels[b], labels[CONSENSUS])
         for a, b in combinations(sorted(gold.experts), 2)
     ]
-    return {
-        "criterion": c.id,
-        "statistic": statistic,
-        "judge_vs": judge_vs,
-        "consensus_followed": pairs,
-    }
+    return ExpertsCriterion(
+        criterion=c.id, statistic=statistic, judge_vs=judge_vs, consensus_followed=pairs
+    )
 
 
 def expert_comparison(
     gold: GoldSet, rubric: Rubric, judgments: dict[str, Judgment], settings: Settings
-) -> dict[str, Any]:
+) -> ExpertsSection:
     """The `experts` section of the calibration report."""
     criteria = [_criterion(c, gold, judgments, settings) for c in rubric.criteria]
     overall = []
     for a, b in combinations(sorted(gold.experts), 2):
         counts = {a: 0, b: 0, "neither": 0}
+        shared = 0
         for c in criteria:
-            for p in c["consensus_followed"]:
-                if p["experts"] == [a, b]:
-                    for k, v in p["followed"].items():
+            for p in c.consensus_followed:
+                if p.experts == [a, b]:
+                    for k, v in p.followed.items():
                         counts[k] += v
-        shared = sum(
-            p["n_shared"]
-            for c in criteria
-            for p in c["consensus_followed"]
-            if p["experts"] == [a, b]
-        )
+                    shared += p.n_shared or 0
         overall.append(_verdict(a, b, counts, shared))
-    return {
-        "raters": sorted(gold.experts),
-        "close_share": CLOSE_SHARE,
-        "min_disagreements": MIN_DISAGREEMENTS,
-        "note": "The judge against each expert's own labels and against the consensus (same "
+    return ExpertsSection(
+        raters=sorted(gold.experts),
+        close_share=CLOSE_SHARE,
+        min_disagreements=MIN_DISAGREEMENTS,
+        note="The judge against each expert's own labels and against the consensus (same "
         "statistic and bootstrap as the main table). 'close to one expert': the consensus "
         f"sided with one expert on at least {CLOSE_SHARE:.0%} of the two experts' "
         f"disagreements (decided from {MIN_DISAGREEMENTS} disagreements on).",
-        "criteria": criteria,
-        "overall": overall,
-    }
+        criteria=criteria,
+        overall=overall,
+    )
 
 
 def _fmt(s: dict[str, Any]) -> str:

@@ -21,7 +21,6 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ..contracts import (
     INSUFFICIENT_EVIDENCE,
@@ -31,6 +30,7 @@ from ..contracts import (
     Rubric,
     content_hash,
 )
+from ..contracts.reports.base import RecordedVerdicts
 from ..errors import InputError
 from ..gold import GoldSet, read_manifest
 from .verdict_files import (
@@ -176,31 +176,31 @@ class RecordedJudge:
             out[i] = verdict_judgment(config, gold, i, answers, now)
         return out
 
-    def section(self, gold: GoldSet) -> dict[str, Any]:
+    def section(self, gold: GoldSet) -> RecordedVerdicts:
         """What the report says of the file: where it came from, what it covered."""
         in_split = [r for r in self.rows if r.item in gold.items]
         with_rows = {r.item for r in in_split}
         without = sorted(set(gold.items) - with_rows)
         gaps = len(with_rows) * len(self.rubric.criteria) - len(in_split)
         missing = len(without) * len(self.rubric.criteria) + gaps
-        return {
-            "judge_version": self.version,
-            "file": str(self.source),
-            "format": self.fmt,
-            "sha256": self.sha256,
-            "rows": len(self.rows),
-            "rows_in_split": len(in_split),
-            "items_with_verdicts": len(with_rows),
-            "items_without_verdict": without,
-            "verdicts_missing": missing,
-            "note": (
+        return RecordedVerdicts(
+            judge_version=self.version,
+            file=str(self.source),
+            format=self.fmt,
+            sha256=self.sha256,
+            rows=len(self.rows),
+            rows_in_split=len(in_split),
+            items_with_verdicts=len(with_rows),
+            items_without_verdict=without,
+            verdicts_missing=missing,
+            note=(
                 f"{missing} (item, criterion) pair(s) of the gold split have no row in "
                 f"{self.source.name} ({len(without)} item(s) without any): each counts as the "
                 "judge abstaining (insufficient_evidence), against coverage as in the gate."
                 if missing
                 else f"every gold item of the split has a row per criterion in {self.source.name}."
             ),
-        }
+        )
 
 
 def verdict_judgment(

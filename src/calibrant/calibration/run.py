@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..contracts import JudgeConfig, Judgment, Rubric
+from ..contracts.reports.calibration_parts import RunToRunSection
 from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
 from ..judge.on_gold import judge_gold_samples
@@ -119,10 +120,10 @@ def run_calibration(
         required=require_robustness,
         margin=attack_margin,
     )
-    report["run_to_run"] = run_to_run_section(store.engine, judge=config, rubric=rubric)
+    section = run_to_run_section(store.engine, judge=config, rubric=rubric)
     if recorded is not None:
-        _recorded_notes(report)
-    apply_run_to_run(report)
+        section = _recorded_notes(report, section)
+    apply_run_to_run(report, section)
     combine_gate(report["gate"], report["robustness"])
     report["run_id"] = run_id
     verdicts = report["judge_outcomes"].get("verdict", 0)
@@ -143,32 +144,35 @@ def _recorded_report(
         settings=settings,
         judge=recorded.config,
         split=split,
-        run={"model_calls": 0, "recorded": section},
+        run={"model_calls": 0, "recorded": section.model_dump(mode="json")},
     )
-    report["judge"]["recorded"] = section
-    without = len(section["items_without_verdict"])
+    report["judge"]["recorded"] = section.model_dump(mode="json")
+    without = len(section.items_without_verdict)
     report["judge_outcomes"] = {
-        "verdict": section["items_with_verdicts"],
+        "verdict": section.items_with_verdicts,
         **({"no_recorded_verdict": without} if without else {}),
     }
-    if section["verdicts_missing"]:
-        report["warnings"].append(section["note"])
+    if section.verdicts_missing:
+        report["warnings"].append(section.note)
     return report
 
 
-def _recorded_notes(report: dict[str, Any]) -> None:
-    """What cannot be measured of a judge calibrant never called, said plainly."""
+def _recorded_notes(report: dict[str, Any], run_to_run: RunToRunSection) -> RunToRunSection:
+    """What cannot be measured of a judge calibrant never called, said plainly: in the report's
+    robustness section, and in the run-to-run section returned."""
     version = report["judge"]["recorded"]["judge_version"]
     if report["robustness"]["probe_run"] is None:
         report["robustness"]["note"] = (
             f"not measured: judge '{version}' runs elsewhere (recorded verdicts), and "
             "`calibrant probe` can only attack a judge it calls"
         )
-    if not report["run_to_run"]["measured"]:
-        report["run_to_run"]["note"] = (
-            f"Run-to-run noise was not measured: judge '{version}' gave one recorded answer per "
-            "item; record it twice and compare the files with `calibrant compare FILE1 FILE2`."
-        )
+    if run_to_run.measured:
+        return run_to_run
+    note = (
+        f"Run-to-run noise was not measured: judge '{version}' gave one recorded answer per "
+        "item; record it twice and compare the files with `calibrant compare FILE1 FILE2`."
+    )
+    return run_to_run.model_copy(update={"note": note})
 
 
 def _judge_and_report(

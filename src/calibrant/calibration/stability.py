@@ -17,7 +17,9 @@ import numpy as np
 from ..agreement import bootstrap_fleiss, bootstrap_krippendorff
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
-from ..contracts.reports import STABILITY_SCHEMA_VERSION, checked
+from ..contracts.reports import STABILITY_SCHEMA_VERSION, Figure
+from ..contracts.reports.probe import StabilityCriterion, StabilityJudge, StabilityReport
+from ..contracts.reports.stats import Estimate
 from .criterion import ABSTAIN, _codes, scale_of
 
 __all__ = ["judge_stability"]
@@ -33,7 +35,7 @@ def _criterion(
     seed: int,
     n_resamples: int,
     min_self_agreement: float,
-) -> dict[str, Any]:
+) -> StabilityCriterion:
     scale = scale_of(c)
     raw = [
         [
@@ -58,7 +60,7 @@ def _criterion(
         result = bootstrap_fleiss(
             matrix, k=scale.k, seed=seed, n_resamples=n_resamples, clusters=clusters
         )
-    stat = result.to_dict()
+    stat = Estimate.model_validate(result.to_dict())
     rated = matrix >= 0
     comparable = rated.sum(axis=0) >= 2
     differs = np.array(
@@ -66,23 +68,23 @@ def _criterion(
     )
     unstable = int((differs & comparable).sum())
     abstained = sum(1 for row in raw for v in row if v in ABSTAIN)
-    ci = stat.get("ci")
-    lower = ci[0] if isinstance(ci, (list, tuple)) and ci else None
-    if stat.get("estimate") is None or lower is None:
+    lower = stat.ci[0] if stat.ci else None
+    if stat.estimate is None or lower is None:
         flag = "undefined"  # no estimate, or no interval (e.g. one case: no clustered interval)
     elif lower < min_self_agreement:
         flag = "UNSTABLE"
     else:
         flag = "stable"
-    return {
-        "criterion": c.id,
-        "scale": scale.level,
-        "self_agreement": stat,
-        "items_with_differing_samples": proportion(unstable, int(comparable.sum())).as_json(),
-        "abstentions": abstained,
-        "flag": flag,
-        "unstable_items": [items[j] for j in np.flatnonzero(differs & comparable)][:50],
-    }
+    differing = proportion(unstable, int(comparable.sum())).as_json()
+    return StabilityCriterion(
+        criterion=c.id,
+        scale=scale.level,
+        self_agreement=stat,
+        items_with_differing_samples=Figure.model_validate(differing),
+        abstentions=abstained,
+        flag=flag,
+        unstable_items=[items[j] for j in np.flatnonzero(differs & comparable)][:50],
+    )
 
 
 def judge_stability(
@@ -96,8 +98,8 @@ def judge_stability(
     seed: int = 0,
     n_resamples: int = 2000,
     min_self_agreement: float = 0.8,
-) -> dict[str, Any]:
-    """The stability report, as plain JSON data."""
+) -> StabilityReport:
+    """The stability report (its JSON: `model_dump(mode="json", exclude_unset=True)`)."""
     cl = None if clusters is None else np.asarray(clusters, dtype=object)
     criteria = [
         _criterion(
@@ -122,16 +124,15 @@ def judge_stability(
             "temperature is 0: samples differ only through the provider's nondeterminism; "
             "use the temperature the judge runs at (or --temperature) to measure stability"
         )
-    report = {
-        "schema_version": STABILITY_SCHEMA_VERSION,
-        "judge": {"model": judge.model, "hash": judge.hash, "temperature": judge.temperature},
-        "samples": k,
-        "items": len(items),
-        "judge_outcomes": dict(sorted(outcomes.items())),
-        "min_self_agreement": min_self_agreement,
-        "statistic": "Fleiss' kappa (pass/fail), Krippendorff's ordinal alpha (ordinal), "
+    return StabilityReport(
+        schema_version=STABILITY_SCHEMA_VERSION,
+        judge=StabilityJudge(model=judge.model, hash=judge.hash, temperature=judge.temperature),
+        samples=k,
+        items=len(items),
+        judge_outcomes=dict(sorted(outcomes.items())),
+        min_self_agreement=min_self_agreement,
+        statistic="Fleiss' kappa (pass/fail), Krippendorff's ordinal alpha (ordinal), "
         "samples as raters, bootstrap over " + ("whole cases" if clusters is not None else "items"),
-        "warnings": warnings,
-        "criteria": criteria,
-    }
-    return checked("stability", report)
+        warnings=warnings,
+        criteria=criteria,
+    )

@@ -74,7 +74,7 @@ def stability(
         clusters=[gold_set.items[i].case for i in items],
         seed=options.seed,
         min_self_agreement=options.min_self_agreement,
-    )
+    ).model_dump(mode="json", exclude_unset=True)
     arguments = {"gold": str(options.gold), "split": options.split, "samples": k}
     run_id = record_finished(
         store, "stability", report, judge=config, arguments=arguments, seed=options.seed, samples=k
