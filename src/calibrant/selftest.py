@@ -24,6 +24,8 @@ from .safety import check_transcript
 
 __all__ = [
     "CorpusEntry",
+    "SelftestResult",
+    "SelftestRow",
     "build_corpus",
     "check_entry",
     "created_records",
@@ -46,6 +48,27 @@ class CorpusEntry:
     @property
     def good(self) -> bool:
         return not self.expect
+
+
+@dataclass(frozen=True)
+class SelftestRow:
+    """One corpus transcript: what it should show, what the checker said, what was wrong."""
+
+    name: str
+    expected: tuple[str, ...]  # "invariant=outcome", or ("clean",)
+    flagged: tuple[str, ...]  # the violated / harness_error results, "invariant=outcome"
+    problems: tuple[str, ...]  # empty: judged as expected
+
+
+@dataclass(frozen=True)
+class SelftestResult:
+    domain: str
+    rows: tuple[SelftestRow, ...]
+    written_to: Path | None
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for r in self.rows if r.problems)
 
 
 def selftest_target(domain: str | None, cases: Path | None) -> tuple[str, Path]:

@@ -4,31 +4,11 @@ optionally write the corpus with its manifest (`calibrant selftest`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SelftestResult", "SelftestRow", "run_selftest"]
+from ..selftest import SelftestResult, SelftestRow
 
-
-@dataclass(frozen=True)
-class SelftestRow:
-    """One corpus transcript: what it should show, what the checker said, what was wrong."""
-
-    name: str
-    expected: tuple[str, ...]  # "invariant=outcome", or ("clean",)
-    flagged: tuple[str, ...]  # the violated / harness_error results, "invariant=outcome"
-    problems: tuple[str, ...]  # empty: judged as expected
-
-
-@dataclass(frozen=True)
-class SelftestResult:
-    domain: str
-    rows: tuple[SelftestRow, ...]
-    written_to: Path | None
-
-    @property
-    def failures(self) -> int:
-        return sum(1 for r in self.rows if r.problems)
+__all__ = ["SelftestResult", "SelftestRow", "run_selftest"]  # the result types: calibrant.selftest
 
 
 def run_selftest(

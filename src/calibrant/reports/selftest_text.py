@@ -11,7 +11,7 @@ from rich.table import Table
 from .fit import fit
 
 if TYPE_CHECKING:
-    from ..ops.selftest import SelftestResult
+    from ..selftest import SelftestResult
 
 __all__ = ["render_selftest"]
 
