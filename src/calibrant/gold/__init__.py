@@ -4,15 +4,19 @@ calibration and held-out items (`splits`)."""
 
 from __future__ import annotations
 
-from .goldset import CONSENSUS, GoldItem, GoldSet, load_gold, read_manifest
+from .goldset import CONSENSUS, GoldItem, GoldSet, PairRef, load_gold, rater_names, read_manifest
 from .splits import (
     HELDOUT_SHARE,
     MIN_HELDOUT_CASES,
+    NEAR_DUPLICATE,
+    TEXTS,
     agent_text,
     case_groups,
     choose_case_split,
     conversation_text,
     drawn_case_split,
+    max_similarity,
+    similar_pairs,
     split_problems,
 )
 from .splits import case_draw as case_draw
@@ -31,4 +35,10 @@ __all__ = [
     "conversation_text",
     "agent_text",
     "MIN_HELDOUT_CASES",
+    "NEAR_DUPLICATE",
+    "PairRef",
+    "TEXTS",
+    "max_similarity",
+    "rater_names",
+    "similar_pairs",
 ]
