@@ -12,6 +12,7 @@ only."""
 
 from __future__ import annotations
 
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -82,7 +83,9 @@ def main(out: Path) -> int:
     if RENAMED.exists():
         for line in _ids(RENAMED):
             if not line.startswith("#"):
-                old, _, new = line.partition(" -> ")
+                # an id may hold " -> " itself (a parameter): the new id starts with a path
+                found = re.match(r"(.+?) -> ((?:tests|domains|examples)/.+)$", line)
+                old, new = found.groups() if found else line.partition(" -> ")[::2]
                 renamed[old.strip()] = new.strip()
     baseline = _ids(BASELINE)
     lost = [i for i in baseline if renamed.get(i, i) not in union]
