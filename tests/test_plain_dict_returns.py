@@ -17,6 +17,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "calibrant"
 
 ALLOWED = {
+    "json_data": "a report model (or a part) as the JSON written to disk and served (contracts)",
     "as_json": "a figure or a stored record as the JSON a report or the API writes",
     "to_dict": "an agreement or monitor result as the JSON a report quotes",
     "checked": "the producers' last step: the report as JSON data, validated by its model",

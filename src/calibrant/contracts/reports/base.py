@@ -37,6 +37,12 @@ class Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    def json_data(self) -> dict[str, Any]:
+        """This part as the JSON data calibrant writes and serves: by field alias, only the
+        fields that were set (a figure an older report did not record stays absent). The one
+        place a report model becomes a dict: the file, the store and the API take this."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
 
 def version_field(current: int) -> Any:
     """The `schema_version` field of a report whose current version is `current`."""
