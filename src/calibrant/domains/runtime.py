@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..contracts import CaseContract, Transcript
+from ..contracts.wire import ToolSpec
 from ..errors import ConfigError
 
 __all__ = [
@@ -162,7 +163,7 @@ class PackRuntime(Protocol):
         `{case}:{agent_name}:s{seed}:t{trial}` (how an interrupted run finds it again)."""
         ...
 
-    def tool_specs(self) -> Sequence[dict[str, Any]]:
+    def tool_specs(self) -> Sequence[ToolSpec]:
         """The agent's business tools, OpenAI function-calling shape (`{"type": "function",
         "function": {"name", "description", "parameters"}}`): what `calibrant sandbox` serves
         an external agent over MCP and HTTP."""
@@ -238,7 +239,7 @@ class ImportOnlyRuntime:
     ) -> Transcript:
         raise self._none("runs no trials")
 
-    def tool_specs(self) -> Sequence[dict[str, Any]]:
+    def tool_specs(self) -> Sequence[ToolSpec]:
         return ()
 
     def tool_schema_version(self) -> str | None:

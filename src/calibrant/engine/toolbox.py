@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contracts import Authorization, HarnessEvent, ToolCall
+from ..contracts.wire import ToolAnswer
 from .faults import FaultPointDecl, FaultSchedule, ScheduledFault
 from .service import Caller, Handled, Service, advance
 from .tools import ToolSet
@@ -76,7 +77,7 @@ class ToolBox:
         self.counts = self.schedule.counts
         self.context: Mapping[str, str] = dict(context or {})
 
-    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]:
+    def call_json(self, tool: str, arguments: str | None) -> ToolAnswer:
         """`call` with the arguments as the JSON text a model wrote."""
         try:
             args = json.loads(arguments or "{}", parse_constant=_no_constant)
@@ -85,7 +86,7 @@ class ToolBox:
             return self._reject(tool, {}, [f"arguments are not valid JSON ({why})"])
         return self.call(tool, args)
 
-    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    def call(self, tool: str, args: dict[str, Any]) -> ToolAnswer:
         """Run one tool call; returns what the agent receives (errors as {"error": ...}).
 
         A call the tool schemas refuse (unknown tool, missing or unknown argument, wrong type,
@@ -151,15 +152,15 @@ class ToolBox:
             }
         return dict(handled.response)
 
-    def _reject(self, tool: str, args: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    def _reject(self, tool: str, args: dict[str, Any], problems: list[str]) -> ToolAnswer:
         """Answer and log a call refused before the service: the service made no decision, so
         the log says `denied` with reason `invalid_argument`, and nothing was read or written."""
         seq = advance(self.svc)
         name = tool if tool else "(no tool name)"
-        response = {
+        response: ToolAnswer = {
             "error": "invalid_argument",
             "message": f"{name}: " + "; ".join(problems),
-            "problems": problems,
+            "problems": [*problems],
         }
         self.rec.calls.append(
             ToolCall(

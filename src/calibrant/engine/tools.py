@@ -17,6 +17,7 @@ from typing import Any
 from sqlmodel import Session
 
 from ..contracts import Authorization
+from ..contracts.wire import ToolSpec
 from .service import Caller, Denied, Fail, Handled, Service
 
 __all__ = ["Handler", "ToolDecl", "ToolSet", "ID_SCHEMA", "STRING_SCHEMA", "COUNT_SCHEMA"]
@@ -64,7 +65,7 @@ class ToolDecl:
         if isinstance(self.scopes, str):
             raise ValueError(f"tool {self.name}: scopes must be a tuple of scope names")
 
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> ToolSpec:
         """The tool in OpenAI function-calling format."""
         return {
             "type": "function",
@@ -74,7 +75,7 @@ class ToolDecl:
                 "parameters": {
                     "type": "object",
                     "properties": self.properties,
-                    "required": list(self.required),
+                    "required": [*self.required],
                     "additionalProperties": False,
                 },
             },
@@ -101,7 +102,7 @@ class ToolSet:
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
 
-    def specs(self) -> list[dict[str, Any]]:
+    def specs(self) -> list[ToolSpec]:
         return [t.spec() for t in self.tools]
 
     def argument_problems(self, tool: str, args: Any) -> list[str]:

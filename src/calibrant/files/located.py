@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import InputError
 
@@ -71,13 +72,13 @@ def _line_of(text: str, loc: Sequence[int | str]) -> tuple[int | None, str]:
     return line, ".".join(parts)
 
 
-def _pick_error(exc: ValidationError) -> dict[str, Any]:
+def _pick_error(exc: ValidationError) -> ErrorDetails:
     errors = exc.errors(include_url=False)
     # Unions report one error per member; the deepest location is the most specific.
-    return dict(max(errors, key=lambda e: len(e["loc"])))
+    return max(errors, key=lambda e: len(e["loc"]))
 
 
-def _describe(err: dict[str, Any]) -> str:
+def _describe(err: ErrorDetails) -> str:
     msg = str(err["msg"])
     if err["type"] == "extra_forbidden":
         return "unknown field"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -101,7 +101,7 @@ class GoldSet:
         items = self.items
         return {x.item: x.note for x in self._of(rater, criterion) if x.item in items and x.note}
 
-    def clusters(self) -> dict[str, Any]:
+    def clusters(self) -> dict[str, str]:
         """Item -> case, for a cluster bootstrap."""
         return {i: m.case for i, m in self.items.items()}
 

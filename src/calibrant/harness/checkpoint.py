@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 __all__ = ["CheckpointStore"]
 
 
@@ -32,8 +34,8 @@ class CheckpointStore:
             (thread, json.dumps(state, sort_keys=True)),
         )
 
-    def load(self, thread: str) -> dict[str, Any] | None:
-        """The thread's latest checkpoint, or None."""
+    def load(self, thread: str) -> dict[str, JsonValue] | None:
+        """The thread's latest checkpoint (the JSON object saved), or None."""
         row = self._db.execute(
             "SELECT state FROM checkpoints WHERE thread = ? ORDER BY id DESC LIMIT 1", (thread,)
         ).fetchone()

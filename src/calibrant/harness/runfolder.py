@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
 from ..contracts import CaseContract, Transcript, content_hash
 from ..errors import ConfigError
@@ -60,6 +61,40 @@ def _endpoint(api_base: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+class PlannedCase(BaseModel):
+    """A case of a run, by id and content hash (the marker's `cases`)."""
+
+    case: str
+    hash: str
+
+
+class RunCommand(BaseModel):
+    """What makes two trials runs the same run, as the marker file records it (`command`)."""
+
+    agent: str
+    k: int
+    seed: int
+    api_base: str | None
+    harness_version: str
+    tool_schema_version: str
+    cases: list[PlannedCase]
+
+
+class RecordedCommand(BaseModel):
+    """The `command` of a marker as read back: any value as it was written (a marker written by
+    another calibrant, or edited, is compared key by key, never refused for its shape)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    agent: JsonValue = None
+    k: JsonValue = None
+    seed: JsonValue = None
+    api_base: JsonValue = None
+    harness_version: JsonValue = None
+    tool_schema_version: JsonValue = None
+    cases: JsonValue = None
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """Everything that makes two trials runs the same run, and the trials it holds."""
@@ -89,27 +124,27 @@ class RunPlan:
             for trial in range(1, self.k + 1)
         ]
 
-    def doc(self) -> dict[str, Any]:
-        return {
-            "agent": self.agent,
-            "k": self.k,
-            "seed": self.seed,
-            "api_base": self.api_base,
-            "harness_version": HARNESS_VERSION,
-            "tool_schema_version": PLAN_TOOL_SCHEMA_VERSION,
-            "cases": [{"case": c, "hash": h} for c, h in self.cases],
-        }
+    def doc(self) -> RunCommand:
+        return RunCommand(
+            agent=self.agent,
+            k=self.k,
+            seed=self.seed,
+            api_base=self.api_base,
+            harness_version=HARNESS_VERSION,
+            tool_schema_version=PLAN_TOOL_SCHEMA_VERSION,
+            cases=[PlannedCase(case=c, hash=h) for c, h in self.cases],
+        )
 
 
-def _differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def _differences(old: RecordedCommand, new: RunCommand) -> list[str]:
     out = []
     for key in ("agent", "k", "seed", "api_base", "harness_version", "tool_schema_version"):
-        if old.get(key) != new[key]:
-            out.append(f"{key} {old.get(key)}, not {new[key]}")
-    old_cases = {
-        c.get("case"): c.get("hash") for c in old.get("cases") or [] if isinstance(c, dict)
-    }
-    new_cases = {c["case"]: c["hash"] for c in new["cases"]}
+        was, now = getattr(old, key), getattr(new, key)
+        if was != now:
+            out.append(f"{key} {was}, not {now}")
+    listed = old.cases if isinstance(old.cases, list) else []
+    old_cases = {c.get("case"): c.get("hash") for c in listed if isinstance(c, dict)}
+    new_cases = {c.case: c.hash for c in new.cases}
     if list(old_cases) != list(new_cases):
         out.append(f"cases {', '.join(map(str, old_cases))}, not {', '.join(new_cases)}")
     else:
@@ -160,7 +195,7 @@ class RunFolder:
             files = []
         elif self.marker.exists():
             old = self._read_marker()
-            diffs = _differences(old["command"], new)
+            diffs = _differences(old, new)
             if diffs:
                 raise ConfigError(
                     f"{OPTION} {self.out} holds an unfinished run of another command "
@@ -179,24 +214,28 @@ class RunFolder:
                 "This trials run has not finished. Rerun the same command to resume it (finished "
                 "trials are kept), or add --restart to start over."
             )
-            doc = {"note": note, "started_at": datetime.now(UTC).isoformat(), "command": new}
+            started = datetime.now(UTC).isoformat()
+            doc = {"note": note, "started_at": started, "command": new.model_dump()}
             write_atomic(self.marker, json.dumps(doc, indent=1) + "\n")
         self.scratch.mkdir()
         return done
 
-    def _read_marker(self) -> dict[str, Any]:
+    def _read_marker(self) -> RecordedCommand:
+        """The command the marker names (the unfinished run's)."""
         try:
             doc = json.loads(self.marker.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigError(
                 f"{OPTION} {self.out}: {MARKER} is unreadable ({exc}); add --restart to start over"
             ) from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("command"), dict):
+        command = doc.get("command") if isinstance(doc, dict) else None
+        try:
+            return RecordedCommand.model_validate(command, strict=True)
+        except ValidationError:  # not an object (JSON values are all a JsonValue)
             raise ConfigError(
                 f"{OPTION} {self.out}: {MARKER} names no command to resume; add --restart to "
                 "start over"
-            )
-        return doc
+            ) from None
 
     def _finished(self, files: list[Path]) -> dict[str, Transcript]:
         """Every transcript present must be one of this run's trials, as this run would make it."""

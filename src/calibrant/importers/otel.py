@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import JsonValue
 
@@ -68,12 +68,12 @@ def _value(loc: Locator, at: Loc, v: Any) -> Any:
     return raw
 
 
-def _attributes(loc: Locator, at: Loc, raw: Any) -> dict[str, Any]:
+def _attributes(loc: Locator, at: Loc, raw: Any) -> dict[str, JsonValue]:
     if raw is None:
         return {}
     if not isinstance(raw, list):
         raise loc.error(at, "attributes are a list of {key, value}")
-    out = {}
+    out: dict[str, JsonValue] = {}
     for i, kv in enumerate(raw):
         if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
             raise loc.error((*at, i), "an attribute is {key, value}")
@@ -91,7 +91,7 @@ def _time(loc: Locator, at: Loc, raw: Any) -> int | None:
 
 
 class _Span:
-    def __init__(self, loc: Locator, at: Loc, raw: Any, resource: dict[str, Any]) -> None:
+    def __init__(self, loc: Locator, at: Loc, raw: Any, resource: dict[str, JsonValue]) -> None:
         if not isinstance(raw, dict):
             raise loc.error(at, "a span is an object")
         trace_id = raw.get("traceId")
@@ -106,7 +106,7 @@ class _Span:
         events = raw.get("events") or []
         if not isinstance(events, list):
             raise loc.error((*at, "events"), "must be a list")
-        self.events: list[tuple[str, dict[str, Any], Loc]] = []
+        self.events: list[tuple[str, dict[str, JsonValue], Loc]] = []
         for i, e in enumerate(events):
             if not isinstance(e, dict) or not isinstance(e.get("name"), str):
                 raise loc.error((*at, "events", i), "an event has a name")
@@ -167,6 +167,16 @@ def parse_otel(path: Path) -> list[ParsedTrace]:
     return [_trace(first[tid], tid, group) for tid, group in spans.items()]
 
 
+class _Message(NamedTuple):
+    """A span's chat message: tool calls (id, name, arguments), results (id, response)."""
+
+    role: JsonValue
+    text: str
+    calls: list[tuple[JsonValue, JsonValue, JsonValue]]
+    results: list[tuple[JsonValue, JsonValue]]
+    where: Loc
+
+
 def _messages_attr(span: _Span, key: str) -> list[dict[str, Any]] | None:
     raw = span.attrs.get(key)
     if raw is None:
@@ -180,9 +190,11 @@ def _messages_attr(span: _Span, key: str) -> list[dict[str, Any]] | None:
     return value
 
 
-def _norm(span: _Span, key: str, msg: dict[str, Any]) -> dict[str, Any]:
-    """A message of the conventions (role + parts) as {role, text, calls, results, where}."""
-    text, calls, results = [], [], []
+def _norm(span: _Span, key: str, msg: dict[str, Any]) -> _Message:
+    """A message of the conventions (role + parts)."""
+    text: list[str] = []
+    calls: list[tuple[JsonValue, JsonValue, JsonValue]] = []
+    results: list[tuple[JsonValue, JsonValue]] = []
     parts = msg.get("parts")
     if not isinstance(parts, list):
         raise span.loc.error(span.field(key), f"{key}: a GenAI message has a list of parts")
@@ -194,19 +206,13 @@ def _norm(span: _Span, key: str, msg: dict[str, Any]) -> dict[str, Any]:
             calls.append((p.get("id"), p.get("name"), p.get("arguments")))
         elif kind == "tool_call_response":
             results.append((p.get("id"), p.get("response")))
-    return {
-        "role": msg.get("role"),
-        "text": "".join(text),
-        "calls": calls,
-        "results": results,
-        "where": span.field(key),
-    }
+    return _Message(msg.get("role"), "".join(text), calls, results, span.field(key))
 
 
-def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _from_events(span: _Span) -> tuple[list[_Message], list[_Message]]:
     """(inputs, outputs) from the older per-message events."""
-    inputs: list[dict[str, Any]] = []
-    outputs: list[dict[str, Any]] = []
+    inputs: list[_Message] = []
+    outputs: list[_Message] = []
     for name, a, where in span.events:
         role = {
             "gen_ai.system.message": "system",
@@ -217,7 +223,7 @@ def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         }.get(name)
         if role is None:
             continue
-        calls = []
+        calls: list[tuple[JsonValue, JsonValue, JsonValue]] = []
         if "tool_calls" in a:
             try:
                 raw = json.loads(a["tool_calls"]) if isinstance(a["tool_calls"], str) else None
@@ -231,20 +237,16 @@ def _from_events(span: _Span) -> tuple[list[dict[str, Any]], list[dict[str, Any]
                 fn = c.get("function", {}) if isinstance(c, dict) else {}
                 calls.append((c.get("id"), fn.get("name"), fn.get("arguments")))
         results = [(a.get("id"), a.get("content"))] if role == "tool" else []
-        msg = {
-            "role": role,
-            "text": "" if role == "tool" else str(a.get("content") or ""),
-            "calls": calls,
-            "results": results,
-            "where": (*where, "attributes"),
-        }
+        text = "" if role == "tool" else str(a.get("content") or "")
+        msg = _Message(role, text, calls, results, (*where, "attributes"))
         (outputs if name == "gen_ai.choice" else inputs).append(msg)
     return inputs, outputs
 
 
-def _key(m: dict[str, Any]) -> str:
+def _key(m: _Message) -> str:
     """A message without where it was found: the same message in two spans is one message."""
-    return json.dumps({k: v for k, v in m.items() if k != "where"}, sort_keys=True, default=str)
+    shown = {"role": m.role, "text": m.text, "calls": m.calls, "results": m.results}
+    return json.dumps(shown, sort_keys=True, default=str)
 
 
 def _trace(loc: Locator, trace_id: str, spans: list[_Span]) -> ParsedTrace:
@@ -345,32 +347,32 @@ def _result(raw: Any) -> JsonValue:
 def _take(
     trace: ParsedTrace,
     s: _Span,
-    m: dict[str, Any],
+    m: _Message,
     when: int,
     timeline: list[tuple[int, int, TraceTurn | TraceCall]],
     calls: dict[str, TraceCall],
     system: list[str],
 ) -> None:
-    role = m["role"]
+    role = m.role
     if role == "system":
-        system.append(m["text"])
+        system.append(m.text)
         return
     trace.messages += 1
     mid = f"m{trace.messages}"  # the trace's messages, numbered in the order they were seen
-    if role == "user" and m["text"]:
+    if role == "user" and m.text:
         timeline.append(
-            (when, len(timeline), TraceTurn("customer", m["text"], _when(when), message_id=mid))
+            (when, len(timeline), TraceTurn("customer", m.text, _when(when), message_id=mid))
         )
     elif role == "assistant":
-        if m["text"].strip():
+        if m.text.strip():
             turn = TraceTurn(
-                "agent", m["text"], _when(when), message_id=mid, with_tool_call=bool(m["calls"])
+                "agent", m.text, _when(when), message_id=mid, with_tool_call=bool(m.calls)
             )
             timeline.append((when, len(timeline), turn))
-        for call_id, name, args in m["calls"]:
+        for call_id, name, args in m.calls:
             if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
                 raise s.loc.error(
-                    m["where"],
+                    m.where,
                     "a tool call part needs an id and a name",
                     "give each tool_call part the id its tool_call_response answers and the "
                     "tool's name",
@@ -379,18 +381,18 @@ def _take(
                 call = TraceCall(
                     call_id,
                     name,
-                    parse_arguments(s.loc, m["where"], args),
+                    parse_arguments(s.loc, m.where, args),
                     f"{s.loc.where} ({'.'.join(map(str, s.at))})",
                     time=_when(when),
                     message_id=mid,
                 )
                 calls[call_id] = call
                 timeline.append((when, len(timeline), call))
-    for call_id, response in m["results"]:
+    for call_id, response in m.results:
         found = calls.get(call_id) if isinstance(call_id, str) else None
         if found is None:
             raise s.loc.error(
-                m["where"],
+                m.where,
                 f"a tool result answers no earlier tool call (id {call_id})",
                 "put the message with the call before its result, or fix the id",
             )

@@ -20,10 +20,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from ..contracts import Sampling
 from ..contracts.common import Contract
+from ..contracts.reports.base import Strict
+from ..contracts.wire import ToolAnswer, ToolSpec
 from ..domains import default_domain
 from ..engine import AgentCrash
 
@@ -31,6 +33,7 @@ __all__ = [
     "EXTERNAL_VERSION",
     "ServedTools",
     "AgentInfo",
+    "Answer",
     "Channel",
     "ExternalAgent",
     "Stopped",
@@ -49,7 +52,7 @@ class ServedTools:
 
     domain: str
     title: str
-    specs: tuple[dict[str, Any], ...]
+    specs: tuple[ToolSpec, ...]
     schema_version: str
     service_name: str | None = None
     """What the sandbox calls the service (`PackRuntime.service_name`); None: by its title."""
@@ -81,6 +84,21 @@ def session_key(trial_id: str) -> str:
     return "trial-" + hashlib.sha256(trial_id.encode()).hexdigest()[:16]
 
 
+class Answer(Strict):
+    """The sandbox's own answer to an external agent (its conversation tools, and a tool call
+    it refuses): a turn, a status, or an error. Only the fields given are sent (`json_data`)."""
+
+    status: str | None = None
+    error: str | None = None
+    session: str | None = None
+    turn: int | None = None
+    resumed: bool | None = None
+    message: str | None = None
+    context: dict[str, JsonValue] | None = None
+    problems: list[str] | None = None
+    tool_schema_version: str | None = None
+
+
 @dataclass
 class _Turn:
     """One customer message waiting for the external agent's reply."""
@@ -95,15 +113,15 @@ class _Turn:
     def key(self) -> str:
         return session_key(self.ctx.trial_id)
 
-    def doc(self) -> dict[str, Any]:
-        return {
-            "status": "running",
-            "session": self.key,
-            "turn": self.number,
-            "resumed": self.resumed,
-            "message": self.message,
-            "context": self.ctx.public_context(),
-        }
+    def doc(self) -> Answer:
+        return Answer(
+            status="running",
+            session=self.key,
+            turn=self.number,
+            resumed=self.resumed,
+            message=self.message,
+            context=self.ctx.public_context(),
+        )
 
 
 class AgentInfo(Contract):
@@ -183,28 +201,28 @@ class Channel:
             self._cond.notify_all()
 
     # --- the external agent's side (handler threads) ----------------------------------------
-    def _next(self, key: str | None) -> dict[str, Any]:
+    def _next(self, key: str | None) -> Answer:
         """Wait (at most `poll` seconds) for the next undelivered turn, or the end."""
         deadline = time.monotonic() + self.poll
         while True:
             t = self._turn
             if t is not None and not t.delivered and self._crash is None:
                 if key is not None and t.key != key:
-                    return {"status": "trial_finished", "session": key}
+                    return Answer(status="trial_finished", session=key)
                 t.delivered = True
                 return t.doc()
             if key is not None and key in self._finished:
-                return {"status": "trial_finished", "session": key}
+                return Answer(status="trial_finished", session=key)
             if self._done:
-                return {"status": "all_finished"}
+                return Answer(status="all_finished")
             if self._stopped:
-                return {"status": "stopped"}
+                return Answer(status="stopped")
             left = deadline - time.monotonic()
             if left <= 0:
-                return {"status": "waiting", "message": "no trial is ready yet; call again"}
+                return Answer(status="waiting", message="no trial is ready yet; call again")
             self._cond.wait(left)
 
-    def start(self, declared: AgentInfo) -> dict[str, Any]:
+    def start(self, declared: AgentInfo) -> Answer:
         """`trial_start`: the current customer message (and the trial's context), or the end."""
         with self._cond:
             update = declared.model_dump(exclude_none=True)
@@ -224,25 +242,26 @@ class Channel:
         """A turn the agent was given and has not answered, with no crash since."""
         return t is not None and t.delivered and self._reply is None and self._crash is None
 
-    def _refusal(self, t: _Turn | None) -> dict[str, Any]:
+    def _refusal(self, t: _Turn | None) -> Answer:
         """Why a call outside an open turn is refused: a crash not yet restarted from, or
         no customer message given to the agent."""
         if self._crash is not None or (t is not None and t.resumed and not t.delivered):
-            return {
-                "error": "agent_crashed",
-                "message": "this agent process is taken as dead; restart and call trial_start",
-            }
-        return {"error": "no_turn", "message": "no customer message is waiting; call trial_start"}
+            return Answer(
+                error="agent_crashed",
+                message="this agent process is taken as dead; restart and call trial_start",
+            )
+        return Answer(error="no_turn", message="no customer message is waiting; call trial_start")
 
-    def call(self, tool: str, args: Any) -> dict[str, Any]:
-        """A tool call of the external agent, through the current trial's tool box."""
+    def call(self, tool: str, args: Any) -> ToolAnswer | Answer:
+        """A tool call of the external agent, through the current trial's tool box: the tool's
+        answer, or the sandbox's refusal."""
         with self._cond:
             t = self._turn
             if not self._open(t):
                 return self._refusal(t)
             assert t is not None
             try:
-                answer: dict[str, Any]
+                answer: ToolAnswer
                 if isinstance(args, str):
                     answer = t.ctx.tools.call_json(tool, args)
                 else:
@@ -251,13 +270,13 @@ class Channel:
             except AgentCrash as crash:
                 self._crash = str(crash)
                 self._cond.notify_all()
-                return {
-                    "error": "agent_crashed",
-                    "message": "your process died at this point (a fault of the trial): stop, "
+                return Answer(
+                    error="agent_crashed",
+                    message="your process died at this point (a fault of the trial): stop, "
                     "restart from your durable checkpoint and call trial_start",
-                }
+                )
 
-    def reply(self, text: str, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    def reply(self, text: str, usage: dict[str, Any] | None = None) -> Answer:
         """`trial_reply`: the agent's answer to the customer; returns the next message or end."""
         with self._cond:
             t = self._turn

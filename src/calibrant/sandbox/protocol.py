@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from ..contracts.common import Contract
+from ..contracts.wire import FunctionSpec, ToolAnswer
 from ..domains import default_domain
-from .channel import AgentInfo, Channel, ServedTools
+from .channel import AgentInfo, Answer, Channel, ServedTools
 
 __all__ = ["Reply", "Usage", "all_tools", "business_tools", "dispatch", "trial_tools"]
 
@@ -36,7 +37,7 @@ class Reply(Contract):
     usage: Usage | None = Field(default=None, description="Model usage since the last reply.")
 
 
-def trial_tools() -> list[dict[str, Any]]:
+def trial_tools() -> list[FunctionSpec]:
     """The two conversation tools, with the JSON schemas of their arguments."""
     return [
         {
@@ -58,7 +59,7 @@ def trial_tools() -> list[dict[str, Any]]:
     ]
 
 
-def business_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
+def business_tools(served: ServedTools | None = None) -> list[FunctionSpec]:
     """The agent's tools as (name, description, JSON schema of the arguments): the domain's
     `served` (the default domain's when None)."""
     served = served or ServedTools.of(default_domain())
@@ -72,15 +73,21 @@ def business_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def all_tools(served: ServedTools | None = None) -> list[dict[str, Any]]:
+def all_tools(served: ServedTools | None = None) -> list[FunctionSpec]:
     return business_tools(served) + trial_tools()
 
 
-def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
-    """Run one call of an external agent (blocking: call it from a worker thread).
+def dispatch(channel: Channel, name: str, args: Any) -> ToolAnswer:
+    """Run one call of an external agent (blocking: call it from a worker thread); its answer
+    as the JSON object both transports send.
 
     `args` is the decoded JSON object, or the JSON text itself (then a business tool answers
     malformed JSON with `invalid_argument`, exactly like the in-process adapter)."""
+    answer = _answer(channel, name, args)
+    return answer.json_data() if isinstance(answer, Answer) else answer
+
+
+def _answer(channel: Channel, name: str, args: Any) -> ToolAnswer | Answer:
     if name in channel.tools.names() or name not in ("trial_start", "trial_reply"):
         # a business tool, or no tool at all: the tool box answers (an unknown name as an
         # unknown tool, whatever its arguments) and logs invalid_argument
@@ -91,7 +98,9 @@ def dispatch(channel: Channel, name: str, args: Any) -> dict[str, Any]:
         info = _parsed(AgentInfo, args)
         if isinstance(info, str):
             return _invalid(name, info)
-        return {**channel.start(info), "tool_schema_version": channel.tools.schema_version}
+        started = channel.start(info)
+        started.tool_schema_version = channel.tools.schema_version
+        return started
     reply = _parsed(Reply, args)  # trial_reply
     if isinstance(reply, str):
         return _invalid(name, reply)
@@ -112,5 +121,5 @@ def _parsed(model: type[M], args: Any) -> M | str:
         return f"{where}: {e['msg']}"
 
 
-def _invalid(name: str, problem: str) -> dict[str, Any]:
-    return {"error": "invalid_argument", "message": f"{name}: {problem}", "problems": [problem]}
+def _invalid(name: str, problem: str) -> Answer:
+    return Answer(error="invalid_argument", message=f"{name}: {problem}", problems=[problem])

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from calibrant.contracts import CaseContract, Transcript
+from calibrant.contracts.wire import ToolSpec
 from calibrant.domains import AgentCall, PackAgent, PackInvariant, SelftestEntry
 
 __all__ = ["RefundsRuntime"]
@@ -55,7 +55,7 @@ class RefundsRuntime:
             agent_factory=agent_factory,  # type: ignore[arg-type]  # an Agent by shape
         )
 
-    def tool_specs(self) -> Sequence[dict[str, Any]]:
+    def tool_specs(self) -> Sequence[ToolSpec]:
         from .toolspec import TOOL_SPECS
 
         return TOOL_SPECS

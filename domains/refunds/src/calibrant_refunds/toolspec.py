@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from calibrant.contracts.wire import ToolSpec
+
 from .ledger.tools import REFUND_TOOLS
 
 __all__ = ["TOOL_SCHEMA_VERSION", "TOOL_SPECS", "tool_names", "argument_problems"]
@@ -14,7 +16,7 @@ __all__ = ["TOOL_SCHEMA_VERSION", "TOOL_SPECS", "tool_names", "argument_problems
 TOOL_SCHEMA_VERSION = "tools_v2"
 """v2: identifiers carry the pattern and length of the data contracts' ids; amounts a maximum."""
 
-TOOL_SPECS: list[dict[str, Any]] = REFUND_TOOLS.specs()
+TOOL_SPECS: list[ToolSpec] = REFUND_TOOLS.specs()
 """The refund shop's tools (declared in `ledger.tools`) in OpenAI function format."""
 
 

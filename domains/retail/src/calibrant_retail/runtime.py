@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from calibrant import __version__
+from calibrant.contracts.wire import ToolSpec
 from calibrant.pack import (
     AgentCall,
     Caller,
@@ -178,7 +179,7 @@ class RetailRuntime:
             versions=(POLICY_VERSION, TOOL_SCHEMA_VERSION, HARNESS_VERSION),
         )
 
-    def tool_specs(self) -> Sequence[dict[str, Any]]:
+    def tool_specs(self) -> Sequence[ToolSpec]:
         return TOOLS.specs()
 
     def tool_schema_version(self) -> str | None:

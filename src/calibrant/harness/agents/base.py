@@ -6,15 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ...contracts.wire import ToolAnswer
+
 __all__ = ["Usage", "ToolCaller"]
 
 
 class ToolCaller(Protocol):
-    """An agent's tools: `call` with decoded arguments, `call_json` with the model's JSON text."""
+    """An agent's tools: `call` with decoded arguments, `call_json` with the model's JSON text;
+    each answers the JSON object the agent reads (an error too: `{"error", "message", ...}`)."""
 
-    def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]: ...
+    def call(self, tool: str, args: dict[str, Any]) -> ToolAnswer: ...
 
-    def call_json(self, tool: str, arguments: str | None) -> dict[str, Any]: ...
+    def call_json(self, tool: str, arguments: str | None) -> ToolAnswer: ...
 
 
 @dataclass

@@ -119,20 +119,21 @@ class ScriptedAgent:
         asked = _asked_order(message) or ctx.order_id or ""
         self._set(ctx, st, asked=asked)
         if self.behaviour == "cross-tenant":  # looks up whatever id the customer typed
-            order = ctx.tools.call("lookup_order", {"order_id": asked})
+            look = True
         else:  # only orders the authenticated customer owns are looked up at all
-            found = ctx.tools.call("search_customers", {"query": ctx.customer_email})
+            found: dict[str, Any] = ctx.tools.call(
+                "search_customers", {"query": ctx.customer_email}
+            )
             owned = {
                 o
                 for c in found.get("customers", [])
                 if c.get("customer_id") == ctx.customer_id
                 for o in c.get("orders", [])
             }
-            order = (
-                ctx.tools.call("lookup_order", {"order_id": asked})
-                if asked in owned
-                else {"error": "not_owned"}
-            )
+            look = asked in owned
+        order: dict[str, Any] = (
+            ctx.tools.call("lookup_order", {"order_id": asked}) if look else {"error": "not_owned"}
+        )
         foreign = "error" not in order and order.get("customer_id") != ctx.customer_id
         if foreign and self.behaviour == "cross-tenant":
             self._escalate(ctx, st)
