@@ -18,7 +18,7 @@ import hashlib
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, JsonValue
 
@@ -88,8 +88,8 @@ class Answer(Strict):
     """The sandbox's own answer to an external agent (its conversation tools, and a tool call
     it refuses): a turn, a status, or an error. Only the fields given are sent (`json_data`)."""
 
-    status: str | None = None
-    error: str | None = None
+    status: Literal["running", "trial_finished", "all_finished", "stopped", "waiting"] | None = None
+    error: Literal["agent_crashed", "no_turn", "invalid_argument"] | None = None
     session: str | None = None
     turn: int | None = None
     resumed: bool | None = None
