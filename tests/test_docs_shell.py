@@ -14,9 +14,21 @@ imported calibrant and litellm once forks a real child per command, on the block
 folder and environment, its exit status the command's (see that module for what differs).
 
 A block is skipped only when an HTML comment `<!-- not-run: reason -->` stands just above it
-(installs, a second terminal, a remote server); a marker without a reason, or a marker with no
-block under it, fails. The README has a test of its own, its tour from step 1 to step 6: step 5's
-`calibrant serve &` serves until the test ends, and between step 6's `audit` and its
+(installing calibrant itself, a second terminal, a remote server); a marker without a reason, or
+a marker with no block under it, fails.
+
+A page whose blocks install a pack (`pip install ./domains/travel`, docs/domains.md) runs them
+for real, in an environment of the page's own (tests/support/page_venv.py): a virtualenv that
+sees the shared one's packages behind its own, `python` and `pip` on PATH its own, `calibrant`
+a fork server started by its Python, so after the block the next command finds the pack by its
+entry point. That `pip install` runs as `pip install --no-build-isolation --no-deps --no-index`
+(a `pip` shim on the page's PATH adds the flags): the build backend and calibrant come from the
+shared virtualenv, nothing is downloaded. The folder holds a copy of the packs (`domains/`,
+`examples/`), so a build writes its build/ and *.egg-info there; the test checks that the shared
+virtualenv's site-packages and the repository's pack folders are as before.
+
+The README has a test of its own, its tour from step 1 to step 6: step 5's `calibrant serve &`
+serves until the test ends, and between step 6's `audit` and its
 `agreement-over-time` two scripted experts label the audit queue through that server's API, as
 the README's text has the experts do; the clone it leaves has nothing for git to commit.
 
@@ -36,6 +48,7 @@ back to the embedded model (no --judge, --model, --planted or --verdicts) fails 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -57,10 +70,12 @@ from tests.support.doc_blocks import shell_blocks as doc_blocks
 from tests.support.domains import refunds_fallback
 from tests.support.fake_openai import answer_from_schema, fake_openai
 from tests.support.forkserver import ForkServer
+from tests.support.page_venv import PageVenv, page_venv, shared_site_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-COPIED = ("gold", "cases", "rubrics", "judges", "examples")
+COPIED = ("gold", "cases", "rubrics", "judges", "examples", "domains")
+BUILT = ("build", "*.egg-info", "__pycache__", ".pytest_cache")  # not in a fresh clone
 EXAMPLE_URL = "http://127.0.0.1:8000/v1"  # judges/vllm-local.yaml's, and the pages' llm: agent
 BLOCK_TIMEOUT_S = 900
 
@@ -89,7 +104,9 @@ def _workdir(tmp: Path, fake_url: str) -> Path:
     work = tmp / "clone"
     work.mkdir()
     for name in COPIED:
-        shutil.copytree(ROOT / name, work / name, symlinks=True)
+        shutil.copytree(
+            ROOT / name, work / name, symlinks=True, ignore=shutil.ignore_patterns(*BUILT)
+        )
     # the embedded judge, standing in at the fake (see the module's docstring)
     # (its label prior is the embedded model's own: the stand-in picks labels another way)
     embedded = work / "judges" / "embedded.yaml"
@@ -145,6 +162,7 @@ class Reader:
     env: dict[str, str]
     fake_url: str
     groups: list[int]
+    venv: PageVenv | None = None  # the page's own environment, for a page that installs
 
     def run(self, block: Block) -> None:
         script = script_of(block).replace(EXAMPLE_URL, self.fake_url)
@@ -207,19 +225,50 @@ def warm_calibrant() -> Iterator[ForkServer]:
         server.close()
 
 
+PIP_INSTALL = re.compile(r"^\s*pip install\b", re.M)
+
+
+def _installs_with_pip(page: Path) -> bool:
+    """Whether a block of the page that runs installs a package (`pip install ...`)."""
+    return any(b.skip is None and PIP_INSTALL.search(script_of(b)) for b in shell_blocks(page))
+
+
+def _installed_state() -> tuple[list[str], list[str]]:
+    """What a page's `pip install` must leave as it was: the shared virtualenv's site-packages
+    and what a build leaves in the repository's pack folders."""
+    site = sorted(p.name for p in shared_site_packages().iterdir())
+    built = sorted(
+        str(p.relative_to(ROOT))
+        for folder in ("domains", "examples")
+        for pattern in ("*/build", "*/*.egg-info", "*/src/*.egg-info")
+        for p in (ROOT / folder).glob(pattern)
+    )
+    return site, built
+
+
 @pytest.fixture
-def reader(tmp_path: Path, warm_calibrant: ForkServer) -> Iterator[Reader]:
-    with fake_openai(_fake_answer) as fake:
+def reader(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Reader]:
+    callspec = getattr(request.node, "callspec", None)
+    page = callspec.params.get("page") if callspec is not None else None
+    with contextlib.ExitStack() as stack:
+        fake = stack.enter_context(fake_openai(_fake_answer))
         work = _workdir(tmp_path, fake.url)
         state = tmp_path / "state"
         state.mkdir()
         (state / "header").write_text(HEADER)
         (state / "cwd").write_text(str(work))
         env = _environment(tmp_path)
-        env.update(warm_calibrant.env())
-        env["PATH"] = warm_calibrant.bin + os.pathsep + env["PATH"]
+        venv = None
+        if page is not None and _installs_with_pip(page):  # the page's own environment
+            venv = page_venv(tmp_path / "venv")
+            server = stack.enter_context(contextlib.closing(ForkServer(python=str(venv.python))))
+            env["PATH"] = str(venv.bin) + os.pathsep + env["PATH"]
+        else:
+            server = request.getfixturevalue("warm_calibrant")
+        env.update(server.env())
+        env["PATH"] = server.bin + os.pathsep + env["PATH"]
         env["DOCS_STATE"] = str(state)
-        r = Reader(work=work, state=state, env=env, fake_url=fake.url, groups=[])
+        r = Reader(work=work, state=state, env=env, fake_url=fake.url, groups=[], venv=venv)
         try:
             yield r
         finally:
@@ -231,12 +280,22 @@ def _runnable_pages() -> list[Path]:
     return [p for p in PAGES[1:] if any(b.skip is None for b in shell_blocks(p))]
 
 
-@pytest.mark.slow  # ~60 real `calibrant` processes (forked), 11-46 s a page
+@pytest.mark.slow  # ~60 real `calibrant` processes (forked), 11-46 s a page; pip installs
 @pytest.mark.parametrize("page", _runnable_pages(), ids=_rel)
 def test_every_shell_block_of_the_page_runs_as_written(page: Path, reader: Reader) -> None:
+    before = _installed_state() if reader.venv is not None else None
     for block in shell_blocks(page):
         if block.skip is None:
             reader.run(block)
+    if reader.venv is not None:
+        # each `pip install` of the page installed a distribution into the page's own
+        # environment, from the page's copy of the packs, and nothing anywhere else
+        installs = sum(
+            len(PIP_INSTALL.findall(script_of(b))) for b in shell_blocks(page) if b.skip is None
+        )
+        installed = list(reader.venv.site_packages().glob("*.dist-info"))
+        assert len(installed) == installs, installed
+        assert _installed_state() == before
 
 
 EXPERTS = ROOT / "tests" / "support" / "tour_experts.py"

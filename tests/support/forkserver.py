@@ -127,6 +127,14 @@ def serve(path: str) -> None:
     import litellm  # noqa: F401 - ~4 s of CPU; calibrant configures it in the child, as it would
 
     assert threading.active_count() == 1, "the fork server must not run threads before it forks"
+    from calibrant.domains import registry
+
+    # packs are discovered in each child, when its command runs (a pack installed after the
+    # server started is seen, as by a new process): nothing imported above may have looked
+    assert registry._entry_points.cache_info().currsize == 0, (
+        "importing calibrant discovered the domain packs: the fork server's children would not "
+        "see a pack installed after it started"
+    )
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
@@ -179,7 +187,10 @@ def serve(path: str) -> None:
 class ForkServer:
     """The server as a child of the test process; `env()` and `bin` lead the shim to it."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, python: str | None = None) -> None:
+        """`env` adds to the server's environment (its PYTHONPATH after calibrant's sources);
+        `python` (default: the one running the tests) runs the server, e.g. a page's own
+        virtualenv (tests/support/page_venv.py)."""
         self.dir = Path(tempfile.mkdtemp(prefix="calibrant-fork-"))
         self.socket = str(self.dir / "s")
         bin_dir = self.dir / "bin"
@@ -196,7 +207,11 @@ class ForkServer:
         )
         path = self.socket
         self.process = subprocess.Popen(
-            [sys.executable, "-c", f"from tests.support.forkserver import serve; serve({path!r})"],
+            [
+                python or sys.executable,
+                "-c",
+                f"from tests.support.forkserver import serve; serve({path!r})",
+            ],
             cwd=ROOT,
             env=base,
             stdin=subprocess.DEVNULL,

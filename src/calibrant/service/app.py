@@ -64,14 +64,7 @@ def create_app(
     ./calibrant.db). The store is opened (and migrated) here, once. `worker` > 0 runs a queue
     worker of that concurrency inside the service (PostgreSQL only)."""
     url = database_url or default_database_url()
-    lifespan = None
-    if worker:
-        from ..scoring.queue import conninfo
-        from .worker import worker_lifespan
-
-        conninfo(url)  # refused on SQLite before anything is opened
-        lifespan = worker_lifespan(url, worker)
-    engine = make_engine(url)
+    lifespan = _worker_lifespan(url, worker)
     app = FastAPI(
         lifespan=lifespan,
         title="calibrant",
@@ -81,12 +74,39 @@ def create_app(
         docs_url="/api/docs",
         redoc_url=None,
     )
+    _open_store(app, url, session_hours=session_hours, max_body_bytes=max_body_bytes)
+    _install_error_handlers(app)
+    _install_routes(app)
+    return app
+
+
+def _worker_lifespan(url: str, worker: int) -> Any:
+    """The lifespan running a queue worker of concurrency `worker` inside the service (None for
+    none); refused on SQLite before anything is opened."""
+    if not worker:
+        return None
+    from ..scoring.queue import conninfo
+    from .worker import worker_lifespan
+
+    conninfo(url)  # refused on SQLite before anything is opened
+    return worker_lifespan(url, worker)
+
+
+def _open_store(app: FastAPI, url: str, *, session_hours: float, max_body_bytes: int) -> None:
+    """The store at `url` (opened and migrated once), its users and sessions on `app.state`,
+    and the middleware refusing a body over `max_body_bytes`."""
+    engine = make_engine(url)
     app.state.engine = engine
     app.state.database_url = url
     app.state.users = Users(engine)
     app.state.sessions = Sessions(engine, timedelta(hours=session_hours))
     app.state.max_body_bytes = max_body_bytes
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    """calibrant's errors as HTTP answers: bad input 422 (with its line and field), not found
+    404, a conflict 409, any other user error 400; every message valid UTF-8."""
 
     @app.exception_handler(InputError)
     async def _input_error(_: Request, exc: InputError) -> JSONResponse:
@@ -116,6 +136,9 @@ def create_app(
     async def _user_error(_: Request, exc: CalibrantError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": _text(exc)})
 
+
+def _install_routes(app: FastAPI) -> None:
+    """The API and the workbench's pages, in the order the OpenAPI document lists them."""
     api_labels.install(app)
     workbench.install(app)
 
@@ -134,4 +157,3 @@ def create_app(
     for module in (routes_catalog, routes_jobs, routes_runs, routes_reports, routes_audit):
         app.include_router(module.router)
     app.include_router(routes_audit.pages)
-    return app
