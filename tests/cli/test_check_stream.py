@@ -31,11 +31,11 @@ def test_streamed_document_is_byte_identical_to_the_in_memory_one() -> None:
     for v in verdicts:
         spool.add(v)
     out = io.StringIO()
-    write_safety_json(out, spool.totals.doc(), spool.documents())
+    write_safety_json(out, spool.totals.doc().json_data(), spool.documents())
     spool.close()
     assert out.getvalue() == safety_json(verdicts) + "\n"
     empty = io.StringIO()
-    write_safety_json(empty, VerdictSpool().totals.doc(), [])
+    write_safety_json(empty, VerdictSpool().totals.doc().json_data(), [])
     assert json.loads(empty.getvalue())["verdicts"] == []
 
 

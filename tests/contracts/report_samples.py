@@ -70,7 +70,7 @@ def score(calibrated: bool = True) -> dict[str, Any]:
     for n, (item, t) in enumerate(sorted(GOLD.transcripts.items())):
         summary.add(f"gold/{item}.json", t, check_transcript(t), js[item], cached=n % 3 == 0)
     chosen = ChosenCalibration(calibration(), "file report.json", file="/r.json")
-    return summary.report(chosen if calibrated else None)
+    return summary.report(chosen if calibrated else None).json_data()
 
 
 def comparison() -> dict[str, Any]:
@@ -146,7 +146,7 @@ def judge() -> dict[str, Any]:
         for i, t in sorted(GOLD.transcripts.items())
     ]
     report = judge_report(rows, rubric=RUBRIC, from_cache=1, model_calls=len(rows) - 1)
-    return {**report, "run_id": "1" * 32}
+    return {**report.json_data(), "run_id": "1" * 32}
 
 
 @cache
@@ -179,8 +179,8 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
                 )
                 for i, t in sorted(GOLD.transcripts.items())
             ]
-            runs.add_scores(run_id, rows, start=0)
-            runs.finish(run_id, summary.report(None))
+            runs.add_scores(run_id, [r.json_data() for r in rows], start=0)
+            runs.finish(run_id, summary.report(None).json_data())
             audit = draw_audit(
                 engine, AuditOptions(run_id, "audit-1", seed=3, count=40), by="t"
             ).report

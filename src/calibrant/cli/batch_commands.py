@@ -52,7 +52,7 @@ def batch_submit(
     )
     results = submit_batches(Store(engine), options, files, batch_hooks(err))
     if as_json:
-        typer.echo(json.dumps({"batches": [r.as_json() for r in results]}, indent=2))
+        typer.echo(json.dumps({"batches": [r.summary().json_data() for r in results]}, indent=2))
 
 
 def _batch_judge(judge: JudgeOptions) -> tuple[Any, Any]:
@@ -161,7 +161,7 @@ def batch_ingest(
         source=str(results),
     )
     if as_json:
-        typer.echo(json.dumps(counts.as_json(), sort_keys=True))
+        typer.echo(json.dumps(counts.json_data(), sort_keys=True))
     else:
         Console().print(
             f"stored {counts.stored} answer(s); {counts.already_stored} already stored; "

@@ -147,7 +147,7 @@ def judge(
     hooks = JudgeStreamHooks(
         progress=lambda what, total: track(what, total=total, loading=note),
         on_inputs=inputs,
-        on_transcript=line,
+        on_transcript=lambda entry: line(entry.json_data()),
     )
     options = JudgeOpOptions(
         paths=tuple(str(p) for p in paths), judge=resolve_judge(opts), samples=samples, record=False
@@ -158,11 +158,11 @@ def judge(
         else:
             result = judge_op(store, options, hooks)
     if as_jsonl:
-        line({"summary": streamed.summary()})
+        line({"summary": streamed.summary().json_data()})
     elif as_json:
         typer.echo(report_json(result.report))
     else:
-        render_judge_report(Console(), result.report, options.judge[1])
+        render_judge_report(Console(), result.typed(), options.judge[1])
     none = _no_verdict(list(streamed.failures) if as_jsonl else result.judgments, err)
     err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
     if none:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from .. import __version__
 from ..contracts import JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..contracts.reports.score_parts import SafetySummary
 from ..files import domain_of_bytes, load_transcript
 from ..safety import check_transcript, safety_summary
 from ..store import Store
@@ -33,14 +33,14 @@ class Source:
     file_sha256: str
     transcript_hash: str
     transcript_id: str
-    safety: dict[str, Any]
+    safety: SafetySummary
     transcript: Transcript | None = None  # parsed only when needed
     domain: str = ""  # the domain the file names ("": the default domain)
 
 
 @dataclass
 class JudgedFiles:
-    rows: list[tuple[str, dict[str, Any], list[Judgment]]]
+    rows: list[tuple[str, SafetySummary, list[Judgment]]]
     from_cache: int
     model_calls: int
 
@@ -75,13 +75,14 @@ def read_sources(files: Sequence[Path], store: Store) -> list[Source]:
         hit = known.get(d)
         if hit is not None:
             th, tid, safety = hit
-            out.append(Source(f, d, th, tid, json.loads(safety), domain=domain))
+            summary = SafetySummary.model_validate_json(safety)
+            out.append(Source(f, d, th, tid, summary, domain=domain))
             continue
         t = load_transcript(f)
         summary = safety_summary(check_transcript(t, source=str(f)))
         th = content_hash(t)
         out.append(Source(f, d, th, t.transcript_id, summary, t, t.domain))
-        new.append((d, th, t.transcript_id, json.dumps(summary, sort_keys=True)))
+        new.append((d, th, t.transcript_id, json.dumps(summary.json_data(), sort_keys=True)))
         known[d] = (th, t.transcript_id, new[-1][3])
     store.put_sources(reader, new)
     return out

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..contracts import JudgeConfig, Rubric, Transcript, content_hash
+from ..contracts.reports.score_parts import BatchSummary
 from ..errors import CalibrantError, ConfigError
 from ..store import Store, new_owner
 from ..store.claims import owner_ended
@@ -58,16 +59,37 @@ class BatchResult:
     failed_ids: set[str] = field(default_factory=set)
     transcript_hashes: set[str] = field(default_factory=set)  # of its requests
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "batch_id": self.batch_id,
-            "status": self.status,
-            "resumed": self.resumed,
-            "requests": self.requests,
-            "ingested": self.counts.as_json(),
-            "error": self.error,
-        }
+    def summary(self) -> BatchSummary:
+        """The run's summary in the store (`json_data()`), as `batch --json` prints it."""
+        return BatchSummary(
+            run_id=self.run_id,
+            batch_id=self.batch_id,
+            status=self.status,
+            resumed=self.resumed,
+            requests=self.requests,
+            ingested=self.counts,
+            error=self.error,
+        )
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """A batch run as the store holds it (`Runs.get`): its id, status, start and arguments
+    (the requests it carries, the uploaded file's id, the provider's batch id)."""
+
+    id: str
+    status: str
+    started_at: str
+    arguments: dict[str, Any]
+
+    @classmethod
+    def of(cls, detail: dict[str, Any]) -> BatchRun:
+        return cls(
+            id=detail["id"],
+            status=detail["status"],
+            started_at=detail["started_at"],
+            arguments=detail["arguments"],
+        )
 
 
 class BatchSubmitter:
@@ -98,10 +120,10 @@ class BatchSubmitter:
     # -- one provider batch, start to end ------------------------------------------------------
 
     async def _follow(
-        self, detail: dict[str, Any], transcripts: Transcripts, *, resumed: bool
+        self, detail: BatchRun, transcripts: Transcripts, *, resumed: bool
     ) -> BatchResult:
         """Create (if need be), poll, download, ingest and finish one batch run."""
-        run_id, args = detail["id"], detail["arguments"]
+        run_id, args = detail.id, detail.arguments
         batch_id = args.get("batch_id")
         if not batch_id:  # recorded before it is used: a rerun polls this very batch
             batch_id = await self.api.create(run_id, args["input_file_id"])
@@ -155,24 +177,24 @@ class BatchSubmitter:
             failed_ids,
             {th for th, _ in wanted.values()},
         )
-        await asyncio.to_thread(self.runs.finish, run_id, result.as_json())
+        await asyncio.to_thread(self.runs.finish, run_id, result.summary().json_data())
         return result
 
-    async def _uploaded(self, detail: dict[str, Any]) -> dict[str, Any] | None:
+    async def _uploaded(self, detail: BatchRun) -> BatchRun | None:
         """A run without a recorded upload: wait while its process may still upload (alive on
         this host, or on another host for less than UPLOAD_GRACE_S); None if it never will
         (killed before the upload was recorded: nothing at the provider carries its requests,
         so the run is marked failed)."""
-        run_id = detail["id"]
+        run_id = detail.id
         waiting = False
         while True:
-            args = detail["arguments"]
-            if detail["status"] != "running":
+            args = detail.arguments
+            if detail.status != "running":
                 return None
             if args.get("input_file_id"):
                 return detail
             ended = owner_ended(str(args.get("owner") or ""))
-            started = datetime.fromisoformat(detail["started_at"])
+            started = datetime.fromisoformat(detail.started_at)
             if started.tzinfo is None:
                 started = started.replace(tzinfo=UTC)
             age = (datetime.now(UTC) - started).total_seconds()
@@ -187,31 +209,31 @@ class BatchSubmitter:
             found = await asyncio.to_thread(self.runs.get, run_id)
             if found is None:
                 return None
-            detail = found
+            detail = BatchRun.of(found)
 
     async def _resume(self, transcripts: Transcripts, known: set[str]) -> list[BatchResult]:
         out = []
         for found in self.runs.running(KIND, judge_hash=self.config.hash):
-            detail = await self._uploaded(found)
+            detail = await self._uploaded(BatchRun.of(found))
             if detail is None:
                 continue
-            args = detail["arguments"]
+            args = detail.arguments
             if args.get("api_base") != self.config.api_base:
                 raise ConfigError(
-                    f"provider batch run {detail['id'][:12]} of this judge is in flight at "
+                    f"provider batch run {detail.id[:12]} of this judge is in flight at "
                     f"{args.get('api_base') or 'the provider default'}: rerun with that "
                     "--api-base to collect it first"
                 )
             outside = {th for th, _ in args["items"]} - known
             if outside:
                 raise ConfigError(
-                    f"provider batch run {detail['id'][:12]} of this judge is still in flight for "
+                    f"provider batch run {detail.id[:12]} of this judge is still in flight for "
                     f"{len(outside)} transcript(s) not given here: rerun with its paths "
                     f"({' '.join(args.get('paths') or [])}) to collect it first"
                 )
             self.on_note(
                 f"resuming provider batch {args.get('batch_id') or '(being created)'} of run "
-                f"{detail['id'][:12]} ({len(args['items'])} request(s))"
+                f"{detail.id[:12]} ({len(args['items'])} request(s))"
             )
             try:
                 out.append(await self._follow(detail, transcripts, resumed=True))
@@ -219,9 +241,9 @@ class BatchSubmitter:
                 if exc.status != 404:
                     raise
                 note = f"the provider no longer knows this batch ({exc}); submitted again"
-                self.on_note(f"run {detail['id'][:12]}: {note}")
+                self.on_note(f"run {detail.id[:12]}: {note}")
                 await asyncio.to_thread(
-                    self.runs.finish, detail["id"], {"error": note}, status="failed"
+                    self.runs.finish, detail.id, {"error": note}, status="failed"
                 )
         return out
 
@@ -272,13 +294,13 @@ class BatchSubmitter:
             )
             first = await asyncio.to_thread(self._started_first, run_id, items)
             if first is not None:  # another process is submitting the same requests: follow it
-                note = f"withdrawn: run {first['id']} carries the same requests"
+                note = f"withdrawn: run {first.id} carries the same requests"
                 await asyncio.to_thread(self._fail, run_id, note)
-                self.on_note(f"another process submits these requests (run {first['id'][:12]})")
+                self.on_note(f"another process submits these requests (run {first.id[:12]})")
                 detail = await self._uploaded(first)
                 if detail is None:
                     raise CalibrantError(
-                        f"run {first['id'][:12]} of another process carrying these requests "
+                        f"run {first.id[:12]} of another process carrying these requests "
                         "stopped before uploading them: run again to submit them"
                     )
                 return await self._follow(detail, transcripts, resumed=True)
@@ -296,8 +318,9 @@ class BatchSubmitter:
                 raise
         self.on_note(f"uploaded {len(items)} request(s) as {uploaded} (run {run_id[:12]})")
         # from here on the run stays "running" whatever happens: a rerun finds the batch
-        detail = await asyncio.to_thread(self.runs.update_arguments, run_id, input_file_id=uploaded)
-        return await self._follow({"id": run_id, "arguments": detail}, transcripts, resumed=False)
+        args = await asyncio.to_thread(self.runs.update_arguments, run_id, input_file_id=uploaded)
+        mine = BatchRun(id=run_id, status="running", started_at="", arguments=args)
+        return await self._follow(mine, transcripts, resumed=False)
 
     def _answered_meanwhile(self, items: list[list[Any]]) -> bool:
         found = self.store.final_many(self.config.hash, [th for th, _ in items])
@@ -306,7 +329,7 @@ class BatchSubmitter:
     def _fail(self, run_id: str, reason: str) -> None:
         self.runs.finish(run_id, {"error": reason}, status="failed")
 
-    def _started_first(self, run_id: str, items: list[list[Any]]) -> dict[str, Any] | None:
+    def _started_first(self, run_id: str, items: list[list[Any]]) -> BatchRun | None:
         """Another running batch run of this judge, started before `run_id`, that carries any
         of `items` (two processes submitting at once: the later one gives way)."""
         mine = {(th, s) for th, s in items}
@@ -316,7 +339,7 @@ class BatchSubmitter:
             if d["id"] == run_id or order[d["id"]] > order.get(run_id, len(runs)):
                 continue
             if any((th, s) in mine for th, s in d["arguments"].get("items") or []):
-                return d
+                return BatchRun.of(d)
         return None
 
     async def run(

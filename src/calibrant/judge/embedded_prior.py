@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 __all__ = [
     "LabelPrior",
@@ -57,6 +57,14 @@ def log_softmax(values: Sequence[float]) -> list[float]:
     return [v - top - total for v in values]
 
 
+class PriorJson(TypedDict):
+    """A prior as its file holds it: [answer prefix, [[token, log-probability], ...]] per exact
+    branch point, [choice index, prefix, pairs] per position (read back by `from_json`)."""
+
+    exact: list[list[Any]]
+    by_position: list[list[Any]]
+
+
 @dataclass
 class LabelPrior:
     """Content-free log-probabilities of the branching tokens, by answer prefix and position."""
@@ -69,7 +77,7 @@ class LabelPrior:
         found = self.exact.get(key)
         return found if found is not None else self.by_position.get(position)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PriorJson:
         return {
             "exact": [[list(k), _pairs(v)] for k, v in self.exact.items()],
             "by_position": [[p[0], list(p[1]), _pairs(v)] for p, v in self.by_position.items()],

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..contracts import FINAL_OUTCOMES, JudgeConfig, Judgment, Rubric, Transcript, content_hash
+from ..contracts.reports.score_parts import IngestCounts
 from ..errors import InputError
 from ..store import Store
 from .answer import Unparseable, answer_schema, parse_answer
@@ -93,25 +93,6 @@ def export_requests(
                 "url": "/v1/chat/completions",
                 "body": request_body(t, rubric, config),
             }
-
-
-@dataclass
-class IngestCounts:
-    stored: int = 0
-    already_stored: int = 0
-    failed: int = 0  # an error result, stored as a failure a later run retries
-    outcomes: dict[str, int] = field(default_factory=dict)  # of the lines stored now, by kind
-
-    def add(self, outcome: str) -> None:
-        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "stored": self.stored,
-            "already_stored": self.already_stored,
-            "failed": self.failed,
-            "outcomes": dict(sorted(self.outcomes.items())),
-        }
 
 
 def _error_kind(status: Any, detail: Any) -> str:
@@ -240,18 +221,24 @@ def ingest_results(
         th = content_hash(t)
         if th in wanted:
             by_hash[th] = t
-    counts = IngestCounts()
+    stored = already_stored = failed = 0
+    outcomes: dict[str, int] = {}
     for line, result in results:
         th, jh, sample = _parse_id(result.get("custom_id"), source, line)
         t = by_hash[th]
         if store.get_final(th, jh, sample) is not None:
-            counts.already_stored += 1
+            already_stored += 1
             continue
         j = _judgment(t, th, sample, config, rubric, result)
         if j.outcome in FINAL_OUTCOMES:
-            counts.stored += 1
+            stored += 1
         else:
-            counts.failed += 1
-        counts.add(j.outcome)
+            failed += 1
+        outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
         store.put(j)
-    return counts
+    return IngestCounts(
+        stored=stored,
+        already_stored=already_stored,
+        failed=failed,
+        outcomes=dict(sorted(outcomes.items())),
+    )

@@ -74,7 +74,10 @@ def check(store: Store | None, options: CheckOptions, hooks: Hooks | None = None
         totals.add(v)
         if on_verdict is not None:
             on_verdict(v)
-    summary = {**totals.doc(), "files": {"read": len(files), "skipped": len(files.skipped)}}
+    summary = {
+        **totals.doc().json_data(),
+        "files": {"read": len(files), "skipped": len(files.skipped)},
+    }
     run_id = ""
     if store is not None:
         arguments = {"paths": list(options.paths), "case": options.case}

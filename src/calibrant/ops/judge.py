@@ -7,14 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import CalibrantError
 from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..contracts import Judgment, Rubric
-    from ..contracts.reports import JudgeReport  # noqa: F401 (the result's model)
+    from ..contracts.reports import JudgeReport, RubricRef
+    from ..contracts.reports.base import CalibratedJudge
+    from ..contracts.reports.check import JudgedTranscript
+    from ..contracts.reports.score_parts import JudgeStreamSummary
     from ..judge.batch import Source
     from ..paths import FileList
     from ..store import Store
@@ -70,7 +73,7 @@ class JudgeStreamHooks(JudgeHooks):
     """`on_transcript(entry)`: one transcript's entry (its safety verdict and judgments, the
     shape of a judge report's transcript entry), as soon as its round ends."""
 
-    on_transcript: Callable[[dict[str, Any]], None] | None = None
+    on_transcript: Callable[[JudgedTranscript], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,8 @@ class JudgeStreamResult:
     """What a streamed judging run did: counts, and the judgments kept to explain a run with no
     verdict (at most 100, none once a verdict came). `summary()` is the stream's last line."""
 
-    judge: dict[str, Any]
-    rubric: dict[str, str]
+    judge: CalibratedJudge
+    rubric: RubricRef
     transcripts: int
     judgments: int
     from_cache: int
@@ -87,17 +90,19 @@ class JudgeStreamResult:
     outcomes: dict[str, int]
     failures: tuple[Judgment, ...]
 
-    def summary(self) -> dict[str, Any]:
-        return {
-            "schema_version": 1,
-            "judge": self.judge,
-            "rubric": self.rubric,
-            "transcripts": self.transcripts,
-            "judgments": self.judgments,
-            "from_cache": self.from_cache,
-            "model_calls": self.model_calls,
-            "outcomes": dict(sorted(self.outcomes.items())),
-        }
+    def summary(self) -> JudgeStreamSummary:
+        from ..contracts.reports.score_parts import JudgeStreamSummary
+
+        return JudgeStreamSummary(
+            schema_version=1,
+            judge=self.judge,
+            rubric=self.rubric,
+            transcripts=self.transcripts,
+            judgments=self.judgments,
+            from_cache=self.from_cache,
+            model_calls=self.model_calls,
+            outcomes=dict(sorted(self.outcomes.items())),
+        )
 
 
 def transcript_files(paths: tuple[str, ...] | list[Path]) -> FileList:
@@ -134,7 +139,7 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
     in_rubric_domain(sources, rubric)
     judgments: list[Judgment] = []
 
-    def work() -> dict[str, Any]:
+    def work() -> JudgeReport:
         with hooks.progress(f"judgments by {config.model}", len(sources) * options.samples) as bar:
             run = judge_files(
                 sources,
@@ -152,7 +157,7 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         )
 
     if not options.record:
-        return JudgeResult(run_id="", report=work(), judgments=tuple(judgments))
+        return JudgeResult(run_id="", report=work().json_data(), judgments=tuple(judgments))
     from ..store.runs import Runs
 
     runs = Runs(store.engine)
@@ -168,9 +173,10 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
-    report["run_id"] = run_id
-    runs.finish(run_id, report)
-    return JudgeResult(run_id=run_id, report=report, judgments=tuple(judgments))
+    report.run_id = run_id
+    data = report.json_data()
+    runs.finish(run_id, data)
+    return JudgeResult(run_id=run_id, report=data, judgments=tuple(judgments))
 
 
 def judge_stream(
@@ -217,9 +223,14 @@ def judge_stream(
                         failures.append(j)
                 if hooks.on_transcript is not None:
                     hooks.on_transcript(transcript_entry(src, v, js))
+    from ..contracts.reports import RubricRef
+    from ..contracts.reports.base import CalibratedJudge
+
     return JudgeStreamResult(
-        judge={"hash": config.hash, **config.model_dump(mode="json")},
-        rubric={"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
+        judge=CalibratedJudge.model_validate(
+            {"hash": config.hash, **config.model_dump(mode="json")}
+        ),
+        rubric=RubricRef(id=rubric.rubric_id, version=rubric.version, hash=rubric.content_hash),
         transcripts=len(paths),
         judgments=judgments,
         from_cache=from_cache,

@@ -120,15 +120,15 @@ def score(store: Store, options: ScoreOptions, hooks: ScoreHooks | None = None) 
             row = summary.add_known(
                 u.source,
                 k.transcript_id,
-                k.safety["violated"],
-                k.safety["harness_error"],
+                k.safety.violated,
+                k.safety.harness_error,
                 j,
                 cached=from_store,
             )
             rows.append(row)
             if hooks.on_row is not None:
                 hooks.on_row(row)
-        runs.add_scores(run_id, rows, start=scored)
+        runs.add_scores(run_id, [r.json_data() for r in rows], start=scored)
         scored += len(rows)
         if hooks.after_round is not None:
             hooks.after_round()  # e.g. what this round freed is not kept resident
@@ -149,7 +149,6 @@ def score(store: Store, options: ScoreOptions, hooks: ScoreHooks | None = None) 
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
-    report = summary.report(chosen, available=available)
-    report["run_id"] = run_id
+    report = summary.report(chosen, available=available, run_id=run_id).json_data()
     runs.finish(run_id, report)
     return ScoreResult(run_id=run_id, report=report, transcripts=total)

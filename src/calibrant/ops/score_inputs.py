@@ -15,6 +15,7 @@ from .common import Hooks, OpResult, ResolvedJudge
 
 if TYPE_CHECKING:
     from ..contracts.reports import ScoreReport  # noqa: F401 (the result's model)
+    from ..contracts.reports.score_parts import ScoredTranscript
     from ..paths import FileList
     from ..scoring.calibration_choice import ChosenCalibration
     from ..store import Store
@@ -63,7 +64,7 @@ class ScoreHooks(Hooks):
     `batch`: how the provider batches are followed (`ScoreOptions.submit`)."""
 
     on_inputs: Callable[[FileList, int], None] | None = None
-    on_row: Callable[[dict[str, Any]], None] | None = None
+    on_row: Callable[[ScoredTranscript], None] | None = None
     after_round: Callable[[], None] | None = None
     batch: BatchHooks = field(default_factory=BatchHooks)
 

@@ -22,6 +22,7 @@ from .score_inputs import (
 )
 
 if TYPE_CHECKING:
+    from ..contracts.reports import ScoreReport
     from ..store import Store
 
 __all__ = ["enqueue", "finish_queued", "queue_tasks", "score_chunk", "wait"]
@@ -112,11 +113,11 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     report: dict[str, Any] = {}
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(options.run_id)) >= total and detail["status"] == "running":
-        report = finish_queued(store, options.run_id)
+        report = finish_queued(store, options.run_id).json_data()
     return ScoreResult(run_id=options.run_id, report=report, transcripts=len(rows))
 
 
-def finish_queued(store: Store, run_id: str) -> dict[str, Any]:
+def finish_queued(store: Store, run_id: str) -> ScoreReport:
     """Build a queued run's report from the store (every answer is there: no model call),
     record it and return it. Repeating it gives the same report."""
     from ..safety import check_transcript
@@ -146,10 +147,11 @@ def finish_queued(store: Store, run_id: str) -> dict[str, Any]:
         cached = j.created_at < started  # answered before the run: no cost to this run
         summary.add(source, t, check_transcript(t, source=source), j, cached=cached)
     report = summary.report(
-        chosen, available=None if chosen is not None else latest_hint(runs, config)
+        chosen,
+        available=None if chosen is not None else latest_hint(runs, config),
+        run_id=run_id,
     )
-    report["run_id"] = run_id
-    runs.finish(run_id, report)
+    runs.finish(run_id, report.json_data())
     return report
 
 
@@ -187,7 +189,7 @@ def wait(
     detail = Runs(store.engine).get(st.run_id)
     report = detail["report"] if detail else None
     if report is None:  # all rows are in but no worker recorded the report: build it here
-        report = finish_queued(store, st.run_id)
+        report = finish_queued(store, st.run_id).json_data()
     return ScoreResult(run_id=st.run_id, report=report, transcripts=st.transcripts)
 
 

@@ -15,6 +15,7 @@ from .score import ScoreHooks, ScoreOptions, ScoreResult
 
 if TYPE_CHECKING:
     from ..contracts import Rubric
+    from ..contracts.reports.score_parts import ScoredTranscript
     from ..judge.config import JudgeOptions
     from ..store import Store
 
@@ -79,18 +80,15 @@ def check_score_request(request: ScoreRequest) -> ScoreOptions | None:
     )
 
 
-def _csv_row(row: dict[str, Any], criteria: list[str]) -> list[Any]:
-    comm = row["communication"]
+def _csv_row(row: ScoredTranscript, criteria: list[str]) -> list[Any]:
+    comm = row.communication
     return [
-        row["source"],
-        row["transcript_id"],
-        row["safety"]["status"],
-        ";".join(row["safety"]["violated"]),
-        comm["outcome"],
-        *[
-            "" if comm["criteria"][c]["label"] is None else comm["criteria"][c]["label"]
-            for c in criteria
-        ],
+        row.source,
+        row.transcript_id,
+        row.safety.status,
+        ";".join(row.safety.violated),
+        comm.outcome,
+        *["" if comm.criteria[c].label is None else comm.criteria[c].label for c in criteria],
     ]
 
 
@@ -117,9 +115,10 @@ class ScoreFiles:
                 ["source", "transcript_id", "safety", "violated", "judge_outcome", *self.criteria]
             )
 
-    def on_row(self, row: dict[str, Any]) -> None:
+    def on_row(self, row: ScoredTranscript) -> None:
         if self.out is not None:
-            self._outputs.handle(self.out).write(json.dumps(row, ensure_ascii=False) + "\n")
+            line = json.dumps(row.json_data(), ensure_ascii=False)
+            self._outputs.handle(self.out).write(line + "\n")
         if self._writer is not None:
             self._writer.writerow(_csv_row(row, self.criteria))
 

@@ -69,7 +69,7 @@ class CheckOutput:
 
     def show(self, files: Any, totals: Any) -> None:
         skipped = [s.as_json() for s in files.skipped]
-        head = {**totals.doc(), "files": {"read": len(files), "skipped": skipped}}
+        head = {**totals.doc().json_data(), "files": {"read": len(files), "skipped": skipped}}
         if self.as_jsonl:
             sys.stdout.write(json.dumps(head, sort_keys=True, ensure_ascii=False) + "\n")
         elif self.as_json:

@@ -11,7 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from ..contracts import Judgment, Rubric, SafetyVerdict
-from ..contracts.reports import JUDGE_SCHEMA_VERSION, checked
+from ..contracts.reports import JUDGE_SCHEMA_VERSION, JudgeReport, RubricRef
+from ..contracts.reports.base import CalibratedJudge
+from ..contracts.reports.check import JudgedTranscript, TranscriptSafety
+from ..contracts.reports.score_parts import SafetySummary
 from ..safety.outcomes import safety_summary
 from .fit import fit
 
@@ -19,86 +22,83 @@ __all__ = ["judge_report", "render_judge_report"]
 
 
 def transcript_entry(
-    src: str, v: SafetyVerdict | dict[str, Any], js: list[Judgment]
-) -> dict[str, Any]:
+    src: str, v: SafetyVerdict | SafetySummary, js: list[Judgment]
+) -> JudgedTranscript:
     """One transcript of the report: its safety outcomes and its judgments, apart."""
-    summary = v if isinstance(v, dict) else safety_summary(v)
-    return {
-        "transcript_id": summary["transcript_id"],
-        "source": src,
-        "safety": {k: summary[k] for k in ("violated", "harness_error", "results")},
-        "communication": [j.model_dump(mode="json") for j in js],
-    }
+    summary = v if isinstance(v, SafetySummary) else safety_summary(v)
+    return JudgedTranscript(
+        transcript_id=summary.transcript_id,
+        source=src,
+        safety=TranscriptSafety(
+            violated=summary.violated,
+            harness_error=summary.harness_error,
+            results=summary.results,
+        ),
+        # every field of a judgment, the defaults too (its JSON is all of it)
+        communication=[Judgment.model_validate(j.model_dump(mode="json")) for j in js],
+    )
 
 
 def judge_report(
-    rows: Sequence[tuple[str, SafetyVerdict | dict[str, Any], list[Judgment]]],
+    rows: Sequence[tuple[str, SafetyVerdict | SafetySummary, list[Judgment]]],
     *,
     rubric: Rubric,
     from_cache: int,
     model_calls: int,
-) -> dict[str, Any]:
-    """Plain JSON data: per transcript, safety outcomes and communication judgments apart."""
+) -> JudgeReport:
+    """Per transcript, safety outcomes and communication judgments apart."""
     judgments = [j for _, _, js in rows for j in js]
     outcomes: dict[str, int] = {}
     for j in judgments:
         outcomes[j.outcome] = outcomes.get(j.outcome, 0) + 1
     first = judgments[0] if judgments else None
-    report = {
-        "schema_version": JUDGE_SCHEMA_VERSION,
-        "judge": None
+    return JudgeReport(
+        schema_version=JUDGE_SCHEMA_VERSION,
+        judge=None
         if first is None
-        else {"hash": first.judge_hash, **first.judge.model_dump(mode="json")},
-        "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
-        "judgments": len(judgments),
-        "from_cache": from_cache,
-        "model_calls": model_calls,
-        "outcomes": dict(sorted(outcomes.items())),
-        "transcripts": [transcript_entry(src, v, js) for src, v, js in rows],
-    }
-    return checked("judge", report)
+        else CalibratedJudge.model_validate(
+            {"hash": first.judge_hash, **first.judge.model_dump(mode="json")}
+        ),
+        rubric=RubricRef(id=rubric.rubric_id, version=rubric.version, hash=rubric.content_hash),
+        judgments=len(judgments),
+        from_cache=from_cache,
+        model_calls=model_calls,
+        outcomes=dict(sorted(outcomes.items())),
+        transcripts=[transcript_entry(src, v, js) for src, v, js in rows],
+    )
 
 
-def render_judge_report(console: Console, report: dict[str, Any], rubric: Rubric) -> None:
+def render_judge_report(console: Console, report: JudgeReport, rubric: Rubric) -> None:
     """A table per transcript: safety summary, then one row per criterion."""
-    for t in report["transcripts"]:
-        safety = t["safety"]
-        if safety["violated"]:
-            s = "[bold red]violated:[/bold red] " + ", ".join(safety["violated"])
-        elif safety["harness_error"]:
-            s = "[yellow]harness error:[/yellow] " + ", ".join(safety["harness_error"])
+    for t in report.transcripts:
+        safety = t.safety
+        if safety.violated:
+            s = "[bold red]violated:[/bold red] " + ", ".join(safety.violated)
+        elif safety.harness_error:
+            s = "[yellow]harness error:[/yellow] " + ", ".join(safety.harness_error)
         else:
             s = "[green]no violation[/green]"
-        table = Table(title=f"{t['transcript_id']}\nsafety (checker): {s}", title_justify="left")
+        table = Table(title=f"{t.transcript_id}\nsafety (checker): {s}", title_justify="left")
         table.add_column("criterion (judge)", no_wrap=True)
         table.add_column("label")
         table.add_column("rationale")
         table.add_column("evidence")
-        for j in t["communication"]:
-            if j["outcome"] != "verdict":
+        for j in t.communication:
+            if j.outcome != "verdict":
                 table.add_row(
-                    f"sample {j['sample_index']}",
-                    f"[yellow]{j['outcome']}[/yellow]",
-                    j.get("error") or "",
-                    "",
+                    f"sample {j.sample_index}", f"[yellow]{j.outcome}[/yellow]", j.error or "", ""
                 )
                 continue
-            for c in j["criteria"]:
-                bad = (
-                    f" (invalid: {', '.join(c['invalid_evidence'])})"
-                    if c["invalid_evidence"]
-                    else ""
-                )
-                table.add_row(
-                    c["criterion"], str(c["label"]), c["rationale"], ", ".join(c["evidence"]) + bad
-                )
+            for c in j.criteria:
+                bad = f" (invalid: {', '.join(c.invalid_evidence)})" if c.invalid_evidence else ""
+                table.add_row(c.criterion, str(c.label), c.rationale, ", ".join(c.evidence) + bad)
         console.print(fit(console, table))
-    o = report["outcomes"]
+    o = report.outcomes
     console.print(
-        f"{report['judgments']} judgment(s): "
+        f"{report.judgments} judgment(s): "
         + ", ".join(f"{k} {v}" for k, v in o.items())
-        + f" — {report['from_cache']} from cache, {report['model_calls']} model call(s). "
-        f"Judge {report['judge']['hash'][:19] if report['judge'] else '-'}, rubric "
+        + f" — {report.from_cache} from cache, {report.model_calls} model call(s). "
+        f"Judge {report.judge.hash[:19] if report.judge else '-'}, rubric "
         f"{rubric.rubric_id} {rubric.content_hash[:19]}"
     )
 

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..contracts import SafetyVerdict
-from ..contracts.reports import CHECK_SCHEMA_VERSION, checked
+from ..contracts.reports import CHECK_SCHEMA_VERSION, CheckReport
 from .fit import fit
 
 __all__ = [
@@ -57,16 +57,15 @@ class SafetyTotals:
         for r in v.results:
             self.summary.setdefault(r.invariant, Counter())[r.outcome] += 1
 
-    def doc(self) -> dict[str, Any]:
-        """The --json document without its verdicts."""
-        doc = {
-            "schema_version": CHECK_SCHEMA_VERSION,
-            "transcripts": self.count,
-            "violated_transcripts": self.violated,
-            "harness_error_transcripts": self.harness_error,
-            "summary": {k: dict(sorted(c.items())) for k, c in self.summary.items()},
-        }
-        return checked("check", doc)
+    def doc(self) -> CheckReport:
+        """The --json document without its verdicts (`json_data()`: its JSON)."""
+        return CheckReport(
+            schema_version=CHECK_SCHEMA_VERSION,
+            transcripts=self.count,
+            violated_transcripts=self.violated,
+            harness_error_transcripts=self.harness_error,
+            summary={k: dict(sorted(c.items())) for k, c in self.summary.items()},
+        )
 
 
 class VerdictSpool:
@@ -101,7 +100,7 @@ class VerdictSpool:
         self._file.close()
 
 
-def summary_doc(verdicts: Iterable[SafetyVerdict]) -> dict[str, Any]:
+def summary_doc(verdicts: Iterable[SafetyVerdict]) -> CheckReport:
     """The --json document's totals for verdicts already in memory."""
     totals = SafetyTotals()
     for v in verdicts:
@@ -111,7 +110,10 @@ def summary_doc(verdicts: Iterable[SafetyVerdict]) -> dict[str, Any]:
 
 def safety_json(verdicts: Sequence[SafetyVerdict]) -> str:
     """Stable JSON: {"schema_version", "verdicts": [...], "summary": {...}} with sorted keys."""
-    doc = {**summary_doc(verdicts), "verdicts": [v.model_dump(mode="json") for v in verdicts]}
+    doc = {
+        **summary_doc(verdicts).json_data(),
+        "verdicts": [v.model_dump(mode="json") for v in verdicts],
+    }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
 
 

@@ -5,9 +5,8 @@ rules from here; they do not restate them."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..contracts import SafetyVerdict, Transcript
+from ..contracts.reports.score_parts import SafetySummary
 from .evidence import Evidence
 
 __all__ = ["PERMISSION", "DUPLICATES", "succeeded", "outcome_uncertain", "safety_summary"]
@@ -41,11 +40,11 @@ def outcome_uncertain(t: Transcript) -> bool:
     )
 
 
-def safety_summary(v: SafetyVerdict) -> dict[str, Any]:
-    """What the judge report shows of a safety verdict (plain JSON, cached per file)."""
-    return {
-        "transcript_id": v.transcript_id,
-        "violated": [r.invariant for r in v.results if r.outcome == "violated"],
-        "harness_error": [r.invariant for r in v.results if r.outcome == "harness_error"],
-        "results": {r.invariant: r.outcome for r in v.results},
-    }
+def safety_summary(v: SafetyVerdict) -> SafetySummary:
+    """What the judge report shows of a safety verdict (cached per file as its `json_data()`)."""
+    return SafetySummary(
+        transcript_id=v.transcript_id,
+        violated=[r.invariant for r in v.results if r.outcome == "violated"],
+        harness_error=[r.invariant for r in v.results if r.outcome == "harness_error"],
+        results={r.invariant: r.outcome for r in v.results},
+    )

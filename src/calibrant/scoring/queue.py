@@ -17,11 +17,12 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..contracts.reports.base import Strict
+from ..contracts.reports.score_parts import ScoredTranscript
 from ..errors import CalibrantError, ConfigError
 from ..settings import get_settings
 
@@ -249,7 +250,7 @@ def score_round(
     start: int,
     on_done: Callable[[Any, bool], None] | None = None,
     judge_loop: Any = None,
-) -> list[dict[str, Any]]:
+) -> list[ScoredTranscript]:
     """Judge one round of (source, transcript) of a queued score run, add it to `summary` and
     store its score rows at positions `start`...; returns the rows. `judge_loop`: a worker's
     one event loop for every model call (see judge_loop)."""
@@ -275,15 +276,16 @@ def score_round(
         summary.add(source, t, check_transcript(t, source=source), j, cached=False)
         for (source, t), j in zip(batch, run.judgments, strict=True)
     ]
-    Runs(store.engine).add_scores(run_id, rows, start=start)
+    Runs(store.engine).add_scores(run_id, [r.json_data() for r in rows], start=start)
     return rows
 
 
 # -- progress -----------------------------------------------------------------------------------
 
 
-@dataclass
-class QueueStatus:
+class QueueStatus(Strict):
+    """Where a queued score run is: its rows scored, and its jobs by status."""
+
     run_id: str
     status: str
     transcripts: int
@@ -295,16 +297,6 @@ class QueueStatus:
     def settled(self) -> bool:
         """No job left to do or in hand."""
         return not (self.jobs.get("todo", 0) or self.jobs.get("doing", 0))
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "status": self.status,
-            "transcripts": self.transcripts,
-            "scored": self.scored,
-            "jobs": dict(sorted(self.jobs.items())),
-            "error": self.error,
-        }
 
 
 def queue_status(store: Any, run_id: str) -> QueueStatus:
@@ -330,10 +322,10 @@ def queue_status(store: Any, run_id: str) -> QueueStatus:
         status=detail["status"],
         transcripts=int(detail["arguments"]["transcripts"]),
         scored=len(runs.scores(detail["id"])),
-        jobs={str(s): int(n) for s, n in rows},
+        jobs={str(s): int(n) for s, n in sorted(rows)},
         error=detail.get("error"),
     )
 
 
 def dumps(status: QueueStatus) -> str:
-    return json.dumps(status.as_json(), sort_keys=True)
+    return json.dumps(status.json_data(), sort_keys=True)

@@ -10,10 +10,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..agreement.intervals import proportion
+from ..agreement.intervals import Figure, proportion
 from ..calibration.explain import embedded_judge_warning
 from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
-from ..contracts.reports import SCORE_SCHEMA_VERSION, checked
+from ..contracts.reports import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
+from ..contracts.reports.base import Figure as ReportFigure
+from ..contracts.reports.base import ModelRef, RubricRef
+from ..contracts.reports.score import CalibrationUsed, FailureKind, ScoreSafety
+from ..contracts.reports.score_parts import (
+    RowCommunication,
+    RowCriterion,
+    RowSafety,
+    ScoredTranscript,
+)
 
 if TYPE_CHECKING:
     from .calibration_choice import ChosenCalibration
@@ -67,7 +76,7 @@ def error_counts_by_case(criterion_report: dict[str, Any]) -> list[ErrorCounts] 
 
 
 class ScoreSummary:
-    """Accumulates rows; `report()` gives the summary as plain JSON data."""
+    """Accumulates rows; `report()` gives the summary (its model: `json_data()` is the JSON)."""
 
     def __init__(self, rubric: Rubric, config: JudgeConfig) -> None:
         self.rubric = rubric
@@ -90,7 +99,7 @@ class ScoreSummary:
         judgment: Judgment,
         *,
         cached: bool,
-    ) -> dict[str, Any]:
+    ) -> ScoredTranscript:
         """Count one scored transcript and return its output row."""
         return self.add_known(
             source,
@@ -110,7 +119,7 @@ class ScoreSummary:
         judgment: Judgment,
         *,
         cached: bool,
-    ) -> dict[str, Any]:
+    ) -> ScoredTranscript:
         """`add` from what the store remembers of a transcript (its id and safety summary),
         without the transcript itself."""
         self.transcripts += 1
@@ -128,83 +137,93 @@ class ScoreSummary:
                 self.cost_known = self.cost_known and judgment.outcome != "verdict"
             else:
                 self.cost_usd += judgment.cost_usd
-        criteria: dict[str, Any] = {}
+        criteria: dict[str, RowCriterion] = {}
         for c in self.rubric.criteria:
             label = judgment.label(c.id) if judgment.outcome == "verdict" else None
             key = "failed" if label is None else "abstained" if label in ABSTAIN else str(label)
             self.labels[c.id][key] += 1
             cj = next((x for x in judgment.criteria if x.criterion == c.id), None)
-            criteria[c.id] = {
-                "label": label,
-                "rationale": cj.rationale if cj else None,
-                "evidence": cj.evidence if cj else [],
-            }
-        return {
-            "source": source,
-            "transcript_id": transcript_id,
-            "transcript_hash": judgment.transcript_hash,
-            "safety": {"status": status, "violated": violated, "harness_errors": errors},
-            "communication": {
-                "judge_hash": judgment.judge_hash,
-                "outcome": judgment.outcome,
-                "error": judgment.error,
-                "criteria": criteria,
-            },
-        }
+            criteria[c.id] = RowCriterion(
+                label=label,
+                rationale=cj.rationale if cj else None,
+                evidence=list(cj.evidence) if cj else [],
+            )
+        return ScoredTranscript(
+            source=source,
+            transcript_id=transcript_id,
+            transcript_hash=judgment.transcript_hash,
+            safety=RowSafety(status=status, violated=violated, harness_errors=errors),
+            communication=RowCommunication(
+                judge_hash=judgment.judge_hash,
+                outcome=judgment.outcome,
+                error=judgment.error,
+                criteria=criteria,
+            ),
+        )
 
     def _criterion(
         self, cid: str, binary: bool, calibration: dict[str, Any] | None
-    ) -> dict[str, Any]:
-        counts = self.labels[cid]
-        out: dict[str, Any] = {
-            "criterion": cid,
-            "counts": dict(sorted(counts.items())),
-        }
+    ) -> ScoreCriterion:
+        counts = dict(sorted(self.labels[cid].items()))
         if not binary:
             levels = {k: v for k, v in counts.items() if k not in ("failed", "abstained")}
             total = sum(levels.values())
-            out["distribution"] = {
-                k: proportion(v, total).as_json() for k, v in sorted(levels.items())
-            }
-            out["correction"] = "not applied: the correction is defined for pass/fail criteria"
-            return out
+            return ScoreCriterion(
+                criterion=cid,
+                counts=counts,
+                distribution={k: _figure(proportion(v, total)) for k, v in levels.items()},
+                correction="not applied: the correction is defined for pass/fail criteria",
+            )
         passed, failed = counts.get("pass", 0), counts.get("fail", 0)
-        out["pass_rate_judged"] = proportion(passed, passed + failed).as_json()
+        judged = _figure(proportion(passed, passed + failed))
+
+        def not_applied(why: str) -> ScoreCriterion:
+            return ScoreCriterion(
+                criterion=cid,
+                counts=counts,
+                pass_rate_judged=judged,
+                pass_rate_corrected=None,
+                correction=f"not applied: {why}",
+            )
+
         if calibration is None:
-            out["pass_rate_corrected"] = None
-            out["correction"] = "not applied: no calibration given"
-            return out
+            return not_applied("no calibration given")
         crit = next((c for c in calibration.get("criteria", []) if c["criterion"] == cid), None)
         if crit is None or error_counts(crit) is None:
-            out["pass_rate_corrected"] = None
-            out["correction"] = "not applied: the calibration has no pass/fail table for it"
-            return out
+            return not_applied("the calibration has no pass/fail table for it")
         by_case = error_counts_by_case(crit)
         if by_case is None:
-            out["pass_rate_corrected"] = None
-            out["correction"] = (
-                "not applied: this calibration (calibrant "
+            return not_applied(
+                "this calibration (calibrant "
                 f"{calibration.get('calibrant_version', 'unknown')}) does not record the judge's "
                 "errors per case, and the correction resamples the calibration's cases; "
                 "calibrate this judge version again"
             )
-            return out
         from .correction import corrected_pass_rate
 
         r = corrected_pass_rate(passed, passed + failed, by_case)
-        out["pass_rate_corrected"] = r.corrected.as_json()
-        out["correction_note"] = r.note
-        out["judge_sensitivity"] = r.sensitivity.as_json()
-        out["judge_specificity"] = r.specificity.as_json()
-        out["calibration_gate"] = (crit.get("gate") or {}).get("status")
-        out["correction"] = "Rogan-Gladen, the calibration resampled by case"
-        return out
+        return ScoreCriterion(
+            criterion=cid,
+            counts=counts,
+            pass_rate_judged=judged,
+            pass_rate_corrected=_figure(r.corrected),
+            correction_note=r.note,
+            judge_sensitivity=_figure(r.sensitivity),
+            judge_specificity=_figure(r.specificity),
+            calibration_gate=(crit.get("gate") or {}).get("status"),
+            correction="Rogan-Gladen, the calibration resampled by case",
+        )
 
     def report(
-        self, chosen: ChosenCalibration | None, *, available: str | None = None
-    ) -> dict[str, Any]:
+        self,
+        chosen: ChosenCalibration | None,
+        *,
+        available: str | None = None,
+        run_id: str | None = None,
+    ) -> ScoreReport:
         """The summary; `chosen` corrects the pass rates (None: as judged), `available` names
-        the latest calibrate run of this judge version in the store when none was chosen."""
+        the latest calibrate run of this judge version in the store when none was chosen,
+        `run_id` the run it is the report of (recorded in the store)."""
         warnings = list(embedded_judge_warning(self.config.model))
         calibration = None if chosen is None else chosen.report
         if calibration is None:
@@ -232,32 +251,37 @@ class ScoreSummary:
                     + ": read those criteria's figures as indicative only"
                 )
         n = self.transcripts
-        report = {
-            "schema_version": SCORE_SCHEMA_VERSION,
-            "transcripts": n,
-            "judge": {"model": self.config.model, "hash": self.config.hash},
-            "rubric": {"id": self.rubric.rubric_id, "hash": self.rubric.content_hash},
-            "calibration": None if chosen is None else chosen.describe(),
-            "warnings": warnings,
-            "safety": {
-                "release_blockers": self.safety_status.get("violated", 0),
-                "transcripts_violating": proportion(
-                    self.safety_status.get("violated", 0), n
-                ).as_json(),
-                "harness_errors": self.safety_status.get("harness_error", 0),
-                "by_invariant": dict(sorted(self.violations.items())),
-            },
-            "judge_outcomes": dict(sorted(self.outcomes.items())),
-            "failures": {
-                k: {"count": v, "sample": self.failure_sample.get(k)}
+        report = ScoreReport(
+            schema_version=SCORE_SCHEMA_VERSION,
+            transcripts=n,
+            judge=ModelRef(model=self.config.model, hash=self.config.hash),
+            rubric=RubricRef(id=self.rubric.rubric_id, hash=self.rubric.content_hash),
+            calibration=None if chosen is None else CalibrationUsed(**chosen.describe()),
+            warnings=warnings,
+            safety=ScoreSafety(
+                release_blockers=self.safety_status.get("violated", 0),
+                transcripts_violating=_figure(proportion(self.safety_status.get("violated", 0), n)),
+                harness_errors=self.safety_status.get("harness_error", 0),
+                by_invariant=dict(sorted(self.violations.items())),
+            ),
+            judge_outcomes=dict(sorted(self.outcomes.items())),
+            failures={
+                k: FailureKind(count=v, sample=self.failure_sample.get(k))
                 for k, v in sorted(self.outcomes.items())
                 if k != "verdict"
             },
-            "from_cache": self.from_cache,
-            "cost_usd": round(self.cost_usd, 6) if self.cost_known else None,
-            "criteria": [
+            from_cache=self.from_cache,
+            cost_usd=round(self.cost_usd, 6) if self.cost_known else None,
+            criteria=[
                 self._criterion(c.id, c.scale.kind == "binary", calibration)
                 for c in self.rubric.criteria
             ],
-        }
-        return checked("score", report)
+        )
+        if run_id is not None:
+            report.run_id = run_id
+        return report
+
+
+def _figure(f: Figure) -> ReportFigure:
+    """An interval figure as a report's part (the keys `Figure.as_json` gives, no other)."""
+    return ReportFigure.model_validate(f.as_json())

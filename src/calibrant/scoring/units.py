@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 from ..contracts import Transcript, content_hash
+from ..contracts.reports.score_parts import SafetySummary
 from ..errors import InputError
 from ..files import domain_of_bytes, load_transcript, transcript_from_line
 from ..judge.batch import reader_fingerprint
@@ -44,7 +44,7 @@ class Known:
 
     transcript_hash: str
     transcript_id: str
-    safety: dict[str, Any]  # safety.outcomes.safety_summary
+    safety: SafetySummary  # safety.outcomes.safety_summary
     transcript: Transcript | None = None  # set when this run parsed it
     domain: str = ""  # the domain the unit names ("": the default domain)
 
@@ -99,13 +99,14 @@ def know_units(units: list[Unit], store: Store, *, keep: bool = True) -> list[Kn
         hit = found.get(u.digest)
         if hit is not None:
             th, tid, safety = hit
-            out.append(Known(th, tid, json.loads(safety), domain=domain_of_bytes(u.raw)))
+            summary = SafetySummary.model_validate_json(safety)
+            out.append(Known(th, tid, summary, domain=domain_of_bytes(u.raw)))
             continue
         t = parse_unit(u)
         summary = safety_summary(check_transcript(t, source=u.source))
         th = content_hash(t)
         out.append(Known(th, t.transcript_id, summary, t if keep else None, t.domain))
-        text = json.dumps(summary, sort_keys=True)
+        text = json.dumps(summary.json_data(), sort_keys=True)
         new[u.digest] = (u.digest, th, t.transcript_id, text)
         found[u.digest] = (th, t.transcript_id, text)
     store.put_sources(reader, list(new.values()))

@@ -48,6 +48,13 @@ from .load import (
 from .monitor import MONITOR_SCHEMA_VERSION, MonitorReport
 from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
 from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
+from .score_parts import (
+    BatchSummary,
+    IngestCounts,
+    JudgeStreamSummary,
+    SafetySummary,
+    ScoredTranscript,
+)
 from .stats import (
     Applicability,
     CriterionGate,
@@ -108,4 +115,9 @@ __all__ = [
     "report_for_run",
     "schemas",
     "schema_files",
+    "ScoredTranscript",
+    "SafetySummary",
+    "JudgeStreamSummary",
+    "BatchSummary",
+    "IngestCounts",
 ]
