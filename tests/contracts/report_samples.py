@@ -100,7 +100,7 @@ def _trials(side: str, cases: int) -> list[TrialFacts]:
 
 
 def trials() -> dict[str, Any]:
-    return compare_trials(_trials("a", 8), _trials("b", 8)[:-1], seed=1)
+    return compare_trials(_trials("a", 8), _trials("b", 8)[:-1], seed=1).json_data()
 
 
 def probe() -> dict[str, Any]:
@@ -115,7 +115,7 @@ def probe() -> dict[str, Any]:
     answers, outcomes = planted_asker("clean", ctx)(collect_requests(ctx), None)
     return probe_report(
         ctx, answers, outcomes, judge=planted_config("clean", RUBRIC), split="calibration"
-    )
+    ).json_data()
 
 
 def check() -> dict[str, Any]:

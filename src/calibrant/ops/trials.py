@@ -83,6 +83,6 @@ def trials(store: Store | None, options: TrialsOptions, hooks: Hooks | None = No
             "seed": options.seed,
             "out": options.out,
         }
-        run_id = record_finished(store, "trials", report, arguments=arguments)
+        run_id = record_finished(store, "trials", report.json_data(), arguments=arguments)
         hooks.run(run_id)
-    return TrialsResult(run_id=run_id, report=report, runs=tuple(runs))
+    return TrialsResult(run_id=run_id, report=report.json_data(), runs=tuple(runs))

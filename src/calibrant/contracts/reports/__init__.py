@@ -57,6 +57,14 @@ from .stats import (
     PerLabel,
     RaterEstimate,
 )
+from .trial_parts import (
+    TRIAL_RUN_SCHEMA_VERSION,
+    PairedFigures,
+    PassAtK,
+    TrialCase,
+    TrialProvenance,
+    TrialRunReport,
+)
 
 __all__ = [
     "CALIBRATION_SCHEMA_VERSION",
@@ -108,4 +116,10 @@ __all__ = [
     "report_for_run",
     "schemas",
     "schema_files",
+    "TRIAL_RUN_SCHEMA_VERSION",
+    "PairedFigures",
+    "PassAtK",
+    "TrialCase",
+    "TrialProvenance",
+    "TrialRunReport",
 ]
