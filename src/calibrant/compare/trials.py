@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
 import numpy as np
 
 from ..agreement.familywise import (

@@ -28,7 +28,9 @@ __all__ = [
 STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
 
-def _parts(fig: Figure | dict[str, Any]) -> tuple[float | None, list[float] | None, int, str | None]:
+def _parts(
+    fig: Figure | dict[str, Any],
+) -> tuple[float | None, list[float] | None, int, str | None]:
     """(value, interval, n, why undefined) of a figure, its part or its JSON data."""
     if isinstance(fig, Figure):
         return fig.value, fig.ci95, fig.n, fig.undefined_reason

@@ -38,9 +38,7 @@ def _part(f: Figure) -> FigurePart:
     return FigurePart.model_validate(f.as_json())
 
 
-def trial_report(
-    pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
-) -> TrialRunReport:
+def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int) -> TrialRunReport:
     """Aggregate trials (transcript + its safety verdict) into the report.
 
     The unit is the case: every interval resamples cases (`clustered_proportion`), and pass^k
