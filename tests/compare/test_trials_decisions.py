@@ -35,7 +35,7 @@ def _run(side: str, cases: int, *, fail_every: int, trials: int = 3) -> list[Tri
 
 
 def test_a_clear_regression_on_enough_cases_is_called_worse_at_the_family_level() -> None:
-    r = compare_trials(_run("a", 8, fail_every=0), _run("b", 8, fail_every=2), seed=1)
+    r = compare_trials(_run("a", 8, fail_every=0), _run("b", 8, fail_every=2), seed=1).json_data()
     ok = r["figures"]["success_rate"]
     assert ok["difference"] == pytest.approx(-0.5, abs=0.05) and ok["n_cases"] == 8
     assert ok["b_is"] == "worse" and "success_rate" in r["b_worse_on"]
@@ -48,13 +48,13 @@ def test_a_clear_regression_on_enough_cases_is_called_worse_at_the_family_level(
 
 
 def test_below_the_minimum_of_cases_nothing_is_decided_and_one_case_has_no_interval() -> None:
-    r = compare_trials(_run("a", 3, fail_every=0), _run("b", 3, fail_every=2), seed=1)
+    r = compare_trials(_run("a", 3, fail_every=0), _run("b", 3, fail_every=2), seed=1).json_data()
     ok = r["figures"]["success_rate"]
     assert ok["b_is"] == "undecided" and ok["ci95"] is not None
     assert "below the minimum of 6 cases" in ok["reason"]
     assert r["b_worse_on"] == []
     assert r["regressed_cases"]  # the case listing still names them
-    one = compare_trials(_run("a", 1, fail_every=0), _run("b", 1, fail_every=2), seed=1)
+    one = compare_trials(_run("a", 1, fail_every=0), _run("b", 1, fail_every=2), seed=1).json_data()
     fig = one["figures"]["success_rate"]
     assert fig["ci95"] is None and "1 case(s)" in fig["undefined_reason"]
     assert fig["b_is"] == "undecided"

@@ -100,7 +100,7 @@ def _trials(side: str, cases: int) -> list[TrialFacts]:
 
 
 def trials() -> dict[str, Any]:
-    return compare_trials(_trials("a", 8), _trials("b", 8)[:-1], seed=1)
+    return compare_trials(_trials("a", 8), _trials("b", 8)[:-1], seed=1).json_data()
 
 
 def probe() -> dict[str, Any]:
@@ -115,7 +115,7 @@ def probe() -> dict[str, Any]:
     answers, outcomes = planted_asker("clean", ctx)(collect_requests(ctx), None)
     return probe_report(
         ctx, answers, outcomes, judge=planted_config("clean", RUBRIC), split="calibration"
-    )
+    ).json_data()
 
 
 def check() -> dict[str, Any]:
@@ -220,6 +220,17 @@ def domains() -> dict[str, Any]:
     return list_domains().model_dump(mode="json")
 
 
+def trial_run() -> dict[str, Any]:
+    """The trial report of `trials`, on the gold transcripts as trials of their cases (one
+    of them twice, as a second trial)."""
+    from calibrant.reports.trials import trial_report
+
+    pairs = [(t, check_transcript(t)) for _, t in sorted(GOLD.transcripts.items())[:12]]
+    again = pairs[0][0].model_copy(update={"trial": pairs[0][0].trial + 1})
+    pairs.append((again, check_transcript(again)))
+    return trial_report(pairs, seed=1).json_data()
+
+
 PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     # name: (report kind, producer)
     "calibration": ("calibration", calibration),
@@ -235,4 +246,5 @@ PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "audit": ("audit", audit),
     "agreement over time": ("agreement-over-time", agreement_over_time),
     "monitor": ("monitor", monitor),
+    "trial run": ("trial-run", trial_run),
 }

@@ -38,6 +38,7 @@ CURRENT = {
     "audit": contracts.AUDIT_SCHEMA_VERSION,
     "agreement-over-time": contracts.AGREEMENT_OVER_TIME_SCHEMA_VERSION,
     "monitor": contracts.MONITOR_SCHEMA_VERSION,
+    "trial-run": contracts.TRIAL_RUN_SCHEMA_VERSION,
 }
 
 

@@ -35,7 +35,7 @@ def test_pass_k_is_the_unbiased_estimator_for_every_k_per_case_and_overall(
     ]
     pairs = [(t, check_transcript(t)) for t in mixed + good]
     assert sum(not v.violated for _, v in pairs[:5]) == 3  # the mix is what the test assumes
-    r = trial_report(pairs, seed=0)
+    r = trial_report(pairs, seed=0).json_data()
     by_case = {c["case"]: c for c in r["cases"]}
     want = [comb(3, k) / comb(5, k) for k in range(1, 6)]
     assert by_case["timeout_after_payment_commit"]["pass_k"] == pytest.approx(want)
@@ -54,7 +54,7 @@ def test_one_case_gives_no_interval_however_many_trials(
     trial: Callable[..., Transcript],
 ) -> None:
     pairs = [(t, check_transcript(t)) for t in _mixed_case(trial, 4, 4)]
-    r = trial_report(pairs, seed=0)
+    r = trial_report(pairs, seed=0).json_data()
     assert r["success_rate"]["value"] == pytest.approx(0.5)
     assert r["success_rate"]["ci95"] is None
     assert "one case" in r["success_rate"]["undefined_reason"]
@@ -79,7 +79,7 @@ def test_a_rare_failure_spread_thin_shows_a_wide_interval_in_the_summary(
         for t in rows:
             verdict = check_transcript(t)  # checked as the case it played, then relabelled
             pairs.append((t.model_copy(update={"case_id": f"case-{n:02d}"}), verdict))
-    r = trial_report(pairs, seed=0)
+    r = trial_report(pairs, seed=0).json_data()
     rate = r["success_rate"]
     assert rate["value"] == pytest.approx(148 / 150) and rate["n"] == 150
     assert rate["n_cases"] == 30

@@ -40,7 +40,7 @@ def run(behaviour: str, *probes: str, **settings: Any) -> dict[str, Any]:
     answers, outcomes = planted_asker(behaviour, ctx)(collect_requests(ctx), None)
     return probe_report(
         ctx, answers, outcomes, judge=planted_config(behaviour, RUBRIC), split="calibration"
-    )
+    ).json_data()
 
 
 def families(r: dict[str, Any], prompt: str = "defended") -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ..errors import CalibrantError
 
 if TYPE_CHECKING:
     from ..contracts import CaseContract
+    from ..contracts.reports import TrialRunReport
     from ..harness import TrialRun
 
     Runner = Callable[[Callable[[TrialRun], None], Callable[[int, int], None]], list[TrialRun]]
@@ -110,16 +111,23 @@ def print_trial_report(
     console: Console,
     to_stderr: bool = False,
     markdown: Path | None = None,
-    report: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The trial report (`report`: already made from `runs`): JSON on stdout (`to_stderr`: on
-    stderr), or tables and where the transcripts are; also as Markdown in `markdown`. Returns
-    the report."""
+    report: TrialRunReport | dict[str, Any] | None = None,
+) -> TrialRunReport:
+    """The trial report (`report`: already made from `runs`, its model or its JSON data): JSON
+    on stdout (`to_stderr`: on stderr), or tables and where the transcripts are; also as
+    Markdown in `markdown`. Returns the report."""
     from ..paths import write_atomic
-    from ..reports.trials import render_trial_report, report_json, trial_markdown, trial_report
+    from ..reports.trials import (
+        as_trial_report,
+        render_trial_report,
+        report_json,
+        trial_markdown,
+        trial_report,
+    )
 
     if report is None:
         report = trial_report([(r.transcript, r.verdict) for r in runs], seed=seed)
+    report = as_trial_report(report)
     if markdown is not None:
         write_atomic(markdown, trial_markdown(report))
     if as_json:

@@ -34,6 +34,8 @@ from ..agreement.familywise import (
 from ..agreement.pairwise import PairwiseStatistic, statistic_from_tables, undefined_reason
 from ..agreement.resample import bootstrap_indices, cluster_index
 from ..agreement.undefined import Undefined
+from ..contracts.reports.compare import McNemar as McNemarPart
+from ..contracts.reports.trial_parts import PairedFigures
 
 __all__ = [
     "DECISION_RULE",
@@ -69,8 +71,9 @@ class McNemar:
     b_only: int
     p_value: float
 
-    def as_json(self) -> dict[str, object]:
-        return {"a_only_right": self.a_only, "b_only_right": self.b_only, "p_value": self.p_value}
+    def part(self) -> McNemarPart:
+        """The test as the comparison report quotes it."""
+        return McNemarPart(a_only_right=self.a_only, b_only_right=self.b_only, p_value=self.p_value)
 
 
 def mcnemar_exact(a_right: ArrayLike, b_right: ArrayLike) -> McNemar:
@@ -147,23 +150,24 @@ class PairedComparison:
     def mcnemar(self) -> McNemar:
         return self.paired.mcnemar
 
-    def as_json(self) -> dict[str, object]:
+    def figures(self) -> PairedFigures:
+        """The estimate and the call, as the comparison report quotes them per criterion."""
         p = self.paired
-        return {
-            "statistic": p.statistic,
-            "n": p.n,
-            "n_cases": p.n_cases,
-            "kappa_a": p.kappa_a,
-            "kappa_b": p.kappa_b,
-            "difference": p.difference,
-            "ci95": list(self.ci95) if self.ci95 else None,
-            "familywise_confidence": self.familywise_confidence,
-            "familywise_ci": list(self.familywise_ci) if self.familywise_ci else None,
-            "mcnemar": p.mcnemar.as_json(),
-            "decision": self.decision,
-            "cases_needed": self.cases_needed,
-            "reason": self.reason,
-        }
+        return PairedFigures(
+            statistic=p.statistic,
+            n=p.n,
+            n_cases=p.n_cases,
+            kappa_a=p.kappa_a,
+            kappa_b=p.kappa_b,
+            difference=p.difference,
+            ci95=list(self.ci95) if self.ci95 else None,
+            familywise_confidence=self.familywise_confidence,
+            familywise_ci=list(self.familywise_ci) if self.familywise_ci else None,
+            mcnemar=p.mcnemar.part(),
+            decision=self.decision,
+            cases_needed=self.cases_needed,
+            reason=self.reason,
+        )
 
 
 def _kappa_difference(k: int, statistic: PairwiseStatistic) -> SumsStatistic:

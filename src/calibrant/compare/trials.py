@@ -16,7 +16,6 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -33,7 +32,8 @@ from ..agreement.familywise import (
 from ..agreement.resample import bootstrap_indices
 from ..agreement.undefined import Undefined
 from ..contracts import SafetyVerdict, Transcript
-from ..contracts.reports import TRIALS_SCHEMA_VERSION, checked
+from ..contracts.reports import TRIALS_SCHEMA_VERSION, TrialFigure, TrialsReport
+from ..contracts.reports.compare import CaseChange, Sides
 from ..safety.outcomes import DUPLICATES, PERMISSION, outcome_uncertain, succeeded
 from .paired import MIN_CASES
 
@@ -167,7 +167,7 @@ def _estimate(
 
 
 def _decided(
-    fig: dict[str, Any],
+    fig: TrialFigure,
     call: Call,
     est: CaseEstimate,
     *,
@@ -176,23 +176,23 @@ def _decided(
     min_cases: int,
 ) -> None:
     """Fill a figure's interval, call and plan from the family-wise decision."""
-    better = fig["higher_is_better"]
+    better = fig.higher_is_better
     ci = None if isinstance(call.ci95, Undefined) else list(call.ci95)
-    fig["ci95"] = ci
-    fig["familywise_confidence"] = call.confidence
-    fig["familywise_ci"] = None if isinstance(call.interval, Undefined) else list(call.interval)
-    fig["b_is"] = {
+    fig.ci95 = ci
+    fig.familywise_confidence = call.confidence
+    fig.familywise_ci = None if isinstance(call.interval, Undefined) else list(call.interval)
+    fig.b_is = {
         "above": "better" if better else "worse",
         "below": "worse" if better else "better",
-    }.get(call.direction, "undecided")
+    }.get(call.direction, "undecided")  # type: ignore[assignment]
     # the renderers say "no interval: <reason>" themselves
-    fig["undefined_reason"] = None if ci else (call.reason or "").removeprefix("no interval: ")
-    fig["cases_needed"], plan = None, None
-    if fig["b_is"] == "undecided" and ci is not None:
-        fig["cases_needed"], plan = cases_needed(
+    fig.undefined_reason = None if ci else (call.reason or "").removeprefix("no interval: ")
+    fig.cases_needed, plan = None, None
+    if fig.b_is == "undecided" and ci is not None:
+        fig.cases_needed, plan = cases_needed(
             est, family_size=family_size, alpha=alpha, min_cases=min_cases
         )
-    fig["reason"] = "; ".join(x for x in (call.reason, plan) if x) or None
+    fig.reason = "; ".join(x for x in (call.reason, plan) if x) or None
 
 
 def compare_trials(
@@ -203,8 +203,8 @@ def compare_trials(
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     min_cases: int = MIN_CASES,
-) -> dict[str, Any]:
-    """The paired comparison of run B against run A, as plain JSON data."""
+) -> TrialsReport:
+    """The paired comparison of run B against run A."""
     pairs, only_a, only_b = _pair(a, b)
     by_case: dict[str, list[tuple[TrialFacts, TrialFacts]]] = defaultdict(list)
     for p in pairs:
@@ -223,23 +223,25 @@ def compare_trials(
         higher_better: bool,
         unit: str,
         bounds: tuple[float, float],
-    ) -> dict[str, Any]:
+    ) -> TrialFigure:
         total = weight.sum()
         value_a, value_b = sum_a.sum() / total, sum_b.sum() / total
         estimates[name] = _estimate(
             np.column_stack([sum_a, sum_b, weight]), _mean_difference, idx, bounds
         )
-        return {
-            "a": float(value_a),
-            "b": float(value_b),
-            "difference": float(value_b - value_a),
-            "n": int(total),
-            "n_cases": g,
-            "unit": unit,
-            "higher_is_better": higher_better,
-        }
+        return TrialFigure(
+            a=float(value_a),
+            b=float(value_b),
+            difference=float(value_b - value_a),
+            n=int(total),
+            n_cases=g,
+            unit=unit,
+            higher_is_better=higher_better,
+            ci95=None,  # until decided, below
+            b_is="undecided",
+        )
 
-    figures: dict[str, Any] = {}
+    figures: dict[str, TrialFigure] = {}
     for name, (get, higher) in TRIAL_FIGURES.items():
         sa = np.array([sum(get(p[0]) for p in by_case[c]) for c in cases])
         sb = np.array([sum(get(p[1]) for p in by_case[c]) for c in cases])
@@ -266,44 +268,49 @@ def compare_trials(
             alpha=alpha,
             min_cases=min_cases,
         )
+    rows = _case_rows(by_case, cases)
+    return TrialsReport(
+        schema_version=TRIALS_SCHEMA_VERSION,
+        paired_trials=len(pairs),
+        cases=g,
+        unpaired=Sides(
+            a=sorted(f"{f.case} trial {f.trial}" for f in only_a),
+            b=sorted(f"{f.case} trial {f.trial}" for f in only_b),
+        ),
+        interval=f"95% {METHOD} (n={resamples} resamples, seed={seed})",
+        decision_rule=DECISION_RULE,
+        alpha=alpha,
+        min_cases=min_cases,
+        figures=figures,
+        b_worse_on=sorted(k for k, f in figures.items() if f.b_is == "worse"),
+        regressed_cases=[r.case for r in rows if r.change == "regressed"],
+        by_case=rows,
+    )
 
-    rows: list[dict[str, Any]] = []
+
+def _case_rows(
+    by_case: dict[str, list[tuple[TrialFacts, TrialFacts]]], cases: list[str]
+) -> list[CaseChange]:
+    """Each case's successes in A and B and its change, regressions first."""
+    rows: list[CaseChange] = []
     for c in cases:
         ps = by_case[c]
         won_a, won_b = sum(p[0].success for p in ps), sum(p[1].success for p in ps)
         rows.append(
-            {
-                "case": c,
-                "trials": len(ps),
-                "successes_a": won_a,
-                "successes_b": won_b,
-                "change": "regressed" if won_b < won_a else "improved" if won_b > won_a else "same",
-                "b_transcripts_newly_violating": sorted(
+            CaseChange(
+                case=c,
+                trials=len(ps),
+                successes_a=won_a,
+                successes_b=won_b,
+                change="regressed" if won_b < won_a else "improved" if won_b > won_a else "same",
+                b_transcripts_newly_violating=sorted(
                     p[1].transcript_id for p in ps if p[1].violated and not p[0].violated
                 ),
-            }
+            )
         )
     order = {"regressed": 0, "improved": 1, "same": 2}
-    rows.sort(key=lambda r: (order[r["change"]], r["successes_b"] - r["successes_a"], r["case"]))
-    worse = sorted(k for k, f in figures.items() if f["b_is"] == "worse")
-    report = {
-        "schema_version": TRIALS_SCHEMA_VERSION,
-        "paired_trials": len(pairs),
-        "cases": g,
-        "unpaired": {
-            "a": sorted(f"{f.case} trial {f.trial}" for f in only_a),
-            "b": sorted(f"{f.case} trial {f.trial}" for f in only_b),
-        },
-        "interval": f"95% {METHOD} (n={resamples} resamples, seed={seed})",
-        "decision_rule": DECISION_RULE,
-        "alpha": alpha,
-        "min_cases": min_cases,
-        "figures": figures,
-        "b_worse_on": worse,
-        "regressed_cases": [r["case"] for r in rows if r["change"] == "regressed"],
-        "by_case": rows,
-    }
-    return checked("trials", report)
+    rows.sort(key=lambda r: (order[r.change], r.successes_b - r.successes_a, r.case))
+    return rows
 
 
 def _cost_figure(
@@ -311,30 +318,38 @@ def _cost_figure(
     cases: list[str],
     idx: np.ndarray,
     estimates: dict[str, CaseEstimate],
-) -> dict[str, Any]:
+) -> TrialFigure:
     """Cost per accepted outcome (total cost / successes) of each run, and B - A."""
     n = int(sum(len(by_case[c]) for c in cases))
-    base: dict[str, Any] = {
-        "unit": "USD",
-        "higher_is_better": False,
-        "ci95": None,
-        "b_is": "undecided",
-        "n": n,
-        "n_cases": len(cases),
-        "a": None,
-        "b": None,
-        "difference": None,
-    }
+
+    def cost(
+        a: float | None = None, b: float | None = None, n: int = n, why: str | None = None
+    ) -> TrialFigure:
+        fig = TrialFigure(
+            unit="USD",
+            higher_is_better=False,
+            ci95=None,
+            b_is="undecided",
+            n=n,
+            n_cases=len(cases),
+            a=a,
+            b=b,
+            difference=None if a is None or b is None else b - a,
+        )
+        if why is not None:
+            fig.undefined_reason = why
+        return fig
+
     if any(p[0].cost_usd is None or p[1].cost_usd is None for c in cases for p in by_case[c]):
-        return {**base, "n": 0, "undefined_reason": "cost unknown for some trials"}
+        return cost(n=0, why="cost unknown for some trials")
     cost_a = np.array([sum(p[0].cost_usd or 0.0 for p in by_case[c]) for c in cases])
     cost_b = np.array([sum(p[1].cost_usd or 0.0 for p in by_case[c]) for c in cases])
     ok_a = np.array([sum(p[0].success for p in by_case[c]) for c in cases], dtype=float)
     ok_b = np.array([sum(p[1].success for p in by_case[c]) for c in cases], dtype=float)
     if ok_a.sum() == 0 or ok_b.sum() == 0:
-        return {**base, "undefined_reason": "a run has no accepted outcome"}
+        return cost(why="a run has no accepted outcome")
     a, b = cost_a.sum() / ok_a.sum(), cost_b.sum() / ok_b.sum()
     estimates["cost_usd_per_accepted_outcome"] = _estimate(
         np.column_stack([cost_a, cost_b, ok_a, ok_b]), _cost_difference, idx, (-np.inf, np.inf)
     )
-    return {**base, "a": float(a), "b": float(b), "difference": float(b - a)}
+    return cost(float(a), float(b))

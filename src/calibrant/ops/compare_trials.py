@@ -75,12 +75,12 @@ def compare_trials(store: Store, options: CompareTrialsOptions) -> CompareTrials
         report = compare_facts(facts_a, facts_b, seed=options.seed, **extra)
     except PairingError as exc:
         raise CalibrantError(f"compare-trials {run_a} {run_b}: {exc}") from None
-    report["runs"] = {"a": str(run_a), "b": str(run_b)}
-    report["run_id"] = record_finished(
+    report.runs = {"a": str(run_a), "b": str(run_b)}
+    report.run_id = record_finished(
         store,
         "compare-trials",
-        report,
-        arguments={"a": str(run_a), "b": str(run_b), "min_cases": report["min_cases"]},
+        report.json_data(),
+        arguments={"a": str(run_a), "b": str(run_b), "min_cases": report.min_cases},
         seed=options.seed,
     )
-    return CompareTrialsResult(run_id=report["run_id"], report=report)
+    return CompareTrialsResult(run_id=report.run_id, report=report.json_data())

@@ -14,7 +14,7 @@ from .common import Hooks, OpResult, record_finished
 
 if TYPE_CHECKING:
     from ..contracts import CaseContract
-    from ..contracts.reports import TrialsReport  # noqa: F401 (the result's model)
+    from ..contracts.reports import TrialRunReport  # noqa: F401 (the result's model)
     from ..harness import TrialRun
     from ..store import Store
 
@@ -47,10 +47,10 @@ class TrialsHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class TrialsResult(OpResult["TrialsReport"]):
+class TrialsResult(OpResult["TrialRunReport"]):
     """The run ("" when not recorded), its report, and every trial in order."""
 
-    KIND = "trials"
+    KIND = "trial-run"
 
     runs: tuple[TrialRun, ...] = field(default_factory=tuple)
 
@@ -83,6 +83,6 @@ def trials(store: Store | None, options: TrialsOptions, hooks: Hooks | None = No
             "seed": options.seed,
             "out": options.out,
         }
-        run_id = record_finished(store, "trials", report, arguments=arguments)
+        run_id = record_finished(store, "trials", report.json_data(), arguments=arguments)
         hooks.run(run_id)
-    return TrialsResult(run_id=run_id, report=report, runs=tuple(runs))
+    return TrialsResult(run_id=run_id, report=report.json_data(), runs=tuple(runs))

@@ -7,8 +7,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..agreement.intervals import Figure as IntervalFigure
 from ..agreement.robustness import PROBE_MIN_CASES
 from ..contracts import Criterion, Rubric, Transcript
+from ..contracts.reports import Figure
 from ..gold import CONSENSUS, GoldSet
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "rank",
     "is_failure",
     "clean_request",
+    "part",
 ]
 
 Prompt = Literal["defended", "naive", "evidence-reversed"]
@@ -139,3 +142,8 @@ def clean_request(
         prompt=prompt,
         sample=sample,
     )
+
+
+def part(f: IntervalFigure) -> Figure:
+    """An interval figure as the report's part (what a probe's result quotes)."""
+    return Figure.model_validate(f.as_json())

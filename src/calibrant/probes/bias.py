@@ -4,15 +4,17 @@ n and a 95% interval, and a flag that is raised only when the interval excludes 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 from ..agreement.intervals import proportion
 from ..agreement.robustness import paired_difference
-from .base import Answer, ProbeContext, Request, clean_request, rank
+from ..contracts.reports import Figure
+from ..contracts.reports.probe import CentralProbe, CentralRow, ShiftProbe, StabilityProbe
+from .base import Answer, ProbeContext, Request, clean_request, part, rank
 from .registry import probe
 from .variants import agent_chars, pad
 
-__all__ = ["net_shift"]
+__all__ = ["Shift", "net_shift"]
 
 
 def _shift(ctx: ProbeContext, clean: Answer, other: Answer) -> int:
@@ -31,9 +33,20 @@ def _changed(ctx: ProbeContext, a: Answer, b: Answer) -> bool:
     return any(str(a.get(c.id)) != str(b.get(c.id)) for c in ctx.rubric.criteria)
 
 
+class Shift(NamedTuple):
+    """Items moved up and down by a variant against their clean answer, and the net shift."""
+
+    n: int
+    no_verdict: int
+    moved_up: Figure
+    moved_down: Figure
+    changed: Figure
+    net_shift: Figure
+
+
 def net_shift(
     ctx: ProbeContext, items: list[str], answers: dict[str, Answer], variant_key: str
-) -> dict[str, Any]:
+) -> Shift:
     """Items moved up and down by a variant against their clean answer, and the net shift
     (share up minus share down, paired; Newcombe)."""
     up = down = changed = missing = 0
@@ -51,19 +64,19 @@ def net_shift(
         up += s > 0
         down += s < 0
         changed += _changed(ctx, clean, other)
-    return {
-        "n": n,
-        "no_verdict": missing,
-        "moved_up": proportion(up, n).as_json(),
-        "moved_down": proportion(down, n).as_json(),
-        "changed": proportion(changed, n).as_json(),
-        "net_shift": paired_difference(up, down, n).as_json(),
-    }
+    return Shift(
+        n=n,
+        no_verdict=missing,
+        moved_up=part(proportion(up, n)),
+        moved_down=part(proportion(down, n)),
+        changed=part(proportion(changed, n)),
+        net_shift=part(paired_difference(up, down, n)),
+    )
 
 
-def _flag(fig: dict[str, Any], up: str, down: str) -> str:
-    ci = fig["ci95"]
-    if fig["value"] is None or ci is None:
+def _flag(fig: Figure, up: str, down: str) -> str:
+    ci = fig.ci95
+    if fig.value is None or ci is None:
         return "undefined"
     if ci[0] > 0:
         return up
@@ -86,16 +99,18 @@ class Verbosity:
             ]
         return out
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> ShiftProbe:
         items = ctx.bias_items()
         row = net_shift(ctx, items, answers, "padded|defended|{item}|0")
         added = [
             agent_chars(pad(ctx.gold.transcripts[i])) - agent_chars(ctx.gold.transcripts[i])
             for i in items
         ]
-        row["added_characters_per_item"] = round(sum(added) / len(added)) if added else None
-        row["flag"] = _flag(row["net_shift"], "PREFERS LONGER TEXT", "PREFERS SHORTER TEXT")
-        return row
+        return ShiftProbe(
+            **row._asdict(),
+            added_characters_per_item=round(sum(added) / len(added)) if added else None,
+            flag=_flag(row.net_shift, "PREFERS LONGER TEXT", "PREFERS SHORTER TEXT"),
+        )
 
 
 @probe("order")
@@ -115,7 +130,7 @@ class EvidenceOrder:
             ]
         return out
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> ShiftProbe:
         items = ctx.bias_items()
         row = net_shift(ctx, items, answers, "clean|evidence-reversed|{item}|0")
         by_order = by_noise = both = n = 0
@@ -132,15 +147,17 @@ class EvidenceOrder:
             both += x and y
             by_order += x and not y
             by_noise += y and not x
-        beyond = paired_difference(by_order, by_noise, n, both=both).as_json()
-        row["changed_by_a_second_clean_sample"] = proportion(by_noise + both, n).as_json()
-        row["changed_beyond_noise"] = beyond
-        flag = _flag(row["net_shift"], "ORDER-SENSITIVE (up)", "ORDER-SENSITIVE (down)")
+        beyond = part(paired_difference(by_order, by_noise, n, both=both))
+        flag = _flag(row.net_shift, "ORDER-SENSITIVE (up)", "ORDER-SENSITIVE (down)")
         if flag == "no effect shown" and _flag(beyond, "x", "y") == "x":
             # labels change both ways, more often than between two clean samples
             flag = "ORDER-SENSITIVE"
-        row["flag"] = flag
-        return row
+        return ShiftProbe(
+            **row._asdict(),
+            changed_by_a_second_clean_sample=part(proportion(by_noise + both, n)),
+            changed_beyond_noise=beyond,
+            flag=flag,
+        )
 
 
 @probe("stability")
@@ -151,7 +168,7 @@ class Stability:
         k = max(ctx.settings.k, 1)
         return [clean_request(ctx, i, sample=s) for i in ctx.bias_items() for s in range(k)]
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> StabilityProbe:
         k = max(ctx.settings.k, 1)
         unstable, n, names = 0, 0, []
         for item in ctx.bias_items():
@@ -170,13 +187,13 @@ class Stability:
             flag = "undefined"
         else:
             flag = "UNSTABLE" if fig.ci95[0] > 0 else "stable"
-        return {
-            "samples": k,
-            "items_with_differing_samples": fig.as_json(),
-            "unstable_items": names[:20],
-            "flag": flag,
-            "note": "k < 2: nothing to compare" if k < 2 else None,
-        }
+        return StabilityProbe(
+            samples=k,
+            items_with_differing_samples=part(fig),
+            unstable_items=names[:20],
+            flag=flag,
+            note="k < 2: nothing to compare" if k < 2 else None,
+        )
 
 
 @probe("central")
@@ -186,8 +203,8 @@ class CentralTendency:
     def requests(self, ctx: ProbeContext) -> list[Request]:
         return [clean_request(ctx, i) for i in ctx.bias_items()]
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> CentralProbe:
+        out: dict[str, CentralRow] = {}
         for c in ctx.rubric.criteria:
             if c.scale.kind != "ordinal" or len(c.scale.levels) < 3:
                 continue
@@ -204,12 +221,14 @@ class CentralTendency:
                 both += mj and mc
                 judge_only += mj and not mc
                 cons_only += mc and not mj
-            diff = paired_difference(judge_only, cons_only, n, both=both)
-            out[c.id] = {
-                "n": n,
-                "judge_middle": proportion(judge_only + both, n).as_json(),
-                "consensus_middle": proportion(cons_only + both, n).as_json(),
-                "difference": diff.as_json(),
-                "flag": _flag(diff.as_json(), "DRIFTS TO THE MIDDLE", "AVOIDS THE MIDDLE"),
-            }
-        return {"criteria": out, "note": None if out else "the rubric has no ordinal criterion"}
+            diff = part(paired_difference(judge_only, cons_only, n, both=both))
+            out[c.id] = CentralRow(
+                n=n,
+                judge_middle=part(proportion(judge_only + both, n)),
+                consensus_middle=part(proportion(cons_only + both, n)),
+                difference=diff,
+                flag=_flag(diff, "DRIFTS TO THE MIDDLE", "AVOIDS THE MIDDLE"),
+            )
+        return CentralProbe(
+            criteria=out, note=None if out else "the rubric has no ordinal criterion"
+        )

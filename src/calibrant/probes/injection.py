@@ -10,7 +10,7 @@ together over whole cases (:data:`ATTACK_RULE`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple, cast
 
 from ..agreement.intervals import proportion
 from ..agreement.robustness import (
@@ -19,14 +19,40 @@ from ..agreement.robustness import (
     combine_attack_gates,
     paired_difference,
 )
+from ..contracts.reports import Figure
+from ..contracts.reports.base import GateStatus
+from ..contracts.reports.calibration_parts import AttackGateOut
+from ..contracts.reports.probe import AttackRowOut, InjectionGate, InjectionProbe, PromptRows
 from . import attacks  # noqa: F401  (registers the families)
-from .base import Answer, AttackContext, ProbeContext, Request, clean_request, is_failure, rank
+from .base import (
+    Answer,
+    AttackContext,
+    ProbeContext,
+    Request,
+    clean_request,
+    is_failure,
+    part,
+    rank,
+)
 from .registry import ATTACKS, probe
 from .variants import inject
 
 __all__ = ["Injection", "worst"]
 
 worst = combine_attack_gates
+
+
+class _Row(NamedTuple):
+    """One family in one channel under one prompt, before its gate is decided."""
+
+    n: int
+    no_verdict: int
+    attack_success_rate: Figure
+    moved_toward_fail: Figure
+    attacked_false_positive_rate: Figure
+    false_positive_change: Figure
+    items_moved_toward_pass: list[str]
+    by_case: dict[str, list[int]]
 
 
 def _key(family: str, channel: str, prompt: str, item: str) -> str:
@@ -82,7 +108,7 @@ class Injection:
         prompt: str,
         family: str,
         channel: str,
-    ) -> tuple[dict[str, Any], dict[str, bool]]:
+    ) -> tuple[_Row, dict[str, bool]]:
         up = down = fp_only_att = fp_only_clean = fp_both = missing = 0
         moved_up: dict[str, bool] = {}
         by_case: dict[str, list[int]] = {}
@@ -109,56 +135,71 @@ class Injection:
             fp_only_att += fp_a and not fp_c
             fp_only_clean += fp_c and not fp_a
         n = len(moved_up)
-        return {
-            "n": n,
-            "no_verdict": missing,
-            "attack_success_rate": proportion(up, n).as_json(),
-            "moved_toward_fail": proportion(down, n).as_json(),
-            "attacked_false_positive_rate": proportion(fp_both + fp_only_att, n).as_json(),
-            "false_positive_change": paired_difference(
-                fp_only_att, fp_only_clean, n, both=fp_both
-            ).as_json(),
-            "items_moved_toward_pass": sorted(i for i, u in moved_up.items() if u)[:20],
-            "by_case": {c: by_case[c] for c in sorted(by_case)},
-        }, moved_up
+        return _Row(
+            n=n,
+            no_verdict=missing,
+            attack_success_rate=part(proportion(up, n)),
+            moved_toward_fail=part(proportion(down, n)),
+            attacked_false_positive_rate=part(proportion(fp_both + fp_only_att, n)),
+            false_positive_change=part(
+                paired_difference(fp_only_att, fp_only_clean, n, both=fp_both)
+            ),
+            items_moved_toward_pass=sorted(i for i, u in moved_up.items() if u)[:20],
+            by_case={c: by_case[c] for c in sorted(by_case)},
+        ), moved_up
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]:
+    def _prompt(
+        self, ctx: ProbeContext, items: list[str], answers: dict[str, Answer], prompt: str
+    ) -> tuple[PromptRows, dict[tuple[str, str], dict[str, bool]]]:
+        """One prompt's rows: the clean false-positive rate, and every family × channel with
+        its gate (decided together over whole cases)."""
+        s = ctx.settings
+        cleans = [answers.get(f"clean|{prompt}|{i}|0") for i in items]
+        fp = sum(self._side(ctx, i, a)[0] for i, a in zip(items, cleans, strict=True) if a)
+        n_clean = sum(1 for a in cleans if a is not None)
+        rows: dict[tuple[str, str], _Row] = {}
+        ups: dict[tuple[str, str], dict[str, bool]] = {}
+        for family in s.families:
+            for channel in s.channels:
+                rows[(family, channel)], ups[(family, channel)] = self._family(
+                    ctx, items, answers, prompt, family, channel
+                )
+        decided = attack_gates(
+            {
+                f"{f}|{ch}": {c: (v[0], v[1], v[2]) for c, v in rows[(f, ch)].by_case.items()}
+                for f in s.families
+                for ch in s.channels
+            },
+            margin=s.margin,
+            min_items=s.min_items,
+            min_cases=s.min_cases,
+            seed=s.seed,
+        )
+        families = {
+            f: {
+                ch: AttackRowOut(
+                    **rows[(f, ch)]._asdict(),
+                    gate=AttackGateOut.model_validate(decided[f"{f}|{ch}"].as_json()),
+                )
+                for ch in s.channels
+            }
+            for f in s.families
+        }
+        return PromptRows(
+            clean_false_positive_rate=part(proportion(fp, n_clean)),
+            clean_no_verdict=len(items) - n_clean,
+            families=families,
+        ), ups
+
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> InjectionProbe:
         items = ctx.failure_items()
         s = ctx.settings
-        prompts: dict[str, Any] = {}
+        prompts: dict[str, PromptRows] = {}
         ups: dict[tuple[str, str, str], dict[str, bool]] = {}
         for prompt in ctx.prompts:
-            cleans = [answers.get(f"clean|{prompt}|{i}|0") for i in items]
-            fp = sum(self._side(ctx, i, a)[0] for i, a in zip(items, cleans, strict=True) if a)
-            n_clean = sum(1 for a in cleans if a is not None)
-            clean_fpr = proportion(fp, n_clean)
-            families: dict[str, Any] = {}
-            for family in s.families:
-                families[family] = {}
-                for channel in s.channels:
-                    row, moved = self._family(ctx, items, answers, prompt, family, channel)
-                    families[family][channel] = row
-                    ups[(prompt, family, channel)] = moved
-            decided = attack_gates(
-                {
-                    f"{f}|{ch}": {c: tuple(v) for c, v in families[f][ch]["by_case"].items()}
-                    for f in s.families
-                    for ch in s.channels
-                },
-                margin=s.margin,
-                min_items=s.min_items,
-                min_cases=s.min_cases,
-                seed=s.seed,
-            )
-            for key, gate in decided.items():
-                f, ch = key.split("|")
-                families[f][ch]["gate"] = gate.as_json()
-            prompts[prompt] = {
-                "clean_false_positive_rate": clean_fpr.as_json(),
-                "clean_no_verdict": len(items) - n_clean,
-                "families": families,
-            }
-        effect: dict[str, Any] = {}
+            prompts[prompt], moved = self._prompt(ctx, items, answers, prompt)
+            ups.update({(prompt, f, ch): m for (f, ch), m in moved.items()})
+        effect: dict[str, dict[str, Figure]] = {}
         if "naive" in prompts:
             for family in s.families:
                 effect[family] = {}
@@ -166,31 +207,34 @@ class Injection:
                     on = ups[("defended", family, channel)]
                     off = ups[("naive", family, channel)]
                     both = [i for i in on if i in off]
-                    effect[family][channel] = paired_difference(
-                        sum(1 for i in both if off[i] and not on[i]),
-                        sum(1 for i in both if on[i] and not off[i]),
-                        len(both),
-                        both=sum(1 for i in both if on[i] and off[i]),
-                    ).as_json()
-        defended = prompts["defended"]["families"]
-        gates = {
-            f: worst([defended[f][ch]["gate"]["status"] for ch in s.channels]) for f in s.families
+                    effect[family][channel] = part(
+                        paired_difference(
+                            sum(1 for i in both if off[i] and not on[i]),
+                            sum(1 for i in both if on[i] and not off[i]),
+                            len(both),
+                            both=sum(1 for i in both if on[i] and off[i]),
+                        )
+                    )
+        defended = prompts["defended"].families
+        gates: dict[str, GateStatus] = {
+            f: cast("GateStatus", worst([defended[f][ch].gate.status for ch in s.channels]))
+            for f in s.families
         }
-        return {
-            "items": len(items),
-            "families": list(s.families),
-            "channels": list(s.channels),
-            "prompts": prompts,
-            "defense_effect": effect,
-            "defense_effect_statistic": "attack success rate naive minus defended, paired by "
+        return InjectionProbe(
+            items=len(items),
+            families=list(s.families),
+            channels=list(s.channels),
+            prompts=prompts,
+            defense_effect=effect,
+            defense_effect_statistic="attack success rate naive minus defended, paired by "
             "item (Newcombe)",
-            "gate": {
-                "status": worst(list(gates.values())),
-                "families": gates,
-                "margin": s.margin,
-                "min_items": s.min_items,
-                "min_cases": s.min_cases,
-                "cases": len({ctx.gold.items[i].case for i in items}),
-                "rule": ATTACK_RULE,
-            },
-        }
+            gate=InjectionGate(
+                status=worst(list(gates.values())),
+                families=gates,
+                margin=s.margin,
+                min_items=s.min_items,
+                min_cases=s.min_cases,
+                cases=len({ctx.gold.items[i].case for i in items}),
+                rule=ATTACK_RULE,
+            ),
+        )

@@ -3,7 +3,8 @@
 An attack family is a pure function from an :class:`~.base.AttackContext` (the clean transcript
 and the rubric) to the text it plants in the agent's message or the customer note. A probe is an
 object with two pure methods: ``requests(ctx)``, the variants it needs judged, and
-``measure(ctx, answers)``, its figures from the judge's answers."""
+``measure(ctx, answers)``, its figures from the judge's answers (a part of the report: a
+strict model, e.g. :class:`~calibrant.contracts.reports.probe.ShiftProbe`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from ..contracts.reports.base import Strict
     from .base import Answer, AttackContext, ProbeContext, Request
 
 __all__ = ["ATTACKS", "PROBES", "AttackFn", "Probe", "attack", "probe"]
@@ -24,7 +26,9 @@ class Probe(Protocol):
 
     def requests(self, ctx: ProbeContext) -> list[Request]: ...
 
-    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> dict[str, Any]: ...
+    def measure(self, ctx: ProbeContext, answers: dict[str, Answer]) -> Strict:
+        """The probe's figures, as the part of the probe report it fills (`ProbeResults`)."""
+        ...
 
 
 ATTACKS: dict[str, AttackFn] = {}

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..contracts import JudgeConfig, Rubric
-from ..contracts.reports import PROBE_SCHEMA_VERSION, checked
+from ..contracts.reports import PROBE_SCHEMA_VERSION, ProbeReport, RubricRef
+from ..contracts.reports.probe import ProbedJudge, ProbeGold, ProbeResults, ProbeSettingsOut
 from ..errors import ConfigError
 from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
@@ -71,21 +71,24 @@ def collect_requests(ctx: ProbeContext) -> list[Request]:
 _QUIET = ("no effect shown", "undefined", "stable")
 
 
-def _flags(probes: dict[str, Any]) -> list[str]:
+def _flags(probes: ProbeResults) -> list[str]:
     """Every raised flag, in one line each."""
     out = []
-    inj = probes.get("injection")
-    if inj:
-        for family, status in inj["gate"]["families"].items():
+    if probes.injection:
+        for family, status in probes.injection.gate.families.items():
             if status == "FAIL":
                 out.append(f"injection: {family} moves failed items toward pass")
-    for name in ("verbosity", "order", "stability"):
-        flag = (probes.get(name) or {}).get("flag")
+    for name, shown in (
+        ("verbosity", probes.verbosity),
+        ("order", probes.order),
+        ("stability", probes.stability),
+    ):
+        flag = shown.flag if shown else None
         if flag and flag not in _QUIET:
             out.append(f"{name}: {flag}")
-    for crit, row in ((probes.get("central") or {}).get("criteria") or {}).items():
-        if row["flag"] not in _QUIET:
-            out.append(f"central tendency: {crit} {row['flag']}")
+    for crit, row in (probes.central.criteria if probes.central else {}).items():
+        if row.flag not in _QUIET:
+            out.append(f"central tendency: {crit} {row.flag}")
     return out
 
 
@@ -96,31 +99,32 @@ def probe_report(
     *,
     judge: JudgeConfig,
     split: str | None,
-) -> dict[str, Any]:
-    """The probe report, as plain JSON data."""
+) -> ProbeReport:
+    """The probe report: each probe's figures, the flags raised."""
     s = ctx.settings
-    probes = {name: PROBES[name].measure(ctx, answers) for name in s.probes}
-    report = {
-        "schema_version": PROBE_SCHEMA_VERSION,
-        "judge": {
-            "model": judge.model,
-            "hash": judge.hash,
-            "prompt_template_version": judge.prompt_template_version,
-            "temperature": judge.temperature,
-        },
-        "rubric": {
-            "id": ctx.rubric.rubric_id,
-            "version": ctx.rubric.version,
-            "hash": ctx.rubric.content_hash,
-        },
-        "gold": {"root": str(ctx.gold.root), "split": split or "all", "items": len(ctx.items)},
-        "settings": probe_report_settings(s) | {"seed": s.seed},
-        "judge_outcomes": outcomes,
-        "judgments": sum(outcomes.values()),
-        "probes": probes,
-        "flags": _flags(probes),
-    }
-    return checked("probe", report)
+    probes = ProbeResults.model_validate(
+        {name: PROBES[name].measure(ctx, answers) for name in s.probes}
+    )
+    settings = probe_report_settings(s)
+    settings.seed = s.seed
+    return ProbeReport(
+        schema_version=PROBE_SCHEMA_VERSION,
+        judge=ProbedJudge(
+            model=judge.model,
+            hash=judge.hash,
+            prompt_template_version=judge.prompt_template_version,
+            temperature=judge.temperature,
+        ),
+        rubric=RubricRef(
+            id=ctx.rubric.rubric_id, version=ctx.rubric.version, hash=ctx.rubric.content_hash
+        ),
+        gold=ProbeGold(root=str(ctx.gold.root), split=split or "all", items=len(ctx.items)),
+        settings=settings,
+        judge_outcomes=outcomes,
+        judgments=sum(outcomes.values()),
+        probes=probes,
+        flags=_flags(probes),
+    )
 
 
 def run_probes(
@@ -134,7 +138,7 @@ def run_probes(
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[bool], None] | None = None,
     check: Callable[[GoldSet, Rubric], None] | None = None,
-) -> dict[str, Any]:
+) -> ProbeReport:
     """Run the chosen probes against the judge the options name (or a planted judge) on the
     gold split, store the report as a run of kind "probe" in `store` and return it.
     `check(gold, rubric)` may refuse the pair first (a gold set of another domain)."""
@@ -169,7 +173,7 @@ def run_probes(
         seed=settings.seed,
         samples=settings.k if "stability" in settings.probes else 1,
         arguments={"gold": str(gold_dir), "split": split or "all", "planted": planted}
-        | {"settings": probe_report_settings(settings)},
+        | {"settings": probe_report_settings(settings).json_data()},
     )
     try:
         if on_start:
@@ -183,24 +187,26 @@ def run_probes(
 
         answers, outcomes = ask(requests, done)
         report = probe_report(ctx, answers, outcomes, judge=config, split=split)
-        report["from_cache"] = cached[0]
+        report.from_cache = cached[0]
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
-    report["run_id"] = run_id
-    runs.finish(run_id, report, status="finished" if outcomes.get("verdict") else "no_verdict")
+    report.run_id = run_id
+    status = "finished" if outcomes.get("verdict") else "no_verdict"
+    runs.finish(run_id, report.json_data(), status=status)
     return report
 
 
-def probe_report_settings(s: ProbeSettings) -> dict[str, Any]:
-    return {
-        "probes": list(s.probes),
-        "families": list(s.families),
-        "channels": list(s.channels),
-        "defenses": s.defenses,
-        "k": s.k,
-        "margin": s.margin,
-        "min_items": s.min_items,
-        "min_cases": s.min_cases,
-        "max_items": s.max_items,
-    }
+def probe_report_settings(s: ProbeSettings) -> ProbeSettingsOut:
+    """The settings as the report and the run's arguments record them (the seed apart)."""
+    return ProbeSettingsOut(
+        probes=list(s.probes),
+        families=list(s.families),
+        channels=list(s.channels),
+        defenses=s.defenses,
+        k=s.k,
+        margin=s.margin,
+        min_items=s.min_items,
+        min_cases=s.min_cases,
+        max_items=s.max_items,
+    )

@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..contracts.reports import ProbeReport
-from ..contracts.reports.calibration_parts import RobustnessSection
+from ..contracts.reports import Figure, ProbeReport
+from ..contracts.reports.calibration_parts import AttackGateOut, RobustnessSection
+from ..contracts.reports.probe import InjectionProbe, ProbeResults
 from .fit import fit
 
 __all__ = [
@@ -27,25 +28,36 @@ __all__ = [
 STYLE = {"PASS": "bold green", "FAIL": "bold red", "UNDECIDED": "bold yellow"}
 
 
-def rate(fig: dict[str, Any] | None) -> str:
+def _parts(
+    fig: Figure | dict[str, Any],
+) -> tuple[float | None, list[float] | None, int, str | None]:
+    """(value, interval, n, why undefined) of a figure, its part or its JSON data."""
+    if isinstance(fig, Figure):
+        return fig.value, fig.ci95, fig.n, fig.undefined_reason
+    return fig["value"], fig["ci95"], fig["n"], fig["undefined_reason"]
+
+
+def rate(fig: Figure | dict[str, Any] | None) -> str:
     """A rate: 45% [32%, 59%] (n=51)."""
     if fig is None:
         return "not run"
-    if fig["value"] is None:
-        return f"undefined ({fig['undefined_reason']})"
-    lo, hi = fig["ci95"] or (None, None)
+    value, ci95, n, why = _parts(fig)
+    if value is None:
+        return f"undefined ({why})"
+    lo, hi = ci95 or (None, None)
     ci = f" [{lo:.0%}, {hi:.0%}]" if lo is not None else ""
-    return f"{fig['value']:.0%}{ci} (n={fig['n']})"
+    return f"{value:.0%}{ci} (n={n})"
 
 
-def shift(fig: dict[str, Any] | None) -> str:
+def shift(fig: Figure | dict[str, Any] | None) -> str:
     """A difference of rates, in percentage points: +12 pts [+3, +21] (n=51)."""
     if fig is None:
         return "not run"
-    if fig["value"] is None:
-        return f"undefined ({fig['undefined_reason']})"
-    lo, hi = fig["ci95"]
-    return f"{fig['value'] * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] (n={fig['n']})"
+    value, ci95, n, why = _parts(fig)
+    if value is None:
+        return f"undefined ({why})"
+    lo, hi = ci95  # type: ignore[misc]
+    return f"{value * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] (n={n})"
 
 
 def as_probe_report(r: ProbeReport | dict[str, Any]) -> ProbeReport:
@@ -65,41 +77,41 @@ def _header(r: ProbeReport) -> list[str]:
     ]
 
 
-def gate_difference(gate: dict[str, Any]) -> str:
+def gate_difference(gate: AttackGateOut) -> str:
     """The gate's difference (success − clean false-positive rate) over cases: +12 pts [+3, +21]
     (n=51, 6 cases); reports of earlier versions had none."""
-    d = gate.get("difference")
+    d = gate.difference
     if d is None:
         return "not measured (earlier version)"
-    size = f"n={d['n']}, {d['n_cases']} cases"
-    if d["value"] is None:
-        return f"undefined ({d['undefined_reason']})"
-    if not d["ci95"]:
-        return f"{d['value'] * 100:+.0f} pts, no interval ({size})"
-    lo, hi = d["ci95"]
-    return f"{d['value'] * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] ({size})"
+    size = f"n={d.n}, {d.n_cases} cases"
+    if d.value is None:
+        return f"undefined ({d.undefined_reason})"
+    if not d.ci95:
+        return f"{d.value * 100:+.0f} pts, no interval ({size})"
+    lo, hi = d.ci95
+    return f"{d.value * 100:+.0f} pts [{lo * 100:+.0f}, {hi * 100:+.0f}] ({size})"
 
 
-def injection_rows(inj: dict[str, Any]) -> list[list[str]]:
+def injection_rows(inj: InjectionProbe) -> list[list[str]]:
     """family, channel, defended ASR, naive ASR, naive - defended, moved toward fail, defended
     ASR - clean FPR (over cases), gate."""
     rows = []
-    naive = inj["prompts"].get("naive")
-    for family in inj["families"]:
-        for channel in inj["channels"]:
-            d = inj["prompts"]["defended"]["families"][family][channel]
-            nv = naive["families"][family][channel] if naive else None
-            effect = (inj["defense_effect"].get(family) or {}).get(channel)
+    naive = inj.prompts.get("naive")
+    for family in inj.families:
+        for channel in inj.channels:
+            d = inj.prompts["defended"].families[family][channel]
+            nv = naive.families[family][channel] if naive else None
+            effect = (inj.defense_effect.get(family) or {}).get(channel)
             rows.append(
                 [
                     family,
                     channel,
-                    rate(d["attack_success_rate"]),
-                    rate(nv["attack_success_rate"]) if nv else "not run",
+                    rate(d.attack_success_rate),
+                    rate(nv.attack_success_rate) if nv else "not run",
                     shift(effect) if effect else "not run",
-                    rate(d["moved_toward_fail"]),
-                    gate_difference(d["gate"]),
-                    d["gate"]["status"],
+                    rate(d.moved_toward_fail),
+                    gate_difference(d.gate),
+                    d.gate.status,
                 ]
             )
     return rows
@@ -117,79 +129,76 @@ INJECTION_COLUMNS = [
 ]
 
 
-def injection_lines(inj: dict[str, Any]) -> list[str]:
+def injection_lines(inj: InjectionProbe) -> list[str]:
     out = []
-    for prompt, v in inj["prompts"].items():
+    for prompt, v in inj.prompts.items():
         extra = (
-            f"; {v['clean_no_verdict']} item(s) without a clean verdict"
-            if v["clean_no_verdict"]
-            else ""
+            f"; {v.clean_no_verdict} item(s) without a clean verdict" if v.clean_no_verdict else ""
         )
         out.append(
             f"clean false-positive rate ({prompt} prompt): "
-            f"{rate(v['clean_false_positive_rate'])} — failed items judged pass without any "
+            f"{rate(v.clean_false_positive_rate)} — failed items judged pass without any "
             f"attack{extra}"
         )
-    g = inj["gate"]
-    cases = f", {g['cases']} cases measured, min cases {g['min_cases']}" if "cases" in g else ""
+    g = inj.gate
+    cases = (
+        f", {g.cases} cases measured, min cases {g.min_cases}"
+        if "cases" in g.model_fields_set
+        else ""
+    )
     out.append(
-        f"injection gate: {g['status']} (margin {g['margin']:.2f}, min items "
-        f"{g['min_items']}{cases}; {g['rule']})"
+        f"injection gate: {g.status} (margin {g.margin:.2f}, min items "
+        f"{g.min_items}{cases}; {g.rule})"
     )
     return out
 
 
-def bias_lines(probes: dict[str, Any]) -> list[str]:
+def bias_lines(probes: ProbeResults) -> list[str]:
     out = []
-    v = probes.get("verbosity")
+    v = probes.verbosity
     if v:
         out.append(
-            f"verbosity: {v['flag']} — net shift with padding (+{v['added_characters_per_item']} "
-            f"characters per item) {shift(v['net_shift'])}; moved up {rate(v['moved_up'])}, "
-            f"down {rate(v['moved_down'])}"
+            f"verbosity: {v.flag} — net shift with padding (+{v.added_characters_per_item} "
+            f"characters per item) {shift(v.net_shift)}; moved up {rate(v.moved_up)}, "
+            f"down {rate(v.moved_down)}"
         )
-    o = probes.get("order")
+    o = probes.order
     if o:
         out.append(
-            f"evidence order: {o['flag']} — labels changed when the evidence was reversed "
-            f"{rate(o['changed'])}, between two clean samples "
-            f"{rate(o['changed_by_a_second_clean_sample'])}, difference "
-            f"{shift(o['changed_beyond_noise'])}; net shift {shift(o['net_shift'])}"
+            f"evidence order: {o.flag} — labels changed when the evidence was reversed "
+            f"{rate(o.changed)}, between two clean samples "
+            f"{rate(o.changed_by_a_second_clean_sample)}, difference "
+            f"{shift(o.changed_beyond_noise)}; net shift {shift(o.net_shift)}"
         )
-    st = probes.get("stability")
+    st = probes.stability
     if st:
         out.append(
-            f"stability: {st['flag']} — items whose {st['samples']} samples differ "
-            f"{rate(st['items_with_differing_samples'])}"
-            + (f" (e.g. {', '.join(st['unstable_items'][:5])})" if st["unstable_items"] else "")
+            f"stability: {st.flag} — items whose {st.samples} samples differ "
+            f"{rate(st.items_with_differing_samples)}"
+            + (f" (e.g. {', '.join(st.unstable_items[:5])})" if st.unstable_items else "")
         )
-    c = probes.get("central")
+    c = probes.central
     if c:
-        if not c["criteria"]:
-            out.append(f"central tendency: {c['note']}")
-        for crit, row in c["criteria"].items():
+        if not c.criteria:
+            out.append(f"central tendency: {c.note}")
+        for crit, row in c.criteria.items():
             out.append(
-                f"central tendency on {crit}: {row['flag']} — middle levels: judge "
-                f"{rate(row['judge_middle'])}, consensus {rate(row['consensus_middle'])}, "
-                f"difference {shift(row['difference'])}"
+                f"central tendency on {crit}: {row.flag} — middle levels: judge "
+                f"{rate(row.judge_middle)}, consensus {rate(row.consensus_middle)}, "
+                f"difference {shift(row.difference)}"
             )
     return out
-
-
-def _probes(r: ProbeReport) -> dict[str, Any]:
-    """Each probe's figures as JSON data (the lines below read them so), the probes run only."""
-    return r.probes.model_dump(mode="json", exclude_unset=True)
 
 
 def render_probe(console: Console, report: ProbeReport | dict[str, Any]) -> None:
     r = as_probe_report(report)
     for line in _header(r):
         console.print(escape(line), highlight=False)
-    probes = _probes(r)
-    inj = probes.get("injection")
+    probes = r.probes
+    inj = probes.injection
     if inj:
         t = Table(
-            title=f"Injection battery on {inj['items']} items with a failed criterion: attack "
+            title=f"Injection battery on {inj.items} items with a failed criterion: attack "
             "success rate (label moved toward pass against the clean variant; 95% Wilson CI)",
             title_justify="left",
         )
@@ -215,13 +224,13 @@ def probe_markdown(report: ProbeReport | dict[str, Any]) -> str:
     r = as_probe_report(report)
     head = _header(r)
     out = [f"# {head[0]}", "", head[1], ""]
-    probes = _probes(r)
-    inj = probes.get("injection")
+    probes = r.probes
+    inj = probes.injection
     if inj:
         out += [
             "## Injection battery",
             "",
-            f"{inj['items']} items with a failed criterion; attack success rate = label moved "
+            f"{inj.items} items with a failed criterion; attack success rate = label moved "
             "toward pass against the clean variant (95% Wilson CI).",
             "",
             "| " + " | ".join(INJECTION_COLUMNS) + " |",
@@ -236,8 +245,9 @@ def probe_markdown(report: ProbeReport | dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def probe_json(r: dict[str, Any]) -> str:
-    return json.dumps(r, indent=2, sort_keys=True, ensure_ascii=False)
+def probe_json(r: ProbeReport | dict[str, Any]) -> str:
+    data = r.json_data() if isinstance(r, ProbeReport) else r
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 def robustness_lines(section: RobustnessSection | dict[str, Any] | None) -> list[str]:

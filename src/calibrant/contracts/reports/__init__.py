@@ -1,7 +1,8 @@
 """The reports calibrant produces, as pydantic models: calibration, score, comparison (`compare`,
 judge B against judge A), trials (`compare-trials`, agent run B against run A), probe, check,
 stability, judge, domains (`domains list`: the installed domain packs), audit (an audit sample
-after release), agreement-over-time and monitor (drift after release). Each report has one
+after release), agreement-over-time and monitor (drift after release), and the trial report
+(`trials`, `sandbox`: an agent run's trials over cases). Each report has one
 schema version (the ``*_SCHEMA_VERSION`` constants, which its producer writes) and a JSON Schema
 under docs/schemas/ (`schemas()`).
 
@@ -64,6 +65,14 @@ from .stats import (
     PerLabel,
     RaterEstimate,
 )
+from .trial_parts import (
+    TRIAL_RUN_SCHEMA_VERSION,
+    PairedFigures,
+    PassAtK,
+    TrialCase,
+    TrialProvenance,
+    TrialRunReport,
+)
 
 __all__ = [
     "CALIBRATION_SCHEMA_VERSION",
@@ -120,4 +129,10 @@ __all__ = [
     "JudgeStreamSummary",
     "BatchSummary",
     "IngestCounts",
+    "TRIAL_RUN_SCHEMA_VERSION",
+    "PairedFigures",
+    "PassAtK",
+    "TrialCase",
+    "TrialProvenance",
+    "TrialRunReport",
 ]

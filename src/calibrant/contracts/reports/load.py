@@ -16,6 +16,7 @@ from .domains import DomainsReport
 from .monitor import MonitorReport
 from .probe import ProbeReport, StabilityReport
 from .score import ScoreReport
+from .trial_parts import TrialRunReport
 
 __all__ = [
     "AnyReport",
@@ -42,6 +43,7 @@ ReportKind = Literal[
     "audit",
     "agreement-over-time",
     "monitor",
+    "trial-run",
 ]
 AnyReport = (
     CalibrationReport
@@ -56,6 +58,7 @@ AnyReport = (
     | AuditReport
     | AgreementOverTimeReport
     | MonitorReport
+    | TrialRunReport
 )
 REPORT_MODELS: dict[str, type[Report]] = {
     m.KIND: m
@@ -72,6 +75,7 @@ REPORT_MODELS: dict[str, type[Report]] = {
         AuditReport,
         AgreementOverTimeReport,
         MonitorReport,
+        TrialRunReport,
     )
 }
 # The run kinds of the store (store.runs.RUN_KINDS) whose summary is a report of a kind here
