@@ -237,7 +237,7 @@ class ScoreSummary:
             "transcripts": n,
             "judge": {"model": self.config.model, "hash": self.config.hash},
             "rubric": {"id": self.rubric.rubric_id, "hash": self.rubric.content_hash},
-            "calibration": None if chosen is None else chosen.describe(),
+            "calibration": None if chosen is None else chosen.describe().json_data(),
             "warnings": warnings,
             "safety": {
                 "release_blockers": self.safety_status.get("violated", 0),
