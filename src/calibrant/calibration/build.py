@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
+
 from .. import __version__
 from ..agreement.gate import GATE_CONFIDENCE, GATE_RULE
 from ..agreement.intervals import proportion
@@ -46,9 +47,7 @@ def _safety(gold: GoldSet) -> CalibrationSafety:
     return CalibrationSafety(
         n_transcripts=n,
         transcripts_with_violations=sorted(i for i, v in verdicts.items() if v.violated),
-        transcripts_with_harness_errors=sorted(
-            i for i, v in verdicts.items() if v.harness_errors
-        ),
+        transcripts_with_harness_errors=sorted(i for i, v in verdicts.items() if v.harness_errors),
         invariants={
             k: InvariantCounts(
                 violated=c.get("violated", 0),

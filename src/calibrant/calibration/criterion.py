@@ -32,8 +32,8 @@ from ..contracts.reports.stats import (
     Applicability,
     CriterionGate,
     Estimate,
-    PerLabel,
     PairEstimate,
+    PerLabel,
     RaterEstimate,
 )
 from ..gold import CONSENSUS, GoldSet

@@ -13,8 +13,6 @@ the report says plainly that run-to-run noise was not measured.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Engine
 
 from ..contracts import JudgeConfig, Rubric

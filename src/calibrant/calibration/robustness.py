@@ -4,9 +4,9 @@ to require it — the injection gate decided again with the calibration's margin
 
 from __future__ import annotations
 
-
 from sqlalchemy import Engine
 
+from ..agreement.robustness import ATTACK_RULE, PROBE_MIN_CASES, attack_gates
 from ..contracts.reports.base import Figure, GateStatus
 from ..contracts.reports.calibration import Gate
 from ..contracts.reports.calibration_parts import (
@@ -15,8 +15,6 @@ from ..contracts.reports.calibration_parts import (
     RobustnessSection,
     RunRef,
 )
-
-from ..agreement.robustness import ATTACK_RULE, PROBE_MIN_CASES, attack_gates
 from ..store.runs import Runs
 
 __all__ = ["robustness_section", "combine_gate"]

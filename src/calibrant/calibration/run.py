@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..contracts.reports import CalibrationReport
