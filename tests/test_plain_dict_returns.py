@@ -24,7 +24,6 @@ ALLOWED = {
     "schemas": "the published JSON Schemas (docs/schemas/)",
     "openapi_document": "the sandbox's OpenAPI document",
     "load_json_document": "a user's JSON file as read, before its model validates it",
-    "data": "a report's part as JSON data, for the wording shared with the terminal",
     # the wire: what goes to a model provider or comes from an external agent, as JSON
     "request_body": "a provider batch line: the chat-completions body, as the provider reads it",
     "call_kwargs": "litellm's keyword arguments for one call",
