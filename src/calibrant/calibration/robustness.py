@@ -80,8 +80,9 @@ def robustness_section(
                 attack_success_rate=Figure.model_validate(row["attack_success_rate"]),
                 gate=decided[key],
             )
-        statuses = [g.status for g in decided.values()]
-        status = min(statuses, key=lambda x: _ORDER[x]) if statuses else "UNDECIDED"
+        statuses: list[GateStatus] = [g.status for g in decided.values()]
+        worst: GateStatus = min(statuses, key=_ORDER.__getitem__) if statuses else "UNDECIDED"
+        status = worst
         clean_fpr = defended["clean_false_positive_rate"]
     else:
         clean_fpr = None

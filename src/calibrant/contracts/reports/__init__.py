@@ -47,6 +47,7 @@ from .load import (
 )
 from .monitor import MONITOR_SCHEMA_VERSION, MonitorReport
 from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
+from .proposal import ItemCount, ProposalRow, Proposals
 from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
 from .stats import (
     Applicability,
@@ -108,4 +109,7 @@ __all__ = [
     "report_for_run",
     "schemas",
     "schema_files",
+    "Proposals",
+    "ProposalRow",
+    "ItemCount",
 ]
