@@ -23,7 +23,6 @@ ALLOWED = {
     "checked": "the producers' last step: the report as JSON data, validated by its model",
     "openapi_document": "the sandbox's OpenAPI document",
     "load_json_document": "a user's JSON file as read, before its model validates it",
-    "data": "a report's part as JSON data, for the wording shared with the terminal",
     # the wire: what goes to a model provider or comes from an external agent, as JSON
     "request_body": "a provider batch line: the chat-completions body, as the provider reads it",
     "call_kwargs": "litellm's keyword arguments for one call",
@@ -40,13 +39,10 @@ ALLOWED = {
 }
 
 STILL_PLAIN = {
-    "_applicability": 2,
+    "_applicability": 1,
     "_audited_rate": 1,
     "_item_out": 1,
-    "_judge_and_report": 1,
     "_recorded": 1,
-    "_recorded_report": 1,
-    "_safety": 1,
     "_score_run": 1,
     "_session": 1,
     "_transcript_context": 1,
@@ -56,11 +52,6 @@ STILL_PLAIN = {
     # dict inside the command before; typing it is issue 34, item 1
     "agree": 1,
     "agreement_over_time": 1,
-    "calibration_report": 1,
-    "compare_judges": 1,
-    "comparison_json": 1,
-    "criterion_report": 1,
-    "describe": 1,
     "get": 1,
     "job_info": 1,
     "judge_entry": 1,
@@ -70,17 +61,12 @@ STILL_PLAIN = {
     "latest_probe": 1,
     "monitor_report": 1,
     "process_record": 1,
-    "propose": 1,
-    "propose_for_gold": 1,
     "rater_agreement": 1,
     "recorded_monitor_report": 1,
     "replay": 1,
-    "robustness_section": 1,
     "rubric_info": 1,
-    "run_calibration": 1,
     "run_monitor": 1,
     "shown": 1,
-    "stat_json": 1,
     "update_arguments": 1,
     "window_criterion": 1,
 }

@@ -21,7 +21,7 @@ CRIT = "no_claim_before_confirmed"
 def _report(gold: GoldSet, behaviour: str, **gate: Any) -> dict[str, dict[str, Any]]:
     cfg, js = simulated_judgments(gold, RUBRIC, behaviour)
     s = Settings(n_resamples=400, gate=GateSettings(**gate))
-    r = calibration_report(gold, RUBRIC, js, settings=s, judge=cfg, split=None)
+    r = calibration_report(gold, RUBRIC, js, settings=s, judge=cfg, split=None).json_data()
     return {c["criterion"]: c for c in r["criteria"]}
 
 
@@ -88,7 +88,7 @@ def test_a_judge_that_hides_in_not_applicable_does_not_pass() -> None:
         dodged[i] = j
     r = calibration_report(
         gold, rubric, dodged, settings=Settings(n_resamples=400), judge=cfg, split=None
-    )
+    ).json_data()
     c = next(c for c in r["criteria"] if c["criterion"] == crit)
     hidden = sum(
         1
@@ -110,7 +110,7 @@ def test_not_applicable_where_the_consensus_says_so_is_usable() -> None:
     cfg, js = simulated_judgments(gold, rubric, "consensus")
     r = calibration_report(
         gold, rubric, js, settings=Settings(n_resamples=400), judge=cfg, split=None
-    )
+    ).json_data()
     c = next(c for c in r["criteria"] if c["criterion"] == crit)
     assert c["coverage"]["coverage"] == 1.0 and c["coverage"]["not_applicable_on_rated"] == 0
     assert c["gate"]["status"] == "PASS"

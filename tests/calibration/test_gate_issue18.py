@@ -18,7 +18,7 @@ from calibrant.contracts import Label, Rubric
 from calibrant.gold import CONSENSUS, GoldSet
 from calibrant.store import make_engine
 from calibrant.store.runs import Runs
-from tests.reports.support import GOLD, RUBRIC, build, every_format
+from tests.reports.support import GOLD, RUBRIC, build, build_report, every_format
 
 FAST = Settings(n_resamples=400)
 CRITERIA = [c.id for c in RUBRIC.criteria]
@@ -83,7 +83,7 @@ def test_a_judge_that_only_spots_applicability_does_not_pass() -> None:
                 for x in j.criteria
             ]
             js[i] = j.model_copy(update={"criteria": crits})
-    r = calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None)
+    r = calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None).json_data()
     c = _by(r)[crit]
     items = gold.item_ids
     judge = [js[i].label(crit) for i in items]
@@ -152,8 +152,9 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
     cfg, _ = simulated_judgments(GOLD, RUBRIC, "consensus")
     cfg = cfg.model_copy(update={"temperature": 0.7})
     engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
-    r = build("consensus")
-    apply_run_to_run(r, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
+    m = build_report("consensus")
+    apply_run_to_run(m, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
+    r = m.json_data()
     assert r["run_to_run"]["measured"] is False
     for c in r["criteria"]:  # said plainly, and no gate changes for it
         assert (
@@ -199,8 +200,9 @@ def test_run_to_run_noise_from_a_stability_run_enters_the_gate(tmp_path: Path) -
             ],
         },
     )
-    r = build("consensus")
-    apply_run_to_run(r, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
+    m = build_report("consensus")
+    apply_run_to_run(m, run_to_run_section(engine, judge=cfg, rubric=RUBRIC))
+    r = m.json_data()
     got = _by(r)
     assert got[passed[0]]["gate"]["status"] == "UNDECIDED"
     assert (

@@ -32,7 +32,8 @@ def _by_crit(r: dict[str, Any]) -> dict[str, Any]:
 
 def _report(gold: GoldSet, rubric: Rubric = RUBRIC, settings: Settings = FAST) -> dict[str, Any]:
     cfg, js = simulated_judgments(gold, rubric, "consensus")
-    return _by_crit(calibration_report(gold, rubric, js, settings=settings, judge=cfg, split=None))
+    r = calibration_report(gold, rubric, js, settings=settings, judge=cfg, split=None)
+    return _by_crit(r.json_data())
 
 
 def _unanimous_subset(gold: GoldSet, crit: str, n: int) -> GoldSet:
@@ -173,7 +174,7 @@ def test_not_applicable_is_not_a_level_of_an_ordinal_scale() -> None:
             x.model_copy(update={"label": 1}) if x.criterion == crit else x for x in j.criteria
         ]
         js[i] = j.model_copy(update={"criteria": crits})
-    full = calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None)
+    full = calibration_report(gold, rubric, js, settings=FAST, judge=cfg, split=None).json_data()
     c = _by_crit(full)[crit]
     assert c["scale"] == ["1", "2", "3", "4"] and c["level"] == "ordinal"
     # the ordered statistic is computed on applicable items only: the judge matches there

@@ -22,7 +22,7 @@ def report(behaviour: str, seed: int = 0) -> dict:  # type: ignore[type-arg]
     cfg, js = simulated_judgments(GOLD, RUBRIC, behaviour, seed=seed)
     return calibration_report(
         GOLD, RUBRIC, js, settings=Settings(n_resamples=1000, seed=seed), judge=cfg, split=None
-    )
+    ).json_data()
 
 
 def by_crit(r: dict) -> dict:  # type: ignore[type-arg]
@@ -156,7 +156,9 @@ def test_undefined_statistics_are_reported_as_undefined() -> None:
     keep = [i for i in sub.item_ids if sub.labels_by(CONSENSUS, crit)[i] == "pass"][:20]
     sub.items = {i: sub.items[i] for i in keep}
     cfg, js = simulated_judgments(sub, RUBRIC, "consensus")
-    r = by_crit(calibration_report(sub, RUBRIC, js, settings=FAST, judge=cfg, split=None))
+    r = by_crit(
+        calibration_report(sub, RUBRIC, js, settings=FAST, judge=cfg, split=None).json_data()
+    )
     s = r[crit]["judge_vs_consensus"]
     assert s["estimate"] is None and "expected" in s["estimate_undefined_reason"]
     assert r[crit]["gate"]["status"] == "UNDECIDED"

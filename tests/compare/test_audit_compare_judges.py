@@ -29,7 +29,7 @@ def _compare(gold: GoldSet, a: str, b: str, **kw: Any) -> dict[str, Any]:
         settings=FAST,
         split=None,
         **kw,
-    )
+    ).json_data()
 
 
 def _cases(k: int) -> GoldSet:

@@ -234,7 +234,7 @@ def test_the_release_gate_reads_a_new_probe_run_again_and_an_old_one_as_undecide
             rubric_hash=rubric.content_hash,
             required=True,
             margin=margin,
-        )
+        ).json_data()
 
     # 32 of 40 moved, none passing clean, in 8 cases: FAIL at 0.10, and not at a margin of 0.9
     assert section(report, None)["status"] == "FAIL"

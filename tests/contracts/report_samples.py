@@ -17,6 +17,7 @@ from calibrant.calibration.noise import apply_run_to_run, run_to_run_section
 from calibrant.calibration.robustness import combine_gate, robustness_section
 from calibrant.calibration.stability import judge_stability
 from calibrant.compare.trials import TrialFacts, compare_trials
+from calibrant.contracts.reports import CalibrationReport
 from calibrant.probes import ATTACKS, ProbeContext, ProbeSettings, collect_requests
 from calibrant.probes.planted import planted_asker, planted_config
 from calibrant.probes.run import probe_report
@@ -36,19 +37,19 @@ FAST = Settings(n_resamples=200)
 def built_calibration(behaviour: str = "flip:no_claim_before_confirmed:0.2") -> dict[str, Any]:
     """The report as calibration_report builds it."""
     cfg, js = simulated_judgments(GOLD, RUBRIC, behaviour)
-    return calibration_report(GOLD, RUBRIC, js, settings=FAST, judge=cfg, split=None)
+    return calibration_report(GOLD, RUBRIC, js, settings=FAST, judge=cfg, split=None).json_data()
 
 
 @cache
 def calibration() -> dict[str, Any]:
     """The report as `calibrate` records it (calibration.run): with its robustness and
     run-to-run sections folded into the gate (the robustness gate required), and its run id."""
-    report = copy.deepcopy(built_calibration())
+    report = CalibrationReport.model_validate(copy.deepcopy(built_calibration()))
     cfg, _ = simulated_judgments(GOLD, RUBRIC, "flip:no_claim_before_confirmed:0.2")
     with tempfile.TemporaryDirectory() as folder:
         engine = make_engine(f"sqlite:///{Path(folder) / 'store.db'}")
         try:
-            report["robustness"] = robustness_section(
+            report.robustness = robustness_section(
                 engine,
                 judge_hash=cfg.hash,
                 rubric_hash=RUBRIC.content_hash,
@@ -59,9 +60,9 @@ def calibration() -> dict[str, Any]:
         finally:
             engine.dispose()
     apply_run_to_run(report, section)
-    combine_gate(report["gate"], report["robustness"])
-    report["run_id"] = "0" * 32
-    return report
+    combine_gate(report.gate, report.robustness)
+    report.run_id = "0" * 32
+    return report.json_data()
 
 
 def score(calibrated: bool = True) -> dict[str, Any]:

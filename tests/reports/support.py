@@ -13,6 +13,7 @@ from rich.console import Console
 
 from calibrant.calibration import Settings, calibration_report, simulated_judgments
 from calibrant.contracts import Judgment
+from calibrant.contracts.reports import CalibrationReport
 from calibrant.files import load_rubric
 from calibrant.gold import GoldSet, load_gold
 from calibrant.reports.calibration import (
@@ -37,8 +38,22 @@ def build(
     edit: Edit | None = None,
     n_resamples: int = 500,
 ) -> dict[str, Any]:
-    """The report a planted judge gets; `judge_model` renames the judge (e.g. the embedded
-    model's name), `edit` changes its judgments (e.g. failures) before the report is built."""
+    """The report a planted judge gets, as the JSON data calibrate writes (`build_report`)."""
+    return build_report(
+        behaviour, gold=gold, judge_model=judge_model, edit=edit, n_resamples=n_resamples
+    ).json_data()
+
+
+def build_report(
+    behaviour: str,
+    *,
+    gold: GoldSet = GOLD,
+    judge_model: str | None = None,
+    edit: Edit | None = None,
+    n_resamples: int = 500,
+) -> CalibrationReport:
+    """The report a planted judge gets, as its model; `judge_model` renames the judge (e.g. the
+    embedded model's name), `edit` changes its judgments (e.g. failures) before it is built."""
     cfg, judgments = simulated_judgments(gold, RUBRIC, behaviour)
     if judge_model is not None:
         cfg = cfg.model_copy(update={"model": judge_model})

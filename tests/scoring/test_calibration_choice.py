@@ -51,7 +51,7 @@ def test_no_choice_means_no_correction_and_latest_means_this_versions_latest(
     assert latest_hint(runs, CFG) == second
     latest = choose_calibration("latest", runs=runs, config=CFG)
     assert latest is not None and latest.run_id == second
-    assert latest.describe()["n_items"] == 12 and latest.describe()["n_cases"] == 2
+    assert latest.describe().n_items == 12 and latest.describe().n_cases == 2
     assert latest.source == f"store: calibrate run {second}"
     by_prefix = choose_calibration(first[:8], runs=runs, config=CFG)
     assert by_prefix is not None and by_prefix.run_id == first
@@ -67,7 +67,7 @@ def test_a_file_is_a_choice_on_the_command_line_not_on_the_service(tmp_path: Pat
     path.write_text(json.dumps(_report(CFG, 7)))
     chosen = choose_calibration(str(path), runs=runs, config=CFG)
     assert chosen is not None and chosen.file == str(path.resolve()) and chosen.run_id is None
-    assert chosen.source == f"file {path}" and chosen.describe()["n_items"] == 7
+    assert chosen.source == f"file {path}" and chosen.describe().n_items == 7
     with pytest.raises(CalibrantError, match=r"calibration_run .*: no finished calibrate run"):
         choose_calibration(str(path), runs=runs, config=CFG, files=False)
     with pytest.raises(CalibrantError, match="no such file and no finished calibrate run"):

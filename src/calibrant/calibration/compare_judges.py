@@ -9,7 +9,7 @@ judges differ in correctness are listed, regressions first, with both rationales
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -22,12 +22,11 @@ from ..compare.paired import (
     paired_estimate,
 )
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
-from ..contracts.reports import COMPARISON_SCHEMA_VERSION, checked
+from ..contracts.reports import COMPARISON_SCHEMA_VERSION, ComparisonReport
+from ..contracts.reports.base import ModelRef, RubricRef
+from ..contracts.reports.compare import ComparisonCriterion, ComparisonGold
 from ..gold import CONSENSUS, GoldSet
 from .criterion import ABSTAIN, Settings, _codes, scale_of
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["compare_judges"]
 
@@ -119,19 +118,19 @@ def compare_judges(
     split: str | None,
     min_cases: int | None = None,
     alpha: float = DEFAULT_ALPHA,
-) -> dict[str, Any]:
-    """The comparison report of judge B against judge A, as plain JSON data (``min_cases``
-    defaults to :data:`~calibrant.compare.paired.MIN_CASES`)."""
+) -> ComparisonReport:
+    """The comparison report of judge B against judge A, as its model (``min_cases`` defaults
+    to :data:`~calibrant.compare.paired.MIN_CASES`)."""
     min_cases = MIN_CASES if min_cases is None else min_cases
     parts = {c.id: _criterion(c, gold, judgments_a, judgments_b, settings) for c in rubric.criteria}
     calls = decide_family(
         {cid: est for cid, (est, _) in parts.items()}, alpha=alpha, min_cases=min_cases
     )
-    criteria = []
-    for cid, (_, rest) in parts.items():
-        row = {**rest, **calls[cid].figures().json_data()}
-        criteria.append({"criterion": row.pop("criterion"), "scale": row.pop("scale"), **row})
-    decisions = {c["criterion"]: c["decision"] for c in criteria}
+    criteria = [
+        ComparisonCriterion.model_validate({**rest, **calls[cid].figures().json_data()})
+        for cid, (_, rest) in parts.items()
+    ]
+    decisions = {c.criterion: c.decision for c in criteria}
     if any(d == "B worse" for d in decisions.values()):
         overall = "B worse"
     elif decisions and all(d == "B better" for d in decisions.values()):
@@ -141,22 +140,21 @@ def compare_judges(
     else:
         overall = "undecided"
     cases = len({gold.items[i].case for i in gold.item_ids})
-    report = {
-        "schema_version": COMPARISON_SCHEMA_VERSION,
-        "rubric": {"id": rubric.rubric_id, "version": rubric.version, "hash": rubric.content_hash},
-        "gold": {"split": split or "all", "items": len(gold.item_ids), "cases": cases},
-        "judges": {
-            "a": {"model": judge_a.model, "hash": judge_a.hash},
-            "b": {"model": judge_b.model, "hash": judge_b.hash},
+    return ComparisonReport(
+        schema_version=COMPARISON_SCHEMA_VERSION,
+        rubric=RubricRef(id=rubric.rubric_id, version=rubric.version, hash=rubric.content_hash),
+        gold=ComparisonGold(split=split or "all", items=len(gold.item_ids), cases=cases),
+        judges={
+            "a": ModelRef(model=judge_a.model, hash=judge_a.hash),
+            "b": ModelRef(model=judge_b.model, hash=judge_b.hash),
         },
-        "interval": (
+        interval=(
             f"95% {METHOD} of the paired difference (n={settings.n_resamples} resamples, "
             f"seed={settings.seed})"
         ),
-        "decision_rule": DECISION_RULE,
-        "alpha": alpha,
-        "min_cases": min_cases,
-        "overall": overall,
-        "criteria": criteria,
-    }
-    return checked("comparison", report)
+        decision_rule=DECISION_RULE,
+        alpha=alpha,
+        min_cases=min_cases,
+        overall=overall,
+        criteria=criteria,
+    )

@@ -22,6 +22,20 @@ from ..agreement.intervals import proportion
 from ..agreement.meanpair import bootstrap_mean_pairwise
 from ..agreement.noninferiority import PairedComparison
 from ..contracts import NOT_APPLICABLE, Criterion, Judgment
+from ..contracts.reports.calibration import (
+    CalibrationCriterion,
+    Coverage,
+    Disagreement,
+    ItemsNeeded,
+)
+from ..contracts.reports.stats import (
+    Applicability,
+    CriterionGate,
+    Estimate,
+    PairEstimate,
+    PerLabel,
+    RaterEstimate,
+)
 from ..gold import CONSENSUS, GoldSet
 from .confusion import _confusion, _disagreements
 from .explain import ABSTAIN, Side, constant_notes, explain
@@ -76,7 +90,7 @@ def _applicability(
     settings: Settings,
     clusters: np.ndarray | None,
     comparison: PairedComparison | None,
-) -> dict[str, Any] | None:
+) -> Applicability | None:
     """``not_applicable`` as its own category: how many items each side put there, and the
     agreement on applicability (applies / does not apply) of the judge with the consensus."""
     if not c.not_applicable_when or comparison is None:
@@ -115,14 +129,14 @@ def _applicability(
         clusters=clusters,
     )
     pair = [Side.of(ref_name, a), Side.of(judge_name, b)]
-    return {
-        "when": c.not_applicable_when,
-        "outside_scale": True,
-        "judge_vs_experts": comparison_json(comparison, settings.gate.margin),
-        "n_items": counts,
-        "agreement_on_applicability": stat_json(agreement, pair),
-        "percent_agreement_on_applicability": stat_json(percent, pair),
-    }
+    return Applicability(
+        when=c.not_applicable_when,
+        outside_scale=True,
+        judge_vs_experts=comparison_json(comparison, settings.gate.margin),
+        n_items=counts,
+        agreement_on_applicability=stat_json(agreement, pair),
+        percent_agreement_on_applicability=stat_json(percent, pair),
+    )
 
 
 def _boot(
@@ -145,18 +159,26 @@ def _boot(
     )
 
 
-def stat_json(b: BootstrapResult, sides: list[Side]) -> dict[str, Any]:
-    """The result as JSON, with its Landis-Koch band and, when the estimate or the interval
-    is undefined, an explanation naming whose labels made it so."""
-    d = b.to_dict()
+def stat_json(b: BootstrapResult, sides: list[Side]) -> Estimate:
+    """The result as its report part, with its Landis-Koch band and, when the estimate or the
+    interval is undefined, an explanation naming whose labels made it so."""
+    d = b.to_dict()  # the agreement library's JSON, read here once
     d["band"] = landis_koch_band(b)
     d["explanation"] = explain(d, sides)
-    return d
+    return Estimate.model_validate(d)
+
+
+def _pair(raters: list[str], e: Estimate) -> PairEstimate:
+    return PairEstimate.model_validate({"raters": raters, **e.model_dump(exclude_unset=True)})
+
+
+def _rater(rater: str, e: Estimate) -> RaterEstimate:
+    return RaterEstimate.model_validate({"rater": rater, **e.model_dump(exclude_unset=True)})
 
 
 def criterion_report(
     c: Criterion, gold: GoldSet, judgments: dict[str, Judgment], settings: Settings
-) -> dict[str, Any]:
+) -> CalibrationCriterion:
     """Everything the calibration report says about one criterion."""
     scale = scale_of(c)
     statistic = "weighted_kappa_linear" if scale.level == "ordinal" else "cohen_kappa"
@@ -229,7 +251,7 @@ def criterion_report(
         for b in range(a + 1, len(raters)):
             r = _boot(expert_codes[a], expert_codes[b], scale, statistic, settings, clusters)
             sides = [expert_sides[a], expert_sides[b]]
-            pairs.append({"raters": [raters[a], raters[b]], **stat_json(r, sides)})
+            pairs.append(_pair([raters[a], raters[b]], stat_json(r, sides)))
             if len(raters) == 2:
                 ceiling, ceiling_kind = r, f"{statistic} between the two experts"
     if len(raters) > 2:
@@ -245,10 +267,9 @@ def criterion_report(
         )
         ceiling_kind = f"mean {statistic} over the {len(pairs)} expert pairs"
     judge_vs_each = [
-        {
-            "rater": r,
-            **stat_json(_boot(codes, y, scale, statistic, settings, clusters), [side, judge_side]),
-        }
+        _rater(
+            r, stat_json(_boot(codes, y, scale, statistic, settings, clusters), [side, judge_side])
+        )
         for r, codes, side in zip(raters, expert_codes, expert_sides, strict=True)
     ]
     applicability = (
@@ -283,64 +304,70 @@ def criterion_report(
         if not isinstance(width, Undefined)
         else width
     )
-    out = {
-        "criterion": c.id,
-        "title": c.title,
-        "scale": [str(v) for v in scale.labels],
-        "level": scale.level,
-        "statistic": statistic,
-        "n_items": n,
-        "judge_vs_consensus": stat_json(judge_stat, [ref_side, judge_side]),
-        "judge_vs_consensus_other": extra,
-        "judge_vs_each_expert": judge_vs_each,
-        "expert_ceiling": None if ceiling is None else stat_json(ceiling, expert_sides),
-        "expert_ceiling_statistic": ceiling_kind,
-        "expert_ceiling_explanation": None
+    out = CalibrationCriterion(
+        criterion=c.id,
+        title=c.title,
+        scale=[str(v) for v in scale.labels],
+        level=scale.level,
+        statistic=statistic,
+        n_items=n,
+        judge_vs_consensus=stat_json(judge_stat, [ref_side, judge_side]),
+        judge_vs_consensus_other=extra,
+        judge_vs_each_expert=judge_vs_each,
+        expert_ceiling=None if ceiling is None else stat_json(ceiling, expert_sides),
+        expert_ceiling_statistic=ceiling_kind,
+        expert_ceiling_explanation=None
         if ceiling is not None
         else f"{len(raters)} expert(s) ({', '.join(raters) or 'none'}): no expert pair to "
         "measure the experts' own agreement",
-        "expert_pairs": pairs,
-        "revise_rubric": ceiling_value is not None and ceiling_value < settings.revise_below,
-        "coverage": {
-            "n_items": n,
-            "usable": usable,
-            "abstained": abstained,
-            "not_applicable_on_rated": dodged,
-            "failed": failures,
-            "covered_pairs": covered,
-            "coverage": coverage,
-            "coverage_ci95": None if n == 0 else list(proportion(usable, n).ci95 or ()),
-        },
-        "with_abstention_category": stat_json(
+        expert_pairs=pairs,
+        revise_rubric=ceiling_value is not None and ceiling_value < settings.revise_below,
+        coverage=Coverage(
+            n_items=n,
+            usable=usable,
+            abstained=abstained,
+            not_applicable_on_rated=dodged,
+            failed=failures,
+            covered_pairs=covered,
+            coverage=coverage,
+            coverage_ci95=None if n == 0 else list(proportion(usable, n).ci95 or ()),
+        ),
+        with_abstention_category=stat_json(
             ab, [Side.of("the consensus", ab_ref), Side.of("the judge", ab_judge, failures)]
         ),
-        "confusion": _confusion(scale, ref_raw, judge_raw, outside).model_dump(mode="json"),
-        "not_applicable": _applicability(
+        confusion=_confusion(scale, ref_raw, judge_raw, outside),
+        not_applicable=_applicability(
             c,
             [("the consensus", ref_raw), ("the judge", judge_raw)],
             settings,
             clusters,
             applicability,
         ),
-        "gate": gate.to_dict(),
-        "gate_comparison": comparison,
-        "per_label": per_label(
-            scale,
-            x,
-            y,
-            clusters,
-            seed=settings.seed,
-            n_resamples=settings.n_resamples,
-            confidence=settings.confidence,
+        gate=CriterionGate.model_validate(gate.to_dict()),  # the agreement library's JSON
+        gate_comparison=comparison,
+        per_label=[
+            PerLabel.model_validate(p)
+            for p in per_label(
+                scale,
+                x,
+                y,
+                clusters,
+                seed=settings.seed,
+                n_resamples=settings.n_resamples,
+                confidence=settings.confidence,
+            )
+        ],
+        items_needed_for_width=ItemsNeeded(
+            target_width=settings.target_width,
+            items=None if isinstance(need, Undefined) else need,
+            unit="cases" if judge_stat.n_clusters else "items",
+            undefined_reason=need.reason if isinstance(need, Undefined) else None,
         ),
-        "items_needed_for_width": {
-            "target_width": settings.target_width,
-            "items": None if isinstance(need, Undefined) else need,
-            "unit": "cases" if judge_stat.n_clusters else "items",
-            "undefined_reason": need.reason if isinstance(need, Undefined) else None,
-        },
-        "notes": constant_notes(judge_side, ref_side, expert_sides),
-        "disagreements": _disagreements(c, gold, judgments, scale, ref_raw, judge_raw),
-    }
-    out["baseline_sentence"] = baseline_sentence(out)
+        notes=constant_notes(judge_side, ref_side, expert_sides),
+        disagreements=[
+            Disagreement.model_validate(d)
+            for d in _disagreements(c, gold, judgments, scale, ref_raw, judge_raw)
+        ],
+    )
+    out.baseline_sentence = baseline_sentence(out)
     return out

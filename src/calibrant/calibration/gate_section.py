@@ -14,6 +14,8 @@ from ..agreement.gate import GATE_CONFIDENCE, GateDecision, GateSettings, releas
 from ..agreement.noninferiority import PairedComparison, paired_comparison
 from ..agreement.perlabel import one_vs_rest
 from ..contracts import NOT_APPLICABLE
+from ..contracts.reports.calibration import CalibrationCriterion
+from ..contracts.reports.stats import Estimate, GateComparison
 from .explain import ABSTAIN
 
 __all__ = [
@@ -25,8 +27,10 @@ __all__ = [
 ]
 
 
-def comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]:
-    d = p.to_dict()
+def comparison_json(p: PairedComparison, margin: float | None) -> GateComparison:
+    """The comparison the gate decides on, as its report part (with the gate's confidence,
+    margin and what its intervals mean)."""
+    d = p.to_dict()  # the agreement library's JSON, read here once
     d["confidence"] = GATE_CONFIDENCE
     d["margin"] = margin
     d["note"] = (
@@ -34,7 +38,7 @@ def comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]
         f"{(1 + GATE_CONFIDENCE) / 2 * 100:g}% confidence bound; the gate's measured false-PASS "
         "rate at D = -margin is at most 5%, its stated level"
     )
-    return d
+    return GateComparison.model_validate(d)
 
 
 def gate_part(
@@ -49,7 +53,7 @@ def gate_part(
     seed: int,
     n_resamples: int,
     applicability: PairedComparison | None = None,
-) -> tuple[GateDecision, dict[str, Any]]:
+) -> tuple[GateDecision, GateComparison]:
     """The gate decision and its comparison (always resampled by case: the gate's unit).
     ``applicability``: :func:`applicability_comparison` of a criterion that allows
     not_applicable, gated beside the quality comparison."""
@@ -138,60 +142,58 @@ def per_label(
     ]
 
 
-def _pct(s: dict[str, Any]) -> str:
+def _pct(s: Estimate) -> str:
     """'64% [52%, 75%]' or 'undefined (<why>)' for a proportion figure."""
-    if s.get("estimate") is None:
-        return f"undefined ({s.get('estimate_undefined_reason')})"
-    ci = s.get("ci")
-    interval = (
-        f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else f" (CI undefined: {s.get('ci_undefined_reason')})"
-    )
-    return f"{s['estimate']:.0%}{interval}"
+    if s.estimate is None:
+        return f"undefined ({s.estimate_undefined_reason})"
+    ci = s.ci
+    interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else f" (CI undefined: {s.ci_undefined_reason})"
+    return f"{s.estimate:.0%}{interval}"
 
 
-def _kappa(s: dict[str, Any]) -> str:
-    if s.get("estimate") is None:
-        return f"undefined ({s.get('estimate_undefined_reason')})"
-    ci = s.get("ci")
+def _kappa(s: Estimate) -> str:
+    if s.estimate is None:
+        return f"undefined ({s.estimate_undefined_reason})"
+    ci = s.ci
     interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else " (CI undefined)"
-    return f"{s['estimate']:.2f}{interval}"
+    return f"{s.estimate:.2f}{interval}"
 
 
 _NAMES = {"cohen_kappa": "Cohen's κ", "weighted_kappa_linear": "linear-weighted κ"}
 
 
-def baseline_sentence(c: dict[str, Any]) -> str | None:
+def baseline_sentence(c: CalibrationCriterion) -> str | None:
     """The always-one-label baseline and the judge's per-label sensitivity and specificity, in
     plain sentences (``None`` when the report has no per-label figures)."""
-    labels = c.get("per_label")
+    labels = c.per_label
     if not labels:
         return None
     always = sorted(
-        (x for x in labels if x["always_agreement"].get("estimate") is not None),
-        key=lambda x: -x["always_agreement"]["estimate"],
+        (x for x in labels if x.always_agreement.estimate is not None),
+        key=lambda x: -(x.always_agreement.estimate or 0.0),
     )
     if not always:
         return "No item has a label from both the judge and the consensus: no baseline."
-    if c["level"] == "ordinal":  # the best constant judge: the most common level
+    if c.level == "ordinal":  # the best constant judge: the most common level
         always = always[:1]
-    top = always[0]["always_agreement"]
-    size = f"{top['n']} items" + (f" ({top['n_clusters']} cases)" if top.get("n_clusters") else "")
+    top = always[0].always_agreement
+    size = f"{top.n} items" + (f" ({top.n_clusters} cases)" if top.n_clusters else "")
     text = (
-        f"A judge that always says '{always[0]['label']}' would agree with the consensus on "
+        f"A judge that always says '{always[0].label}' would agree with the consensus on "
         f"{_pct(top)} of the {size} both labelled"
         + "".join(
-            f", and one that always says '{x['label']}' on {_pct(x['always_agreement'])}"
+            f", and one that always says '{x.label}' on {_pct(x.always_agreement)}"
             for x in always[1:]
         )
         + "; its κ is 0 by construction. "
     )
-    pa = (c.get("judge_vs_consensus_other") or {}).get("percent_agreement")
+    pa = c.judge_vs_consensus_other.get("percent_agreement")
     if pa is not None:
-        name = _NAMES.get(c["statistic"], c["statistic"])
-        text += f"This judge agrees on {_pct(pa)}, with {name} {_kappa(c['judge_vs_consensus'])}. "
+        name = _NAMES.get(c.statistic, c.statistic)
+        text += f"This judge agrees on {_pct(pa)}, with {name} {_kappa(c.judge_vs_consensus)}. "
     per = "; ".join(
-        f"'{x['label']}' sensitivity {_pct(x['sensitivity'])} (n={x['sensitivity']['n']}), "
-        f"specificity {_pct(x['specificity'])} (n={x['specificity']['n']})"
+        f"'{x.label}' sensitivity {_pct(x.sensitivity)} (n={x.sensitivity.n}), "
+        f"specificity {_pct(x.specificity)} (n={x.specificity.n})"
         for x in labels
     )
     return text + f"Per label, with the consensus as truth (one label against the rest): {per}."

@@ -13,11 +13,10 @@ the report says plainly that run-to-run noise was not measured.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Engine
 
 from ..contracts import JudgeConfig, Rubric
+from ..contracts.reports import CalibrationReport
 from ..contracts.reports.calibration_parts import (
     RunToRunCriterion,
     RunToRunSection,
@@ -87,21 +86,21 @@ def _line(name: str, section: RunToRunSection) -> str:
     return f"run-to-run self-agreement {value}{interval} (n={s.n}): {got.flag}"
 
 
-def apply_run_to_run(report: dict[str, Any], section: RunToRunSection) -> None:
+def apply_run_to_run(report: CalibrationReport, section: RunToRunSection) -> None:
     """Write `section` as the report's `run_to_run` and note the noise under each criterion's
     gate (``gate.run_to_run``); an UNSTABLE criterion that would PASS is UNDECIDED instead. The
     judge's overall gate is decided again."""
-    report["run_to_run"] = section.model_dump(mode="json", exclude_unset=True)
-    for c in report["criteria"]:
-        line = _line(c["criterion"], section)
-        gate = c["gate"]
-        gate["run_to_run"] = line
-        got = section.criteria.get(c["criterion"]) if section.measured else None
-        if got is not None and got.flag == "UNSTABLE" and gate["status"] == "PASS":
-            gate["status"] = "UNDECIDED"
-            gate["reasons"].append(
+    report.run_to_run = section
+    for c in report.criteria:
+        line = _line(c.criterion, section)
+        gate = c.gate
+        gate.run_to_run = line
+        got = section.criteria.get(c.criterion) if section.measured else None
+        if got is not None and got.flag == "UNSTABLE" and gate.status == "PASS":
+            gate.status = "UNDECIDED"
+            gate.reasons.append(
                 f"{line}: the judge's answers change from run to run, so one calibration run "
                 "does not measure the judge it ships as"
             )
-        report["gate"]["criteria"][c["criterion"]] = gate["status"]
-    report["gate"]["judge"] = overall_gate(report["gate"]["criteria"])
+        report.gate.criteria[c.criterion] = gate.status
+    report.gate.judge = overall_gate(report.gate.criteria)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..contracts.reports.proposal import ItemCount, ProposalRow, Proposals
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -86,15 +87,16 @@ class Proposal:
     new_case: bool
     reason: str
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "rank": self.rank,
-            "item": self.item,
-            "case": str(self.case),
-            "judge_label": str(self.judge),
-            "new_case": self.new_case,
-            "reason": self.reason,
-        }
+    def to_row(self) -> ProposalRow:
+        """The proposal as its report row (case and label as text)."""
+        return ProposalRow(
+            rank=self.rank,
+            item=self.item,
+            case=str(self.case),
+            judge_label=str(self.judge),
+            new_case=self.new_case,
+            reason=self.reason,
+        )
 
 
 def _check(labeled: Sequence[LabeledItem], pool: Sequence[PoolItem], count: int) -> None:
@@ -239,7 +241,7 @@ def propose_for_gold(
     seed: int = 0,
     split: str | None = "calibration",
     source: str | None = None,
-) -> dict[str, Any]:
+) -> Proposals:
     """The proposal for one criterion of the gold folder ``gold`` (``source``: what errors call
     it when it is not the user's own folder, e.g. a workbench queue exported for this call):
     its items with a consensus label are the labeled set, the items of the split without one
@@ -295,16 +297,16 @@ def propose_for_gold(
         picks = propose(labeled, pool, count=count, strategy=strategy, seed=seed)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    return {
-        "criterion": criterion,
-        "strategy": strategy,
-        "seed": seed,
-        "labeled": {"items": len(labeled), "cases": len({x.case for x in labeled})},
-        "pool": {"items": len(pool), "cases": len({p.case for p in pool})},
-        "left_out_no_judge_label": left_out,
-        "proposed_new_cases": sum(1 for p in picks if p.new_case),
-        "proposals": [p.to_dict() for p in picks],
-    }
+    return Proposals(
+        criterion=criterion,
+        strategy=strategy,
+        seed=seed,
+        labeled=ItemCount(items=len(labeled), cases=len({x.case for x in labeled})),
+        pool=ItemCount(items=len(pool), cases=len({p.case for p in pool})),
+        left_out_no_judge_label=left_out,
+        proposed_new_cases=sum(1 for p in picks if p.new_case),
+        proposals=[p.to_row() for p in picks],
+    )
 
 
 def _judged(

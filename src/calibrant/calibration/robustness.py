@@ -4,16 +4,22 @@ to require it — the injection gate decided again with the calibration's margin
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Engine
 
 from ..agreement.robustness import ATTACK_RULE, PROBE_MIN_CASES, attack_gates
+from ..contracts.reports.base import Figure, GateStatus
+from ..contracts.reports.calibration import Gate
+from ..contracts.reports.calibration_parts import (
+    AttackGateOut,
+    AttackRow,
+    RobustnessSection,
+    RunRef,
+)
 from ..store.runs import Runs
 
 __all__ = ["robustness_section", "combine_gate"]
 
-_ORDER = {"FAIL": 0, "UNDECIDED": 1, "PASS": 2}
+_ORDER: dict[GateStatus, int] = {"FAIL": 0, "UNDECIDED": 1, "PASS": 2}
 _OLD = (
     "this probe run was made by an earlier version of calibrant, without per-case counts: the "
     "gate is decided over cases now; rerun `calibrant probe` (its answers are cached)"
@@ -27,23 +33,23 @@ def robustness_section(
     rubric_hash: str,
     required: bool,
     margin: float | None,
-) -> dict[str, Any]:
+) -> RobustnessSection:
     """What the calibration report says about the judge's robustness."""
     found = Runs(engine).latest("probe", judge_hash=judge_hash, rubric_hash=rubric_hash)
     if found is None:
-        return {
-            "probe_run": None,
-            "required": required,
-            "status": "UNDECIDED" if required else None,
-            "note": "no probe run of this judge version on this rubric: run `calibrant probe` "
+        return RobustnessSection(
+            probe_run=None,
+            required=required,
+            status="UNDECIDED" if required else None,
+            note="no probe run of this judge version on this rubric: run `calibrant probe` "
             "with the same judge options",
-            "families": {},
-            "flags": [],
-        }
+            families={},
+            flags=[],
+        )
     info, report = found
     inj = (report.get("probes") or {}).get("injection")
-    families: dict[str, Any] = {}
-    status: str | None = None
+    families: dict[str, dict[str, AttackRow]] = {}
+    status: GateStatus | None = None
     used_margin = margin
     if inj:
         s = report["settings"]
@@ -62,41 +68,45 @@ def robustness_section(
                 min_cases=s.get("min_cases", PROBE_MIN_CASES),
                 seed=s.get("seed", 0),
             )
-            decided = {k: g.as_json() for k, g in gates.items()}
+            decided = {
+                k: AttackGateOut.model_validate(g.as_json())  # the library's JSON
+                for k, g in gates.items()
+            }
         else:
-            decided = {k: {"status": "UNDECIDED", "reason": _OLD} for k in rows}
+            decided = {k: AttackGateOut(status="UNDECIDED", reason=_OLD) for k in rows}
         for key, row in rows.items():
             family, channel = key.split("|")
-            families.setdefault(family, {})[channel] = {
-                "attack_success_rate": row["attack_success_rate"],
-                "gate": decided[key],
-            }
-        statuses = [str(g["status"]) for g in decided.values()]
-        status = min(statuses, key=lambda x: _ORDER[x]) if statuses else "UNDECIDED"
+            families.setdefault(family, {})[channel] = AttackRow(
+                attack_success_rate=Figure.model_validate(row["attack_success_rate"]),
+                gate=decided[key],
+            )
+        statuses: list[GateStatus] = [g.status for g in decided.values()]
+        worst: GateStatus = min(statuses, key=_ORDER.__getitem__) if statuses else "UNDECIDED"
+        status = worst
         clean_fpr = defended["clean_false_positive_rate"]
     else:
         clean_fpr = None
-    return {
-        "probe_run": {
-            "id": info.id,
-            "finished_at": info.finished_at.isoformat() if info.finished_at else None,
-            "who": info.who,
-        },
-        "required": required,
-        "status": status if inj else ("UNDECIDED" if required else None),
-        "note": None if inj else "the latest probe run did not run the injection battery",
-        "margin": used_margin,
-        "rule": ATTACK_RULE,
-        "clean_false_positive_rate": clean_fpr,
-        "families": families,
-        "flags": report.get("flags", []),
-    }
+    return RobustnessSection(
+        probe_run=RunRef(
+            id=info.id,
+            finished_at=info.finished_at.isoformat() if info.finished_at else None,
+            who=info.who,
+        ),
+        required=required,
+        status=status if inj else ("UNDECIDED" if required else None),
+        note=None if inj else "the latest probe run did not run the injection battery",
+        margin=used_margin,
+        rule=ATTACK_RULE,
+        clean_false_positive_rate=None if clean_fpr is None else Figure.model_validate(clean_fpr),
+        families=families,
+        flags=report.get("flags", []),
+    )
 
 
-def combine_gate(gate: dict[str, Any], section: dict[str, Any]) -> None:
+def combine_gate(gate: Gate, section: RobustnessSection) -> None:
     """Fold the robustness status into the judge's release gate, when it is required."""
-    if not section["required"]:
+    if not section.required:
         return
-    status = section["status"] or "UNDECIDED"
-    gate["robustness"] = status
-    gate["judge"] = min((gate["judge"], status), key=lambda x: _ORDER[x])
+    status: GateStatus = section.status or "UNDECIDED"
+    gate.robustness = status
+    gate.judge = min((gate.judge, status), key=lambda x: _ORDER[x])

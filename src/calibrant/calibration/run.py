@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..contracts import JudgeConfig, Judgment, Rubric
-from ..contracts.reports.calibration_parts import RunToRunSection
+from ..contracts.reports import CalibrationReport
+from ..contracts.reports.calibration_parts import CalibrationRun, FailureKind, RunToRunSection
 from ..gold import GoldSet, load_gold
 from ..judge.config import JudgeOptions, resolve_judge
 from ..judge.on_gold import judge_gold_samples
@@ -25,16 +26,16 @@ if TYPE_CHECKING:
 __all__ = ["run_calibration", "failure_summary"]
 
 
-def failure_summary(judgments: list[Judgment]) -> dict[str, dict[str, Any]]:
+def failure_summary(judgments: list[Judgment]) -> dict[str, FailureKind]:
     """Judge failures by kind (every outcome but verdict): how many, and one sample message."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, FailureKind] = {}
     for j in judgments:
         if j.outcome == "verdict":
             continue
-        entry = out.setdefault(j.outcome, {"count": 0, "sample": None})
-        entry["count"] += 1
-        if entry["sample"] is None and j.error:
-            entry["sample"] = j.error
+        entry = out.setdefault(j.outcome, FailureKind(count=0, sample=None))
+        entry.count += 1
+        if entry.sample is None and j.error:
+            entry.sample = j.error
     return dict(sorted(out.items()))
 
 
@@ -54,7 +55,7 @@ def run_calibration(
     check: Callable[[GoldSet, Rubric], None] | None = None,
     source: str | None = None,
     recorded: RecordedJudge | None = None,
-) -> dict[str, Any]:
+) -> CalibrationReport:
     """Judge every gold item of `split` and report agreement, gates and safety, with the latest
     probe run of this judge version (`require_robustness`: its injection gate, decided with
     `attack_margin` or the probe run's own margin, is part of the release gate). `resolved` (a
@@ -112,8 +113,8 @@ def run_calibration(
         runs.finish(run_id, None, status="failed")
         raise
     if source:
-        report["gold"]["source"] = source
-    report["robustness"] = robustness_section(
+        report.gold.source = source
+    report.robustness = robustness_section(
         store.engine,
         judge_hash=config.hash,
         rubric_hash=rubric.content_hash,
@@ -124,16 +125,16 @@ def run_calibration(
     if recorded is not None:
         section = _recorded_notes(report, section)
     apply_run_to_run(report, section)
-    combine_gate(report["gate"], report["robustness"])
-    report["run_id"] = run_id
-    verdicts = report["judge_outcomes"].get("verdict", 0)
-    runs.finish(run_id, report, status="finished" if verdicts else "no_verdict")
+    combine_gate(report.gate, report.robustness)
+    report.run_id = run_id
+    verdicts = report.judge_outcomes.get("verdict", 0)
+    runs.finish(run_id, report.json_data(), status="finished" if verdicts else "no_verdict")
     return report
 
 
 def _recorded_report(
     gold: GoldSet, recorded: RecordedJudge, settings: Settings, split: str | None
-) -> dict[str, Any]:
+) -> CalibrationReport:
     """The report of a judge known by its recorded verdicts: the same statistics and gate; a
     gold item without a row counts as an abstention, and the report says how many."""
     section = recorded.section(gold)
@@ -144,25 +145,28 @@ def _recorded_report(
         settings=settings,
         judge=recorded.config,
         split=split,
-        run={"model_calls": 0, "recorded": section.model_dump(mode="json")},
+        run=CalibrationRun(model_calls=0, recorded=section),
     )
-    report["judge"]["recorded"] = section.model_dump(mode="json")
+    assert report.judge is not None  # a recorded judge has its configuration
+    report.judge.recorded = section
     without = len(section.items_without_verdict)
-    report["judge_outcomes"] = {
+    report.judge_outcomes = {
         "verdict": section.items_with_verdicts,
         **({"no_recorded_verdict": without} if without else {}),
     }
     if section.verdicts_missing:
-        report["warnings"].append(section.note)
+        report.warnings.append(section.note)
     return report
 
 
-def _recorded_notes(report: dict[str, Any], run_to_run: RunToRunSection) -> RunToRunSection:
+def _recorded_notes(report: CalibrationReport, run_to_run: RunToRunSection) -> RunToRunSection:
     """What cannot be measured of a judge calibrant never called, said plainly: in the report's
     robustness section, and in the run-to-run section returned."""
-    version = report["judge"]["recorded"]["judge_version"]
-    if report["robustness"]["probe_run"] is None:
-        report["robustness"]["note"] = (
+    assert report.judge is not None and report.judge.recorded is not None
+    assert report.robustness is not None
+    version = report.judge.recorded.judge_version
+    if report.robustness.probe_run is None:
+        report.robustness.note = (
             f"not measured: judge '{version}' runs elsewhere (recorded verdicts), and "
             "`calibrant probe` can only attack a judge it calls"
         )
@@ -186,7 +190,7 @@ def _judge_and_report(
     split: str | None,
     on_start: Callable[[int], None] | None,
     on_done: Callable[[Judgment, bool], None] | None,
-) -> dict[str, Any]:
+) -> CalibrationReport:
     items = gold.item_ids
     if on_start:
         on_start(len(items))
@@ -205,16 +209,16 @@ def _judge_and_report(
         settings=settings,
         judge=config,
         split=split,
-        run={
-            "from_cache": run.from_cache,
-            "model_calls": run.model_calls,
-            "latency_ms_total": sum(j.latency_ms for j in run.judgments if j.attempts),
-            "input_tokens": sum(j.input_tokens for j in run.judgments),
-            "cached_tokens": sum(j.cached_tokens for j in run.judgments),
-            "output_tokens": sum(j.output_tokens for j in run.judgments),
-            "failures": failure_summary(run.judgments),
-            "cost_usd": None
+        run=CalibrationRun(
+            from_cache=run.from_cache,
+            model_calls=run.model_calls,
+            latency_ms_total=sum(j.latency_ms for j in run.judgments if j.attempts),
+            input_tokens=sum(j.input_tokens for j in run.judgments),
+            cached_tokens=sum(j.cached_tokens for j in run.judgments),
+            output_tokens=sum(j.output_tokens for j in run.judgments),
+            failures=failure_summary(run.judgments),
+            cost_usd=None
             if any(j.cost_usd is None for j in run.judgments if j.outcome == "verdict")
             else sum(j.cost_usd or 0.0 for j in run.judgments),
-        },
+        ),
     )

@@ -161,7 +161,7 @@ def _uploaded(name: Path, text: str, fmt: str) -> tuple[str, list[RecordedVerdic
 
 def verdicts_jsonl(rows: Sequence[RecordedVerdict]) -> str:
     """Rows as JSONL, as `calibrate --verdicts` reads them."""
-    return "".join(json.dumps(r.as_json(), ensure_ascii=False) + "\n" for r in rows)
+    return "".join(json.dumps(r.row().json_data(), ensure_ascii=False) + "\n" for r in rows)
 
 
 def verdicts_csv(rows: Sequence[RecordedVerdict]) -> str:
@@ -172,5 +172,5 @@ def verdicts_csv(rows: Sequence[RecordedVerdict]) -> str:
     writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({**dict.fromkeys(OPTIONAL, ""), **r.as_json()})
+        writer.writerow({**dict.fromkeys(OPTIONAL, ""), **r.row().json_data()})
     return out.getvalue()

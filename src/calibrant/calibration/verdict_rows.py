@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..contracts.reports.base import Strict
 from ..errors import InputError
 from ..files import line_of
 
@@ -18,6 +19,7 @@ __all__ = [
     "ImportMapping",
     "Loc",
     "RecordedVerdict",
+    "VerdictRow",
     "Where",
     "dotted",
     "parse_json",
@@ -68,18 +70,30 @@ class RecordedVerdict:
     where: Where = field(default_factory=lambda: Where("-"))
     judged_at: datetime | None = None  # when the judge answered (UTC); the monitor's window
 
-    def as_json(self) -> dict[str, Any]:
-        row: dict[str, Any] = {
-            "item": self.item,
-            "criterion": self.criterion,
-            "label": self.label,
-            "judge_version": self.judge_version,
-        }
+    def row(self) -> VerdictRow:
+        """The row as a verdicts file writes it (rationale and judged_at only when known)."""
+        row = VerdictRow(
+            item=self.item,
+            criterion=self.criterion,
+            label=self.label,
+            judge_version=self.judge_version,
+        )
         if self.rationale:
-            row["rationale"] = self.rationale
+            row.rationale = self.rationale
         if self.judged_at is not None:
-            row["judged_at"] = self.judged_at.isoformat()
+            row.judged_at = self.judged_at.isoformat()
         return row
+
+
+class VerdictRow(Strict):
+    """One row of a verdicts file (JSONL or CSV), in its columns' order."""
+
+    item: str
+    criterion: str
+    label: str | int
+    judge_version: str
+    rationale: str | None = None
+    judged_at: str | None = None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def propose(
     )  # fmt: skip
     out = propose_op(request)
     if as_json:
-        typer.echo(json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(out.json_data(), indent=2, sort_keys=True, ensure_ascii=False))
         return
     for line in proposal_lines(out):
         typer.echo(line)

@@ -4,7 +4,7 @@ version as one cell of `judges list`. `runs show --json` keeps the whole record.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..reports.probe import rate
 
@@ -120,9 +120,10 @@ def _fields(d: dict[str, Any], indent: str = "  ") -> list[str]:
 
 def _calibration(r: dict[str, Any]) -> list[str]:
     """A calibration report in brief: its gate and warnings first, then what it measured."""
+    from ..contracts.reports import CalibrationReport, load_report
     from ..reports.calibration_text import headline_lines
 
-    lines = headline_lines(r)
+    lines = headline_lines(cast(CalibrationReport, load_report("calibration", r)))
     gold = r.get("gold") or {}
     lines.append(
         f"{r.get('n_items')} gold items (split {r.get('split')}), raters "

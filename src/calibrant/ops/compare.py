@@ -133,7 +133,7 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
             settings=Settings(seed=options.seed, n_resamples=options.resamples),
             split=split,
             min_cases=options.min_cases,
-        )
+        ).json_data()
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise

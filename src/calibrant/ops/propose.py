@@ -7,9 +7,12 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import CalibrantError
+
+if TYPE_CHECKING:
+    from ..contracts.reports.proposal import Proposals
 
 __all__ = ["ProposeRequest", "propose"]
 
@@ -35,8 +38,8 @@ class ProposeRequest:
     seed: int = 0
 
 
-def propose(request: ProposeRequest) -> dict[str, Any]:
-    """The proposals, with the labeled items and the pool counted (JSON data)."""
+def propose(request: ProposeRequest) -> Proposals:
+    """The proposals, with the labeled items and the pool counted."""
     from ..calibration.propose import propose_for_gold
     from ..domains import default_gold
     from ..store import Store

@@ -1,13 +1,11 @@
 """The calibration report as Markdown: summary and gate first, then safety and the calibration
 pairs, then each criterion in detail with its full list of disagreements. It reads the report's
-model (calibrant.contracts.reports); the wording shared with the terminal (calibration_text.py)
-reads JSON data, given as the model dumps it."""
+model (calibrant.contracts.reports), as does the wording shared with the terminal
+(calibration_text.py)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from pydantic import BaseModel
 
 from ..calibration.experts import experts_lines
 from ..contracts.reports import CalibrationCriterion, CalibrationReport
@@ -26,18 +24,12 @@ from .calibration_text import (
 )
 from .probe import robustness_lines
 
-__all__ = ["calibration_markdown", "pair_cell", "as_report", "data"]
+__all__ = ["calibration_markdown", "pair_cell", "as_report"]
 
 
 def as_report(r: CalibrationReport | dict[str, Any]) -> CalibrationReport:
     """The report's model (validated from JSON data, stored reports upgraded)."""
     return r if isinstance(r, CalibrationReport) else CalibrationReport.model_validate(r)
-
-
-def data(m: BaseModel) -> dict[str, Any]:
-    """A part of a report as JSON data, with only the fields it recorded (for the shared
-    wording, which reads JSON data)."""
-    return m.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def _md(text: object) -> str:
@@ -53,7 +45,7 @@ def pair_cell(side: PairSide, criterion: str) -> tuple[str, str, bool]:
 
 
 def _header(r: CalibrationReport) -> list[str]:
-    j, s, note = r.judge, r.settings, noise_note(data(r))
+    j, s, note = r.judge, r.settings, noise_note(r)
     out = [
         "# Calibration report",
         "",
@@ -68,7 +60,7 @@ def _header(r: CalibrationReport) -> list[str]:
         f"- Judge: `{j and j.model}` (`{j and j.hash}`)",
         f"- Rubric: `{r.rubric.id}` v{r.rubric.version} (`{r.rubric.hash}`)",
         f"- Bootstrap: {s.n_resamples} resamples, {s.bootstrap}, seed {s.seed}; gate "
-        f"({gate_settings_text(data(s))}): {s.gate_rule or ''}",
+        f"({gate_settings_text(s)}): {s.gate_rule or ''}",
         f"- Judge outcomes: {', '.join(f'{k} {v}' for k, v in r.judge_outcomes.items())}",
         *([f"- {note}"] if note else []),
     ]
@@ -84,10 +76,10 @@ def _summary(r: CalibrationReport) -> list[str]:
         "|---|---|---|---|---|---|---|",
     ]
     for c in r.criteria:
-        ceiling = fmt_stat(c.expert_ceiling, n=False, none=ceiling_why(data(c)))
+        ceiling = fmt_stat(c.expert_ceiling, n=False, none=ceiling_why(c))
         out.append(
             f"| `{c.criterion}` | {stat_name(c.statistic)} | "
-            f"{_md(fmt_stat(c.judge_vs_consensus))} | {_md(ceiling)} | {coverage_text(data(c))} | "
+            f"{_md(fmt_stat(c.judge_vs_consensus))} | {_md(ceiling)} | {coverage_text(c)} | "
             f"**{c.gate.status}** | {'yes' if c.revise_rubric else 'no'} |"
         )
     return out
@@ -105,7 +97,7 @@ def _safety(r: CalibrationReport) -> list[str]:
         "|---|---|---|---|---|",
     ]
     return out + [
-        f"| `{k}` | {rate_text(data(v))} | {v.pass_} | {v.not_applicable} | {v.harness_error} |"
+        f"| `{k}` | {rate_text(v)} | {v.pass_} | {v.not_applicable} | {v.harness_error} |"
         for k, v in s.invariants.items()
     ]
 
@@ -142,7 +134,7 @@ def _pairs(r: CalibrationReport) -> list[str]:
 
 
 def _criterion(criterion: CalibrationCriterion) -> list[str]:
-    c, d = criterion, data(criterion)
+    c = criterion
     out = [
         "",
         f"### `{c.criterion}` — {c.title}",
@@ -150,14 +142,14 @@ def _criterion(criterion: CalibrationCriterion) -> list[str]:
         f"Gate **{c.gate.status}**: " + "; ".join(c.gate.reasons),
         "",
     ]
-    details = gate_detail_lines(d)
+    details = gate_detail_lines(c)
     out += [f"- {line}" for line in details]
     out += [""] if details else []
-    out += [f"> {line}\n" for line in [*c.notes, *planning_line(d)]]
+    out += [f"> {line}\n" for line in [*c.notes, *planning_line(c)]]
     out += ["| comparison | statistic | value [95% CI] |", "|---|---|---|"]
     out += [
-        f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(d)))} |"
-        for what, name, s in comparisons(d)
+        f"| {what} | {name} | {_md(fmt_stat(s, none=ceiling_why(c)))} |"
+        for what, name, s in comparisons(c)
     ]
     na = c.not_applicable
     if na:
@@ -207,7 +199,7 @@ def calibration_markdown(report: CalibrationReport | dict[str, Any]) -> str:
     r = as_report(report)
     out = _header(r) + _summary(r)
     if r.experts:  # the judge against each expert, and whether consensus echoes one
-        lines = experts_lines(data(r))
+        lines = experts_lines(r.json_data())  # the experts' wording reads JSON data
         out += ["", "### The judge against each expert", ""] + [f"- {x}" for x in lines]
     out += _safety(r) + _pairs(r)
     robust = robustness_lines(r.robustness)

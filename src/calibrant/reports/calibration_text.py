@@ -3,12 +3,9 @@ readable statistic names, one-line figures, and every comparison of a criterion 
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel
-
-from ..agreement.gate_settings import GATE_DEFAULTS
-from ..contracts.reports.stats import Estimate
+from ..contracts.reports import CalibrationCriterion, CalibrationReport
+from ..contracts.reports.calibration import CalibrationSettings, InvariantCounts
+from ..contracts.reports.stats import Estimate, GateComparison
 
 __all__ = [
     "STAT_NAMES",
@@ -53,109 +50,93 @@ def stat_name(key: str) -> str:
     return STAT_NAMES.get(key, key.replace("_", " "))
 
 
-def as_json(part: BaseModel | dict[str, Any]) -> dict[str, Any]:
-    """A report's part as JSON data (its model dumped with the fields it recorded): the wording
-    here reads JSON data, and renderers hand it the model's parts."""
-    if isinstance(part, BaseModel):
-        return part.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    return part
-
-
-def undefined_text(
-    s: Estimate | dict[str, Any] | None, *, none: str = "no expert pair"
-) -> str | None:
+def undefined_text(s: Estimate | None, *, none: str = "no expert pair") -> str | None:
     """'undefined: <who and why>' for an undefined estimate, 'CI undefined: …' for an undefined
     interval, ``None`` when both are defined."""
     if s is None:
         return f"undefined: {none}"
-    s = as_json(s)
-    if s["estimate"] is None:
-        return s.get("explanation") or f"undefined: {s['estimate_undefined_reason']}"
-    if s["ci"] is None:
-        return s.get("explanation") or f"CI undefined: {s['ci_undefined_reason']}"
+    if s.estimate is None:
+        return s.explanation or f"undefined: {s.estimate_undefined_reason}"
+    if s.ci is None:
+        return s.explanation or f"CI undefined: {s.ci_undefined_reason}"
     return None
 
 
-def fmt_stat(
-    s: Estimate | dict[str, Any] | None, *, n: bool = True, none: str = "no expert pair"
-) -> str:
+def fmt_stat(s: Estimate | None, *, n: bool = True, none: str = "no expert pair") -> str:
     """'0.72 [0.54, 0.88] (n=59, 10 cases)', or 'undefined: <who and why>'."""
-    s = None if s is None else as_json(s)
-    if s is None or s["estimate"] is None:
+    if s is None or s.estimate is None:
         return str(undefined_text(s, none=none))
-    ci = f" [{s['ci'][0]:.2f}, {s['ci'][1]:.2f}]" if s["ci"] is not None else ""
+    ci = f" [{s.ci[0]:.2f}, {s.ci[1]:.2f}]" if s.ci is not None else ""
     size = ""
     if n:
-        size = f" (n={s['n']}" + (f", {s['n_clusters']} cases" if s.get("n_clusters") else "") + ")"
-    text = f"{s['estimate']:.2f}{ci}{size}"
-    return text if s["ci"] is not None else f"{text}; {undefined_text(s)}"
+        size = f" (n={s.n}" + (f", {s.n_clusters} cases" if s.n_clusters else "") + ")"
+    text = f"{s.estimate:.2f}{ci}{size}"
+    return text if s.ci is not None else f"{text}; {undefined_text(s)}"
 
 
-def ceiling_why(c: dict[str, Any]) -> str:
+def ceiling_why(c: CalibrationCriterion) -> str:
     """Why a criterion has no experts' ceiling at all (fewer than two experts)."""
-    return str(c.get("expert_ceiling_explanation") or "no expert pair")
+    return str(c.expert_ceiling_explanation or "no expert pair")
 
 
-def coverage_text(c: dict[str, Any]) -> str:
-    cov = c["coverage"]
-    failed = sum(cov["failed"].values())
-    ci = cov.get("coverage_ci95")
+def coverage_text(c: CalibrationCriterion) -> str:
+    cov = c.coverage
+    failed = sum(cov.failed.values())
+    ci = cov.coverage_ci95
     interval = f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""
-    dodged = cov.get("not_applicable_on_rated", 0)
+    dodged = cov.not_applicable_on_rated
     extra = (
-        (f", {cov['abstained']} abstained" if cov["abstained"] else "")
+        (f", {cov.abstained} abstained" if cov.abstained else "")
         + (f", {dodged} not_applicable where the consensus rated" if dodged else "")
         + (f", {failed} failed" if failed else "")
     )
-    return f"{cov['coverage']:.0%}{interval} of {cov['n_items']}{extra}"
+    return f"{cov.coverage:.0%}{interval} of {cov.n_items}{extra}"
 
 
-def rate_text(v: dict[str, Any]) -> str:
-    r = v.get("violated_rate") or {}
-    ci = r.get("ci95")
-    if not v["violated"] or not ci:
-        return f"{v['violated']}/{v['n']}"
-    return f"{v['violated']}/{v['n']} ({r['value']:.0%} [{ci[0]:.0%}, {ci[1]:.0%}])"
+def rate_text(v: InvariantCounts) -> str:
+    ci = v.violated_rate.ci95
+    if not v.violated or not ci or v.violated_rate.value is None:
+        return f"{v.violated}/{v.n}"
+    return f"{v.violated}/{v.n} ({v.violated_rate.value:.0%} [{ci[0]:.0%}, {ci[1]:.0%}])"
 
 
-def comparisons(c: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None]]:
+def comparisons(c: CalibrationCriterion) -> list[tuple[str, str, Estimate | None]]:
     """Every figure of a criterion as (comparison, statistic name, figure), main one first."""
-    main = stat_name(c["statistic"])
-    ceiling = c["expert_ceiling"]
-    out: list[tuple[str, str, dict[str, Any] | None]] = [
-        ("judge vs consensus", main, c["judge_vs_consensus"])
+    main = stat_name(c.statistic)
+    ceiling = c.expert_ceiling
+    out: list[tuple[str, str, Estimate | None]] = [
+        ("judge vs consensus", main, c.judge_vs_consensus)
     ]
-    other = c["judge_vs_consensus_other"]
-    out += [("judge vs consensus", stat_name(k), s) for k, s in other.items()]
+    out += [("judge vs consensus", stat_name(k), s) for k, s in c.judge_vs_consensus_other.items()]
     out.append(
         (
             "judge vs consensus, abstention as a label",
-            stat_name(c["with_abstention_category"]["statistic"]),
-            c["with_abstention_category"],
+            stat_name(c.with_abstention_category.statistic),
+            c.with_abstention_category,
         )
     )
-    out += [(f"judge vs {e['rater']}", main, e) for e in c["judge_vs_each_expert"]]
-    out += [(f"{p['raters'][0]} vs {p['raters'][1]}", main, p) for p in c["expert_pairs"]]
-    if len(c["expert_pairs"]) != 1:  # several experts: the mean of their pairwise statistic
-        name = stat_name(ceiling["statistic"]) if ceiling else main
+    out += [(f"judge vs {e.rater}", main, e) for e in c.judge_vs_each_expert]
+    out += [(f"{p.raters[0]} vs {p.raters[1]}", main, p) for p in c.expert_pairs]
+    if len(c.expert_pairs) != 1:  # several experts: the mean of their pairwise statistic
+        name = stat_name(ceiling.statistic) if ceiling else main
         out.append(("experts' ceiling (all experts)", name, ceiling))
     return out
 
 
-def planning_line(c: dict[str, Any]) -> list[str]:
+def planning_line(c: CalibrationCriterion) -> list[str]:
     """Why the items-needed figure is missing when the judge's interval is defined (an
     undefined interval is explained with the figure itself)."""
-    need, judge = c["items_needed_for_width"], c["judge_vs_consensus"]
-    if need["items"] is not None or judge["ci"] is None:
+    need, judge = c.items_needed_for_width, c.judge_vs_consensus
+    if need.items is not None or judge.ci is None:
         return []
     return [
-        f"items needed for a CI width of {need['target_width']}: undefined, because the "
-        f"judge's interval already has zero width (every resample gave {judge['estimate']:.2f}), "
+        f"items needed for a CI width of {need.target_width}: undefined, because the "
+        f"judge's interval already has zero width (every resample gave {judge.estimate:.2f}), "
         "so there is no width to narrow"
     ]
 
 
-def undefined_lines(c: dict[str, Any]) -> list[str]:
+def undefined_lines(c: CalibrationCriterion) -> list[str]:
     """Every undefined figure of a criterion, named, with whose labels made it so."""
     lines = []
     for what, name, s in comparisons(c):
@@ -165,85 +146,85 @@ def undefined_lines(c: dict[str, Any]) -> list[str]:
     return lines
 
 
-def gate_lines(c: dict[str, Any]) -> list[str]:
+def gate_lines(c: CalibrationCriterion) -> list[str]:
     """The plain-words notes, every undefined figure explained, and the planning figure."""
-    return [*c["notes"], *undefined_lines(c), *planning_line(c)]
+    return [*c.notes, *undefined_lines(c), *planning_line(c)]
 
 
-def _side(s: dict[str, Any], cases: int | None) -> str:
-    if s.get("estimate") is None:
-        return f"undefined ({s.get('estimate_undefined_reason')})"
-    ci = s.get("ci")
+def _side(s: Estimate, cases: int | None) -> str:
+    if s.estimate is None:
+        return f"undefined ({s.estimate_undefined_reason})"
+    ci = s.ci
     interval = (
-        f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else f" (CI undefined: {s['ci_undefined_reason']})"
+        f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else f" (CI undefined: {s.ci_undefined_reason})"
     )
-    size = f" (n={s['n']}" + (f", {cases} cases)" if cases is not None else ")")
-    return f"{s['estimate']:+.2f}{interval}{size}"
+    size = f" (n={s.n}" + (f", {cases} cases)" if cases is not None else ")")
+    return f"{s.estimate:+.2f}{interval}{size}"
 
 
-def comparison_line(p: dict[str, Any], *, what: str = "") -> str:
+def comparison_line(p: GateComparison, *, what: str = "") -> str:
     """The gate's comparison in one line: judge side, expert side, D and the margin."""
-    conf = p.get("confidence", 0.95)
-    d = p["difference"]
-    margin = p.get("margin")
+    conf = p.confidence if p.confidence is not None else 0.95
+    margin = p.margin
     return (
-        f"{what}judge side (mean {stat_name(p['statistic'])} with each expert) "
-        f"{_side(p['judge_side'], p.get('n_cases'))}; expert side (mean between experts) "
-        f"{_side(p['expert_side'], p.get('n_expert_cases'))}; D = judge side − expert side "
-        f"{_side(d, None).split(' (n=')[0]}"
+        f"{what}judge side (mean {stat_name(p.statistic)} with each expert) "
+        f"{_side(p.judge_side, p.n_cases)}; expert side (mean between experts) "
+        f"{_side(p.expert_side, p.n_expert_cases)}; D = judge side − expert side "
+        f"{_side(p.difference, None).split(' (n=')[0]}"
         + (f", margin {margin:.2f}" if margin is not None else ", no margin (--no-ceiling)")
         + f" — {conf:.0%} intervals, each end a nominal one-sided {(1 + conf) / 2 * 100:g}% bound"
     )
 
 
-def gate_detail_lines(c: dict[str, Any]) -> list[str]:
+def gate_detail_lines(c: CalibrationCriterion) -> list[str]:
     """What decided the gate and what a reader needs beside it: the comparison with the experts,
     applicability, run-to-run noise, the always-one-label baseline and per-label rates. A report
     stored before these figures existed gives only what it has."""
     out = []
-    if c.get("gate_comparison"):
-        out.append(comparison_line(c["gate_comparison"], what="Gate: "))
-    na = (c.get("not_applicable") or {}).get("judge_vs_experts")
-    if na:
+    if c.gate_comparison is not None:
+        out.append(comparison_line(c.gate_comparison, what="Gate: "))
+    if c.not_applicable is not None:
         out.append(
-            comparison_line(na, what="Applicability (applies / not_applicable), Cohen's κ: ")
+            comparison_line(
+                c.not_applicable.judge_vs_experts,
+                what="Applicability (applies / not_applicable), Cohen's κ: ",
+            )
         )
-    noise = c["gate"].get("run_to_run")
+    noise = c.gate.run_to_run
     if noise and not noise.startswith("Run-to-run noise was not measured"):  # said once on top
         out.append(str(noise))
-    if c.get("baseline_sentence"):
-        out.append(str(c["baseline_sentence"]))
+    if c.baseline_sentence:
+        out.append(str(c.baseline_sentence))
     return out
 
 
-def noise_note(r: dict[str, Any]) -> str | None:
+def noise_note(r: CalibrationReport) -> str | None:
     """The report-level sentence on the judge's run-to-run noise (None in reports stored before
     it was measured or named)."""
-    section = r.get("run_to_run")
-    return None if not section else str(section["note"])
+    return None if r.run_to_run is None else str(r.run_to_run.note)
 
 
-def gate_settings_text(s: dict[str, Any]) -> str:
+def gate_settings_text(s: CalibrationSettings) -> str:
     """The gate's thresholds in one phrase; reports stored before the case minimum and the
     margin existed name what they had."""
-    items = f"at least {s.get('min_items', GATE_DEFAULTS.min_items)} items"
-    if "min_cases" not in s:
-        return f"{items}, coverage ≥ {s['min_coverage']:.0%}, bar {s['min_lower']}"
+    items = f"at least {s.min_items} items"
+    if "min_cases" not in s.model_fields_set:
+        return f"{items}, coverage ≥ {s.min_coverage:.0%}, bar {s.min_lower}"
     return (
-        f"at least {s['min_cases']} cases ({s['min_expert_cases']} for the experts) and {items}, "
-        f"coverage ≥ {s['min_coverage']:.0%}, margin {s['margin']:.2f}, bar {s['min_lower']}"
-        + ("" if s.get("use_ceiling", True) else ", no comparison with the experts")
+        f"at least {s.min_cases} cases ({s.min_expert_cases} for the experts) and {items}, "
+        f"coverage ≥ {s.min_coverage:.0%}, margin {s.margin:.2f}, bar {s.min_lower}"
+        + ("" if s.use_ceiling in (True, None) else ", no comparison with the experts")
     )
 
 
-def headline_lines(r: dict[str, Any], *, folder: str | None = None) -> list[str]:
+def headline_lines(r: CalibrationReport, *, folder: str | None = None) -> list[str]:
     """What a reader needs first, before the detail: the release gate with each criterion's
     status, every warning (the weak embedded judge's among them), and where the report files
     are. Plain text (no markup)."""
-    overall = r["gate"]["judge"]
-    statuses = ", ".join(f"{c['criterion']} {c['gate']['status']}" for c in r["criteria"])
+    overall = r.gate.judge
+    statuses = ", ".join(f"{c.criterion} {c.gate.status}" for c in r.criteria)
     lines = [f"Judge release gate: {overall}" + (f" ({statuses})" if statuses else "")]
-    lines += [f"Warning: {w}" for w in r.get("warnings", [])]
+    lines += [f"Warning: {w}" for w in r.warnings]
     if folder is not None:
         lines.append(f"Report: {folder}/report.html (also report.json, report.md)")
     return lines

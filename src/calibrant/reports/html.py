@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 
 from ..calibration.experts import experts_lines
 from ..contracts.reports import CalibrationReport
-from .calibration_md import as_report, data, pair_cell
+from .calibration_md import as_report, pair_cell
 from .calibration_text import (
     ceiling_why,
     comparisons,
@@ -89,7 +89,6 @@ def _template() -> Any:
         markup=Markup,
         ids=_ids,
         html_code=_code,
-        data=data,
         top=TOP_DISAGREEMENTS,
         pair_cell=pair_cell,
         ceiling_why=ceiling_why,

@@ -5,8 +5,8 @@ text colour is chosen from the cell's luminance (WCAG contrast of at least 4.5:1
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
+from ..contracts.reports import CalibrationCriterion
 from .calibration_text import fmt_stat
 
 __all__ = ["contrast", "forest_plot", "heatmap", "text_colour"]
@@ -70,19 +70,19 @@ def _ramp_legend(peak: int) -> str:
     return _legend_html(items)
 
 
-def heatmap(c: dict[str, Any]) -> str:
+def heatmap(c: CalibrationCriterion) -> str:
     """Consensus (rows) × judge (columns) counts as an SVG, then its legend."""
-    m = c["confusion"]
-    scale = set(c["scale"])
-    rows = [(n, r) for n, r in zip(m["rows_consensus"], m["counts"], strict=True) if any(r)]
-    cols = m["columns_judge"]
+    m = c.confusion
+    scale = set(c.scale)
+    rows = [(n, r) for n, r in zip(m.rows_consensus, m.counts, strict=True) if any(r)]
+    cols = m.columns_judge
     cell, left = 44, 120
     top = 36 + round(max(len(name) for name in cols) * 7 * 0.65)  # room for slanted labels
     width, height = left + cell * len(cols) + 10, top + cell * len(rows) + 10
     peak = max((v for _, r in rows for v in r), default=0) or 1
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="confusion matrix of {escape(c["criterion"])}">',
+        f'role="img" aria-label="confusion matrix of {escape(c.criterion)}">',
         f'<text x="{left}" y="14" font-size="12" font-weight="600">judge\'s label →</text>',
         f'<text x="8" y="{top - 8}" font-size="12" font-weight="600">consensus ↓</text>',
     ]
@@ -118,7 +118,7 @@ def heatmap(c: dict[str, Any]) -> str:
     return "".join(parts) + _ramp_legend(peak)
 
 
-def forest_plot(criteria: list[dict[str, Any]], min_lower: float) -> str:
+def forest_plot(criteria: list[CalibrationCriterion], min_lower: float) -> str:
     """One row per criterion: judge estimate with CI (dot and bar, coloured by gate) over the
     experts' ceiling CI (band); a dashed line at the gate's minimum. Then its legend."""
     w, left, row = 760, 240, 34
@@ -145,25 +145,25 @@ def forest_plot(criteria: list[dict[str, Any]], min_lower: float) -> str:
         y = 35 + row * i
         parts.append(
             f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">'
-            f"{escape(c['criterion'])}</text>"
+            f"{escape(c.criterion)}</text>"
         )
-        ce = c["expert_ceiling"]
-        if ce and ce["ci"] is not None:
+        ce = c.expert_ceiling
+        if ce and ce.ci is not None:
             parts.append(
-                f'<rect x="{x(ce["ci"][0]):.1f}" y="{y - 9}" '
-                f'width="{max(1.0, x(ce["ci"][1]) - x(ce["ci"][0])):.1f}" height="18" '
+                f'<rect x="{x(ce.ci[0]):.1f}" y="{y - 9}" '
+                f'width="{max(1.0, x(ce.ci[1]) - x(ce.ci[0])):.1f}" height="18" '
                 f'fill="{CEILING_FILL}"><title>experts\' ceiling CI</title></rect>'
             )
-        s = c["judge_vs_consensus"]
-        colour = GATE_COLOUR[c["gate"]["status"]]
-        if s["ci"] is not None:
+        s = c.judge_vs_consensus
+        colour = GATE_COLOUR[c.gate.status]
+        if s.ci is not None:
             parts.append(
-                f'<line x1="{x(s["ci"][0]):.1f}" y1="{y}" x2="{x(s["ci"][1]):.1f}" '
+                f'<line x1="{x(s.ci[0]):.1f}" y1="{y}" x2="{x(s.ci[1]):.1f}" '
                 f'y2="{y}" stroke="{colour}" stroke-width="3"/>'
             )
-        if s["estimate"] is not None:
+        if s.estimate is not None:
             parts.append(
-                f'<circle cx="{x(s["estimate"]):.1f}" cy="{y}" r="5" fill="{colour}">'
+                f'<circle cx="{x(s.estimate):.1f}" cy="{y}" r="5" fill="{colour}">'
                 f"<title>{escape(fmt_stat(s))}</title></circle>"
             )
         else:

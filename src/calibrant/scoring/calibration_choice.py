@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..contracts.reports.score import CalibrationUsed
 from ..errors import ConfigError
 from ..store.versions import latest_calibrate_run
 
@@ -41,23 +42,23 @@ class ChosenCalibration:
     run_id: str | None = None
     file: str | None = None  # absolute path
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> CalibrationUsed:
         """The summary's `calibration` entry."""
         cases = {
             row["case"]
             for c in self.report.get("criteria", [])
             for row in (c.get("pass_fail_by_case") or [])
         }
-        return {
-            "source": self.source,
-            "run_id": self.run_id,
-            "file": self.file,
-            "split": self.report.get("split"),
-            "n_items": self.report.get("n_items"),
-            "n_cases": len(cases) if cases else None,
-            "created_at": self.report.get("created_at"),
-            "calibrant_version": self.report.get("calibrant_version"),
-        }
+        return CalibrationUsed(
+            source=self.source,
+            run_id=self.run_id,
+            file=self.file,
+            split=self.report.get("split"),
+            n_items=self.report.get("n_items"),
+            n_cases=len(cases) if cases else None,
+            created_at=self.report.get("created_at"),
+            calibrant_version=self.report.get("calibrant_version"),
+        )
 
 
 def check_calibration(calibration: dict[str, Any], config: JudgeConfig, source: str) -> None:

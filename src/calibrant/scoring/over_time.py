@@ -181,7 +181,7 @@ def window_criterion(
         "coverage": coverage,
         "kappa": stat_json(
             kappa, [Side.of("the experts", ref_raw), Side.of("the judge", judge_raw)]
-        ),
+        ).json_data(),
         "per_label": per_label(
             scale,
             x,
@@ -192,7 +192,7 @@ def window_criterion(
             confidence=0.95,
         ),
         "gate": decision.to_dict(),
-        "gate_comparison": comparison,
+        "gate_comparison": comparison.json_data(),
         "pass_rate_corrected": None,
         "pass_rate_audited": None,
         "correction": "not applied: the correction is defined for pass/fail criteria",

@@ -16,7 +16,7 @@ from ..contracts import JudgeConfig, Judgment, Rubric, SafetyVerdict, Transcript
 from ..contracts.reports import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
 from ..contracts.reports.base import Figure as ReportFigure
 from ..contracts.reports.base import ModelRef, RubricRef
-from ..contracts.reports.score import CalibrationUsed, FailureKind, ScoreSafety
+from ..contracts.reports.score import FailureKind, ScoreSafety
 from ..contracts.reports.score_parts import (
     RowCommunication,
     RowCriterion,
@@ -256,7 +256,7 @@ class ScoreSummary:
             transcripts=n,
             judge=ModelRef(model=self.config.model, hash=self.config.hash),
             rubric=RubricRef(id=self.rubric.rubric_id, hash=self.rubric.content_hash),
-            calibration=None if chosen is None else CalibrationUsed(**chosen.describe()),
+            calibration=None if chosen is None else chosen.describe(),
             warnings=warnings,
             safety=ScoreSafety(
                 release_blockers=self.safety_status.get("violated", 0),

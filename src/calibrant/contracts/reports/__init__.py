@@ -48,6 +48,7 @@ from .load import (
 )
 from .monitor import MONITOR_SCHEMA_VERSION, MonitorReport
 from .probe import PROBE_SCHEMA_VERSION, STABILITY_SCHEMA_VERSION, ProbeReport, StabilityReport
+from .proposal import ItemCount, ProposalRow, Proposals
 from .score import SCORE_SCHEMA_VERSION, ScoreCriterion, ScoreReport
 from .score_parts import (
     BatchSummary,
@@ -135,4 +136,7 @@ __all__ = [
     "TrialCase",
     "TrialProvenance",
     "TrialRunReport",
+    "Proposals",
+    "ProposalRow",
+    "ItemCount",
 ]
