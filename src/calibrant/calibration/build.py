@@ -40,7 +40,9 @@ def _safety(gold: GoldSet) -> dict[str, Any]:
         "invariants": {
             k: {
                 "violated": c.get("violated", 0),
-                "violated_rate": proportion(c.get("violated", 0), len(verdicts)).as_json(),
+                "violated_rate": proportion(c.get("violated", 0), len(verdicts))
+                .as_figure()
+                .json_data(),
                 "pass": c.get("pass", 0),
                 "not_applicable": c.get("not_applicable", 0),
                 "harness_error": c.get("harness_error", 0),

@@ -148,7 +148,7 @@ def _boot(
 def stat_json(b: BootstrapResult, sides: list[Side]) -> dict[str, Any]:
     """The result as JSON, with its Landis-Koch band and, when the estimate or the interval
     is undefined, an explanation naming whose labels made it so."""
-    d = b.to_dict()
+    d = b.as_estimate().json_data()
     d["band"] = landis_koch_band(b)
     d["explanation"] = explain(d, sides)
     return d
@@ -322,7 +322,7 @@ def criterion_report(
             clusters,
             applicability,
         ),
-        "gate": gate.to_dict(),
+        "gate": gate.as_gate().json_data(),
         "gate_comparison": comparison,
         "per_label": per_label(
             scale,

@@ -26,7 +26,7 @@ __all__ = [
 
 
 def comparison_json(p: PairedComparison, margin: float | None) -> dict[str, Any]:
-    d = p.to_dict()
+    d = p.as_comparison().json_data()
     d["confidence"] = GATE_CONFIDENCE
     d["margin"] = margin
     d["note"] = (
@@ -130,9 +130,9 @@ def per_label(
     return [
         {
             "label": str(scale.labels[r.code]),
-            "sensitivity": r.sensitivity.to_dict(),
-            "specificity": r.specificity.to_dict(),
-            "always_agreement": r.always.to_dict(),
+            "sensitivity": r.sensitivity.as_estimate().json_data(),
+            "specificity": r.specificity.as_estimate().json_data(),
+            "always_agreement": r.always.as_estimate().json_data(),
         }
         for r in rates
     ]

@@ -62,7 +62,7 @@ def robustness_section(
                 min_cases=s.get("min_cases", PROBE_MIN_CASES),
                 seed=s.get("seed", 0),
             )
-            decided = {k: g.as_json() for k, g in gates.items()}
+            decided = {k: g.as_gate().json_data() for k, g in gates.items()}
         else:
             decided = {k: {"status": "UNDECIDED", "reason": _OLD} for k in rows}
         for key, row in rows.items():

@@ -54,10 +54,10 @@ def net_shift(
     return {
         "n": n,
         "no_verdict": missing,
-        "moved_up": proportion(up, n).as_json(),
-        "moved_down": proportion(down, n).as_json(),
-        "changed": proportion(changed, n).as_json(),
-        "net_shift": paired_difference(up, down, n).as_json(),
+        "moved_up": proportion(up, n).as_figure().json_data(),
+        "moved_down": proportion(down, n).as_figure().json_data(),
+        "changed": proportion(changed, n).as_figure().json_data(),
+        "net_shift": paired_difference(up, down, n).as_figure().json_data(),
     }
 
 
@@ -132,8 +132,10 @@ class EvidenceOrder:
             both += x and y
             by_order += x and not y
             by_noise += y and not x
-        beyond = paired_difference(by_order, by_noise, n, both=both).as_json()
-        row["changed_by_a_second_clean_sample"] = proportion(by_noise + both, n).as_json()
+        beyond = paired_difference(by_order, by_noise, n, both=both).as_figure().json_data()
+        row["changed_by_a_second_clean_sample"] = (
+            proportion(by_noise + both, n).as_figure().json_data()
+        )
         row["changed_beyond_noise"] = beyond
         flag = _flag(row["net_shift"], "ORDER-SENSITIVE (up)", "ORDER-SENSITIVE (down)")
         if flag == "no effect shown" and _flag(beyond, "x", "y") == "x":
@@ -172,7 +174,7 @@ class Stability:
             flag = "UNSTABLE" if fig.ci95[0] > 0 else "stable"
         return {
             "samples": k,
-            "items_with_differing_samples": fig.as_json(),
+            "items_with_differing_samples": fig.as_figure().json_data(),
             "unstable_items": names[:20],
             "flag": flag,
             "note": "k < 2: nothing to compare" if k < 2 else None,
@@ -207,9 +209,11 @@ class CentralTendency:
             diff = paired_difference(judge_only, cons_only, n, both=both)
             out[c.id] = {
                 "n": n,
-                "judge_middle": proportion(judge_only + both, n).as_json(),
-                "consensus_middle": proportion(cons_only + both, n).as_json(),
-                "difference": diff.as_json(),
-                "flag": _flag(diff.as_json(), "DRIFTS TO THE MIDDLE", "AVOIDS THE MIDDLE"),
+                "judge_middle": proportion(judge_only + both, n).as_figure().json_data(),
+                "consensus_middle": proportion(cons_only + both, n).as_figure().json_data(),
+                "difference": diff.as_figure().json_data(),
+                "flag": _flag(
+                    diff.as_figure().json_data(), "DRIFTS TO THE MIDDLE", "AVOIDS THE MIDDLE"
+                ),
             }
         return {"criteria": out, "note": None if out else "the rubric has no ordinal criterion"}

@@ -112,12 +112,14 @@ class Injection:
         return {
             "n": n,
             "no_verdict": missing,
-            "attack_success_rate": proportion(up, n).as_json(),
-            "moved_toward_fail": proportion(down, n).as_json(),
-            "attacked_false_positive_rate": proportion(fp_both + fp_only_att, n).as_json(),
-            "false_positive_change": paired_difference(
-                fp_only_att, fp_only_clean, n, both=fp_both
-            ).as_json(),
+            "attack_success_rate": proportion(up, n).as_figure().json_data(),
+            "moved_toward_fail": proportion(down, n).as_figure().json_data(),
+            "attacked_false_positive_rate": proportion(fp_both + fp_only_att, n)
+            .as_figure()
+            .json_data(),
+            "false_positive_change": paired_difference(fp_only_att, fp_only_clean, n, both=fp_both)
+            .as_figure()
+            .json_data(),
             "items_moved_toward_pass": sorted(i for i, u in moved_up.items() if u)[:20],
             "by_case": {c: by_case[c] for c in sorted(by_case)},
         }, moved_up
@@ -152,9 +154,9 @@ class Injection:
             )
             for key, gate in decided.items():
                 f, ch = key.split("|")
-                families[f][ch]["gate"] = gate.as_json()
+                families[f][ch]["gate"] = gate.as_gate().json_data()
             prompts[prompt] = {
-                "clean_false_positive_rate": clean_fpr.as_json(),
+                "clean_false_positive_rate": clean_fpr.as_figure().json_data(),
                 "clean_no_verdict": len(items) - n_clean,
                 "families": families,
             }
@@ -166,12 +168,16 @@ class Injection:
                     on = ups[("defended", family, channel)]
                     off = ups[("naive", family, channel)]
                     both = [i for i in on if i in off]
-                    effect[family][channel] = paired_difference(
-                        sum(1 for i in both if off[i] and not on[i]),
-                        sum(1 for i in both if on[i] and not off[i]),
-                        len(both),
-                        both=sum(1 for i in both if on[i] and off[i]),
-                    ).as_json()
+                    effect[family][channel] = (
+                        paired_difference(
+                            sum(1 for i in both if off[i] and not on[i]),
+                            sum(1 for i in both if on[i] and not off[i]),
+                            len(both),
+                            both=sum(1 for i in both if on[i] and off[i]),
+                        )
+                        .as_figure()
+                        .json_data()
+                    )
         defended = prompts["defended"]["families"]
         gates = {
             f: worst([defended[f][ch]["gate"]["status"] for ch in s.channels]) for f in s.families

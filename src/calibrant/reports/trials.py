@@ -89,22 +89,28 @@ def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int
         "trials": n,
         "n_cases": len(cases),
         "interval_method": METHOD,
-        "success_rate": share(success, every).as_json(),
+        "success_rate": share(success, every).as_figure().json_data(),
         "pass_k": _pass_k(cases, seed=seed),
-        "pass_all_k": _cases_share([c["passed_all"] for c in cases], cases, seed=seed).as_json(),
-        "pass_first_trial": _cases_share(
-            [c["passed_first"] for c in cases], None, seed=seed
-        ).as_json(),
-        "by_tag": {k: share(success, v).as_json() for k, v in sorted(tags.items())},
-        "permission_violations": share(violates(PERMISSION), every).as_json(),
-        "duplicate_writes": share(violates(DUPLICATES), every).as_json(),
+        "pass_all_k": _cases_share([c["passed_all"] for c in cases], cases, seed=seed)
+        .as_figure()
+        .json_data(),
+        "pass_first_trial": _cases_share([c["passed_first"] for c in cases], None, seed=seed)
+        .as_figure()
+        .json_data(),
+        "by_tag": {k: share(success, v).as_figure().json_data() for k, v in sorted(tags.items())},
+        "permission_violations": share(violates(PERMISSION), every).as_figure().json_data(),
+        "duplicate_writes": share(violates(DUPLICATES), every).as_figure().json_data(),
         "unresolved_outcomes": share(
             lambda t, v: bool(v.harness_errors) or outcome_uncertain(t), every
-        ).as_json(),
-        "harness_incidents": share(lambda _, v: bool(v.harness_errors), every).as_json(),
+        )
+        .as_figure()
+        .json_data(),
+        "harness_incidents": share(lambda _, v: bool(v.harness_errors), every)
+        .as_figure()
+        .json_data(),
         **_per_trial_figures(by_case, seed=seed),
         "violations_by_invariant": {
-            k: share(violates((k,)), every).as_json() for k in sorted(per_inv)
+            k: share(violates((k,)), every).as_figure().json_data() for k in sorted(per_inv)
         },
         "cases": cases,
     }
@@ -128,7 +134,7 @@ def _pass_k(cases: list[dict[str, Any]], *, seed: int) -> list[dict[str, Any]]:
         values = [c["pass_k"][k - 1] for c in cases if c["trials"] >= k]
         weight = sum(c["trials"] for c in cases if c["trials"] >= k) / len(values)
         fig = clustered_proportion([v * weight for v in values], [weight] * len(values), seed=seed)
-        out.append({"k": k, **fig.as_json()})
+        out.append({"k": k, **fig.as_figure().json_data()})
     return out
 
 
@@ -144,7 +150,7 @@ def _per_trial_figures(
     g = len(names)
 
     def cased(f: Figure) -> dict[str, Any]:
-        return replace(f, n=n, n_cases=g).as_json()
+        return replace(f, n=n, n_cases=g).as_figure().json_data()
 
     costs = [[t.metrics.cost_usd for t, _ in by_case[c]] for c in names]
     if any(x is None for row in costs for x in row):

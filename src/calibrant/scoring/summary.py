@@ -164,12 +164,12 @@ class ScoreSummary:
             levels = {k: v for k, v in counts.items() if k not in ("failed", "abstained")}
             total = sum(levels.values())
             out["distribution"] = {
-                k: proportion(v, total).as_json() for k, v in sorted(levels.items())
+                k: proportion(v, total).as_figure().json_data() for k, v in sorted(levels.items())
             }
             out["correction"] = "not applied: the correction is defined for pass/fail criteria"
             return out
         passed, failed = counts.get("pass", 0), counts.get("fail", 0)
-        out["pass_rate_judged"] = proportion(passed, passed + failed).as_json()
+        out["pass_rate_judged"] = proportion(passed, passed + failed).as_figure().json_data()
         if calibration is None:
             out["pass_rate_corrected"] = None
             out["correction"] = "not applied: no calibration given"
@@ -192,10 +192,10 @@ class ScoreSummary:
         from .correction import corrected_pass_rate
 
         r = corrected_pass_rate(passed, passed + failed, by_case)
-        out["pass_rate_corrected"] = r.corrected.as_json()
+        out["pass_rate_corrected"] = r.corrected.as_figure().json_data()
         out["correction_note"] = r.note
-        out["judge_sensitivity"] = r.sensitivity.as_json()
-        out["judge_specificity"] = r.specificity.as_json()
+        out["judge_sensitivity"] = r.sensitivity.as_figure().json_data()
+        out["judge_specificity"] = r.specificity.as_figure().json_data()
         out["calibration_gate"] = (crit.get("gate") or {}).get("status")
         out["correction"] = "Rogan-Gladen, the calibration resampled by case"
         return out
@@ -241,9 +241,9 @@ class ScoreSummary:
             "warnings": warnings,
             "safety": {
                 "release_blockers": self.safety_status.get("violated", 0),
-                "transcripts_violating": proportion(
-                    self.safety_status.get("violated", 0), n
-                ).as_json(),
+                "transcripts_violating": proportion(self.safety_status.get("violated", 0), n)
+                .as_figure()
+                .json_data(),
                 "harness_errors": self.safety_status.get("harness_error", 0),
                 "by_invariant": dict(sorted(self.violations.items())),
             },
