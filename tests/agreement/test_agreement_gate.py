@@ -141,7 +141,8 @@ def test_applicability_is_gated_beside_quality() -> None:
 
 
 def test_decision_json_names_the_rule_and_the_minimums() -> None:
-    d = release_gate(_cmp((-0.08, 0.05)), coverage=1.0, settings=GateSettings()).as_gate().json_data()
+    decision = release_gate(_cmp((-0.08, 0.05)), coverage=1.0, settings=GateSettings())
+    d = decision.as_gate().json_data()
     assert d["rule"] == GATE_RULE and d["min_cases"] == 8 and d["n_cases"] == 12
     assert d["margin"] == 0.10 and d["difference_lower_bound"] == -0.08
     assert d["min_items"] == 20 and d["min_expert_cases"] == 8

@@ -92,14 +92,15 @@ def test_nominal_report_has_no_weighted_kappa() -> None:
     assert report.scale == Scale(labels=("fail", "pass"))
     assert isinstance(report.pairs[0].weighted_kappa, Undefined)
     out = report.as_criterion().json_data()
-    assert out["pairs"][0]["weighted_kappa"] is None  # type: ignore[index]
+    assert out["pairs"][0]["weighted_kappa"] is None
 
 
 def test_undefined_values_become_null() -> None:
     rows = [(f"t{i}", r, "pass") for i in range(5) for r in ("a", "b")]
-    out = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0).as_criterion().json_data()
+    report = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0)
+    out = report.as_criterion().json_data()
     assert out["fleiss_kappa"] is None and out["krippendorff_alpha"] is None
-    pair = out["pairs"][0]  # type: ignore[index]
+    pair = out["pairs"][0]
     assert pair["cohen_kappa"] is None and pair["ci95"] is None and pair["n"] == 5
 
 
@@ -110,8 +111,9 @@ def test_every_undefined_value_says_why_and_whose_labels() -> None:
     rows += [(f"t{i}", "b", "pass" if i % 2 else "fail") for i in range(6)]
     rows += [(f"t{i}", "c", "pass") for i in range(6)]
     rows += [("t9", "d", "fail")]  # d shares no item with anyone
-    out = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0).as_criterion().json_data()
-    pairs = {tuple(p["raters"]): p for p in out["pairs"]}  # type: ignore[union-attr]
+    report = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0)
+    out = report.as_criterion().json_data()
+    pairs = {tuple(p["raters"]): p for p in out["pairs"]}
     nominal = "weighted kappa is not applicable to a nominal scale"
     assert pairs[("a", "b")]["why_undefined"] == {"weighted_kappa": nominal}
     why = pairs[("a", "c")]["why_undefined"]

@@ -138,7 +138,9 @@ def test_the_attack_gates_hold_their_level_together() -> None:
     others = {f"quiet{j}": _cases(8, 8, 0, 0) for j in range(17)}
     together = attack_gates({"x": borderline, **others}, margin=0.1, min_items=10)
     assert together["x"].status == "UNDECIDED"
-    assert together["x"].difference.familywise_confidence == pytest.approx(1 - 0.1 / 18)  # type: ignore[union-attr]
+    difference = together["x"].difference
+    assert difference is not None
+    assert difference.familywise_confidence == pytest.approx(1 - 0.1 / 18)
     assert {g.status for k, g in together.items() if k != "x"} == {"PASS"}
 
 

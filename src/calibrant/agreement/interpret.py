@@ -137,7 +137,7 @@ class AbstentionReport:
             covered_ac1=or_none(self.covered_ac1),
             with_abstention_percent_agreement=or_none(self.with_abstention_percent_agreement),
             with_abstention_kappa=or_none(self.with_abstention_kappa),
-            labels_with_abstention=list(self.labels_with_abstention),  # type: ignore[arg-type]
+            labels_with_abstention=list(self.labels_with_abstention),
             confusion_with_abstention=self.confusion_with_abstention.tolist(),
         )
 

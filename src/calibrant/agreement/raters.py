@@ -65,8 +65,8 @@ def rater_agreement(
         out[crit] = AgreeCriterion(
             **dict(report.as_criterion()),
             level=report.scale.level,
-            scale=list(report.scale.labels),  # type: ignore[arg-type]
-            raters=list(report.raters),  # type: ignore[arg-type]
+            scale=list(report.scale.labels),
+            raters=list(report.raters),
             abstentions=abst,
             **({"not_applicable": na} if na is not None else {}),
         )

@@ -129,7 +129,7 @@ def compare_judges(
     )
     criteria = []
     for cid, (_, rest) in parts.items():
-        row = {**rest, **calls[cid].as_familywise().json_data()}
+        row = {**rest, **calls[cid].as_json()}
         criteria.append({"criterion": row.pop("criterion"), "scale": row.pop("scale"), **row})
     decisions = {c["criterion"]: c["decision"] for c in criteria}
     if any(d == "B worse" for d in decisions.values()):
