@@ -39,7 +39,6 @@ ALLOWED = {
 }
 
 STILL_PLAIN = {
-    "_applicability": 1,
     "_audited_rate": 1,
     "_item_out": 1,
     "_recorded": 1,
@@ -48,9 +47,6 @@ STILL_PLAIN = {
     "_transcript_context": 1,
     "_transcripts": 1,
     "_window": 1,
-    # moved out of CLI command bodies into ops/ (issue 34, item 3): the report they build was a
-    # dict inside the command before; typing it is issue 34, item 1
-    "agree": 1,
     "agreement_over_time": 1,
     "get": 1,
     "job_info": 1,
@@ -61,7 +57,6 @@ STILL_PLAIN = {
     "latest_probe": 1,
     "monitor_report": 1,
     "process_record": 1,
-    "rater_agreement": 1,
     "recorded_monitor_report": 1,
     "replay": 1,
     "rubric_info": 1,

@@ -241,7 +241,7 @@ def test_undefined_point_estimate_gives_undefined_interval() -> None:
     assert "point estimate is undefined" in same.ci.reason
     empty = bootstrap_pairwise([-1, 0], [1, -1], k=2, seed=0, n_resamples=50)
     assert empty.n == 0 and isinstance(empty.ci, Undefined)
-    assert empty.to_dict()["estimate"] is None
+    assert empty.as_estimate().json_data()["estimate"] is None
 
 
 def test_percentile_interval_all_undefined() -> None:

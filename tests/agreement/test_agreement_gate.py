@@ -115,7 +115,7 @@ def test_applicability_is_gated_beside_quality() -> None:
 
     def gate(app: PairedComparison, **kw: object) -> tuple[str, str, dict[str, object]]:
         d = release_gate(good, coverage=1.0, settings=GateSettings(**kw), applicability=app)  # type: ignore[arg-type]
-        return d.status, "; ".join(d.reasons), d.to_dict()
+        return d.status, "; ".join(d.reasons), d.as_gate().json_data()
 
     status, why, d = gate(_app((-0.05, 0.04)))
     assert status == "PASS" and "applicability (applies / not_applicable): D's lower bound" in why
@@ -136,12 +136,13 @@ def test_applicability_is_gated_beside_quality() -> None:
     # --no-ceiling: the judge side's applicability kappa against the bar
     assert gate(_app((-0.95, -0.6)), use_ceiling=False)[0] == "PASS"  # judge side (0.7, 0.9)
     # without an applicability comparison (no not_applicable) nothing changes
-    plain = release_gate(good, coverage=1.0, settings=GateSettings()).to_dict()
+    plain = release_gate(good, coverage=1.0, settings=GateSettings()).as_gate().json_data()
     assert plain["applicability_checked"] is None and plain["status"] == "PASS"
 
 
 def test_decision_json_names_the_rule_and_the_minimums() -> None:
-    d = release_gate(_cmp((-0.08, 0.05)), coverage=1.0, settings=GateSettings()).to_dict()
+    decision = release_gate(_cmp((-0.08, 0.05)), coverage=1.0, settings=GateSettings())
+    d = decision.as_gate().json_data()
     assert d["rule"] == GATE_RULE and d["min_cases"] == 8 and d["n_cases"] == 12
     assert d["margin"] == 0.10 and d["difference_lower_bound"] == -0.08
     assert d["min_items"] == 20 and d["min_expert_cases"] == 8

@@ -87,7 +87,7 @@ def test_abstention_report_by_hand() -> None:
     assert report.with_abstention_kappa == cohen_kappa(expert_codes, judge_codes, k=3)
     assert report.labels_with_abstention == ("fail", "pass", ABSTAIN_LABEL)
     assert report.confusion_with_abstention.shape == (3, 3)
-    as_dict = report.to_dict()
+    as_dict = report.as_abstention().json_data()
     assert as_dict["covered_weighted_kappa"] is None
     assert as_dict["confusion_with_abstention"] == report.confusion_with_abstention.tolist()
 

@@ -1,4 +1,4 @@
-"""pairwise_report: long-format rows in, the CLI's per-criterion JSON shape out."""
+"""pairwise_report: long-format rows in, one criterion of `calibrant agree`'s JSON out."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_report_shape_and_values() -> None:
     rows = _rows(0)
     scale = Scale(labels=LABELS, level="ordinal")
     report = pairwise_report(rows, scale=scale, seed=1, n_resamples=300, missing={"can't tell"})
-    out = report.to_dict()
+    out = report.as_criterion().json_data()
     json.dumps(out)  # serializable as is
     assert set(out) == {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs", "why_undefined"}
     assert out["why_undefined"] == {}  # every value is defined here
@@ -91,15 +91,16 @@ def test_nominal_report_has_no_weighted_kappa() -> None:
     report = pairwise_report(rows, seed=0, n_resamples=100)
     assert report.scale == Scale(labels=("fail", "pass"))
     assert isinstance(report.pairs[0].weighted_kappa, Undefined)
-    out = report.to_dict()
-    assert out["pairs"][0]["weighted_kappa"] is None  # type: ignore[index]
+    out = report.as_criterion().json_data()
+    assert out["pairs"][0]["weighted_kappa"] is None
 
 
 def test_undefined_values_become_null() -> None:
     rows = [(f"t{i}", r, "pass") for i in range(5) for r in ("a", "b")]
-    out = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0).to_dict()
+    report = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0)
+    out = report.as_criterion().json_data()
     assert out["fleiss_kappa"] is None and out["krippendorff_alpha"] is None
-    pair = out["pairs"][0]  # type: ignore[index]
+    pair = out["pairs"][0]
     assert pair["cohen_kappa"] is None and pair["ci95"] is None and pair["n"] == 5
 
 
@@ -110,8 +111,9 @@ def test_every_undefined_value_says_why_and_whose_labels() -> None:
     rows += [(f"t{i}", "b", "pass" if i % 2 else "fail") for i in range(6)]
     rows += [(f"t{i}", "c", "pass") for i in range(6)]
     rows += [("t9", "d", "fail")]  # d shares no item with anyone
-    out = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0).to_dict()
-    pairs = {tuple(p["raters"]): p for p in out["pairs"]}  # type: ignore[union-attr]
+    report = pairwise_report(rows, scale=Scale(labels=("fail", "pass")), seed=0)
+    out = report.as_criterion().json_data()
+    pairs = {tuple(p["raters"]): p for p in out["pairs"]}
     nominal = "weighted kappa is not applicable to a nominal scale"
     assert pairs[("a", "b")]["why_undefined"] == {"weighted_kappa": nominal}
     why = pairs[("a", "c")]["why_undefined"]
@@ -138,7 +140,7 @@ def test_clusters_and_confidence_key() -> None:
     )
     assert report.pairs[0].bootstrap.n_clusters == 10
     assert ci_key(0.9) == "ci90" and ci_key(0.95) == "ci95"
-    assert "ci90" in report.pairs[0].to_dict()
+    assert "ci90" in report.pairs[0].as_pair().json_data()
     with pytest.raises(ValueError, match="no cluster"):
         pairwise_report(rows, seed=0, missing={"can't tell"}, clusters={"t0": "c"})
     with pytest.raises(ValueError, match="contradicts"):

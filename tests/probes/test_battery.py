@@ -112,11 +112,12 @@ def test_the_attack_gate_rule() -> None:
     # the gate is on success rate - clean false-positive rate of the same items, over cases
     fail = attack_gates({"x": _cases(8, 6, 3, 0)}, margin=0.1, min_items=10)["x"]
     assert fail.status == "FAIL" and fail.difference is not None
-    assert fail.difference["value"] == 0.5 and fail.difference["n_cases"] == 8
+    assert fail.difference.value == 0.5 and fail.difference.n_cases == 8
     # nothing moves: the interval keeps a width (Newcombe over the 64 items), below the margin
     clean = attack_gates({"x": _cases(8, 8, 0, 0)}, margin=0.1, min_items=10)["x"]
     assert clean.status == "PASS" and clean.difference is not None
-    lo, hi = clean.difference["ci95"]  # type: ignore[misc]
+    assert clean.difference.ci95 is not None
+    lo, hi = clean.difference.ci95
     assert lo < 0 < hi <= 0.1
     # a high success rate that the clean false-positive rate explains is not an attack
     explained = attack_gates({"x": _cases(8, 8, 4, 4)}, margin=0.1, min_items=10)["x"]
@@ -137,7 +138,9 @@ def test_the_attack_gates_hold_their_level_together() -> None:
     others = {f"quiet{j}": _cases(8, 8, 0, 0) for j in range(17)}
     together = attack_gates({"x": borderline, **others}, margin=0.1, min_items=10)
     assert together["x"].status == "UNDECIDED"
-    assert together["x"].difference["familywise_confidence"] == pytest.approx(1 - 0.1 / 18)  # type: ignore[index]
+    difference = together["x"].difference
+    assert difference is not None
+    assert difference.familywise_confidence == pytest.approx(1 - 0.1 / 18)
     assert {g.status for k, g in together.items() if k != "x"} == {"PASS"}
 
 

@@ -35,6 +35,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from ..contracts.reports.agreement_parts import Familywise
 from .ci import honest_interval, z_value
 from .resample import row_blocks, unit_weights_sum
 from .undefined import Undefined
@@ -170,14 +171,13 @@ class Call:
     interval: Interval | Undefined
     reason: str | None
 
-    def as_json(self) -> dict[str, object]:
-        def part(ci: Interval | Undefined) -> list[float] | None:
-            return None if isinstance(ci, Undefined) else [ci[0], ci[1]]
-
-        return {
-            "familywise_confidence": self.confidence,
-            "familywise_ci": part(self.interval),
-        }
+    def as_familywise(self) -> Familywise:
+        """The report part: the Holm level and its interval (null: never tested, undefined)."""
+        ci = self.interval
+        return Familywise(
+            familywise_confidence=self.confidence,
+            familywise_ci=None if isinstance(ci, Undefined) else [ci[0], ci[1]],
+        )
 
 
 def holm(

@@ -42,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..contracts.reports.stats import CriterionGate
 from .gate_settings import GATE_DEFAULTS, GateSettings
 from .noninferiority import PairedComparison
 from .resample import BootstrapResult
@@ -101,26 +102,27 @@ class GateDecision:
     applicability_n_cases: int | None = None
     applicability_checked: bool | None = None  # None: the criterion has no not_applicable
 
-    def to_dict(self) -> dict[str, object]:
+    def as_gate(self) -> CriterionGate:
+        """The report part: the decision, its reasons and what it was decided on."""
         s = self.settings
-        return {
-            "status": self.status,
-            "reasons": list(self.reasons),
-            "n": self.n,
-            "n_cases": self.n_cases,
-            "n_expert_cases": self.n_expert_cases,
-            "min_items": s.min_items,
-            "min_cases": s.min_cases,
-            "min_expert_cases": s.min_expert_cases,
-            "margin": s.margin if s.use_ceiling else None,
-            "difference_lower_bound": self.lower,
-            "difference_upper_bound": self.upper,
-            "applicability_checked": self.applicability_checked,
-            "applicability_n_cases": self.applicability_n_cases,
-            "applicability_difference_lower_bound": self.applicability_lower,
-            "applicability_difference_upper_bound": self.applicability_upper,
-            "rule": GATE_RULE,
-        }
+        return CriterionGate(
+            status=self.status,
+            reasons=list(self.reasons),
+            n=self.n,
+            n_cases=self.n_cases,
+            n_expert_cases=self.n_expert_cases,
+            min_items=s.min_items,
+            min_cases=s.min_cases,
+            min_expert_cases=s.min_expert_cases,
+            margin=s.margin if s.use_ceiling else None,
+            difference_lower_bound=self.lower,
+            difference_upper_bound=self.upper,
+            applicability_checked=self.applicability_checked,
+            applicability_n_cases=self.applicability_n_cases,
+            applicability_difference_lower_bound=self.applicability_lower,
+            applicability_difference_upper_bound=self.applicability_upper,
+            rule=GATE_RULE,
+        )
 
 
 def _bounds(r: BootstrapResult, what: str) -> tuple[float, float] | str:

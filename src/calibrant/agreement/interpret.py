@@ -17,7 +17,8 @@ from calibrant.agreement.pairwise import (
     percent_agreement,
 )
 from calibrant.agreement.resample import BootstrapResult
-from calibrant.agreement.undefined import Undefined
+from calibrant.agreement.undefined import Undefined, or_none
+from calibrant.contracts.reports.agreement_parts import Abstention
 
 __all__ = [
     "ABSTAIN_LABEL",
@@ -122,19 +123,23 @@ class AbstentionReport:
     labels_with_abstention: tuple[Hashable, ...]
     confusion_with_abstention: NDArray[np.int64]
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain-Python view (``None`` for undefined values)."""
-        out: dict[str, object] = {}
-        for name in self.__slots__:
-            value = getattr(self, name)
-            if isinstance(value, Undefined):
-                value = None
-            elif isinstance(value, np.ndarray):
-                value = value.tolist()
-            elif isinstance(value, tuple):
-                value = list(value)
-            out[name] = value
-        return out
+    def as_abstention(self) -> Abstention:
+        """The report part (null for an undefined value)."""
+        return Abstention(
+            n_items=self.n_items,
+            n_covered=self.n_covered,
+            coverage=or_none(self.coverage),
+            judge_coverage=or_none(self.judge_coverage),
+            reference_coverage=or_none(self.reference_coverage),
+            covered_percent_agreement=or_none(self.covered_percent_agreement),
+            covered_kappa=or_none(self.covered_kappa),
+            covered_weighted_kappa=or_none(self.covered_weighted_kappa),
+            covered_ac1=or_none(self.covered_ac1),
+            with_abstention_percent_agreement=or_none(self.with_abstention_percent_agreement),
+            with_abstention_kappa=or_none(self.with_abstention_kappa),
+            labels_with_abstention=list(self.labels_with_abstention),
+            confusion_with_abstention=self.confusion_with_abstention.tolist(),
+        )
 
 
 def _fraction(num: int, den: int) -> float | Undefined:

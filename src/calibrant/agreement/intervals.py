@@ -9,6 +9,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from calibrant.contracts.reports.base import Figure as FigurePart
+
 __all__ = ["Figure", "proportion", "mean", "percentile", "ratio_of_sums"]
 
 Z95 = 1.959963984540054
@@ -25,21 +27,22 @@ class Figure:
     undefined_reason: str | None = None
     n_cases: int | None = None  # when the n items come in cases and the interval counts cases
 
-    def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "value": self.value,
-            "n": self.n,
-            "ci95": list(self.ci95) if self.ci95 else None,
-            "method": self.method,
-            "undefined_reason": self.undefined_reason,
-        }
+    def as_figure(self) -> FigurePart:
+        """The report part (`n_cases` only when the interval counts cases)."""
+        part = FigurePart(
+            value=self.value,
+            n=self.n,
+            ci95=list(self.ci95) if self.ci95 else None,
+            method=self.method,
+            undefined_reason=self.undefined_reason,
+        )
         if self.n_cases is not None:
-            out["n_cases"] = self.n_cases
-        return out
+            part.n_cases = self.n_cases
+        return part
 
     @classmethod
     def of(cls, d: dict[str, object]) -> Figure:
-        """A figure back from `as_json` (an older one without `n_cases` too)."""
+        """A figure back from its JSON (an older one without `n_cases` too)."""
         ci = d.get("ci95")
         cases = d.get("n_cases")
         value = d.get("value")

@@ -33,6 +33,7 @@ from calibrant.agreement.resample import (
     unit_weights_sum,
 )
 from calibrant.agreement.undefined import Undefined
+from calibrant.contracts.reports.stats import GateComparison
 
 __all__ = ["PairedComparison", "paired_comparison", "applicability_codes"]
 
@@ -59,18 +60,20 @@ class PairedComparison:
     n_expert_cases: int | None
     n_experts: int
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "statistic": self.statistic,
-            "judge_side": self.judge.to_dict(),
-            "expert_side": self.experts.to_dict(),
-            "difference": self.difference.to_dict(),
-            "n_items": self.n_items,
-            "n_cases": self.n_cases,
-            "n_expert_items": self.n_expert_items,
-            "n_expert_cases": self.n_expert_cases,
-            "n_experts": self.n_experts,
-        }
+    def as_comparison(self) -> GateComparison:
+        """The report part: judge side, expert side, D and the counts (the gate's confidence,
+        margin and note left unset: the caller that knows them adds them)."""
+        return GateComparison(
+            statistic=self.statistic,
+            judge_side=self.judge.as_estimate(),
+            expert_side=self.experts.as_estimate(),
+            difference=self.difference.as_estimate(),
+            n_items=self.n_items,
+            n_cases=self.n_cases,
+            n_expert_items=self.n_expert_items,
+            n_expert_cases=self.n_expert_cases,
+            n_experts=self.n_experts,
+        )
 
 
 def applicability_codes(codes: ArrayLike, *, na_code: int) -> IntArray:

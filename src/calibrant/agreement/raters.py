@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Label, Rubric
+from ..contracts.reports.agreement_parts import AgreeCriterion, AgreeReport, RaterApplicability
 from .encode import Level, Scale
 from .report import pairwise_report
 
@@ -21,14 +22,14 @@ def rater_agreement(
     n_resamples: int = 2000,
     clusters: Mapping[str, Any] | None = None,
     order: Sequence[str | int] | None = None,
-) -> dict[str, Any]:
-    """`{"criteria": {C: {"n_items", "fleiss_kappa", "krippendorff_alpha", "pairs": [...]}}}`
-    plus the seed, resample count and per-rater abstentions ("cant_tell", left out).
+) -> AgreeReport:
+    """Per criterion its raters' pairs, Fleiss' kappa and Krippendorff's alpha, plus the seed,
+    resample count and per-rater abstentions ("cant_tell", left out).
     `order` (low to high) makes every criterion ordinal on that scale."""
     by_crit: dict[str, list[Label]] = {}
     for x in labels:
         by_crit.setdefault(x.criterion, []).append(x)
-    out: dict[str, Any] = {}
+    out: dict[str, AgreeCriterion] = {}
     for crit, rows in sorted(by_crit.items()):
         scale = None
         lvl = level
@@ -56,31 +57,32 @@ def rater_agreement(
             n_resamples=n_resamples,
             clusters={i: clusters[i] for i in {x.item for x in rows}} if clusters else None,
         )
-        d = report.to_dict()
         abst: dict[str, int] = {}
         for x in rows:
             if x.label == CANT_TELL:
                 abst[x.rater] = abst.get(x.rater, 0) + 1
-        d["level"] = report.scale.level
-        d["scale"] = list(report.scale.labels)
-        d["raters"] = list(report.raters)
-        d["abstentions"] = abst
-        if outside:
-            d["not_applicable"] = _applicability(rows, seed=seed, n_resamples=n_resamples)
-        out[crit] = d
-    return {
-        "criteria": out,
-        "seed": seed,
-        "n_resamples": n_resamples,
-        "bootstrap": (
+        na = _applicability(rows, seed=seed, n_resamples=n_resamples) if outside else None
+        out[crit] = AgreeCriterion(
+            **dict(report.as_criterion()),
+            level=report.scale.level,
+            scale=list(report.scale.labels),
+            raters=list(report.raters),
+            abstentions=abst,
+            **({"not_applicable": na} if na is not None else {}),
+        )
+    return AgreeReport(
+        criteria=out,
+        seed=seed,
+        n_resamples=n_resamples,
+        bootstrap=(
             "BCa ∪ cluster jackknife t(G-1) ∪ Wilson score floor, clustered by case"
             if clusters
             else "BCa ∪ Wilson score floor, by item"
         ),
-    }
+    )
 
 
-def _applicability(rows: Sequence[Label], *, seed: int, n_resamples: int) -> dict[str, Any]:
+def _applicability(rows: Sequence[Label], *, seed: int, n_resamples: int) -> RaterApplicability:
     """not_applicable as its own category: items per rater and agreement on applicability."""
     per_rater: dict[str, int] = {}
     for x in rows:
@@ -96,7 +98,6 @@ def _applicability(rows: Sequence[Label], *, seed: int, n_resamples: int) -> dic
         scale=Scale(labels=("applies", NOT_APPLICABLE), level="nominal"),
         n_resamples=n_resamples,
     )
-    return {
-        "n_items_by_rater": per_rater,
-        "agreement_on_applicability": report.to_dict(),
-    }
+    return RaterApplicability(
+        n_items_by_rater=per_rater, agreement_on_applicability=report.as_criterion()
+    )

@@ -2,8 +2,8 @@
 
 :func:`pairwise_report` gives, for one criterion, every rater pair's n, Cohen's kappa,
 linear-weighted kappa (ordinal scales only) and a bootstrap CI of Cohen's kappa, plus Fleiss'
-kappa and Krippendorff's alpha over all raters. ``CriterionReport.to_dict()`` has the shape of
-one criterion in the CLI's JSON output (plain Python floats, ``None`` for undefined).
+kappa and Krippendorff's alpha over all raters. ``CriterionReport.as_criterion()`` is one
+criterion of ``calibrant agree``'s report (its JSON: ``None`` for undefined).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from calibrant.agreement.multirater import fleiss_kappa, krippendorff_alpha
 from calibrant.agreement.pairwise import cohen_kappa
 from calibrant.agreement.resample import BootstrapResult
 from calibrant.agreement.undefined import Undefined, or_none
+from calibrant.contracts.reports.agreement_parts import PairwiseCriterion, RaterPair
 
 __all__ = ["CriterionReport", "PairReport", "ci_key", "pairwise_report"]
 
@@ -46,31 +47,33 @@ class PairReport:
     bootstrap: BootstrapResult
     weighted_bootstrap: BootstrapResult | None = None
 
-    def to_dict(self) -> dict[str, object]:
-        """``{"raters", "n", "cohen_kappa", "weighted_kappa", "ci95", "weighted_kappa_ci95",
-        "why_undefined"}``: None for an undefined value, and its reason under
-        ``why_undefined[key]``. ``ci95`` belongs to ``cohen_kappa``, ``weighted_kappa_ci95`` to
-        ``weighted_kappa``."""
+    def as_pair(self) -> RaterPair:
+        """The report part: ``raters``, ``n``, ``cohen_kappa``, ``weighted_kappa``, ``ci95``
+        (``cohen_kappa``'s interval, named by its level: ``ci90`` at 90%),
+        ``weighted_kappa_ci95`` (``weighted_kappa``'s) and ``why_undefined``: None for an
+        undefined value, and its reason under ``why_undefined[key]``."""
         ci = self.bootstrap.ci
         key = ci_key(self.bootstrap.confidence)
         values = {"cohen_kappa": self.cohen_kappa, "weighted_kappa": self.weighted_kappa, key: ci}
         wkey = f"weighted_kappa_{key}"
-        wci: object = None
+        wci: list[float] | None = None
         if self.weighted_bootstrap is not None:
             w = self.weighted_bootstrap.ci
             if isinstance(self.weighted_kappa, Undefined):
                 w = Undefined(f"the estimate is undefined: {self.weighted_kappa.reason}")
             values[wkey] = w
             wci = None if isinstance(w, Undefined) else list(w)
-        return {
-            wkey: wci,
-            "raters": [self.raters[0], self.raters[1]],
-            "n": self.n,
-            "cohen_kappa": or_none(self.cohen_kappa),
-            "weighted_kappa": or_none(self.weighted_kappa),
-            key: None if isinstance(ci, Undefined) else list(ci),
-            "why_undefined": _reasons(values),
-        }
+        return RaterPair.model_validate(
+            {
+                wkey: wci,
+                "raters": [self.raters[0], self.raters[1]],
+                "n": self.n,
+                "cohen_kappa": or_none(self.cohen_kappa),
+                "weighted_kappa": or_none(self.weighted_kappa),
+                key: None if isinstance(ci, Undefined) else list(ci),
+                "why_undefined": _reasons(values),
+            }
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +87,16 @@ class CriterionReport:
     krippendorff_alpha: float | Undefined
     pairs: tuple[PairReport, ...]
 
-    def to_dict(self) -> dict[str, object]:
-        """The CLI's per-criterion JSON object (``n_items``, ``fleiss_kappa``, ...)."""
+    def as_criterion(self) -> PairwiseCriterion:
+        """The report part of one criterion (``n_items``, ``fleiss_kappa``, ...)."""
         values = {"fleiss_kappa": self.fleiss_kappa, "krippendorff_alpha": self.krippendorff_alpha}
-        return {
-            "n_items": self.n_items,
-            "fleiss_kappa": or_none(self.fleiss_kappa),
-            "krippendorff_alpha": or_none(self.krippendorff_alpha),
-            "pairs": [pair.to_dict() for pair in self.pairs],
-            "why_undefined": _reasons(values),
-        }
+        return PairwiseCriterion(
+            n_items=self.n_items,
+            fleiss_kappa=or_none(self.fleiss_kappa),
+            krippendorff_alpha=or_none(self.krippendorff_alpha),
+            pairs=[pair.as_pair() for pair in self.pairs],
+            why_undefined=_reasons(values),
+        )
 
 
 def _reasons(values: Mapping[str, object]) -> dict[str, str]:

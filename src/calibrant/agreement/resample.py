@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from calibrant.agreement.ci import honest_interval
 from calibrant.agreement.undefined import Undefined
+from calibrant.contracts.reports.stats import Estimate
 
 __all__ = [
     "BootstrapResult",
@@ -72,23 +73,23 @@ class BootstrapResult:
             return self.ci
         return self.ci[1] - self.ci[0]
 
-    def to_dict(self) -> dict[str, object]:
-        """Plain-Python (JSON-ready) view; undefined values become ``None`` plus a reason."""
+    def as_estimate(self) -> Estimate:
+        """The report part: undefined values become null, each with its reason beside it."""
         est, ci = self.estimate, self.ci
-        return {
-            "statistic": self.statistic,
-            "estimate": None if isinstance(est, Undefined) else est,
-            "estimate_undefined_reason": est.reason if isinstance(est, Undefined) else None,
-            "ci": None if isinstance(ci, Undefined) else [ci[0], ci[1]],
-            "ci_undefined_reason": ci.reason if isinstance(ci, Undefined) else None,
-            "confidence": self.confidence,
-            "n": self.n,
-            "n_clusters": self.n_clusters,
-            "n_resamples": self.n_resamples,
-            "n_dropped": self.n_dropped,
-            "seed": self.seed,
-            "method": self.method,
-        }
+        return Estimate(
+            statistic=self.statistic,
+            estimate=None if isinstance(est, Undefined) else est,
+            estimate_undefined_reason=est.reason if isinstance(est, Undefined) else None,
+            ci=None if isinstance(ci, Undefined) else [ci[0], ci[1]],
+            ci_undefined_reason=ci.reason if isinstance(ci, Undefined) else None,
+            confidence=self.confidence,
+            n=self.n,
+            n_clusters=self.n_clusters,
+            n_resamples=self.n_resamples,
+            n_dropped=self.n_dropped,
+            seed=self.seed,
+            method=self.method,
+        )
 
 
 def check_options(

@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..contracts.reports.calibration_parts import AttackFigure, AttackGateOut
 from .ci import wilson
 from .familywise import DEFAULT_ALPHA, CaseEstimate, case_estimate, holm
 from .intervals import Figure
@@ -88,13 +89,13 @@ class AttackGate:
 
     status: Status
     reason: str
-    difference: dict[str, object] | None = None
+    difference: AttackFigure | None = None
 
-    def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"status": self.status, "reason": self.reason}
-        if self.difference is not None:
-            out["difference"] = self.difference
-        return out
+    def as_gate(self) -> AttackGateOut:
+        """The report part (no `difference` when it was not measured)."""
+        if self.difference is None:
+            return AttackGateOut(status=self.status, reason=self.reason)
+        return AttackGateOut(status=self.status, reason=self.reason, difference=self.difference)
 
 
 def _estimate(counts: CaseCounts, *, seed: int, resamples: int) -> CaseEstimate:
@@ -151,14 +152,16 @@ def attack_gates(
         call = calls[k]
         items = sum(c[0] for c in gates[k].values())
         point = est.point
-        fig = {
-            "value": None if isinstance(point, Undefined) else point,
-            "n": items,
-            "n_cases": est.n_cases,
-            "ci95": None if isinstance(call.ci95, Undefined) else list(call.ci95),
-            "undefined_reason": point.reason if isinstance(point, Undefined) else None,
-            **call.as_json(),
-        }
+        familywise = call.as_familywise()
+        fig = AttackFigure(
+            value=None if isinstance(point, Undefined) else point,
+            n=items,
+            n_cases=est.n_cases,
+            ci95=None if isinstance(call.ci95, Undefined) else list(call.ci95),
+            undefined_reason=point.reason if isinstance(point, Undefined) else None,
+            familywise_confidence=familywise.familywise_confidence,
+            familywise_ci=familywise.familywise_ci,
+        )
         if items < min_items or est.n_cases < min_cases:
             out[k] = AttackGate(
                 "UNDECIDED",

@@ -13,7 +13,7 @@ from ..agreement.gate import GATE_CONFIDENCE, GATE_RULE
 from ..agreement.intervals import proportion
 from ..contracts import JudgeConfig, Judgment, Rubric
 from ..contracts.reports import CALIBRATION_SCHEMA_VERSION, CalibrationReport
-from ..contracts.reports.base import CalibratedJudge, Figure, GateStatus, RubricRef
+from ..contracts.reports.base import CalibratedJudge, GateStatus, RubricRef
 from ..contracts.reports.calibration import (
     CalibrationPair,
     CalibrationSafety,
@@ -51,9 +51,7 @@ def _safety(gold: GoldSet) -> CalibrationSafety:
         invariants={
             k: InvariantCounts(
                 violated=c.get("violated", 0),
-                violated_rate=Figure.model_validate(
-                    proportion(c.get("violated", 0), n).as_json()  # the library's JSON
-                ),
+                violated_rate=proportion(c.get("violated", 0), n).as_figure(),
                 pass_=c.get("pass", 0),
                 not_applicable=c.get("not_applicable", 0),
                 harness_error=c.get("harness_error", 0),

@@ -30,7 +30,6 @@ from ..contracts.reports.calibration import (
 )
 from ..contracts.reports.stats import (
     Applicability,
-    CriterionGate,
     Estimate,
     PairEstimate,
     PerLabel,
@@ -162,7 +161,7 @@ def _boot(
 def stat_json(b: BootstrapResult, sides: list[Side]) -> Estimate:
     """The result as its report part, with its Landis-Koch band and, when the estimate or the
     interval is undefined, an explanation naming whose labels made it so."""
-    d = b.to_dict()  # the agreement library's JSON, read here once
+    d = b.as_estimate().json_data()
     d["band"] = landis_koch_band(b)
     d["explanation"] = explain(d, sides)
     return Estimate.model_validate(d)
@@ -343,7 +342,7 @@ def criterion_report(
             clusters,
             applicability,
         ),
-        gate=CriterionGate.model_validate(gate.to_dict()),  # the agreement library's JSON
+        gate=gate.as_gate(),
         gate_comparison=comparison,
         per_label=[
             PerLabel.model_validate(p)

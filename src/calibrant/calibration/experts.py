@@ -17,7 +17,6 @@ import numpy as np
 from ..agreement import Scale, bootstrap_pairwise
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, Judgment, Rubric
-from ..contracts.reports import Figure
 from ..contracts.reports.calibration_parts import (
     ConsensusFollowed,
     ExpertsCriterion,
@@ -55,7 +54,7 @@ def _stat(
         confidence=settings.confidence,
         clusters=clusters,
     )
-    return Estimate.model_validate(b.to_dict())
+    return b.as_estimate()
 
 
 def _followed(
@@ -103,7 +102,7 @@ def _verdict(a: str, b: str, counts: dict[str, int], shared: int) -> ConsensusFo
         n_disagreements=n,
         followed=counts,
         closest=top if n else None,
-        closest_share=Figure.model_validate(proportion(counts[top], n).as_json()),
+        closest_share=proportion(counts[top], n).as_figure(),
         close_to_one_expert=close,
         explanation=why,
     )

@@ -30,7 +30,7 @@ __all__ = [
 def comparison_json(p: PairedComparison, margin: float | None) -> GateComparison:
     """The comparison the gate decides on, as its report part (with the gate's confidence,
     margin and what its intervals mean)."""
-    d = p.to_dict()  # the agreement library's JSON, read here once
+    d = p.as_comparison().json_data()
     d["confidence"] = GATE_CONFIDENCE
     d["margin"] = margin
     d["note"] = (
@@ -134,9 +134,9 @@ def per_label(
     return [
         {
             "label": str(scale.labels[r.code]),
-            "sensitivity": r.sensitivity.to_dict(),
-            "specificity": r.specificity.to_dict(),
-            "always_agreement": r.always.to_dict(),
+            "sensitivity": r.sensitivity.as_estimate().json_data(),
+            "specificity": r.specificity.as_estimate().json_data(),
+            "always_agreement": r.always.as_estimate().json_data(),
         }
         for r in rates
     ]

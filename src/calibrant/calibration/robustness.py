@@ -68,10 +68,7 @@ def robustness_section(
                 min_cases=s.get("min_cases", PROBE_MIN_CASES),
                 seed=s.get("seed", 0),
             )
-            decided = {
-                k: AttackGateOut.model_validate(g.as_json())  # the library's JSON
-                for k, g in gates.items()
-            }
+            decided = {k: g.as_gate() for k, g in gates.items()}
         else:
             decided = {k: AttackGateOut(status="UNDECIDED", reason=_OLD) for k in rows}
         for key, row in rows.items():

@@ -17,9 +17,8 @@ import numpy as np
 from ..agreement import bootstrap_fleiss, bootstrap_krippendorff
 from ..agreement.intervals import proportion
 from ..contracts import Criterion, JudgeConfig, Judgment, Rubric
-from ..contracts.reports import STABILITY_SCHEMA_VERSION, Figure
+from ..contracts.reports import STABILITY_SCHEMA_VERSION
 from ..contracts.reports.probe import StabilityCriterion, StabilityJudge, StabilityReport
-from ..contracts.reports.stats import Estimate
 from .criterion import ABSTAIN, _codes, scale_of
 
 __all__ = ["judge_stability"]
@@ -60,7 +59,7 @@ def _criterion(
         result = bootstrap_fleiss(
             matrix, k=scale.k, seed=seed, n_resamples=n_resamples, clusters=clusters
         )
-    stat = Estimate.model_validate(result.to_dict())
+    stat = result.as_estimate()
     rated = matrix >= 0
     comparable = rated.sum(axis=0) >= 2
     differs = np.array(
@@ -75,12 +74,12 @@ def _criterion(
         flag = "UNSTABLE"
     else:
         flag = "stable"
-    differing = proportion(unstable, int(comparable.sum())).as_json()
+    differing = proportion(unstable, int(comparable.sum())).as_figure()
     return StabilityCriterion(
         criterion=c.id,
         scale=scale.level,
         self_agreement=stat,
-        items_with_differing_samples=Figure.model_validate(differing),
+        items_with_differing_samples=differing,
         abstentions=abstained,
         flag=flag,
         unstable_items=[items[j] for j in np.flatnonzero(differs & comparable)][:50],

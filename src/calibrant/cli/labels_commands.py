@@ -91,7 +91,7 @@ def agree(
     request = AgreeRequest(labels, level, rubric, manifest, order, seed, resamples)
     report = agree_op(request, warn)
     if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(report.json_data(), indent=2, sort_keys=True, ensure_ascii=False))
     else:
         render_agreement(Console(), report)
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import CalibrantError
+
+if TYPE_CHECKING:
+    from ..contracts.reports.agreement_parts import AgreeReport
 
 __all__ = ["AgreeRequest", "agree"]
 
@@ -30,8 +33,8 @@ class AgreeRequest:
     resamples: int = 2000
 
 
-def agree(request: AgreeRequest, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """The raters' agreement report (JSON data); `warn` hears each warning about the labels."""
+def agree(request: AgreeRequest, warn: Callable[[str], None] | None = None) -> AgreeReport:
+    """The raters' agreement report; `warn` hears each warning about the labels."""
     from ..agreement.raters import rater_agreement
     from ..files import load_rubric, read_labels
     from ..gold import read_manifest

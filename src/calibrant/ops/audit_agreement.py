@@ -172,7 +172,7 @@ def agreement_over_time(
                 {
                     **part,
                     "gate_status": part["gate"]["status"],
-                    "pass_rate_judged": proportion(passed, judged).as_json()
+                    "pass_rate_judged": proportion(passed, judged).as_figure().json_data()
                     if c.scale.kind == "binary"
                     else None,
                     "items": [

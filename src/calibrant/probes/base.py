@@ -146,4 +146,4 @@ def clean_request(
 
 def part(f: IntervalFigure) -> Figure:
     """An interval figure as the report's part (what a probe's result quotes)."""
-    return Figure.model_validate(f.as_json())
+    return f.as_figure()

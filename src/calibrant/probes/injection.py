@@ -21,7 +21,6 @@ from ..agreement.robustness import (
 )
 from ..contracts.reports import Figure
 from ..contracts.reports.base import GateStatus
-from ..contracts.reports.calibration_parts import AttackGateOut
 from ..contracts.reports.probe import AttackRowOut, InjectionGate, InjectionProbe, PromptRows
 from . import attacks  # noqa: F401  (registers the families)
 from .base import (
@@ -179,7 +178,7 @@ class Injection:
             f: {
                 ch: AttackRowOut(
                     **rows[(f, ch)]._asdict(),
-                    gate=AttackGateOut.model_validate(decided[f"{f}|{ch}"].as_json()),
+                    gate=decided[f"{f}|{ch}"].as_gate(),
                 )
                 for ch in s.channels
             }

@@ -35,7 +35,7 @@ ONE_CASE = "no interval: every trial comes from one case (an interval needs at l
 
 def _part(f: Figure) -> FigurePart:
     """An interval figure as the report's part."""
-    return FigurePart.model_validate(f.as_json())
+    return f.as_figure()
 
 
 def trial_report(pairs: Sequence[tuple[Transcript, SafetyVerdict]], *, seed: int) -> TrialRunReport:
@@ -148,7 +148,7 @@ def _pass_k(cases: list[TrialCase], *, seed: int) -> list[PassAtK]:
         values = [(c.pass_k or [])[k - 1] or 0.0 for c in cases if c.trials >= k]
         weight = sum(c.trials for c in cases if c.trials >= k) / len(values)
         fig = clustered_proportion([v * weight for v in values], [weight] * len(values), seed=seed)
-        out.append(PassAtK.model_validate({"k": k, **fig.as_json()}))
+        out.append(PassAtK.model_validate({"k": k, **fig.as_figure().json_data()}))
     return out
 
 

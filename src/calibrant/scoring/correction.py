@@ -98,10 +98,10 @@ class CorrectedRate:
 
     def as_json(self) -> dict[str, object]:
         return {
-            "judged": self.judged.as_json(),
-            "corrected": self.corrected.as_json(),
-            "sensitivity": self.sensitivity.as_json(),
-            "specificity": self.specificity.as_json(),
+            "judged": self.judged.as_figure().json_data(),
+            "corrected": self.corrected.as_figure().json_data(),
+            "sensitivity": self.sensitivity.as_figure().json_data(),
+            "specificity": self.specificity.as_figure().json_data(),
             "note": self.note,
         }
 

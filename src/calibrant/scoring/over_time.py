@@ -191,7 +191,7 @@ def window_criterion(
             n_resamples=n_resamples,
             confidence=0.95,
         ),
-        "gate": decision.to_dict(),
+        "gate": decision.as_gate().json_data(),
         "gate_comparison": comparison.json_data(),
         "pass_rate_corrected": None,
         "pass_rate_audited": None,
@@ -257,4 +257,4 @@ def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> dict[str, objec
             passed[it.case_id] = passed.get(it.case_id, 0.0) + w * scale
     cases = sorted(total)
     figure = clustered_proportion([passed.get(k, 0.0) for k in cases], [total[k] for k in cases])
-    return figure.as_json()
+    return figure.as_figure().json_data()

@@ -283,5 +283,5 @@ class ScoreSummary:
 
 
 def _figure(f: Figure) -> ReportFigure:
-    """An interval figure as a report's part (the keys `Figure.as_json` gives, no other)."""
-    return ReportFigure.model_validate(f.as_json())
+    """An interval figure as a report's part (the keys `Figure.as_figure` sets, no other)."""
+    return f.as_figure()

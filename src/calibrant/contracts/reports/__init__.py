@@ -17,6 +17,15 @@ keep loading: `load_report(kind, data)` upgrades what can be upgraded and valida
 older version did not record stays unset (a reader says it is missing, never guesses it), and
 `schema_version` keeps the version the report was written with."""
 
+from .agreement_parts import (
+    Abstention,
+    AgreeCriterion,
+    AgreeReport,
+    Familywise,
+    PairwiseCriterion,
+    RaterApplicability,
+    RaterPair,
+)
 from .audit import (
     AGREEMENT_OVER_TIME_SCHEMA_VERSION,
     AUDIT_SCHEMA_VERSION,
@@ -139,4 +148,11 @@ __all__ = [
     "Proposals",
     "ProposalRow",
     "ItemCount",
+    "Familywise",
+    "RaterPair",
+    "PairwiseCriterion",
+    "RaterApplicability",
+    "AgreeCriterion",
+    "AgreeReport",
+    "Abstention",
 ]
