@@ -160,9 +160,9 @@ def judge(
     if as_jsonl:
         line({"summary": streamed.summary()})
     elif as_json:
-        typer.echo(report_json(result.report))
+        typer.echo(report_json(result.data))
     else:
-        render_judge_report(Console(), result.report, options.judge[1])
+        render_judge_report(Console(), result.data, options.judge[1])
     none = _no_verdict(list(streamed.failures) if as_jsonl else result.judgments, err)
     err.print(found[0].summary("transcript file"), highlight=False)  # the last line on stderr
     if none:

@@ -82,7 +82,7 @@ def score(
         if queue:
             return queue_run(store, options, judge, chunk, hooks)
         result, written = score_to_files(store, options, hooks, out=out, csv_out=csv_out)
-    report = result.report
+    report = result.data  # the renderers read the JSON data
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     if not render_score_run(Console(), report, written=written, as_json=as_json, verbose=verbose):
@@ -91,7 +91,7 @@ def score(
         err.print(line, highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(3)
     print_score_run(result.run_id, as_json=as_json)
-    if fail_on_violation and report["safety"]["release_blockers"]:
+    if fail_on_violation and result.report.safety.release_blockers:
         raise typer.Exit(1)
     return None
 
@@ -129,7 +129,7 @@ def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0, verbose: bool = Fal
             last.append(line)
 
     with Store.open() as store:
-        report = wait_op(store, run_id, on_status=on_status, poll_s=poll_s).report
+        report = wait_op(store, run_id, on_status=on_status, poll_s=poll_s).data
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     if not render_score_run(Console(), report, as_json=as_json, verbose=verbose):

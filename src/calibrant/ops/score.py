@@ -152,4 +152,4 @@ def score(store: Store, options: ScoreOptions, hooks: ScoreHooks | None = None) 
     report = summary.report(chosen, available=available)
     report["run_id"] = run_id
     runs.finish(run_id, report)
-    return ScoreResult(run_id=run_id, report=report, transcripts=total)
+    return ScoreResult(run_id=run_id, report=ScoreResult.model_of(report), transcripts=total)

@@ -65,7 +65,7 @@ def enqueue(store: Store, options: QueueOptions, hooks: ScoreHooks | None = None
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
-    return ScoreResult(run_id=run_id, report={"jobs": jobs}, transcripts=total)
+    return ScoreResult(run_id=run_id, transcripts=total, jobs=jobs)
 
 
 def _judge_of(detail: dict[str, Any]) -> ResolvedJudge:
@@ -113,7 +113,7 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(options.run_id)) >= total and detail["status"] == "running":
         report = finish_queued(store, options.run_id)
-    return ScoreResult(run_id=options.run_id, report=report, transcripts=len(rows))
+    return ScoreResult(run_id=options.run_id, report=ScoreResult.model_of(report), transcripts=len(rows))
 
 
 def finish_queued(store: Store, run_id: str) -> dict[str, Any]:
@@ -188,7 +188,7 @@ def wait(
     report = detail["report"] if detail else None
     if report is None:  # all rows are in but no worker recorded the report: build it here
         report = finish_queued(store, st.run_id)
-    return ScoreResult(run_id=st.run_id, report=report, transcripts=st.transcripts)
+    return ScoreResult(run_id=st.run_id, report=ScoreResult.model_of(report), transcripts=st.transcripts)
 
 
 def _chunk_work(store: Store, run_id: str, start: int, refs: list[list[Any]], loop: Any) -> int:
