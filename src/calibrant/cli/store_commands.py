@@ -89,7 +89,7 @@ def runs_list(
     if as_json:
         typer.echo(
             json.dumps(
-                [r.as_json() for r in runs],
+                [r.json_data() for r in runs],
                 indent=2,
                 sort_keys=True,
             )
