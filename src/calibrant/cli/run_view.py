@@ -166,8 +166,6 @@ def probe_cell(p: LatestProbe | None) -> str:
         return "none"
     gate = f"injection {p.injection_gate}" if p.injection_gate else "no injection battery"
     top = p.highest_attack_success
-    attack = (
-        f"; top attack {top.family}/{top.channel} {rate(top.rate.json_data())}" if top else ""
-    )
+    attack = f"; top attack {top.family}/{top.channel} {rate(top.rate.json_data())}" if top else ""
     flags = f"{len(p.flags)} flag(s)" if p.flags else "no flag"
     return f"{(p.finished_at or '—')[:16]} {p.split}: {gate}{attack}; {flags}"

@@ -4,7 +4,7 @@ recorded with their provenance and reports, and upgrading the store's schema."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console

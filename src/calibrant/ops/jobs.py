@@ -22,7 +22,6 @@ from ..contracts.common import Contract
 from ..errors import CalibrantError, InputError
 from ..store.service_tables import JobRow
 from .catalog import Conflict, NotFound, iso, resolve_stored_judge
-from .listings import JobOut, JobStatus
 from .job_inputs import (
     Name,
     Text,
@@ -34,6 +33,7 @@ from .job_inputs import (
     server_gold,
     shown,
 )
+from .listings import JobOut, JobStatus
 
 __all__ = [
     "JOB_TASK",

@@ -152,7 +152,9 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         )
 
     if not options.record:
-        return JudgeResult(run_id="", report=JudgeResult.model_of(work()), judgments=tuple(judgments))
+        return JudgeResult(
+            run_id="", report=JudgeResult.model_of(work()), judgments=tuple(judgments)
+        )
     from ..store.runs import Runs
 
     runs = Runs(store.engine)
@@ -170,7 +172,9 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         raise
     report["run_id"] = run_id
     runs.finish(run_id, report)
-    return JudgeResult(run_id=run_id, report=JudgeResult.model_of(report), judgments=tuple(judgments))
+    return JudgeResult(
+        run_id=run_id, report=JudgeResult.model_of(report), judgments=tuple(judgments)
+    )
 
 
 def judge_stream(

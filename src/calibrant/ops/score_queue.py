@@ -113,7 +113,9 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(options.run_id)) >= total and detail["status"] == "running":
         report = finish_queued(store, options.run_id)
-    return ScoreResult(run_id=options.run_id, report=ScoreResult.model_of(report), transcripts=len(rows))
+    return ScoreResult(
+        run_id=options.run_id, report=ScoreResult.model_of(report), transcripts=len(rows)
+    )
 
 
 def finish_queued(store: Store, run_id: str) -> dict[str, Any]:
@@ -188,7 +190,9 @@ def wait(
     report = detail["report"] if detail else None
     if report is None:  # all rows are in but no worker recorded the report: build it here
         report = finish_queued(store, st.run_id)
-    return ScoreResult(run_id=st.run_id, report=ScoreResult.model_of(report), transcripts=st.transcripts)
+    return ScoreResult(
+        run_id=st.run_id, report=ScoreResult.model_of(report), transcripts=st.transcripts
+    )
 
 
 def _chunk_work(store: Store, run_id: str, start: int, refs: list[list[Any]], loop: Any) -> int:

@@ -64,9 +64,7 @@ def get_rubrics(
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> list[RubricOut]:
     """Every stored rubric, newest first (without its text)."""
-    return [
-        catalog.rubric_info(r) for r in catalog.list_rubrics(request.app.state.engine)
-    ]
+    return [catalog.rubric_info(r) for r in catalog.list_rubrics(request.app.state.engine)]
 
 
 @router.get("/rubrics/{content_hash}")

@@ -79,9 +79,7 @@ def latest_calibrate_run(
     return runs.latest("calibrate", judge_hash=judge_hash, rubric_hash=rubric_hash)
 
 
-def latest_calibration(
-    runs: Runs, config: JudgeConfig, rubric: Rubric
-) -> LatestCalibration | None:
+def latest_calibration(runs: Runs, config: JudgeConfig, rubric: Rubric) -> LatestCalibration | None:
     """The latest finished calibration of this judge version on this rubric, in brief (run id,
     when, split, items, gate), or None when it was never calibrated."""
     found = latest_calibrate_run(runs, config.hash, rubric.content_hash)
@@ -123,7 +121,9 @@ def latest_probe(runs: Runs, config: JudgeConfig, rubric: Rubric) -> LatestProbe
         injection_gate=(inj.get("gate") or {}).get("status"),
         highest_attack_success=None
         if highest is None
-        else HighestAttack(family=highest[1], channel=highest[2], rate=Figure.model_validate(highest[3])),
+        else HighestAttack(
+            family=highest[1], channel=highest[2], rate=Figure.model_validate(highest[3])
+        ),
         flags=report.get("flags", []),
     )
 
