@@ -220,7 +220,7 @@ def trials(
         out=out,
         console=Console(stderr=as_json),
         markdown=markdown,
-        report=results[0].data,
+        report=results[0].report,
     )
     from ..reports.folder import next_line, print_run
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .common import Hooks, OpResult, record_finished
+from .common import Hooks, record_finished
 
 if TYPE_CHECKING:
     from ..contracts import CaseContract
-    from ..contracts.reports import TrialsReport  # noqa: F401 (the result's model)
     from ..harness import TrialRun
     from ..store import Store
 
@@ -47,11 +46,13 @@ class TrialsHooks(Hooks):
 
 
 @dataclass(frozen=True)
-class TrialsResult(OpResult["TrialsReport"]):
-    """The run ("" when not recorded), its report, and every trial in order."""
+class TrialsResult:
+    """The run ("" when not recorded), its report, and every trial in order. The report of a
+    trials run (reports.trials.trial_report) has no model yet (TrialsReport is the comparison
+    of two trials runs), so it is held as its JSON data: an OpResult once it has one."""
 
-    KIND = "trials"
-
+    run_id: str
+    report: dict[str, Any] = field(default_factory=dict)
     runs: tuple[TrialRun, ...] = field(default_factory=tuple)
 
 
@@ -85,4 +86,4 @@ def trials(store: Store | None, options: TrialsOptions, hooks: Hooks | None = No
         }
         run_id = record_finished(store, "trials", report, arguments=arguments)
         hooks.run(run_id)
-    return TrialsResult(run_id=run_id, report=TrialsResult.model_of(report), runs=tuple(runs))
+    return TrialsResult(run_id=run_id, report=report, runs=tuple(runs))
