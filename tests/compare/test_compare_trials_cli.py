@@ -165,4 +165,4 @@ def test_the_operation_returns_the_typed_report_the_command_prints(
     assert isinstance(typed, TrialsReport)
     printed = json.loads(cli("compare-trials", str(runs["ok"]), str(runs["retry"]), "--json").out)
     for key in ("cases", "paired_trials", "decision_rule", "regressed_cases"):
-        assert getattr(typed, key) == printed[key] == result.report[key]
+        assert getattr(typed, key) == printed[key] == result.data[key]

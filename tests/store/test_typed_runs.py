@@ -34,7 +34,7 @@ def test_a_stored_calibration_comes_back_as_its_model(tmp_path: Path) -> None:
     ).model_dump(mode="json", by_alias=True, exclude_unset=True)
     listed = runs.recent(kind="calibrate")
     assert [type(r) for r in listed] == [RunInfo] and isinstance(listed[0].started_at, datetime)
-    assert listed[0].as_json()["id"] == run_id
+    assert listed[0].json_data()["id"] == run_id
 
 
 def test_an_old_comparison_loads_and_a_newer_report_is_kept_as_stored(tmp_path: Path) -> None:

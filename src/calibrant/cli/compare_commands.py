@@ -137,13 +137,14 @@ def compare_trials_command(
 
     options = CompareTrialsOptions(run_a, run_b, seed=seed, min_cases=min_cases)
     with Store.open() as store:
-        report = compare_trials(store, options).report
+        result = compare_trials(store, options)
+    report = result.data  # the renderer reads the JSON data
     if as_json:
         typer.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         render_trials_comparison(Console(), report, str(run_a), str(run_b))
-    print_run(report["run_id"], as_json=as_json)
-    if (fail_on_regression and report["regressed_cases"]) or (
-        fail_if_worse and report["b_worse_on"]
+    print_run(result.run_id, as_json=as_json)
+    if (fail_on_regression and result.report.regressed_cases) or (
+        fail_if_worse and result.report.b_worse_on
     ):
         raise typer.Exit(1)

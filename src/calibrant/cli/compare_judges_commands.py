@@ -127,7 +127,7 @@ def compare_command(
     with Store.open() as store:
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
         result = compare(store, options, hooks)
-    report = result.report
+    report = result.data  # the renderers read the JSON data
     if as_json:  # what a script reads is the same whether or not anything was measured
         typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
@@ -137,7 +137,7 @@ def compare_command(
     if not as_json:
         render_judge_comparison(Console(), report, judge_a, judge_b)
     print_run(result.run_id, as_json=as_json)
-    if fail_if_worse and report["overall"] == "B worse":
+    if fail_if_worse and result.report.overall == "B worse":
         raise typer.Exit(1)
 
 
@@ -217,9 +217,9 @@ def stability_command(
     )
     with Store.open() as store:
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
-        report = stability(store, options, hooks).report
+        result = stability(store, options, hooks)
     if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        render_stability(Console(), report)
-    print_run(report["run_id"], as_json=as_json)
+        render_stability(Console(), result.data)
+    print_run(result.run_id, as_json=as_json)

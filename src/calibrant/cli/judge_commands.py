@@ -160,7 +160,7 @@ def judge(
     if as_jsonl:
         line({"summary": streamed.summary().json_data()})
     elif as_json:
-        typer.echo(report_json(result.report))
+        typer.echo(report_json(result.data))
     else:
         render_judge_report(Console(), result.typed(), options.judge[1])
     none = _no_verdict(list(streamed.failures) if as_jsonl else result.judgments, err)

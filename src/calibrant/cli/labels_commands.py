@@ -144,8 +144,9 @@ def calibrate(
         options = calibrate_options(store, request, stack, recorded)
         note = loading_note(options.judge or judge) if recorded is None else None
         hooks = Hooks(progress=lambda what, total: track(what, total=total, loading=note))
-        report = ops_calibrate(store, options, hooks).report
-    if not report["judge_outcomes"].get("verdict"):  # nothing measured is not a verdict
+        result = ops_calibrate(store, options, hooks)
+    report = result.data  # the writers and the renderer read the JSON data
+    if not result.report.judge_outcomes.get("verdict"):  # nothing measured is not a verdict
         if as_json:  # what a script reads does not change; the exit code says it
             typer.echo(calibration_json(report))
         Console(stderr=True).print(
@@ -156,5 +157,5 @@ def calibrate(
     if as_json:
         typer.echo(calibration_json(report))
     render_calibrate_run(Console(), report, folder, written, as_json=as_json, verbose=verbose)
-    if fail_on_gate and report["gate"]["judge"] != "PASS":
+    if fail_on_gate and result.report.gate.judge != "PASS":
         raise typer.Exit(1)

@@ -56,11 +56,12 @@ def probe(
     gold = gold or default_gold(judge.domain)  # the installed pack's, wherever the command runs
     loading = None if planted else loading_note(judge)
     with Store.open() as store:
-        report = ops_probe(
+        result = ops_probe(
             store,
             ProbeOptions(gold, judge, settings, split=gold_subset, planted=planted),
             Hooks(progress=lambda what, total: track(what, total=total, loading=loading)),
-        ).report
+        )
+    report = result.data  # the writers and the renderer read the JSON data
     if markdown is not None:
         write_all_atomic({markdown: probe_markdown(report)})
     if as_json:
@@ -69,12 +70,12 @@ def probe(
         render_probe(Console(), report)
     if markdown is not None:
         Console(stderr=True).print(f"wrote {markdown}", highlight=False)
-    if not report["judge_outcomes"].get("verdict"):
+    if not result.report.judge_outcomes.get("verdict"):
         Console(stderr=True).print(
             "calibrant: no probe variant got a verdict from the judge; nothing was measured",
             highlight=False,
         )
         raise typer.Exit(3)
-    print_run(str(report.get("run_id") or ""), as_json=as_json)
-    if fail_on_flag and report["flags"]:
+    print_run(result.report.run_id or "", as_json=as_json)
+    if fail_on_flag and result.report.flags:
         raise typer.Exit(1)

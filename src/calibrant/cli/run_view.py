@@ -4,9 +4,12 @@ version as one cell of `judges list`. `runs show --json` keeps the whole record.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..reports.probe import rate
+
+if TYPE_CHECKING:
+    from ..store.versions import LatestProbe
 
 __all__ = ["probe_cell", "run_lines"]
 
@@ -158,12 +161,12 @@ def run_lines(d: dict[str, Any]) -> list[str]:
     return _head(d) + body + [hint]
 
 
-def probe_cell(p: dict[str, Any] | None) -> str:
+def probe_cell(p: LatestProbe | None) -> str:
     """A judge version's latest probe run (store.versions.latest_probe) in one table cell."""
     if p is None:
         return "none"
-    gate = f"injection {p['injection_gate']}" if p["injection_gate"] else "no injection battery"
-    top = p["highest_attack_success"]
-    attack = f"; top attack {top['family']}/{top['channel']} {rate(top['rate'])}" if top else ""
-    flags = f"{len(p['flags'])} flag(s)" if p["flags"] else "no flag"
-    return f"{(p['finished_at'] or '—')[:16]} {p['split']}: {gate}{attack}; {flags}"
+    gate = f"injection {p.injection_gate}" if p.injection_gate else "no injection battery"
+    top = p.highest_attack_success
+    attack = f"; top attack {top.family}/{top.channel} {rate(top.rate.json_data())}" if top else ""
+    flags = f"{len(p.flags)} flag(s)" if p.flags else "no flag"
+    return f"{(p.finished_at or '—')[:16]} {p.split}: {gate}{attack}; {flags}"

@@ -4,7 +4,7 @@ recorded with their provenance and reports, and upgrading the store's schema."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,38 +25,41 @@ def judges_list(
     from ..judge.config import judges_dir, resolve_judge
     from ..store import make_engine
     from ..store.runs import Runs
-    from ..store.versions import judge_entry
+    from ..store.versions import JudgeEntry, judge_entry
     from .run_view import probe_cell
 
     runs = Runs(make_engine())
-    rows: list[dict[str, Any]] = []
+    rows: list[JudgeEntry | tuple[str, str]] = []  # an entry, or a file's name and its error
     for path in sorted(judges_dir().glob("*.yaml")):
         try:
             config, rubric, _, _ = resolve_judge(judge_options(judge_name=path.stem))
         except CalibrantError as exc:  # one broken file does not hide the others
-            rows.append({"name": path.stem, "error": str(exc)})
+            rows.append((path.stem, str(exc)))
             continue
         rows.append(judge_entry(path.stem, config, rubric, runs))
     if as_json:
-        typer.echo(json.dumps(rows, indent=2, sort_keys=True))
+        data = [
+            {"name": r[0], "error": r[1]} if isinstance(r, tuple) else r.json_data() for r in rows
+        ]
+        typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     table = Table(title=f"Saved judges in {judges_dir()}/", title_justify="left")
     for col in ("name", "version", "model", "rubric", "latest calibration", "latest probe"):
         table.add_column(col)
     for r in rows:
-        if "error" in r:
-            table.add_row(r["name"], "—", "—", "—", f"[red]{r['error']}[/red]", "—")
+        if isinstance(r, tuple):
+            table.add_row(r[0], "—", "—", "—", f"[red]{r[1]}[/red]", "—")
             continue
-        cal = r["latest_calibration"]
+        cal = r.latest_calibration
         table.add_row(
-            r["name"],
-            r["hash"][:19],
-            r["model"],
-            f"{r['rubric']['id']} {r['rubric']['version']}",
+            r.name,
+            r.hash[:19],
+            r.model,
+            f"{r.rubric.id} {r.rubric.version}",
             "none"
             if cal is None
-            else f"{cal['finished_at'][:16]} {cal['split']} n={cal['n_items']} gate {cal['gate']}",
-            escape(probe_cell(r["latest_probe"])),
+            else f"{(cal.finished_at or '')[:16]} {cal.split} n={cal.n_items} gate {cal.gate}",
+            escape(probe_cell(r.latest_probe)),
         )
     console = Console()
     console.print(fit(console, table))
@@ -86,7 +89,7 @@ def runs_list(
     if as_json:
         typer.echo(
             json.dumps(
-                [r.as_json() for r in runs],
+                [r.json_data() for r in runs],
                 indent=2,
                 sort_keys=True,
             )

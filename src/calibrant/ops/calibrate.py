@@ -111,7 +111,7 @@ def calibrate(
             source=options.source,
             recorded=options.recorded,
         )
-    return CalibrateResult(run_id=str(report.run_id), report=report.json_data())
+    return CalibrateResult(run_id=str(report.run_id), report=report)
 
 
 @dataclass(frozen=True)

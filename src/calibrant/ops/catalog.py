@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import yaml
@@ -31,6 +30,7 @@ from ..judge.reliability import RetryPolicy
 from ..store.runs import Runs
 from ..store.service_tables import JudgeRow, RubricRow
 from ..store.versions import judge_entry
+from .listings import JudgeDetail, JudgeOut, RubricDetail, RubricOut
 from .server_paths import server_path
 
 __all__ = [
@@ -42,10 +42,12 @@ __all__ = [
     "get_judge",
     "get_rubric",
     "iso",
+    "judge_detail",
     "judge_info",
     "list_judges",
     "list_rubrics",
     "resolve_stored_judge",
+    "rubric_detail",
     "rubric_info",
 ]
 
@@ -75,17 +77,20 @@ def _hash_key(ref: str) -> str:
 # -- rubrics ------------------------------------------------------------------------------------
 
 
-def rubric_info(row: RubricRow, *, body: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "hash": row.content_hash,
-        "rubric_id": row.rubric_id,
-        "version": row.version,
-        "created_by": row.created_by,
-        "created_at": iso(row.created_at),
-    }
-    if body:
-        out["yaml"] = row.body
-    return out
+def rubric_info(row: RubricRow) -> RubricOut:
+    """A stored rubric as the API lists it."""
+    return RubricOut(
+        hash=row.content_hash,
+        rubric_id=row.rubric_id,
+        version=row.version,
+        created_by=row.created_by,
+        created_at=iso(row.created_at),
+    )
+
+
+def rubric_detail(row: RubricRow) -> RubricDetail:
+    """A stored rubric with its body (YAML)."""
+    return RubricDetail(**dict(rubric_info(row)), yaml=row.body)
 
 
 def _store_rubric(engine: Engine, rubric: Rubric, body: str, user: str) -> tuple[RubricRow, bool]:
@@ -294,14 +299,16 @@ def resolve_stored_judge(engine: Engine, ref: str) -> Resolved:
     return _load_judge(engine, get_judge(engine, ref))
 
 
-def judge_info(engine: Engine, row: JudgeRow, *, body: bool = False) -> dict[str, Any]:
+def judge_info(engine: Engine, row: JudgeRow) -> JudgeOut:
     """A judge version as `calibrant judges list` shows it, with who stored it and when."""
     config, rubric, _, _ = _load_judge(engine, row)
-    out = judge_entry(row.name, config, rubric, Runs(engine))
-    out.update(created_by=row.created_by, created_at=iso(row.created_at))
-    if body:
-        out["yaml"] = _masked(row.body)
-    return out
+    entry = judge_entry(row.name, config, rubric, Runs(engine))
+    return JudgeOut(**dict(entry), created_by=row.created_by, created_at=iso(row.created_at))
+
+
+def judge_detail(engine: Engine, row: JudgeRow) -> JudgeDetail:
+    """A judge version with its configuration as stored (YAML, a credential masked)."""
+    return JudgeDetail(**dict(judge_info(engine, row)), yaml=_masked(row.body))
 
 
 def list_judges(engine: Engine) -> list[JudgeRow]:

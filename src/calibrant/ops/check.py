@@ -83,4 +83,6 @@ def check(store: Store | None, options: CheckOptions, hooks: Hooks | None = None
         arguments = {"paths": list(options.paths), "case": options.case}
         run_id = record_finished(store, "check", summary, arguments=arguments)
         (hooks or Hooks()).run(run_id)
-    return CheckResult(run_id=run_id, report=summary, files=files, totals=totals)
+    return CheckResult(
+        run_id=run_id, report=CheckResult.model_of(summary), files=files, totals=totals
+    )

@@ -68,21 +68,42 @@ class Hooks:
 
 @dataclass(frozen=True)
 class OpResult(Generic[ReportT]):
-    """What an operation gives back: its run and its report (the stored one), of the report
-    model `ReportT` (a result class names it: `OpResult[CalibrationReport]`, and its KIND)."""
+    """What an operation gives back: its run and its report, as the report model `ReportT` (a
+    result class names it: `OpResult[CalibrationReport]`, and its KIND). `data` is the report as
+    JSON data (`json_data()`: what is written and served).
+
+    A producer that still builds the report's JSON data may pass that dict: the result validates
+    it into the model of its KIND at once, so both give the same result (the type checker asks
+    for the model). A result made without a report (a score run only queued) holds None."""
 
     run_id: str
-    report: dict[str, Any] = field(default_factory=dict)
+    report: ReportT = field(default=cast("ReportT", None))
     KIND: ClassVar[str | None] = None  # the report's kind (calibrant.contracts.reports)
 
-    def typed(self) -> ReportT:
-        """The report as its model, `ReportT` (the JSON data, as stored, stays in `report`
-        for the renderers that still read it)."""
+    def __post_init__(self) -> None:
+        given: object = self.report
+        if isinstance(given, dict):
+            object.__setattr__(self, "report", self.model_of(given))
+
+    @classmethod
+    def model_of(cls, data: dict[str, Any]) -> ReportT:
+        """The report of this result's KIND from its JSON data (as stored or as made)."""
         from ..contracts.reports import load_report
 
-        if self.KIND is None or "schema_version" not in self.report:
+        if cls.KIND is None:
+            raise ValueError(f"{cls.__name__} names no report kind to read its report as")
+        return cast("ReportT", load_report(cls.KIND, data))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The report as JSON data (the file's, the store's and the API's)."""
+        return self.typed().json_data()
+
+    def typed(self) -> ReportT:
+        """The report's model (`report`; raises for a result that holds none)."""
+        if self.report is None:
             raise ValueError(f"{type(self).__name__} of run {self.run_id} holds no report")
-        return cast("ReportT", load_report(self.KIND, self.report))
+        return self.report
 
 
 def record_finished(

@@ -142,7 +142,9 @@ def compare(store: Store, options: CompareOptions, hooks: Hooks | None = None) -
     report["run_id"] = run_id
     unmeasured = _unmeasured((options.name_a, options.name_b), judged)
     runs.finish(run_id, report, status="no_verdict" if unmeasured else "finished")
-    return CompareResult(run_id=run_id, report=report, unmeasured=tuple(unmeasured))
+    return CompareResult(
+        run_id=run_id, report=CompareResult.model_of(report), unmeasured=tuple(unmeasured)
+    )
 
 
 def side_name(given: str, judge: ResolvedJudge | RecordedJudge) -> str:

@@ -83,4 +83,4 @@ def compare_trials(store: Store, options: CompareTrialsOptions) -> CompareTrials
         arguments={"a": str(run_a), "b": str(run_b), "min_cases": report.min_cases},
         seed=options.seed,
     )
-    return CompareTrialsResult(run_id=report.run_id, report=report.json_data())
+    return CompareTrialsResult(run_id=report.run_id, report=report)

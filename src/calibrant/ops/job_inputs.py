@@ -23,6 +23,7 @@ from pydantic import AfterValidator, Field
 from sqlalchemy import Engine
 
 from ..contracts.common import Contract
+from ..contracts.reports.base import JsonTree
 from ..errors import CalibrantError, InputError
 from ..paths import expand_paths, inside
 from ..settings import get_settings
@@ -217,14 +218,14 @@ def gold_of(engine: Engine, p: dict[str, Any], stack: ExitStack) -> tuple[Path, 
     return exported.folder, exported.source
 
 
-def shown(params: dict[str, Any]) -> dict[str, Any]:
+def shown(params: dict[str, Any]) -> dict[str, JsonTree]:
     """A job's parameters as the API shows them: an uploaded file by its name, size and
     SHA-256 (the report's), not its whole text."""
-    out = dict(params)
+    out: dict[str, JsonTree] = dict(params)
     for key in ("verdicts", "verdicts_a", "verdicts_b"):
         v = out.get(key)
         if isinstance(v, dict) and v.get("content") is not None:
-            data = v["content"].encode()
+            data = str(v["content"]).encode()  # the file's text, as the request gave it
             out[key] = {
                 **{k: x for k, x in v.items() if k != "content"},
                 "bytes": len(data),

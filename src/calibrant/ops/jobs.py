@@ -11,7 +11,7 @@ import json
 import uuid
 from contextlib import ExitStack
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 from sqlalchemy import Engine, update
@@ -33,6 +33,7 @@ from .job_inputs import (
     server_gold,
     shown,
 )
+from .listings import JobOut, JobStatus
 
 __all__ = [
     "JOB_TASK",
@@ -332,16 +333,17 @@ def cancel(engine: Engine, job_id: str) -> JobRow:
     raise Conflict(f"job {job_id} is {row.status}: only a queued or running job can be cancelled")
 
 
-def job_info(row: JobRow) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "kind": row.kind,
-        "status": row.status,
-        "params": shown(json.loads(row.params)),
-        "created_by": row.created_by,
-        "created_at": iso(row.created_at),
-        "started_at": iso(row.started_at),
-        "finished_at": iso(row.finished_at),
-        "run_id": row.run_id,
-        "error": row.error,
-    }
+def job_info(row: JobRow) -> JobOut:
+    """A job as the API shows it."""
+    return JobOut(
+        id=row.id,
+        kind=row.kind,
+        status=cast(JobStatus, row.status),  # the store keeps only these
+        params=shown(json.loads(row.params)),
+        created_by=row.created_by,
+        created_at=iso(row.created_at),
+        started_at=iso(row.started_at),
+        finished_at=iso(row.finished_at),
+        run_id=row.run_id,
+        error=row.error,
+    )

@@ -157,7 +157,7 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         )
 
     if not options.record:
-        return JudgeResult(run_id="", report=work().json_data(), judgments=tuple(judgments))
+        return JudgeResult(run_id="", report=work(), judgments=tuple(judgments))
     from ..store.runs import Runs
 
     runs = Runs(store.engine)
@@ -174,9 +174,8 @@ def judge(store: Store, options: JudgeOpOptions, hooks: Hooks | None = None) -> 
         runs.finish(run_id, None, status="failed")
         raise
     report.run_id = run_id
-    data = report.json_data()
-    runs.finish(run_id, data)
-    return JudgeResult(run_id=run_id, report=data, judgments=tuple(judgments))
+    runs.finish(run_id, report.json_data())
+    return JudgeResult(run_id=run_id, report=report, judgments=tuple(judgments))
 
 
 def judge_stream(

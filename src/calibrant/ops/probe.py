@@ -55,4 +55,4 @@ def probe(store: Store, options: ProbeOptions, hooks: Hooks | None = None) -> Pr
             on_done=lambda cached: progress.advance(cached=cached),
             check=gold_in_rubric_domain,
         )
-    return ProbeResult(run_id=str(report.run_id), report=report.json_data())
+    return ProbeResult(run_id=str(report.run_id), report=report)

@@ -151,4 +151,4 @@ def score(store: Store, options: ScoreOptions, hooks: ScoreHooks | None = None) 
         raise
     report = summary.report(chosen, available=available, run_id=run_id).json_data()
     runs.finish(run_id, report)
-    return ScoreResult(run_id=run_id, report=report, transcripts=total)
+    return ScoreResult(run_id=run_id, report=ScoreResult.model_of(report), transcripts=total)

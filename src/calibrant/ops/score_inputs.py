@@ -71,11 +71,13 @@ class ScoreHooks(Hooks):
 
 @dataclass(frozen=True)
 class ScoreResult(OpResult["ScoreReport"]):
-    """The run, its report, and how many transcripts it scored."""
+    """The run, its report, and how many transcripts it scored (queued: no report yet, the
+    transcripts and the jobs they were queued as)."""
 
     KIND = "score"
 
     transcripts: int = 0
+    jobs: int | None = None
 
 
 def _calibration(options: ScoreOptions, runs: Runs) -> tuple[ChosenCalibration | None, str | None]:

@@ -66,7 +66,7 @@ def enqueue(store: Store, options: QueueOptions, hooks: ScoreHooks | None = None
     except BaseException:
         runs.finish(run_id, None, status="failed")
         raise
-    return ScoreResult(run_id=run_id, report={"jobs": jobs}, transcripts=total)
+    return ScoreResult(run_id=run_id, transcripts=total, jobs=jobs)
 
 
 def _judge_of(detail: dict[str, Any]) -> ResolvedJudge:
@@ -110,11 +110,11 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     logging.getLogger("calibrant.queue").info(
         "run %s: %d transcript(s) from %d scored", options.run_id, len(rows), options.start
     )
-    report: dict[str, Any] = {}
     total = int(detail["arguments"]["transcripts"])
     if len(runs.scores(options.run_id)) >= total and detail["status"] == "running":
-        report = finish_queued(store, options.run_id).json_data()
-    return ScoreResult(run_id=options.run_id, report=report, transcripts=len(rows))
+        report = finish_queued(store, options.run_id)
+        return ScoreResult(run_id=options.run_id, report=report, transcripts=len(rows))
+    return ScoreResult(run_id=options.run_id, transcripts=len(rows))  # not the last round
 
 
 def finish_queued(store: Store, run_id: str) -> ScoreReport:
@@ -189,7 +189,7 @@ def wait(
     detail = Runs(store.engine).get(st.run_id)
     report = detail["report"] if detail else None
     if report is None:  # all rows are in but no worker recorded the report: build it here
-        report = finish_queued(store, st.run_id).json_data()
+        report = finish_queued(store, st.run_id)
     return ScoreResult(run_id=st.run_id, report=report, transcripts=st.transcripts)
 
 

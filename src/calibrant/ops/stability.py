@@ -81,4 +81,4 @@ def stability(
     )
     report["run_id"] = run_id
     hooks.run(run_id)
-    return StabilityResult(run_id=run_id, report=report)
+    return StabilityResult(run_id=run_id, report=StabilityResult.model_of(report))

@@ -85,4 +85,4 @@ def trials(store: Store | None, options: TrialsOptions, hooks: Hooks | None = No
         }
         run_id = record_finished(store, "trials", report.json_data(), arguments=arguments)
         hooks.run(run_id)
-    return TrialsResult(run_id=run_id, report=report.json_data(), runs=tuple(runs))
+    return TrialsResult(run_id=run_id, report=report, runs=tuple(runs))

@@ -194,7 +194,7 @@ def render_inputs(err: Console, files: Any, total: int) -> None:
 def queued_line(queued: Any) -> str:
     """What `score --queue` says of the run it queued (a `ScoreResult` of `ops.score.enqueue`)."""
     return (
-        f"queued {queued.transcripts} transcript(s) as {queued.report['jobs']} job(s) "
+        f"queued {queued.transcripts} transcript(s) as {queued.jobs} job(s) "
         f"of run {queued.run_id}; start workers with `calibrant worker`, follow with "
         f"`calibrant score --wait {queued.run_id}`"
     )

@@ -139,21 +139,21 @@ async def import_labels(request: Request, user: Admin) -> ImportResult:
     return ImportResult(**counts)
 
 
-def _item_out(row: Any, user: User) -> dict[str, Any]:
+def _item_out(row: Any, user: User) -> ItemOut:
     """What the caller may know of an item: an expert gets its alias, queue and rubric only
     (the transcript id names the agent, case and run; the content hash finds it in a run's
     report; the upload time tells one upload batch from another)."""
     admin = user.can("admin")
     alias = row.alias or row.id
-    return {
-        "id": row.id if admin else alias,
-        "alias": alias,
-        "transcript_id": row.id if admin else None,
-        "queue": row.queue,
-        "rubric": row.rubric_hash,
-        "transcript_hash": row.transcript_hash if admin else None,
-        "uploaded_at": lab.utc(row.created_at) if admin else None,
-    }
+    return ItemOut(
+        id=row.id if admin else alias,
+        alias=alias,
+        transcript_id=row.id if admin else None,
+        queue=row.queue,
+        rubric=row.rubric_hash,
+        transcript_hash=row.transcript_hash if admin else None,
+        uploaded_at=lab.utc(row.created_at) if admin else None,
+    )
 
 
 @router.get("/items")
@@ -161,7 +161,7 @@ def items(request: Request, user: Annotator, queue: QueueName | None = None) -> 
     """The items uploaded for labeling (no labels in them), by queue, then by the name the
     caller knows them by (an expert's: the random alias, an order that tells nothing)."""
     rows = lab.list_items(request.app.state.engine, queue=queue)
-    return sorted((ItemOut(**_item_out(r, user)) for r in rows), key=_by_queue_and_id)
+    return sorted((_item_out(r, user) for r in rows), key=_by_queue_and_id)
 
 
 def _by_queue_and_id(row: ItemOut) -> tuple[str, str]:
@@ -175,7 +175,7 @@ def item(request: Request, user: Annotator, item: str) -> ItemDetail:
     found = lab.get_item(request.app.state.engine, item, by_id=user.can("admin"))
     t = found.transcript
     return ItemDetail(
-        **_item_out(found, user),
+        **dict(_item_out(found, user)),
         records=[RecordOut(id=e.id, t=e.t, text=e.text) for e in trusted_evidence(t)],
         conversation=[TurnOut(id=i, t=n, header=h, text=x) for i, n, h, x in conversation_items(t)],
         transcript=t if user.can("admin") else None,

@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
-from ..contracts.reports.base import Figure, JsonTree
+from ..ops.listings import JobOut, JudgeDetail, JudgeOut, RubricDetail, RubricOut
+from ..store.versions import LatestCalibration, LatestProbe
 
 __all__ = [
     "ID_PATTERN",
@@ -165,86 +166,6 @@ class HealthOut(Model):
 class MeOut(Model):
     name: str = Field(description="The account's name.")
     role: str = Field(description="Its role: annotator, adjudicator or admin.")
-
-
-class RubricOut(Model):
-    hash: str = Field(description="Content hash of the rubric (its version).")
-    rubric_id: str = Field(description="The rubric's id.")
-    version: str = Field(description="The version the rubric gives itself.")
-    created_by: str = Field(description="Who stored it.")
-    created_at: str | None = Field(description="When it was stored (UTC, ISO 8601).")
-
-
-class RubricDetail(RubricOut):
-    yaml: str = Field(description="The rubric as stored (YAML).")
-
-
-class RubricRefOut(Model):
-    id: str = Field(description="The rubric's id.")
-    version: str = Field(description="The version the rubric gives itself.")
-    hash: str = Field(description="Content hash of the rubric.")
-
-
-class LatestCalibration(Model):
-    run_id: str = Field(description="The calibrate run (GET /api/runs/{id} gives its report).")
-    finished_at: str | None = Field(description="When it finished (ISO 8601).")
-    split: str | None = Field(description="The gold split it measured.")
-    n_items: int | None = Field(description="Gold items it measured.")
-    gate: Literal["PASS", "FAIL", "UNDECIDED"] | None = Field(description="The judge's gate.")
-
-
-class HighestAttack(Model):
-    family: str = Field(description="Injection family.")
-    channel: str = Field(description="Where the injection was placed.")
-    rate: Figure = Field(description="Attack success rate: value, ci95, n, method.")
-
-
-class LatestProbe(Model):
-    run_id: str = Field(description="The probe run (GET /api/runs/{id} gives its report).")
-    finished_at: str | None = Field(description="When it finished (ISO 8601).")
-    split: str | None = Field(description="The gold split it probed.")
-    injection_gate: str | None = Field(description="The injection gate (null: not run).")
-    highest_attack_success: HighestAttack | None = Field(
-        description="The defended prompt's highest attack success rate."
-    )
-    flags: list[str] = Field(description="The flags the probes raised.")
-
-
-class JudgeOut(Model):
-    name: str = Field(description="The judge's name (its versions share it).")
-    hash: str = Field(description="The judge version: hash of its resolved configuration.")
-    model: str = Field(description="The model it calls.")
-    rubric: RubricRefOut = Field(description="The rubric it judges on.")
-    latest_calibration: LatestCalibration | None = Field(
-        description="Its latest finished calibration in the store (null: never calibrated)."
-    )
-    latest_probe: LatestProbe | None = Field(
-        description="Its latest finished probe run in the store (null: never probed)."
-    )
-    created_by: str = Field(description="Who stored it.")
-    created_at: str | None = Field(description="When it was stored (UTC, ISO 8601).")
-
-
-class JudgeDetail(JudgeOut):
-    yaml: str = Field(description="The judge configuration as stored (YAML).")
-
-
-class JobOut(Model):
-    id: str = Field(description="The job's id.")
-    kind: str = Field(description="What it runs: calibrate, judge, score, compare...")
-    status: Literal["queued", "running", "finished", "failed", "cancelling", "cancelled"] = Field(
-        description="Its state."
-    )
-    params: dict[str, JsonTree] = Field(
-        description="The options it was started with (the command's options of that name; an "
-        "uploaded verdicts file by its name, size and SHA-256)."
-    )
-    created_by: str = Field(description="Who started it.")
-    created_at: str | None = Field(description="When it was queued (UTC, ISO 8601).")
-    started_at: str | None = Field(description="When a worker took it.")
-    finished_at: str | None = Field(description="When it ended.")
-    run_id: str | None = Field(description="The run it produced (GET /api/runs/{id}).")
-    error: str | None = Field(description="Why it failed, if it did.")
 
 
 class RunOut(Model):

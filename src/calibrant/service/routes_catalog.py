@@ -55,7 +55,7 @@ async def post_rubric(
     text = await _text(request)
     row, created = catalog.add_rubric(request.app.state.engine, text, user.name)
     response.status_code = 201 if created else 200
-    return RubricOut(**catalog.rubric_info(row))
+    return catalog.rubric_info(row)
 
 
 @router.get("/rubrics")
@@ -64,9 +64,7 @@ def get_rubrics(
     _: User = Depends(require("adjudicator")),  # noqa: B008
 ) -> list[RubricOut]:
     """Every stored rubric, newest first (without its text)."""
-    return [
-        RubricOut(**catalog.rubric_info(r)) for r in catalog.list_rubrics(request.app.state.engine)
-    ]
+    return [catalog.rubric_info(r) for r in catalog.list_rubrics(request.app.state.engine)]
 
 
 @router.get("/rubrics/{content_hash}")
@@ -77,7 +75,7 @@ def get_rubric(
 ) -> RubricDetail:
     """One stored rubric by its hash (`sha256:...`, the prefix optional), with its YAML."""
     row = catalog.get_rubric(request.app.state.engine, content_hash)
-    return RubricDetail(**catalog.rubric_info(row, body=True))
+    return catalog.rubric_detail(row)
 
 
 @router.post(
@@ -102,7 +100,7 @@ async def post_judge(
     engine = request.app.state.engine
     row, created = catalog.add_judge(engine, name, text, user.name)
     response.status_code = 201 if created else 200
-    return JudgeOut(**catalog.judge_info(engine, row))
+    return catalog.judge_info(engine, row)
 
 
 @router.get("/judges")
@@ -113,7 +111,7 @@ def get_judges(
     """Every stored judge version with its latest calibration in the store (as `calibrant
     judges list`), by name, newest version first."""
     engine = request.app.state.engine
-    return [JudgeOut(**catalog.judge_info(engine, r)) for r in catalog.list_judges(engine)]
+    return [catalog.judge_info(engine, r) for r in catalog.list_judges(engine)]
 
 
 @router.get("/judges/{ref}")
@@ -125,4 +123,4 @@ def get_judge(
     """One judge version, by its hash or by name (the latest version of that name), with its
     stored configuration."""
     engine = request.app.state.engine
-    return JudgeDetail(**catalog.judge_info(engine, catalog.get_judge(engine, ref), body=True))
+    return catalog.judge_detail(engine, catalog.get_judge(engine, ref))

@@ -40,7 +40,7 @@ def post_job(
 
     row = jobs.create(engine, job, user.name)
     enqueue(engine, request.app.state.database_url, row.id)
-    return JobOut(**jobs.job_info(jobs.get(engine, row.id)))
+    return jobs.job_info(jobs.get(engine, row.id))
 
 
 @router.get("")
@@ -52,7 +52,7 @@ def get_jobs(
 ) -> list[JobOut]:
     """Jobs, newest first: kind, state, who started it, the run it produced, its error."""
     rows = jobs.list_jobs(request.app.state.engine, status=status, limit=limit)
-    return [JobOut(**jobs.job_info(r)) for r in rows]
+    return [jobs.job_info(r) for r in rows]
 
 
 @router.get("/{job_id}")
@@ -63,7 +63,7 @@ def get_job(
 ) -> JobOut:
     """One job: its state (queued, running, finished, failed, cancelling, cancelled), its run
     id (GET /api/runs/{id} gives the report) and its error, if it failed."""
-    return JobOut(**jobs.job_info(jobs.get(request.app.state.engine, job_id)))
+    return jobs.job_info(jobs.get(request.app.state.engine, job_id))
 
 
 @router.post("/{job_id}/cancel")
@@ -74,4 +74,4 @@ def cancel_job(
 ) -> JobOut:
     """Cancel a job: a queued one at once, a running one at the judge's next answer
     (`cancelling` until then). 409 for a job already finished or failed."""
-    return JobOut(**jobs.job_info(jobs.cancel(request.app.state.engine, job_id)))
+    return jobs.job_info(jobs.cancel(request.app.state.engine, job_id))

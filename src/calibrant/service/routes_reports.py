@@ -60,8 +60,9 @@ def _kappa(v: float | None) -> str:
     return "undefined" if v is None else f"{v:.2f}"
 
 
-def _session(request: Request) -> dict[str, Any]:
-    """The workbench session's form token, for the header's logout form ("" with a bearer)."""
+def _session(request: Request) -> dict[str, str]:
+    """The templates' context from the session: its form token, for the header's logout form
+    ("" with a bearer)."""
     return {"csrf": csrf_token(request)}
 
 
@@ -77,7 +78,7 @@ def reports_index(
     kind: RunKind | None = Query(default=None),  # noqa: B008
     user: User = Depends(page_user("adjudicator")),  # noqa: B008
 ) -> HTMLResponse:
-    runs = [r.as_json() for r in Runs(request.app.state.engine).recent(kind=kind, limit=200)]
+    runs = [r.json_data() for r in Runs(request.app.state.engine).recent(kind=kind, limit=200)]
     return _templates().TemplateResponse(
         request,
         "reports/index.html",
@@ -104,6 +105,6 @@ def report_page(
         page = "reports/probe.html"
         context["text"] = probe_markdown(report)
     else:
-        stored = run.as_json()["report"]
+        stored = run.json_data()["report"]
         context["report_json"] = json.dumps(stored, indent=2, sort_keys=True, ensure_ascii=False)
     return _templates().TemplateResponse(request, page, context)

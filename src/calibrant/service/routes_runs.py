@@ -28,7 +28,7 @@ def get_runs(
     """Runs, newest first: kind, status, who, when, judge version and rubric (as `calibrant
     runs list --json`)."""
     runs = Runs(request.app.state.engine).recent(kind=kind, limit=limit)
-    return [RunOut(**r.as_json()) for r in runs]
+    return [RunOut(**r.json_data()) for r in runs]
 
 
 @router.get("/{run_id}", response_model=RunDetail, response_model_exclude_unset=True)

@@ -30,5 +30,5 @@ def read_run(request: Request, run_id: str, user: User) -> RunDetail:
     """The run, as `user` reads it: the judge's verdict on every labeling item its report
     names counts as read by `user` from now on."""
     run = run_detail(request, run_id)
-    record_report_read(request.app.state.engine, user.name, run.as_json(), f"run {run.id}")
+    record_report_read(request.app.state.engine, user.name, run.json_data(), f"run {run.id}")
     return run

@@ -150,7 +150,7 @@ def _label_page(
         keys=max(len(x) for x in choices.values()),
         mine=mine,
         place=lab.place_in_queue(engine, user.name, item.queue, item.alias),
-        **_transcript_context(item),
+        **_transcript_context(item)._asdict(),
     )
 
 

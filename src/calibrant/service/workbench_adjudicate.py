@@ -59,7 +59,7 @@ def _adjudicate_page(
         error,
         title=f"Adjudicate {item.alias}",
         disputes=disputes,
-        **_transcript_context(item),
+        **_transcript_context(item)._asdict(),
     )
 
 

@@ -5,7 +5,7 @@ token checked, and an item shown with its transcript, rubric and evidence."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
@@ -15,7 +15,8 @@ from markupsafe import Markup, escape
 from sqlalchemy import Engine
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Criterion, Rubric
-from ..judge.evidence import conversation_items, phrasing, records_for_rater
+from ..domains import EvidenceItem, UntrustedText
+from ..judge.evidence import DomainRecords, conversation_items, phrasing, records_for_rater
 from ..judge.fence import quoted_spans
 from ..store import labeling as lab
 from ..store.users import User
@@ -143,18 +144,27 @@ def _evidence(text: str) -> Markup:
     )
 
 
-def _transcript_context(item: lab.Item) -> dict[str, Any]:
+class TranscriptContext(NamedTuple):
+    """What the label and adjudicate pages show of an item (their templates' names)."""
+
+    item: lab.Item
+    records: DomainRecords | None
+    records_from: str  # what the pack calls its trusted records (a pack that builds evidence)
+    evidence: list[EvidenceItem]
+    conversation: list[UntrustedText]
+
+
+def _transcript_context(item: lab.Item) -> TranscriptContext:
     """What an expert sees of an item: its alias, the records and the conversation; never the
     transcript id, the case, its title or expected outcome, the agent or the run. Another
     domain's records come as a table by kind, before and at the end, of the acting tenant's
     records only."""
     t = item.transcript
     records, evidence = records_for_rater(t)
-    return {
-        "item": item,
-        "records": records,
-        # what the pack calls its trusted records (for a pack that builds its own evidence)
-        "records_from": " ".join(phrasing(t.domain).records.split()),
-        "evidence": evidence,
-        "conversation": conversation_items(t),
-    }
+    return TranscriptContext(
+        item=item,
+        records=records,
+        records_from=" ".join(phrasing(t.domain).records.split()),
+        evidence=evidence,
+        conversation=conversation_items(t),
+    )

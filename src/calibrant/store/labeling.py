@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -88,6 +88,7 @@ __all__ = [
     "decode_label",
     "utc",
     "check_value",
+    "LabelValues",
     "label_row",
     "upsert_labels",
 ]
@@ -278,24 +279,29 @@ def save_labels(
     return [StoredLabel(item_id, rater, c, v, n, now) for c, (v, n) in checked.items()]
 
 
+class LabelValues(NamedTuple):
+    """One row of the labels table as written: the label as its JSON text."""
+
+    item: str
+    rater: str
+    criterion: str
+    label: str
+    note: str | None
+    created_at: datetime
+
+
 def label_row(
     item: str, rater: str, criterion: str, value: str | int, note: str | None, now: datetime
-) -> dict[str, Any]:
-    return {
-        "item": item,
-        "rater": rater,
-        "criterion": criterion,
-        "label": json.dumps(value),
-        "note": note,
-        "created_at": now,
-    }
+) -> LabelValues:
+    return LabelValues(item, rater, criterion, json.dumps(value), note, now)
 
 
-def upsert_labels(conn: Connection, rows: list[dict[str, Any]]) -> None:
+def upsert_labels(conn: Connection, rows: list[LabelValues]) -> None:
     """Insert labels, replacing a rater's earlier label of the same item and criterion."""
     insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
     for start in range(0, len(rows), 1000):
-        statement = insert(_labels).values(rows[start : start + 1000])
+        chunk = [r._asdict() for r in rows[start : start + 1000]]
+        statement = insert(_labels).values(chunk)
         statement = statement.on_conflict_do_update(
             index_elements=["item", "rater", "criterion"],
             set_={

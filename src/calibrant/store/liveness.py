@@ -17,20 +17,30 @@ import threading
 import time
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
 from sqlalchemy import Engine, text
 
 from .claims import Clock, claim_lease_seconds, new_owner, owner_ended
 
-__all__ = ["PROCESS_KEY", "process_record", "shown_status", "Heartbeat", "HEARTBEAT"]
+__all__ = ["PROCESS_KEY", "RunProcess", "process_record", "shown_status", "Heartbeat", "HEARTBEAT"]
 
 PROCESS_KEY = "_process"
 """Where a run's process lives in its `arguments` JSON (left out of what `Runs.get` shows as
 arguments)."""
 
 
-def process_record(clock: Clock = time.time) -> dict[str, Any]:
+class RunProcess(BaseModel):
+    """The process a run lives with: who (host:pid:random) and until when its lease holds."""
+
+    model_config = ConfigDict(extra="forbid")
+    owner: str
+    lease_until: float = PydanticField(description="Unix seconds.")
+
+
+def process_record(clock: Clock = time.time) -> RunProcess:
     """This process, as a run records it: owner and lease expiry (Unix seconds)."""
-    return {"owner": new_owner(), "lease_until": clock() + claim_lease_seconds()}
+    return RunProcess(owner=new_owner(), lease_until=clock() + claim_lease_seconds())
 
 
 def shown_status(status: str, process: dict[str, Any] | None, *, now: float | None = None) -> str:

@@ -9,12 +9,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer
 from pydantic import Field as PydanticField
 
 from ..contracts.reports import AnyReport, report_for_run
-from ..contracts.reports.base import JsonScalar, JsonTree, JudgeFields
-from .liveness import PROCESS_KEY, shown_status
+from ..contracts.reports.base import JsonScalar, JsonTree, JudgeFields, Strict
+from .liveness import PROCESS_KEY, RunProcess, shown_status
 from .run_tables import RunRow
 
 
@@ -25,8 +25,9 @@ def _status(r: RunRow, now: float) -> str:
     return shown_status(r.status, json.loads(r.arguments).get(PROCESS_KEY), now=now)
 
 
-class RunInfo(BaseModel):
-    """A stored run, for listings."""
+class RunInfo(Strict):
+    """A stored run, for listings; as JSON data (`json_data()`: `runs list --json`,
+    GET /api/runs) its times are in UTC."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -40,25 +41,12 @@ class RunInfo(BaseModel):
     rubric_hash: str | None
     calibrant_version: str
 
-    def as_json(self) -> dict[str, Any]:
-        """For listings (`runs list --json`, GET /api/runs); times in UTC."""
-
-        def iso(when: datetime | None) -> str | None:
-            if when is None:
-                return None
-            return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
-
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "status": self.status,
-            "who": self.who,
-            "started_at": iso(self.started_at),
-            "finished_at": iso(self.finished_at),
-            "judge_hash": self.judge_hash,
-            "rubric_hash": self.rubric_hash,
-            "calibrant_version": self.calibrant_version,
-        }
+    @field_serializer("started_at", "finished_at", when_used="json")
+    def _utc(self, when: datetime | None) -> str | None:
+        """ISO 8601 in UTC (the store keeps UTC; SQLite hands it back without its zone)."""
+        if when is None:
+            return None
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
 
     @classmethod
     def of(cls, r: RunRow, now: float | None = None) -> RunInfo:
@@ -76,14 +64,6 @@ class RunInfo(BaseModel):
         )
 
 
-class RunProcess(BaseModel):
-    """The process a run lives with: who (host:pid:random) and until when its lease holds."""
-
-    model_config = ConfigDict(extra="forbid")
-    owner: str
-    lease_until: float = PydanticField(description="Unix seconds.")
-
-
 class RunSampling(BaseModel):
     """How the judge sampled (recorded when the run started)."""
 
@@ -96,7 +76,7 @@ class RunSampling(BaseModel):
     samples: int | None = None
 
 
-class RunDetail(BaseModel):
+class RunDetail(Strict):
     """A stored run: its provenance and the report it produced (`runs show`, GET /api/runs/ID).
     The report is its kind's model (calibrant.contracts.reports), or the JSON as stored when
     the run has no report model (a provider batch, a failed run's error) or the stored report
@@ -123,10 +103,6 @@ class RunDetail(BaseModel):
     )
     report: AnyReport | dict[str, JsonTree] | None
     error: str | None  # why it failed, if known
-
-    def as_json(self) -> dict[str, Any]:
-        """As stored: the report's fields as it recorded them (none added by its model)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def _typed(kind: str, report: Any) -> AnyReport | dict[str, JsonTree] | None:

@@ -25,6 +25,7 @@ from sqlmodel import Session, col, select
 
 from .. import __version__
 from ..contracts import JudgeConfig
+from ..contracts.reports.base import JsonTree
 from .claims import Clock
 from .liveness import HEARTBEAT, PROCESS_KEY, process_record, shown_status
 from .run_info import RunDetail, RunInfo, _typed
@@ -102,7 +103,7 @@ class Runs:
             arguments=json.dumps(
                 {
                     **(arguments or {}),
-                    **({PROCESS_KEY: process_record(self.clock)} if process else {}),
+                    **({PROCESS_KEY: process_record(self.clock).model_dump()} if process else {}),
                 },
                 sort_keys=True,
                 default=str,
@@ -161,14 +162,15 @@ class Runs:
         )
         return run_id
 
-    def update_arguments(self, run_id: str, **changes: Any) -> dict[str, Any]:
+    def update_arguments(self, run_id: str, **changes: Any) -> dict[str, JsonTree]:
         """Record what a running run learned (e.g. the id a provider gave its batch) in its
-        arguments, in one transaction; returns the arguments as stored."""
+        arguments, in one transaction; returns the arguments as stored (JSON, free-form: each
+        command its own, as `RunDetail.arguments`)."""
         with Session(self.engine) as s:
             row = s.get(RunRow, run_id, with_for_update=self.engine.dialect.name == "postgresql")
             if row is None:
                 raise KeyError(run_id)
-            arguments = {**json.loads(row.arguments), **changes}
+            arguments: dict[str, JsonTree] = {**json.loads(row.arguments), **changes}
             row.arguments = json.dumps(arguments, sort_keys=True, default=str)
             s.add(row)
             s.commit()
@@ -246,7 +248,7 @@ class Runs:
     def get(self, prefix: str) -> dict[str, Any] | None:
         """A run (by id or an unambiguous prefix of it), provenance and report, as JSON data."""
         found = self.detail(prefix)
-        return None if found is None else found.as_json()
+        return None if found is None else found.json_data()
 
     def detail(self, prefix: str) -> RunDetail | None:
         """A run (by id or an unambiguous prefix of it), provenance and report."""
