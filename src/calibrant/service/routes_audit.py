@@ -118,8 +118,8 @@ async def get_agreement_over_time(
         )
     )
     where = "the agreement over time"
-    await run_in_threadpool(record_report_read, engine, user.name, report, where)
-    return AgreementOverTimeReport.model_validate(report)
+    await run_in_threadpool(record_report_read, engine, user.name, report.json_data(), where)
+    return report
 
 
 @router.get("/monitor", response_model=MonitorReport)
@@ -150,8 +150,7 @@ async def get_monitor(
         reference_windows=reference_windows,
         min_anchor_cases=min_anchor_cases,
     )
-    report = await run_in_threadpool(lambda: monitor_report(engine, options))
-    return MonitorReport.model_validate(report)
+    return await run_in_threadpool(lambda: monitor_report(engine, options))
 
 
 pages = APIRouter(tags=["audit"])
