@@ -47,7 +47,6 @@ ALLOWED = {
 STILL_PLAIN = {
     "_applicability": 2,
     "_attributes": 1,
-    "_audited_rate": 1,
     "_cost_figure": 1,
     "_criterion": 1,
     "_item_out": 1,
@@ -58,25 +57,19 @@ STILL_PLAIN = {
     "_pick_error": 1,
     "_probes": 1,
     "_read_marker": 1,
-    "_recorded": 1,  # was _recorded_monitor in cli/audit_commands.py, now in ops/monitor_run.py
     # moved out of CLI command bodies into ops/ (issue 34, item 3): the report they build was a
     # dict inside the command before; typing it is issue 34, item 1
     "agree": 1,
     "propose": 1,
-    "run_monitor": 1,
     "_recorded_report": 1,
     "_reject": 1,
     "_safety": 1,
-    "_score_run": 1,
     "_session": 1,
     "_started_first": 1,
     "_transcript_context": 1,
-    "_transcripts": 1,
     "_uploaded": 1,
-    "_window": 1,
     "add": 1,
     "add_known": 1,
-    "agreement_over_time": 1,
     "calibration_report": 1,
     "call": 3,
     "call_json": 2,
@@ -100,7 +93,6 @@ STILL_PLAIN = {
     "latest_probe": 1,
     "load": 1,
     "measure": 6,
-    "monitor_report": 1,
     "net_shift": 1,
     "print_trial_report": 1,
     "probe_report": 1,
@@ -108,8 +100,6 @@ STILL_PLAIN = {
     "process_record": 1,
     "propose_for_gold": 1,
     "rater_agreement": 1,
-    "recorded_monitor_report": 1,
-    "replay": 1,
     "report": 1,
     "robustness_section": 1,
     "rubric_info": 1,
@@ -126,7 +116,6 @@ STILL_PLAIN = {
     "transcript_entry": 1,
     "trial_report": 1,
     "update_arguments": 1,
-    "window_criterion": 1,
     "work": 1,
 }
 

@@ -477,7 +477,10 @@ def test_a_version_1_state_upgrades_its_shift_rule_keeps_the_others() -> None:
     assert st.verdicts == ("ok",) and not st.shift.alarm
     assert st.shift_reference is not None and st.shift_reference.windows == 1
     assert st.agreement.windows == 4 and st.anchors is not None and st.anchors.windows == 4
-    assert Monitor.from_dict(json.loads(json.dumps(up.state().json_data()))).state().json_data() == up.state().json_data()
+    assert (
+        Monitor.from_dict(json.loads(json.dumps(up.state().json_data()))).state().json_data()
+        == up.state().json_data()
+    )
 
 
 def test_the_reference_interval_covers_the_mean_of_bounded_case_shares() -> None:

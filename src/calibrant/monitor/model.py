@@ -85,9 +85,7 @@ class CriterionBaseline:
             confusion=None if self.confusion is None else [list(r) for r in self.confusion],
             anchor_cases=self.anchor_cases,
             anchor_scorings=self.anchor_scorings,
-            anchor_reference=None
-            if self.anchor_reference is None
-            else list(self.anchor_reference),
+            anchor_reference=None if self.anchor_reference is None else list(self.anchor_reference),
         )
 
     @classmethod

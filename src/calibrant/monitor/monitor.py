@@ -292,10 +292,10 @@ class Monitor:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Monitor:
-        """The state of :meth:`state` (its JSON, `state().json_data()`); a version-1 state (the shift rule against the gold
-        shares taken as exact) is upgraded: its shift rule starts again, collecting its
-        reference from the next windows, its other rules continue, and the anchors' check
-        that rules out a judge change starts."""
+        """The state of :meth:`state`, as its JSON (`state().json_data()`); a version-1 state
+        (the shift rule against the gold shares taken as exact) is upgraded: its shift rule
+        starts again, collecting its reference from the next windows, its other rules continue,
+        and the anchors' check that rules out a judge change starts."""
         version = d.get("state_version")
         if version not in (1, STATE_VERSION):
             raise ValueError(f"monitor state version {version!r}, expected {STATE_VERSION}")

@@ -37,8 +37,8 @@ from ..contracts.reports.audit import (
 from ..errors import ConfigError
 from ..scoring.audit_sample import Scored, draw_sample
 from ..store import labeling as lab
-from ..store.runs import Runs
 from ..store.run_info import RunDetail
+from ..store.runs import Runs
 from ..store.service_tables import ItemRow
 from .audit_agreement import ExpertLabels, agreement_over_time, audit_windows
 

@@ -39,7 +39,7 @@ from sqlmodel import Session, col, select
 
 from ..calibration.recorded import RecordedJudge, RecordedVerdict, check_verdicts, read_verdicts
 from ..contracts import Rubric
-from ..contracts.reports.monitor import AnchorsGold, MonitorReport, MonitoredVerdicts
+from ..contracts.reports.monitor import AnchorsGold, MonitoredVerdicts, MonitorReport
 from ..errors import ConfigError
 from ..monitor import Case, CriterionBaseline, anchor_kappa, anchor_reference
 from ..scoring.over_time import WINDOWS, AuditedItem, AuditWindow, window_bounds, window_criterion
