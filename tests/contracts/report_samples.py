@@ -183,7 +183,7 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
             runs.finish(run_id, summary.report(None))
             audit = draw_audit(
                 engine, AuditOptions(run_id, "audit-1", seed=3, count=40), by="t"
-            ).report
+            ).report.json_data()
             for item in audit["items"]:
                 for c in RUBRIC.criteria:
                     label = GOLD.labels_by(CONSENSUS, c.id).get(item["item_id"])

@@ -118,7 +118,8 @@ def audit(
     finally:
         engine.dispose()
     if as_json:
-        typer.echo(json.dumps({"run_id": result.run_id, **result.report}, indent=2, sort_keys=True))
+        data = {"run_id": result.run_id, **result.report.json_data()}
+        typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     out = Console(highlight=False)
     for line in audit_lines(result.run_id, result.report, result.added, dry_run=dry_run):

@@ -92,7 +92,7 @@ class AuditOptions:
 @dataclass(frozen=True)
 class AuditResult:
     run_id: str | None  # None on a dry run
-    report: dict[str, Any]
+    report: AuditReport
     added: int  # new workbench items
 
 
@@ -306,7 +306,7 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
             for s in design.strata
         ],
         items=items,
-    ).json_data()
+    )
     new = [(n, t) for n, t in enumerate(drawn, start=1) if t.transcript_id not in existing]
     if options.dry_run:
         return AuditResult(None, report, len(new))
@@ -325,7 +325,7 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
             Runs.record(
                 session,
                 "audit",
-                report,
+                report.json_data(),
                 seed=options.seed,
                 arguments={
                     "score_run": run.id,

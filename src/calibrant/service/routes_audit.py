@@ -94,8 +94,9 @@ async def post_audit(
     engine = request.app.state.engine
     result = await run_in_threadpool(lambda: draw_audit(engine, options, by=user.name))
     where = f"run {result.run_id}" if result.run_id else "a dry run of an audit"
-    await run_in_threadpool(record_report_read, engine, user.name, result.report, where)
-    return AuditOut.model_validate({"run_id": result.run_id, **result.report})
+    data = result.report.json_data()
+    await run_in_threadpool(record_report_read, engine, user.name, data, where)
+    return AuditOut.model_validate({"run_id": result.run_id, **data})
 
 
 @router.get("/agreement-over-time", response_model=AgreementOverTimeReport)
