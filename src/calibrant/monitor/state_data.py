@@ -7,6 +7,7 @@ from __future__ import annotations
 from calibrant.contracts.reports.base import Strict
 
 __all__ = [
+    "Number",
     "BaselineState",
     "CriterionState",
     "KappaState",
@@ -15,11 +16,15 @@ __all__ = [
     "ShiftState",
 ]
 
+Number = int | float
+"""A number as the caller gave it (a baseline's counts, a setting): an int stays an int in the
+JSON, as the state was always written."""
+
 
 class KappaState(Strict):
     """A kappa e-process (`KappaEProcess`)."""
 
-    kappa0: float
+    kappa0: Number
     k: int
     ordinal: bool
     memory: int
@@ -53,13 +58,13 @@ class BaselineState(Strict):
     """A criterion's release baseline (`CriterionBaseline`)."""
 
     labels: list[str]
-    judged_shares: list[float]
+    judged_shares: list[Number]
     ordinal: bool
-    anchor_kappa: float | None
-    confusion: list[list[float]] | None
+    anchor_kappa: Number | None
+    confusion: list[list[Number]] | None
     anchor_cases: int | None
     anchor_scorings: int
-    anchor_reference: list[float] | None
+    anchor_reference: list[Number] | None
 
 
 class CriterionState(Strict):
@@ -77,9 +82,9 @@ class CriterionState(Strict):
 
 
 class MonitorSettingsState(Strict):
-    alpha: float
-    gate_kappa: float
-    anchor_tolerance: float
+    alpha: Number
+    gate_kappa: Number
+    anchor_tolerance: Number
     memory: int
     reference_windows: int
     min_anchor_cases: int

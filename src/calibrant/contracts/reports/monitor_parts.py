@@ -50,8 +50,12 @@ class CriterionStatusOut(Strict):
         description="Mean T of the audit's pairs this window, proportional to kappa - bar."
     )
     judged_shares: dict[str, float] | None
-    baseline_shares: dict[str, float]
-    agreement_bar: float | None
+    baseline_shares: dict[str, int | float] = Field(
+        description="The release's judged label shares, as the baseline gave them."
+    )
+    agreement_bar: int | float | None = Field(
+        description="Rule 1's bar this window (the gate's, as given, unless lowered)."
+    )
     anchors_held: RuleOut | None
     anchors_shift: RuleOut | None
     shift_reference: ShiftReferenceOut | None
