@@ -18,8 +18,6 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "calibrant"
 
 ALLOWED = {
     "json_data": "a report model (or a part) as the JSON written to disk and served (contracts)",
-    "as_json": "a figure or a stored record as the JSON a report or the API writes",
-    "to_dict": "an agreement or monitor result as the JSON a report quotes",
     "checked": "the producers' last step: the report as JSON data, validated by its model",
     "openapi_document": "the sandbox's OpenAPI document",
     "load_json_document": "a user's JSON file as read, before its model validates it",
@@ -39,19 +37,8 @@ ALLOWED = {
 }
 
 STILL_PLAIN = {
-    "_audited_rate": 1,
-    "_recorded": 1,
-    "_score_run": 1,
-    "_transcripts": 1,
-    "_window": 1,
-    "agreement_over_time": 1,
     "data": 1,
     "get": 1,
-    "monitor_report": 1,
-    "recorded_monitor_report": 1,
-    "replay": 1,
-    "run_monitor": 1,
-    "window_criterion": 1,
 }
 
 

@@ -184,7 +184,7 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
             runs.finish(run_id, summary.report(None).json_data())
             audit = draw_audit(
                 engine, AuditOptions(run_id, "audit-1", seed=3, count=40), by="t"
-            ).report
+            ).report.json_data()
             for item in audit["items"]:
                 for c in RUBRIC.criteria:
                     label = GOLD.labels_by(CONSENSUS, c.id).get(item["item_id"])
@@ -193,10 +193,10 @@ def _audited() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
                             lab.save_labels(
                                 engine, rater, item["item_id"], [(c.id, label, None)], by_id=True
                             )
-            over_time = agreement_over_time(engine, n_resamples=200)
+            over_time = agreement_over_time(engine, n_resamples=200).json_data()
             cal = runs.start("calibrate", judge=cfg, process=False)
             runs.finish(cal, built_calibration())
-            monitored = monitor_report(engine, MonitorOptions(n_resamples=200))
+            monitored = monitor_report(engine, MonitorOptions(n_resamples=200)).json_data()
         finally:
             engine.dispose()
     return audit, over_time, monitored

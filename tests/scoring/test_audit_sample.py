@@ -117,13 +117,13 @@ def test_a_window_gives_the_kappa_of_its_labels_and_an_undecided_gate_on_single_
         for x in ("pass", "fail")
     )
     out = window_criterion(c, items, n_resamples=200, judged=(30, 50))
-    assert out["kappa"]["estimate"] == pytest.approx((po - pe) / (1 - pe))
-    assert out["n_items"] == 40 and out["n_cases"] == 20 and out["n_single_expert"] == 40
-    assert out["gate"]["status"] == "UNDECIDED"  # one expert: no expert side to compare with
-    assert out["pass_rate_corrected"]["corrected"]["value"] is not None
+    assert out.kappa.estimate == pytest.approx((po - pe) / (1 - pe))
+    assert out.n_items == 40 and out.n_cases == 20 and out.n_single_expert == 40
+    assert out.gate.status == "UNDECIDED"  # one expert: no expert side to compare with
+    assert out.pass_rate_corrected.corrected.value is not None
     passed = sum(1 for it in items if it.expert_label == "pass")
-    assert out["pass_rate_audited"]["value"] == pytest.approx(passed / 40)  # equal weights
-    assert out["pass_rate_audited"]["n_cases"] == 20
+    assert out.pass_rate_audited.value == pytest.approx(passed / 40)  # equal weights
+    assert out.pass_rate_audited.n_cases == 20
 
 
 def test_the_audited_pass_rate_weights_by_inclusion_probability() -> None:
@@ -134,7 +134,7 @@ def test_the_audited_pass_rate_weights_by_inclusion_probability() -> None:
         AuditedItem(f"d{n}", f"j{n}", "pass", "pass", False, {}, 0.1) for n in range(10)
     ]
     out = window_criterion(c, items, n_resamples=200)
-    assert out["pass_rate_audited"]["value"] == pytest.approx(100 / 120)
+    assert out.pass_rate_audited.value == pytest.approx(100 / 120)
 
 
 def _unequal_audit(probability: dict[str, float | None]) -> list[AuditedItem]:
@@ -164,12 +164,13 @@ def test_the_corrected_rate_weights_the_judges_errors_as_the_audit_was_drawn() -
     out = window_criterion(
         c, _unequal_audit({"big": 0.1, "small": 0.5}), n_resamples=200, judged=(60, 100)
     )
-    corrected = out["pass_rate_corrected"]
-    assert corrected["corrected"]["value"] == pytest.approx(0.62)
-    assert corrected["sensitivity"]["value"] == pytest.approx(110 / 120)
-    lo, hi = corrected["corrected"]["ci95"]
+    corrected = out.pass_rate_corrected
+    assert corrected is not None and corrected.corrected.ci95 is not None
+    assert corrected.corrected.value == pytest.approx(0.62)
+    assert corrected.sensitivity.value == pytest.approx(110 / 120)
+    lo, hi = corrected.corrected.ci95
     assert lo < 0.62 < hi
-    assert "weighted by 1 / inclusion probability" in out["correction"]
+    assert "weighted by 1 / inclusion probability" in out.correction
 
 
 def test_an_audit_from_an_earlier_version_is_corrected_with_equal_weights_and_says_so() -> None:
@@ -178,7 +179,7 @@ def test_an_audit_from_an_earlier_version_is_corrected_with_equal_weights_and_sa
     out = window_criterion(
         c, _unequal_audit({"big": None, "small": None}), n_resamples=200, judged=(60, 100)
     )
-    assert out["pass_rate_corrected"]["corrected"]["value"] == pytest.approx(0.70)
-    assert "40 of 40 audited items have no recorded inclusion probability" in out["correction"]
-    assert "equal weights assumed" in out["correction"]
-    assert out["pass_rate_audited"] is None  # no design to weigh by: not printed as a number
+    assert out.pass_rate_corrected.corrected.value == pytest.approx(0.70)
+    assert "40 of 40 audited items have no recorded inclusion probability" in out.correction
+    assert "equal weights assumed" in out.correction
+    assert out.pass_rate_audited is None  # no design to weigh by: not printed as a number

@@ -31,13 +31,13 @@ def test_a_window_fails_a_judge_that_never_says_not_applicable() -> None:
     rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
     c = next(x for x in rubric.criteria if x.id == "reports_access_problem")
     assert c.not_applicable_when
-    never = window_criterion(c, _window(never_na=True), n_resamples=300)["gate"]
-    assert never["status"] == "FAIL", never["reasons"]
-    assert "applicability (applies / not_applicable): D's upper bound" in never["reasons"][0]
-    assert never["applicability_checked"] is True and never["applicability_n_cases"] == 30
-    honest = window_criterion(c, _window(never_na=False), n_resamples=300)["gate"]
+    never = window_criterion(c, _window(never_na=True), n_resamples=300).gate
+    assert never.status == "FAIL", never.reasons
+    assert "applicability (applies / not_applicable): D's upper bound" in never.reasons[0]
+    assert never.applicability_checked is True and never.applicability_n_cases == 30
+    honest = window_criterion(c, _window(never_na=False), n_resamples=300).gate
     # a judge that tells applicability as the experts do is not held back by it (here the
     # quality comparison, on ~45 applicable items, decides)
-    assert honest["applicability_difference_lower_bound"] > -0.1
-    assert not any("applicability (applies" in r for r in honest["reasons"])
-    assert honest["status"] != "FAIL"
+    assert honest.applicability_difference_lower_bound > -0.1
+    assert not any("applicability (applies" in r for r in honest.reasons)
+    assert honest.status != "FAIL"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -32,6 +32,9 @@ from .monitor_options import (
     WindowOpt,
 )
 from .verdicts_options import VerdictsFormatOpt
+
+if TYPE_CHECKING:
+    from ..contracts.reports.base import Figure
 
 AuditRunArg = Annotated[
     str, typer.Argument(help="The score run to audit: its id, a prefix, or latest.")
@@ -115,7 +118,8 @@ def audit(
     finally:
         engine.dispose()
     if as_json:
-        typer.echo(json.dumps({"run_id": result.run_id, **result.report}, indent=2, sort_keys=True))
+        data = {"run_id": result.run_id, **result.report.json_data()}
+        typer.echo(json.dumps(data, indent=2, sort_keys=True))
         return
     out = Console(highlight=False)
     for line in audit_lines(result.run_id, result.report, result.added, dry_run=dry_run):
@@ -148,40 +152,42 @@ def agreement_over_time(
     finally:
         engine.dispose()
     if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+        typer.echo(json.dumps(report.json_data(), indent=2, sort_keys=True))
         return
     out = Console(highlight=False)
-    if not report["windows"]:
+    if not report.windows:
         out.print("no audited items yet (`calibrant audit RUN --queue NAME --rate R`)")
-    for w in report["windows"]:
-        out.print(f"judge {w['judge_version'][:19]} ({w['judge_model']}) {w['start'][:10]}:")
-        for c in w["criteria"]:
-            k = c["kappa"]
-            ci = k.get("ci")
-            kappa = "undefined" if k.get("estimate") is None else f"{k['estimate']:.2f}"
+    for w in report.windows:
+        out.print(f"judge {w.judge_version[:19]} ({w.judge_model}) {w.start[:10]}:")
+        for c in w.criteria:
+            ci = c.kappa.ci
+            est = c.kappa.estimate
+            kappa = "undefined" if est is None else f"{est:.2f}"
             interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
             out.print(
-                f"  {c['criterion']}: kappa {kappa}{interval}, n={c['n_items']} "
-                f"({c['n_cases']} cases, {c['n_single_expert']} single-expert), gate "
-                f"{c['gate_status']}"
+                f"  {c.criterion}: kappa {kappa}{interval}, n={c.n_items} "
+                f"({c.n_cases} cases, {c.n_single_expert} single-expert), gate "
+                f"{c.gate_status}"
             )
             rates = [
-                f"{name} {_rate(c.get(key))}"
-                for name, key in (("judged", "pass_rate_judged"), ("audited", "pass_rate_audited"))
-                if c.get(key)
+                f"{name} {_rate(figure)}"
+                for name, figure in (
+                    ("judged", c.pass_rate_judged),
+                    ("audited", c.pass_rate_audited),
+                )
+                if figure
             ]
-            corrected = (c.get("pass_rate_corrected") or {}).get("corrected")
-            if corrected:
-                rates.append(f"corrected {_rate(corrected)}")
+            if c.pass_rate_corrected:
+                rates.append(f"corrected {_rate(c.pass_rate_corrected.corrected)}")
             if rates:
                 out.print("    pass rate " + ", ".join(rates))
 
 
-def _rate(figure: dict[str, Any] | None) -> str:
-    if not figure or figure.get("value") is None:
+def _rate(figure: Figure | None) -> str:
+    if not figure or figure.value is None:
         return "undefined"
-    ci = figure.get("ci95")
-    return f"{figure['value']:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+    ci = figure.ci95
+    return f"{figure.value:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
 
 
 @app.command()
@@ -230,9 +236,9 @@ def monitor(
     if html is not None:
         write_monitor_page(report, html)
     if as_json:
-        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+        typer.echo(json.dumps(report.json_data(), indent=2, sort_keys=True))
     else:
         for line in monitor_lines(report):
             typer.echo(line)
-    if fail_on_drift and report["alarm"]:
+    if fail_on_drift and report.alarm:
         raise typer.Exit(1)

@@ -4,11 +4,12 @@ bar, a window of cases at a time, the bet shrunk toward nothing while agreement 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .evalue import CaseCodes, _shares, capped_e_value
+from .state_data import KappaState
 
 BET_CAP = 0.8  # λ (1 - κ0) at most: one window can at most cut the e-value to a fifth
 PRIOR_VARIANCE = 0.05  # of T, before any window: the first bets are small
@@ -81,7 +82,7 @@ def case_weighted_kappa(
 class KappaEProcess:
     """Test supermartingale for ``H0: case-weighted kappa ≥ kappa0`` (see the module text).
 
-    ``memory`` windows of ``T`` set the next bet. State is plain data (:meth:`to_dict`)."""
+    ``memory`` windows of ``T`` set the next bet. State is data (:meth:`state`)."""
 
     kappa0: float
     k: int
@@ -146,22 +147,23 @@ class KappaEProcess:
             self.recent = [*self.recent, ts][-self.memory :]
         return ts
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kappa0": self.kappa0,
-            "k": self.k,
-            "ordinal": self.ordinal,
-            "memory": self.memory,
-            "log_e": self.log_e,
-            "windows": self.windows,
-            "cases": self.cases,
-            "recent": [list(w) for w in self.recent],
-            "pending": [[list(j), list(e)] for j, e in self.pending],
-            "above": self.above,
-        }
+    def state(self) -> KappaState:
+        return KappaState(
+            kappa0=self.kappa0,
+            k=self.k,
+            ordinal=self.ordinal,
+            memory=self.memory,
+            log_e=self.log_e,
+            windows=self.windows,
+            cases=self.cases,
+            recent=[list(w) for w in self.recent],
+            pending=[[list(j), list(e)] for j, e in self.pending],
+            above=self.above,
+        )
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> KappaEProcess:
+    def from_dict(cls, d: Mapping[str, Any]) -> KappaEProcess:
+        """The process of `state().json_data()`."""
         return cls(
             kappa0=float(d["kappa0"]),
             k=int(d["k"]),

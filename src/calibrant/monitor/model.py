@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from calibrant.agreement.gate import GateSettings
+from calibrant.contracts.reports.monitor import RuleOut, ShiftReferenceOut
+from calibrant.contracts.reports.monitor_parts import CriterionStatusOut, MonitorStatusOut
 
 from .eprocess import agreement_weights
+from .state_data import BaselineState
 
 __all__ = [
     "Case",
@@ -73,22 +76,21 @@ class CriterionBaseline:
     anchor_scorings: int = 1
     anchor_reference: tuple[float, ...] | None = None  # release anchors' share sums + cases
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "labels": list(self.labels),
-            "judged_shares": list(self.judged_shares),
-            "ordinal": self.ordinal,
-            "anchor_kappa": self.anchor_kappa,
-            "confusion": None if self.confusion is None else [list(r) for r in self.confusion],
-            "anchor_cases": self.anchor_cases,
-            "anchor_scorings": self.anchor_scorings,
-            "anchor_reference": None
-            if self.anchor_reference is None
-            else list(self.anchor_reference),
-        }
+    def state(self) -> BaselineState:
+        return BaselineState(
+            labels=list(self.labels),
+            judged_shares=list(self.judged_shares),
+            ordinal=self.ordinal,
+            anchor_kappa=self.anchor_kappa,
+            confusion=None if self.confusion is None else [list(r) for r in self.confusion],
+            anchor_cases=self.anchor_cases,
+            anchor_scorings=self.anchor_scorings,
+            anchor_reference=None if self.anchor_reference is None else list(self.anchor_reference),
+        )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> CriterionBaseline:
+        """The baseline of `state().json_data()`."""
         anchor = d.get("anchor_kappa")
         conf = d.get("confusion")
         size = d.get("anchor_cases")
@@ -196,16 +198,17 @@ class RuleStatus:
     windows: int  # windows that entered the e-value
     cases: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "e_value": self.e_value,
-            "log_e": self.log_e,
-            "threshold": self.threshold,
-            "alarm": self.alarm,
-            "fired_at": self.fired_at,
-            "windows": self.windows,
-            "cases": self.cases,
-        }
+    def typed(self) -> RuleOut:
+        """This rule's status as the monitor report's part."""
+        return RuleOut(
+            e_value=self.e_value,
+            log_e=self.log_e,
+            threshold=self.threshold,
+            alarm=self.alarm,
+            fired_at=self.fired_at,
+            windows=self.windows,
+            cases=self.cases,
+        )
 
 
 @dataclass(frozen=True)
@@ -222,29 +225,30 @@ class CriterionStatus:
     agreement_bar: float | None = None  # rule 1's bar this window (lowered for prevalence)
     anchors_held: RuleStatus | None = None  # the anchors ruling out a judge change
     anchors_shift: RuleStatus | None = None  # the judge's label shares on the anchors moved
-    shift_reference: dict[str, Any] | None = None  # rule 2's reference windows, cases, shares
+    shift_reference: ShiftReferenceOut | None = None  # rule 2's reference windows, cases, shares
 
     @property
     def alarm(self) -> bool:
         return self.verdicts != ("ok",)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "criterion": self.criterion,
-            "alarm": self.alarm,
-            "verdicts": list(self.verdicts),
-            "reasons": list(self.reasons),
-            "agreement": self.agreement.to_dict(),
-            "shift": self.shift.to_dict(),
-            "anchors": None if self.anchors is None else self.anchors.to_dict(),
-            "window_kappa_statistic": self.window_kappa_statistic,
-            "judged_shares": self.judged_shares,
-            "baseline_shares": self.baseline_shares,
-            "agreement_bar": self.agreement_bar,
-            "anchors_held": None if self.anchors_held is None else self.anchors_held.to_dict(),
-            "anchors_shift": None if self.anchors_shift is None else self.anchors_shift.to_dict(),
-            "shift_reference": self.shift_reference,
-        }
+    def typed(self) -> CriterionStatusOut:
+        """This criterion's status as data."""
+        return CriterionStatusOut(
+            criterion=self.criterion,
+            alarm=self.alarm,
+            verdicts=list(self.verdicts),
+            reasons=list(self.reasons),
+            agreement=self.agreement.typed(),
+            shift=self.shift.typed(),
+            anchors=None if self.anchors is None else self.anchors.typed(),
+            window_kappa_statistic=self.window_kappa_statistic,
+            judged_shares=self.judged_shares,
+            baseline_shares=self.baseline_shares,
+            agreement_bar=self.agreement_bar,
+            anchors_held=None if self.anchors_held is None else self.anchors_held.typed(),
+            anchors_shift=None if self.anchors_shift is None else self.anchors_shift.typed(),
+            shift_reference=self.shift_reference,
+        )
 
 
 @dataclass(frozen=True)
@@ -257,10 +261,11 @@ class MonitorStatus:
     def alarm(self) -> bool:
         return any(c.alarm for c in self.criteria.values())
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "window": self.window,
-            "index": self.index,
-            "alarm": self.alarm,
-            "criteria": {k: c.to_dict() for k, c in self.criteria.items()},
-        }
+    def typed(self) -> MonitorStatusOut:
+        """Every criterion's status after this window, as data."""
+        return MonitorStatusOut(
+            window=self.window,
+            index=self.index,
+            alarm=self.alarm,
+            criteria={k: c.typed() for k, c in self.criteria.items()},
+        )

@@ -37,8 +37,8 @@ assumes.
 The inputs, baseline, settings and statuses are in :mod:`calibrant.monitor.model`; the anchors'
 draw in :mod:`calibrant.monitor.anchors`; a criterion's rules in :mod:`calibrant.monitor.state`,
 its status, verdicts and reasons after a window in :mod:`calibrant.monitor.verdicts`.
-:class:`Monitor` holds the state, which round-trips through :meth:`Monitor.to_dict` /
-:meth:`Monitor.from_dict` (plain JSON values; a state written before issue 31 upgrades), so a
+:class:`Monitor` holds the state, which round-trips through :meth:`Monitor.state` (its JSON:
+``.json_data()``) / :meth:`Monitor.from_dict` (a state written before issue 31 upgrades), so a
 command can run it once a window.
 """
 
@@ -63,6 +63,7 @@ from .model import (
     Window,
 )
 from .state import _Criterion
+from .state_data import MonitorSettingsState, MonitorState
 from .verdicts import _status
 
 __all__ = [
@@ -273,28 +274,28 @@ class Monitor:
 
     # -- state ------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
+    def state(self) -> MonitorState:
         s = self.settings
-        return {
-            "state_version": STATE_VERSION,
-            "settings": {
-                "alpha": s.alpha,
-                "gate_kappa": s.gate_kappa,
-                "anchor_tolerance": s.anchor_tolerance,
-                "memory": s.memory,
-                "reference_windows": s.reference_windows,
-                "min_anchor_cases": s.min_anchor_cases,
-            },
-            "windows": list(self.windows),
-            "criteria": {k: c.to_dict() for k, c in self._criteria.items()},
-        }
+        return MonitorState(
+            state_version=STATE_VERSION,
+            settings=MonitorSettingsState(
+                alpha=s.alpha,
+                gate_kappa=s.gate_kappa,
+                anchor_tolerance=s.anchor_tolerance,
+                memory=s.memory,
+                reference_windows=s.reference_windows,
+                min_anchor_cases=s.min_anchor_cases,
+            ),
+            windows=list(self.windows),
+            criteria={k: c.state() for k, c in self._criteria.items()},
+        )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Monitor:
-        """The state of :meth:`to_dict`; a version-1 state (the shift rule against the gold
-        shares taken as exact) is upgraded: its shift rule starts again, collecting its
-        reference from the next windows, its other rules continue, and the anchors' check
-        that rules out a judge change starts."""
+        """The state of :meth:`state`, as its JSON (`state().json_data()`); a version-1 state
+        (the shift rule against the gold shares taken as exact) is upgraded: its shift rule
+        starts again, collecting its reference from the next windows, its other rules continue,
+        and the anchors' check that rules out a judge change starts."""
         version = d.get("state_version")
         if version not in (1, STATE_VERSION):
             raise ValueError(f"monitor state version {version!r}, expected {STATE_VERSION}")

@@ -4,11 +4,12 @@ cases against a reference sample of windows, its interval's worst share read at 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .evalue import _shares, capped_e_value
+from .state_data import ShiftState
 
 PRIOR_CASES = 20.0  # the shift test's recent shares are smoothed toward p0 by this many cases
 
@@ -182,25 +183,26 @@ class ShiftEProcess:
         self.cases += len(cases)
         self.recent = [*self.recent, this][-self.memory :]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "delta": self.delta,
-            "reference_windows": self.reference_windows,
-            "memory": self.memory,
-            "log_e": self.log_e,
-            "windows": self.windows,
-            "cases": self.cases,
-            "recent": [list(w) for w in self.recent],
-            "reference": list(self.reference),
-            "reference_seen": self.reference_seen,
-            "bounds": [list(b) for b in self.bounds],
-            "grid_log": [list(v) for v in self.grid_log],
-            "grid_slope": [list(v) for v in self.grid_slope],
-        }
+    def state(self) -> ShiftState:
+        return ShiftState(
+            k=self.k,
+            delta=self.delta,
+            reference_windows=self.reference_windows,
+            memory=self.memory,
+            log_e=self.log_e,
+            windows=self.windows,
+            cases=self.cases,
+            recent=[list(w) for w in self.recent],
+            reference=list(self.reference),
+            reference_seen=self.reference_seen,
+            bounds=[list(b) for b in self.bounds],
+            grid_log=[list(v) for v in self.grid_log],
+            grid_slope=[list(v) for v in self.grid_slope],
+        )
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ShiftEProcess:
+    def from_dict(cls, d: Mapping[str, Any]) -> ShiftEProcess:
+        """The process of `state().json_data()`."""
         return cls(
             k=int(d["k"]),
             delta=float(d["delta"]),

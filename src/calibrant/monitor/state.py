@@ -1,5 +1,6 @@
 """One criterion's rules in the monitor's state: its baseline, the e-processes of its rules, the
-windows its alarms fired in and the recent audits' expert shares; plain JSON values both ways."""
+windows its alarms fired in and the recent audits' expert shares; its state as data
+(`state()`), read back from that data's JSON (`from_dict`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from .eprocess import KappaEProcess, ShiftEProcess
 from .model import CriterionBaseline
+from .state_data import CriterionState
 
 
 @dataclass
@@ -22,17 +24,17 @@ class _Criterion:
     fired: dict[str, str] = field(default_factory=dict)  # rule -> window it fired in
     experts: list[list[float]] = field(default_factory=list)  # audits' expert share sums + n
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "baseline": self.baseline.to_dict(),
-            "agreement": self.agreement.to_dict(),
-            "shift": self.shift.to_dict(),
-            "anchors": None if self.anchors is None else self.anchors.to_dict(),
-            "held": None if self.held is None else self.held.to_dict(),
-            "anchor_shift": None if self.anchor_shift is None else self.anchor_shift.to_dict(),
-            "fired": dict(self.fired),
-            "experts": [list(x) for x in self.experts],
-        }
+    def state(self) -> CriterionState:
+        return CriterionState(
+            baseline=self.baseline.state(),
+            agreement=self.agreement.state(),
+            shift=self.shift.state(),
+            anchors=None if self.anchors is None else self.anchors.state(),
+            held=None if self.held is None else self.held.state(),
+            anchor_shift=None if self.anchor_shift is None else self.anchor_shift.state(),
+            fired=dict(self.fired),
+            experts=[list(x) for x in self.experts],
+        )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> _Criterion:

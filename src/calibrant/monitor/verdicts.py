@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from calibrant.contracts.reports.monitor import ShiftReferenceOut
+
 from .eprocess import KappaEProcess, ShiftEProcess
 from .model import CriterionStatus, MonitorSettings, RuleStatus, Verdict
 from .state import _Criterion
@@ -163,12 +165,12 @@ def _status(
         agreement_bar=bar,
         anchors_held=held,
         anchors_shift=moved,
-        shift_reference={
-            "windows": c.shift.reference_seen,
-            "of": c.shift.reference_windows,
-            "cases": c.shift.reference_cases,
-            "shares": None
+        shift_reference=ShiftReferenceOut(
+            windows=c.shift.reference_seen,
+            of=c.shift.reference_windows,
+            cases=c.shift.reference_cases,
+            shares=None
             if (ref := c.shift.reference_shares()) is None
             else dict(zip(labels, ref, strict=True)),
-        },
+        ),
     )

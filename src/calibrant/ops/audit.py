@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +27,17 @@ from sqlmodel import Session, col, select
 
 from ..contracts import Rubric, Transcript
 from ..contracts.common import content_hash
-from ..contracts.reports import checked
+from ..contracts.reports.audit import (
+    AUDIT_SCHEMA_VERSION,
+    AuditItem,
+    AuditReport,
+    AuditStratum,
+    ScoreRunRef,
+)
 from ..errors import ConfigError
 from ..scoring.audit_sample import Scored, draw_sample
 from ..store import labeling as lab
+from ..store.run_info import RunDetail
 from ..store.runs import Runs
 from ..store.service_tables import ItemRow
 from .audit_agreement import ExpertLabels, agreement_over_time, audit_windows
@@ -84,7 +92,7 @@ class AuditOptions:
 @dataclass(frozen=True)
 class AuditResult:
     run_id: str | None  # None on a dry run
-    report: dict[str, Any]
+    report: AuditReport
     added: int  # new workbench items
 
 
@@ -108,7 +116,7 @@ def _check(options: AuditOptions) -> None:
         )
 
 
-def _score_run(runs: Runs, ref: str) -> dict[str, Any]:
+def _score_run(runs: Runs, ref: str) -> RunDetail:
     """The score run `ref` names: its id, an unambiguous prefix, or `latest` (the newest finished
     score run in the store)."""
     if ref == "latest":
@@ -119,13 +127,13 @@ def _score_run(runs: Runs, ref: str) -> dict[str, Any]:
                 "(`calibrant score ... ` records one)"
             )
         ref = newest[0].id
-    detail = runs.get(ref)
-    if detail is None or detail["kind"] != "score":
+    detail = runs.detail(ref)
+    if detail is None or detail.kind != "score":
         raise ConfigError(
             f"audit: no score run '{ref}' in the store (`calibrant runs list --kind score`)"
         )
-    if detail["status"] != "finished" or not isinstance(detail.get("report"), dict):
-        raise ConfigError(f"audit: score run {detail['id']} is {detail['status']}, not finished")
+    if detail.status != "finished" or detail.report is None:
+        raise ConfigError(f"audit: score run {detail.id} is {detail.status}, not finished")
     return detail
 
 
@@ -156,13 +164,12 @@ def _rubric(engine: Engine, rubric_hash: str, text: str | None, dry_run: bool) -
     return rubric
 
 
-def _transcripts(rows: list[Any], keep: set[int] | None = None) -> dict[int, Any]:
-    """Each row's case id (or, for the positions in `keep`, its transcript), read again from
-    its source a chunk at a time and checked against the hash the run recorded: a run of any
-    size, no more than a chunk of transcripts in memory beside the ones kept."""
+def _reread(rows: list[Any]) -> Iterator[tuple[int, Transcript]]:
+    """Each row's position and transcript, read again from its source a chunk at a time and
+    checked against the hash the run recorded: a run of any size, no more than a chunk of
+    transcripts in memory beside the ones the caller keeps."""
     from ..scoring.queue import chunk_refs, load_refs
 
-    out: dict[int, Any] = {}
     for start in range(0, len(rows), _LOAD):
         part = rows[start : start + _LOAD]
         (refs,) = list(chunk_refs(iter([r.source for r in part]), len(part)))
@@ -172,14 +179,13 @@ def _transcripts(rows: list[Any], keep: set[int] | None = None) -> dict[int, Any
                     f"audit: {source} changed since the score run judged it (its content hash "
                     "differs): audit a run whose transcripts are where it read them"
                 )
-            out[row.position] = t if keep is not None and row.position in keep else t.case_id
-    return out
+            yield row.position, t
 
 
 def run_cases(rows: list[Any]) -> dict[int, str]:
     """Each score row's case id (by its position in the run), its transcript read again and
     checked against the hash the run recorded."""
-    return {p: str(c) for p, c in _transcripts(rows).items()}
+    return {p: str(t.case_id) for p, t in _reread(rows)}
 
 
 def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult:
@@ -190,10 +196,11 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     _check(options)
     runs = Runs(engine)
     run = _score_run(runs, options.score_run)
-    judge = run.get("judge") or {}
-    rubric_hash = run["rubric_hash"] or judge.get("rubric_hash")
+    rubric_hash = run.rubric_hash or (run.judge.rubric_hash if run.judge else None)
     if not rubric_hash:
-        raise ConfigError(f"audit: score run {run['id']} records no rubric")
+        raise ConfigError(f"audit: score run {run.id} records no rubric")
+    if not run.judge_hash:
+        raise ConfigError(f"audit: score run {run.id} records no judge")
     held = lab.Conflict(
         f"audit: queue '{options.queue}' already holds items: draw the audit into a new queue"
     )
@@ -212,10 +219,10 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
                     f"audit: --stratify-by '{name}' is not a criterion of rubric "
                     f"{rubric.rubric_id} ({', '.join(known)})"
                 )
-    rows = runs.scores(run["id"])
+    rows = runs.scores(run.id)
     if not rows:
-        raise ConfigError(f"audit: score run {run['id']} has no scored transcript")
-    case_of = _transcripts(rows)
+        raise ConfigError(f"audit: score run {run.id} has no scored transcript")
+    case_of = run_cases(rows)
     scored = [
         Scored(
             position=r.position,
@@ -236,7 +243,7 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
     )
     by_position = {r.position: r for r in rows}
     chosen = [d.scored.position for d in design.items]
-    again = _transcripts([by_position[p] for p in chosen], keep=set(chosen))
+    again = dict(_reread([by_position[p] for p in chosen]))
     drawn: list[Transcript] = [again[p] for p in chosen]
     with Session(engine) as session:
         ids = [t.transcript_id for t in drawn]
@@ -255,53 +262,50 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
         old = existing.get(t.transcript_id)
         row = by_position[d.scored.position]
         items.append(
-            {
-                "item_id": t.transcript_id,
-                "queue": options.queue if old is None else old.queue,
-                "new": old is None,
-                "transcript_hash": row.transcript_hash,
-                "case_id": d.scored.case_id,
-                "position": d.scored.position,
-                "stratum": d.stratum,
-                "judge_outcome": d.scored.outcome,
-                "judge_labels": dict(d.scored.labels),
-                "case_probability": d.case_probability,
-                "stratum_probability": d.stratum_probability,
-                "inclusion_probability": d.inclusion_probability,
-            }
+            AuditItem(
+                item_id=t.transcript_id,
+                queue=options.queue if old is None else old.queue,
+                new=old is None,
+                transcript_hash=row.transcript_hash,
+                case_id=d.scored.case_id,
+                position=d.scored.position,
+                stratum=d.stratum,
+                judge_outcome=d.scored.outcome,
+                judge_labels=dict(d.scored.labels),
+                case_probability=d.case_probability,
+                stratum_probability=d.stratum_probability,
+                inclusion_probability=d.inclusion_probability,
+            )
         )
-    report = checked(
-        "audit",
-        {
-            "schema_version": 1,
-            "score_run": {
-                "id": run["id"],
-                "judge_hash": run["judge_hash"],
-                "judge_model": judge.get("model"),
-                "rubric_hash": rubric_hash,
-                "started_at": run["started_at"],
-                "finished_at": run["finished_at"],
-                "transcripts": len(rows),
-            },
-            "queue": options.queue,
-            "seed": options.seed,
-            "rate": options.rate,
-            "count": options.count,
-            "per_case": options.per_case,
-            "stratified_by": criteria,
-            "design": AUDIT_DESIGN,
-            "systematic": design.systematic,
-            "target": design.target,
-            "population": design.population,
-            "kept": design.kept,
-            "cases": design.cases,
-            "drawn_cases": design.drawn_cases,
-            "strata": [
-                {"stratum": s.name, "population": s.population, "kept": s.kept, "drawn": s.drawn}
-                for s in design.strata
-            ],
-            "items": items,
-        },
+    report = AuditReport(
+        schema_version=AUDIT_SCHEMA_VERSION,
+        score_run=ScoreRunRef(
+            id=run.id,
+            judge_hash=run.judge_hash,
+            judge_model=run.judge.model if run.judge else None,
+            rubric_hash=rubric_hash,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            transcripts=len(rows),
+        ),
+        queue=options.queue,
+        seed=options.seed,
+        rate=options.rate,
+        count=options.count,
+        per_case=options.per_case,
+        stratified_by=criteria,
+        design=AUDIT_DESIGN,
+        systematic=design.systematic,
+        target=design.target,
+        population=design.population,
+        kept=design.kept,
+        cases=design.cases,
+        drawn_cases=design.drawn_cases,
+        strata=[
+            AuditStratum(stratum=s.name, population=s.population, kept=s.kept, drawn=s.drawn)
+            for s in design.strata
+        ],
+        items=items,
     )
     new = [(n, t) for n, t in enumerate(drawn, start=1) if t.transcript_id not in existing]
     if options.dry_run:
@@ -321,10 +325,10 @@ def draw_audit(engine: Engine, options: AuditOptions, *, by: str) -> AuditResult
             Runs.record(
                 session,
                 "audit",
-                report,
+                report.json_data(),
                 seed=options.seed,
                 arguments={
-                    "score_run": run["id"],
+                    "score_run": run.id,
                     "queue": options.queue,
                     "rate": options.rate,
                     "count": options.count,

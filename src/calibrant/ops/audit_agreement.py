@@ -13,7 +13,13 @@ from sqlalchemy import Engine
 
 from ..agreement.intervals import proportion
 from ..contracts import CANT_TELL
-from ..contracts.reports import checked
+from ..contracts.reports.audit import (
+    AGREEMENT_OVER_TIME_SCHEMA_VERSION,
+    AgreementOverTimeReport,
+    AgreementWindow,
+    WindowCriterion,
+    WindowItem,
+)
 from ..errors import ConfigError
 from ..scoring.over_time import (
     WINDOWS,
@@ -137,7 +143,7 @@ def agreement_over_time(
     judge: str | None = None,
     seed: int = 0,
     n_resamples: int = 2000,
-) -> dict[str, Any]:
+) -> AgreementOverTimeReport:
     """Each window of `audit_windows` by the calibration's statistics and gate, with the pass
     rates of the window's score runs corrected by the judge's errors on its audit."""
     runs = Runs(engine)
@@ -161,54 +167,50 @@ def agreement_over_time(
             passed = sum(int(k.get("pass", 0)) for k in counts)
             judged = passed + sum(int(k.get("fail", 0)) for k in counts)
             items = w.criteria.get(c.id, [])
+            binary = c.scale.kind == "binary"
             part = window_criterion(
                 c,
                 items,
                 seed=seed,
                 n_resamples=n_resamples,
-                judged=(passed, judged) if c.scale.kind == "binary" else None,
+                judged=(passed, judged) if binary else None,
             )
             criteria.append(
-                {
-                    **part,
-                    "gate_status": part["gate"]["status"],
-                    "pass_rate_judged": proportion(passed, judged).as_figure().json_data()
-                    if c.scale.kind == "binary"
-                    else None,
-                    "items": [
-                        {
-                            "case_id": it.case_id,
-                            "item_id": it.item_id,
-                            "expert_label": it.expert_label,
-                            "judge_label": it.judge_label,
-                            "single_expert": it.single_expert,
-                            "inclusion_probability": it.inclusion_probability,
-                        }
+                WindowCriterion(
+                    **{name: getattr(part, name) for name in part.model_fields_set},
+                    gate_status=part.gate.status,
+                    pass_rate_judged=proportion(passed, judged).as_figure() if binary else None,
+                    items=[
+                        WindowItem(
+                            case_id=it.case_id,
+                            item_id=it.item_id,
+                            expert_label=it.expert_label,
+                            judge_label=it.judge_label,
+                            single_expert=it.single_expert,
+                            inclusion_probability=it.inclusion_probability,
+                        )
                         for it in items
                     ],
-                }
+                )
             )
         start = w.start.isoformat()
         latest[w.judge_version] = max(latest.get(w.judge_version, start), start)
         out.append(
-            {
-                "judge_version": w.judge_version,
-                "judge_model": model,
-                "start": start,
-                "end": w.end.isoformat(),
-                "score_runs": list(w.score_runs),
-                "audits": list(w.audits),
-                "criteria": criteria,
-            }
+            AgreementWindow(
+                judge_version=w.judge_version,
+                judge_model=model,
+                start=start,
+                end=w.end.isoformat(),
+                score_runs=list(w.score_runs),
+                audits=list(w.audits),
+                criteria=criteria,
+            )
         )
-    return checked(
-        "agreement-over-time",
-        {
-            "schema_version": 1,
-            "window": window,
-            "seed": seed,
-            "n_resamples": n_resamples,
-            "windows": out,
-            "latest": latest,
-        },
+    return AgreementOverTimeReport(
+        schema_version=AGREEMENT_OVER_TIME_SCHEMA_VERSION,
+        window=window,
+        seed=seed,
+        n_resamples=n_resamples,
+        windows=out,
+        latest=latest,
     )

@@ -30,10 +30,10 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from sqlalchemy import Engine
 
+from ..contracts.reports.monitor import AnchorsGold, MonitorReport
 from ..monitor import Case, CriterionBaseline
 from ..store.runs import Runs
 from .audit import agreement_over_time, audit_windows, run_cases
@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 
-def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
+def monitor_report(engine: Engine, options: MonitorOptions) -> MonitorReport:
     """The monitor's report for one judge version (see the module docstring)."""
     check_alpha(options)
     v = monitor_version(engine, options.judge, options.window)
@@ -104,8 +104,7 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
         n_resamples=options.n_resamples,
     )
     kappas = {
-        (w["judge_version"], w["start"]): {c["criterion"]: c for c in w["criteria"]}
-        for w in over["windows"]
+        (w.judge_version, w.start): {c.criterion: c for c in w.criteria} for w in over.windows
     }
     inputs = []
     for w in audit_windows(engine, window=options.window, judge=v.judge_hash):
@@ -129,7 +128,8 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> dict[str, Any]:
                 anchors_run=None if anchored is None else anchored["run_id"],
             )
         )
-    return replay(v, baseline, inputs, options, frozen=frozen, warnings=warnings)
+    gold = None if frozen is None else AnchorsGold.model_validate(frozen)
+    return replay(v, baseline, inputs, options, frozen=gold, warnings=warnings)
 
 
 def _scored(

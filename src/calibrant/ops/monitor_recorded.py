@@ -33,13 +33,13 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from ..calibration.recorded import RecordedJudge, RecordedVerdict, check_verdicts, read_verdicts
 from ..contracts import Rubric
+from ..contracts.reports.monitor import AnchorsGold, MonitoredVerdicts, MonitorReport
 from ..errors import ConfigError
 from ..monitor import Case, CriterionBaseline, anchor_kappa, anchor_reference
 from ..scoring.over_time import WINDOWS, AuditedItem, AuditWindow, window_bounds, window_criterion
@@ -119,7 +119,7 @@ def _anchor_set(
 ) -> tuple[
     dict[str, tuple[str, dict[str, str]]],
     dict[str, float | None],
-    dict[str, Any],
+    AnchorsGold,
     dict[str, tuple[int, int]],
     dict[str, tuple[float, ...]],
 ]:
@@ -150,7 +150,7 @@ def _anchor_set(
             f"monitor: --anchors {gold}: the release calibration's verdicts label none of its "
             "items: calibrate this judge on this gold set"
         )
-    ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
+    ref = AnchorsGold(root=str(gold.resolve()), split=split, hashes=g.hashes)
     # one release scoring: the release calibration's verdicts file holds one verdict an item
     sizes = {crit: (len({c.case for c in cases}), 1) for crit, cases in at_release.items()}
     shares = {
@@ -193,7 +193,7 @@ def recorded_monitor_report(
     *,
     anchors: Path | None = None,
     queues: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> MonitorReport:
     """The monitor's report for the judge of a verdicts file read by `read_monitored` (see the
     module docstring)."""
     check_alpha(options)
@@ -247,7 +247,7 @@ def recorded_monitor_report(
                 if c.scale.kind == "binary"
                 else None,
             )
-            kappas[name] = {**part, "gate_status": part["gate"]["status"]}
+            kappas[name] = part
         inputs.append(
             WindowInput(
                 window,
@@ -266,16 +266,16 @@ def recorded_monitor_report(
             + (f" of queue(s) {', '.join(queues)}" if queues else "")
             + ": no audited item, rule 1 (agreement below the gate) has nothing to read"
         )
-    verdicts = {
-        "file": str(judge.source),
-        "format": judge.fmt,
-        "sha256": judge.sha256,
-        "rows": len(judge.rows),
-        "judge_version": judge.version,
-        "queues": list(queues),
-        "audited_items": len(cases),
-        "anchor_rows": sum(1 for r in judge.rows if r.item in anchor_items),
-    }
+    verdicts = MonitoredVerdicts(
+        file=str(judge.source),
+        format=judge.fmt,
+        sha256=judge.sha256,
+        rows=len(judge.rows),
+        judge_version=judge.version,
+        queues=list(queues),
+        audited_items=len(cases),
+        anchor_rows=sum(1 for r in judge.rows if r.item in anchor_items),
+    )
     return replay(v, baseline, inputs, options, frozen=frozen, warnings=warnings, verdicts=verdicts)
 
 

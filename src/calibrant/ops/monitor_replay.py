@@ -1,14 +1,26 @@
 """The monitor's replay: the windows, oldest first, through :class:`calibrant.monitor.Monitor`
-from the release baseline, and the report (`checked` against the monitor report's contract):
-per window the agreement, the anchors' kappa and each rule's state, then the alarms."""
+from the release baseline, and the report (a `MonitorReport`): per window the agreement, the
+anchors' kappa and each rule's state, then the alarms."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from ..contracts.reports import checked
+from ..contracts.reports.audit import WindowCriterion
+from ..contracts.reports.monitor import (
+    MONITOR_SCHEMA_VERSION,
+    Alarm,
+    AnchorsGold,
+    BaselineOut,
+    MonitoredVerdicts,
+    MonitorReport,
+    MonitorSettingsOut,
+    MonitorWindow,
+    WindowCriterionOut,
+)
+from ..contracts.reports.monitor_parts import MonitorStatusOut, WindowAgreement
 from ..errors import ConfigError
 from ..monitor import Case, CriterionBaseline, Monitor, MonitorSettings, Window, anchor_kappa
 from ..scoring.over_time import AuditWindow
@@ -16,7 +28,7 @@ from .monitor_baseline import MonitorOptions, Version, label_cases
 
 __all__ = ["RULE_OF", "WindowInput", "audit_cases", "replay"]
 
-RULE_OF = {
+RULE_OF: dict[str, Literal["agreement", "shift", "anchors"]] = {
     "below_gate": "agreement",
     "judge_changed": "anchors",
     "product_changed": "shift",
@@ -33,7 +45,7 @@ class WindowInput:
     window: AuditWindow
     scored: Mapping[str, Sequence[Case]]
     anchors: Mapping[str, Sequence[Case]]
-    kappas: Mapping[str, Mapping[str, Any]]
+    kappas: Mapping[str, WindowAgreement | WindowCriterion]
     anchors_run: str | None = None
 
 
@@ -56,10 +68,10 @@ def replay(
     inputs: Sequence[WindowInput],
     options: MonitorOptions,
     *,
-    frozen: Mapping[str, Any] | None,
+    frozen: AnchorsGold | None,
     warnings: list[str],
-    verdicts: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    verdicts: MonitoredVerdicts | None = None,
+) -> MonitorReport:
     """The windows, oldest first, through the monitor's rules from the release baseline, and
     the report (`verdicts`: the recorded verdicts file the judge's labels came from)."""
     settings = MonitorSettings(
@@ -82,9 +94,7 @@ def replay(
             )
         )
         last = status
-        windows_out.append(
-            _window(w, status.to_dict(), x.kappas, x.anchors, x.anchors_run, baseline)
-        )
+        windows_out.append(_window(w, status.typed(), x.kappas, x.anchors, x.anchors_run, baseline))
     if last is None:
         raise ConfigError(f"monitor: judge version {v.judge_hash[:19]} has no audit window")
     alarms = []
@@ -96,56 +106,53 @@ def replay(
             if verdict == "judge_changed" and not rule.alarm and c.anchors_shift is not None:
                 rule = c.anchors_shift  # the judge's label shares on the anchors moved
             alarms.append(
-                {
-                    "criterion": name,
-                    "rule": RULE_OF[verdict],
-                    "verdict": verdict,
-                    "fired_at": rule.fired_at,
-                    "e_value": rule.e_value,
-                }
+                Alarm(
+                    criterion=name,
+                    rule=RULE_OF[verdict],
+                    verdict=verdict,
+                    fired_at=rule.fired_at,
+                    e_value=rule.e_value,
+                )
             )
-    return checked(
-        "monitor",
-        {
-            "schema_version": 1,
-            "judge_version": v.judge_hash,
-            "judge_model": (v.calibration.get("judge") or {}).get("model"),
-            "rubric_hash": v.rubric_hash,
-            "calibration_run": v.calibration_run,
-            "window": options.window,
-            "settings": {
-                "alpha": settings.alpha,
-                "threshold": settings.threshold,
-                "gate_kappa": settings.gate_kappa,
-                "anchor_tolerance": settings.anchor_tolerance,
-                "memory": settings.memory,
-                "reference_windows": settings.reference_windows,
-                "min_anchor_cases": settings.min_anchor_cases,
-                "shift_threshold": settings.shift_threshold,
-                "seed": options.seed,
-                "n_resamples": options.n_resamples,
-            },
-            "baseline": {
-                name: {
-                    "labels": list(b.labels),
-                    "judged_shares": dict(zip(b.labels, b.judged_shares, strict=True)),
-                    "ordinal": b.ordinal,
-                    "release_kappa": _release_kappa(v.calibration, name),
-                    "anchor_kappa": b.anchor_kappa,
-                    "anchor_cases": b.anchor_cases,
-                    "anchor_scorings": b.anchor_scorings,
-                }
-                for name, b in baseline.items()
-            },
-            "anchors_gold": None if frozen is None else dict(frozen),
-            "verdicts": None if verdicts is None else dict(verdicts),
-            "windows": windows_out,
-            "alarm": bool(alarms),
-            "alarms": alarms,
-            "status": {name: list(c.verdicts) for name, c in last.criteria.items()},
-            "reasons": {name: list(c.reasons) for name, c in last.criteria.items()},
-            "warnings": warnings,
+    return MonitorReport(
+        schema_version=MONITOR_SCHEMA_VERSION,
+        judge_version=v.judge_hash,
+        judge_model=(v.calibration.get("judge") or {}).get("model"),
+        rubric_hash=v.rubric_hash,
+        calibration_run=v.calibration_run,
+        window=options.window,
+        settings=MonitorSettingsOut(
+            alpha=settings.alpha,
+            threshold=settings.threshold,
+            gate_kappa=settings.gate_kappa,
+            anchor_tolerance=settings.anchor_tolerance,
+            memory=settings.memory,
+            reference_windows=settings.reference_windows,
+            min_anchor_cases=settings.min_anchor_cases,
+            shift_threshold=settings.shift_threshold,
+            seed=options.seed,
+            n_resamples=options.n_resamples,
+        ),
+        baseline={
+            name: BaselineOut(
+                labels=list(b.labels),
+                judged_shares=dict(zip(b.labels, b.judged_shares, strict=True)),
+                ordinal=b.ordinal,
+                release_kappa=_release_kappa(v.calibration, name),
+                anchor_kappa=b.anchor_kappa,
+                anchor_cases=b.anchor_cases,
+                anchor_scorings=b.anchor_scorings,
+            )
+            for name, b in baseline.items()
         },
+        anchors_gold=frozen,
+        verdicts=verdicts,
+        windows=windows_out,
+        alarm=bool(alarms),
+        alarms=alarms,
+        status={name: list(c.verdicts) for name, c in last.criteria.items()},
+        reasons={name: list(c.reasons) for name, c in last.criteria.items()},
+        warnings=warnings,
     )
 
 
@@ -159,54 +166,49 @@ def _release_kappa(calibration: Mapping[str, Any], criterion: str) -> float | No
 
 def _window(
     w: AuditWindow,
-    status: Mapping[str, Any],
-    per: Mapping[str, Mapping[str, Any]],
+    status: MonitorStatusOut,
+    per: Mapping[str, WindowAgreement | WindowCriterion],
     anchor_cases: Mapping[str, Sequence[Case]],
     anchors_run: str | None,
     baseline: Mapping[str, CriterionBaseline],
-) -> dict[str, Any]:
+) -> MonitorWindow:
     start = w.start.isoformat()
     criteria = []
-    for name, s in status["criteria"].items():
-        k = per.get(name) or {}
-        kappa = k.get("kappa") or {}
-        ci = kappa.get("ci")
+    for name, s in status.criteria.items():
+        k = per.get(name)
+        kappa = None if k is None else k.kappa
+        ci = None if kappa is None else kappa.ci
         cases = anchor_cases.get(name) or []
         criteria.append(
-            {
-                "criterion": name,
-                "kappa": kappa.get("estimate"),
-                "kappa_ci": None if not ci else [float(ci[0]), float(ci[1])],
-                "n_items": k.get("n_items", 0),
-                "n_cases": k.get("n_cases", 0),
-                "gate_status": k.get("gate_status"),
-                "anchor_kappa": anchor_kappa(cases, baseline[name]) if cases else None,
-                "anchor_cases": len(cases),
-                **{
-                    key: s[key]
-                    for key in (
-                        "alarm",
-                        "verdicts",
-                        "reasons",
-                        "agreement",
-                        "shift",
-                        "anchors",
-                        "judged_shares",
-                        "agreement_bar",
-                        "anchors_held",
-                        "anchors_shift",
-                        "shift_reference",
-                    )
-                },
-            }
+            WindowCriterionOut(
+                criterion=name,
+                kappa=None if kappa is None else kappa.estimate,
+                kappa_ci=None if not ci else [float(ci[0]), float(ci[1])],
+                n_items=0 if k is None else k.n_items,
+                n_cases=0 if k is None else k.n_cases,
+                gate_status=None if k is None else k.gate.status,
+                anchor_kappa=anchor_kappa(cases, baseline[name]) if cases else None,
+                anchor_cases=len(cases),
+                alarm=s.alarm,
+                verdicts=s.verdicts,
+                reasons=s.reasons,
+                agreement=s.agreement,
+                shift=s.shift,
+                anchors=s.anchors,
+                judged_shares=s.judged_shares,
+                agreement_bar=s.agreement_bar,
+                anchors_held=s.anchors_held,
+                anchors_shift=s.anchors_shift,
+                shift_reference=s.shift_reference,
+            )
         )
-    return {
-        "name": start[:10],
-        "start": start,
-        "end": w.end.isoformat(),
-        "score_runs": list(w.score_runs),
-        "audits": list(w.audits),
-        "anchors_run": anchors_run,
-        "alarm": bool(status["alarm"]),
-        "criteria": criteria,
-    }
+    return MonitorWindow(
+        name=start[:10],
+        start=start,
+        end=w.end.isoformat(),
+        score_runs=list(w.score_runs),
+        audits=list(w.audits),
+        anchors_run=anchors_run,
+        alarm=status.alarm,
+        criteria=criteria,
+    )

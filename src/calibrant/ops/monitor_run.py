@@ -16,6 +16,8 @@ from .monitor_baseline import MonitorOptions
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from ..contracts.reports.monitor import MonitorReport
+
 __all__ = ["MonitorRequest", "run_monitor", "saved_judge", "write_monitor_page"]
 
 
@@ -46,7 +48,7 @@ def saved_judge(name: str) -> bool:
 
 def run_monitor(
     request: MonitorRequest, open_engine: Callable[[], Engine] | None = None
-) -> dict[str, Any]:
+) -> MonitorReport:
     """The monitor's report for `request`, on the store `open_engine()` opens (default: the
     configured store), closed at the end."""
     from ..store import make_engine
@@ -99,7 +101,7 @@ def _anchors(engine: Engine, request: MonitorRequest, gold: Path, resolved: Any)
 
 def _recorded(
     request: MonitorRequest, verdicts: Path, open_engine: Callable[[], Engine]
-) -> dict[str, Any]:
+) -> MonitorReport:
     """`monitor --verdicts`: the file read and checked before the store opens."""
     from .monitor_recorded import read_monitored, recorded_monitor_report
     from .verdicts import check_format, load_rubric_for_verdicts
@@ -121,7 +123,7 @@ def _recorded(
         engine.dispose()
 
 
-def write_monitor_page(report: dict[str, Any], path: Path) -> None:
+def write_monitor_page(report: MonitorReport, path: Path) -> None:
     """The monitor's page (the time-series plot) written to `path`."""
     from ..reports.monitor_html import monitor_page
 

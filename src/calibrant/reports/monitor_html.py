@@ -6,7 +6,10 @@ marker where a rule raised its alarm. Inline SVG, no script."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..contracts.reports.monitor import MonitorReport, RuleOut, WindowCriterionOut
 
 __all__ = ["monitor_page", "kappa_series_svg"]
 
@@ -19,11 +22,15 @@ INK = "#475467"
 RULE_WORD = {"agreement": "below gate", "shift": "label shift", "anchors": "anchors moved"}
 
 
-def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
+def _rules(c: WindowCriterionOut) -> tuple[tuple[str, RuleOut | None], ...]:
+    return (("agreement", c.agreement), ("shift", c.shift), ("anchors", c.anchors))
+
+
+def kappa_series_svg(report: MonitorReport, criterion: str) -> str:
     """One criterion over the report's windows (see the module docstring)."""
-    windows = report["windows"]
-    rows = [next(c for c in w["criteria"] if c["criterion"] == criterion) for w in windows]
-    gate = float(report["settings"]["gate_kappa"])
+    windows = report.windows
+    rows = [next(c for c in w.criteria if c.criterion == criterion) for w in windows]
+    gate = float(report.settings.gate_kappa)
     w, h, left, right, top, bottom = 720, 260, 48, 16, 30, 44
     n = len(windows)
 
@@ -46,7 +53,7 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
     # the interval band: a polygon over the windows with an interval, split where one is missing
     run: list[tuple[int, list[float]]] = []
     for i, r in enumerate([*rows, None]):
-        ci = None if r is None else r["kappa_ci"]
+        ci = None if r is None else r.kappa_ci
         if ci is not None:
             run.append((i, ci))
             continue
@@ -68,7 +75,8 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
     )
     # the anchors first (dashed), the audited kappa on top
     for key, colour, shape in (("anchor_kappa", ANCHOR, "square"), ("kappa", KAPPA, "circle")):
-        points = [(i, r[key]) for i, r in enumerate(rows) if r[key] is not None]
+        values = [r.anchor_kappa if key == "anchor_kappa" else r.kappa for r in rows]
+        points = [(i, v) for i, v in enumerate(values) if v is not None]
         if len(points) > 1:
             line = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in points)
             dash = ' stroke-dasharray="6 3"' if key == "anchor_kappa" else ""
@@ -76,7 +84,7 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
                 f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>'
             )
         for i, v in points:
-            tip = f"{windows[i]['name']}: {'anchors ' if key != 'kappa' else ''}kappa {v:.2f}"
+            tip = f"{windows[i].name}: {'anchors ' if key != 'kappa' else ''}kappa {v:.2f}"
             if shape == "circle":
                 parts.append(
                     f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="4" fill="{colour}">'
@@ -89,23 +97,23 @@ def kappa_series_svg(report: dict[str, Any], criterion: str) -> str:
                 )
     for i, r in enumerate(rows):
         fired = [
-            rule
-            for rule in ("agreement", "shift", "anchors")
-            if r[rule] is not None and r[rule]["fired_at"] == windows[i]["name"]
+            name
+            for name, rule in _rules(r)
+            if rule is not None and rule.fired_at == windows[i].name
         ]
         if fired:
             what = ", ".join(RULE_WORD[f] for f in fired)
             cx = x(i)
             parts.append(
                 f'<path class="alarm" d="M{cx:.1f},4 l7,12 h-14 z" fill="{ALARM}">'
-                f"<title>alarm in {escape(windows[i]['name'])}: {escape(what)}</title></path>"
+                f"<title>alarm in {escape(windows[i].name)}: {escape(what)}</title></path>"
                 f'<text x="{cx + (10 if cx < w / 2 else -10):.1f}" y="15" font-size="11" '
                 f'text-anchor="{"start" if cx < w / 2 else "end"}" fill="{ALARM}">'
                 f"{escape(what)}</text>"
             )
         parts.append(
             f'<text x="{x(i):.1f}" y="{h - bottom + 16}" font-size="11" text-anchor="middle" '
-            f'fill="{INK}">{escape(windows[i]["name"])}</text>'
+            f'fill="{INK}">{escape(windows[i].name)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -122,41 +130,38 @@ def _legend() -> str:
     return '<p class="legend">' + " ".join(keys) + "</p>"
 
 
-def _rules_table(report: dict[str, Any], criterion: str) -> str:
+def _rules_table(report: MonitorReport, criterion: str) -> str:
     head = (
         "<tr><th>window</th><th>kappa [95% CI]</th><th>n (cases)</th><th>gate</th>"
         "<th>e agreement</th><th>e shift</th><th>e anchors</th><th>verdict</th></tr>"
     )
     out = [f"<table>{head}"]
-    for w in report["windows"]:
-        c = next(x for x in w["criteria"] if x["criterion"] == criterion)
-        k = "undefined" if c["kappa"] is None else f"{c['kappa']:.2f}"
-        if c["kappa_ci"]:
-            k += f" [{c['kappa_ci'][0]:.2f}, {c['kappa_ci'][1]:.2f}]"
-        e = [
-            "—" if c[r] is None else f"{c[r]['e_value']:.3g}"
-            for r in ("agreement", "shift", "anchors")
-        ]
-        verdict = ", ".join(c["verdicts"])
-        style = f' style="color:{ALARM}"' if c["alarm"] else ""
+    for w in report.windows:
+        c = next(x for x in w.criteria if x.criterion == criterion)
+        k = "undefined" if c.kappa is None else f"{c.kappa:.2f}"
+        if c.kappa_ci:
+            k += f" [{c.kappa_ci[0]:.2f}, {c.kappa_ci[1]:.2f}]"
+        e = ["—" if rule is None else f"{rule.e_value:.3g}" for _, rule in _rules(c)]
+        verdict = ", ".join(c.verdicts)
+        style = f' style="color:{ALARM}"' if c.alarm else ""
         out.append(
-            f"<tr><td>{escape(w['name'])}</td><td>{k}</td><td>{c['n_items']} "
-            f"({c['n_cases']})</td><td>{escape(str(c['gate_status']))}</td><td>{e[0]}</td>"
+            f"<tr><td>{escape(w.name)}</td><td>{k}</td><td>{c.n_items} "
+            f"({c.n_cases})</td><td>{escape(str(c.gate_status))}</td><td>{e[0]}</td>"
             f"<td>{e[1]}</td><td>{e[2]}</td><td{style}>{escape(verdict)}</td></tr>"
         )
     out.append("</table>")
     return "".join(out)
 
 
-def monitor_page(report: dict[str, Any]) -> str:
+def monitor_page(report: MonitorReport) -> str:
     """The whole page: the alarms, then each criterion's plot, legend and table."""
-    s = report["settings"]
-    alarms = report["alarms"]
+    s = report.settings
+    alarms = report.alarms
     if alarms:
         items = "".join(
-            f"<li><b>{escape(a['criterion'])}</b>: {escape(a['verdict'])} (rule "
-            f"{escape(a['rule'])}, since {escape(str(a['fired_at']))}, e-value "
-            f"{a['e_value']:.3g})</li>"
+            f"<li><b>{escape(a.criterion)}</b>: {escape(a.verdict)} (rule "
+            f"{escape(a.rule)}, since {escape(str(a.fired_at))}, e-value "
+            f"{a.e_value:.3g})</li>"
             for a in alarms
         )
         head = f'<p class="alarm">Drift alarm.</p><ul>{items}</ul>'
@@ -164,35 +169,35 @@ def monitor_page(report: dict[str, Any]) -> str:
         head = "<p>No alarm: every rule's e-value is below its threshold.</p>"
     body = [
         '<!doctype html><html lang="en"><head><meta charset="utf-8">',
-        f"<title>calibrant monitor — {escape(report['judge_version'][:19])}</title>",
+        f"<title>calibrant monitor — {escape(report.judge_version[:19])}</title>",
         "<style>body{font:14px system-ui,sans-serif;margin:2rem;color:#101828}"
         "table{border-collapse:collapse}td,th{border:1px solid #d0d5dd;padding:2px 8px}"
         ".legend span{margin-right:1rem}.legend i{display:inline-block;width:14px;height:10px;"
         "margin-right:4px}.alarm{color:#b42318;font-weight:600}</style></head><body>",
         "<h1>Drift monitor</h1>",
-        f"<p>Judge version <code>{escape(report['judge_version'][:19])}</code> "
-        f"({escape(str(report['judge_model']))}), release calibration "
-        f"<code>{escape(report['calibration_run'][:12])}</code>; {len(report['windows'])} "
-        f"{escape(report['window'])} window(s); alarm at e-value ≥ {s['threshold']:g} "
+        f"<p>Judge version <code>{escape(report.judge_version[:19])}</code> "
+        f"({escape(str(report.judge_model))}), release calibration "
+        f"<code>{escape(report.calibration_run[:12])}</code>; {len(report.windows)} "
+        f"{escape(report.window)} window(s); alarm at e-value ≥ {s.threshold:g} "
         + (
-            f"(label shift: ≥ {s['shift_threshold']:g}, against the first "
-            f"{s['reference_windows']} window(s) of traffic) "
-            if s.get("shift_threshold")
+            f"(label shift: ≥ {s.shift_threshold:g}, against the first "
+            f"{s.reference_windows} window(s) of traffic) "
+            if s.shift_threshold
             else ""
         )
-        + f"(alpha {s['alpha']:g} per rule over the monitor's life, valid however often it "
+        + f"(alpha {s.alpha:g} per rule over the monitor's life, valid however often it "
         "is looked at).</p>",
         head,
     ]
-    for name in report["baseline"]:
-        reasons = report["reasons"].get(name) or []
+    for name in report.baseline:
+        reasons = report.reasons.get(name) or []
         body.append(f"<h2>{escape(name)}</h2>")
         body.append(kappa_series_svg(report, name))
         body.append(_legend())
         if reasons:
             body.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in reasons) + "</ul>")
         body.append(_rules_table(report, name))
-    for warning in report["warnings"]:
+    for warning in report.warnings:
         body.append(f"<p>{escape(warning)}</p>")
     body.append("</body></html>")
     return "\n".join(body)

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING
 
 from ..agreement.clustered import clustered_proportion
 from ..agreement.intervals import Figure, proportion
+from ..contracts.reports.audit import CorrectedRate as CorrectedRatePart
+from ..contracts.reports.base import Figure as FigurePart
 
 if TYPE_CHECKING:  # imported when a correction is computed, not when `score` starts
     import numpy as np
@@ -96,14 +98,19 @@ class CorrectedRate:
     specificity: Figure
     note: str | None = None
 
-    def as_json(self) -> dict[str, object]:
-        return {
-            "judged": self.judged.as_figure().json_data(),
-            "corrected": self.corrected.as_figure().json_data(),
-            "sensitivity": self.sensitivity.as_figure().json_data(),
-            "specificity": self.specificity.as_figure().json_data(),
-            "note": self.note,
-        }
+    def typed(self) -> CorrectedRatePart:
+        """This rate as the report part (`agreement-over-time`'s pass_rate_corrected)."""
+        return CorrectedRatePart(
+            judged=_figure(self.judged),
+            corrected=_figure(self.corrected),
+            sensitivity=_figure(self.sensitivity),
+            specificity=_figure(self.specificity),
+            note=self.note,
+        )
+
+
+def _figure(f: Figure) -> FigurePart:
+    return f.as_figure()
 
 
 def corrected_pass_rate(

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from ..calibration.criterion import scale_of, stat_json
 from ..calibration.explain import ABSTAIN, Side
 from ..calibration.gate_section import applicability_comparison, gate_part, per_label
 from ..contracts import NOT_APPLICABLE, Criterion
+from ..contracts.reports.base import Figure
+from ..contracts.reports.monitor_parts import WindowAgreement
+from ..contracts.reports.stats import PerLabel
 from .correction import ErrorCounts, corrected_pass_rate
 
 __all__ = [
@@ -112,7 +115,7 @@ def window_criterion(
     n_resamples: int = 2000,
     gate: GateSettings | None = None,
     judged: tuple[int, int] | None = None,
-) -> dict[str, Any]:
+) -> WindowAgreement:
     """One criterion in one window (see the module docstring). `judged`: (passes, pass or fail
     verdicts) the judge gave in the window's score runs, to correct."""
     gate = gate or GateSettings()
@@ -170,47 +173,45 @@ def window_criterion(
         if c.not_applicable_when
         else None,
     )
-    out: dict[str, Any] = {
-        "criterion": c.id,
-        "statistic": statistic,
-        "n_items": int(both.sum()),
-        "n_cases": len({str(v) for v in cases[both]}),
-        "n_audited": len(items),
-        "n_unresolved": len(items) - len(rated),
-        "n_single_expert": sum(1 for it in rated if it.single_expert),
-        "coverage": coverage,
-        "kappa": stat_json(
-            kappa, [Side.of("the experts", ref_raw), Side.of("the judge", judge_raw)]
-        ).json_data(),
-        "per_label": per_label(
-            scale,
-            x,
-            y,
-            cases if rated else None,
-            seed=seed,
-            n_resamples=n_resamples,
-            confidence=0.95,
-        ),
-        "gate": decision.as_gate().json_data(),
-        "gate_comparison": comparison.json_data(),
-        "pass_rate_corrected": None,
-        "pass_rate_audited": None,
-        "correction": "not applied: the correction is defined for pass/fail criteria",
-    }
-    if c.scale.kind != "binary":
-        return out
-    out["pass_rate_audited"] = _audited_rate(rated, seed=seed)
-    if judged is None:
-        out["correction"] = "not applied: no judged counts for this window"
-        return out
-    counts, weighting = audit_error_counts(rated)
-    r = corrected_pass_rate(judged[0], judged[1], counts, seed=seed)
-    out["pass_rate_corrected"] = r.as_json()
-    out["correction"] = (
-        "Rogan-Gladen with the judge's errors on this window's audited items, their cases "
-        f"resampled; {weighting}"
+    binary = c.scale.kind == "binary"
+    corrected, correction = None, "not applied: the correction is defined for pass/fail criteria"
+    if binary and judged is None:
+        correction = "not applied: no judged counts for this window"
+    elif binary and judged is not None:
+        counts, weighting = audit_error_counts(rated)
+        corrected = corrected_pass_rate(judged[0], judged[1], counts, seed=seed).typed()
+        correction = (
+            "Rogan-Gladen with the judge's errors on this window's audited items, their cases "
+            f"resampled; {weighting}"
+        )
+    return WindowAgreement(
+        criterion=c.id,
+        statistic=statistic,
+        n_items=int(both.sum()),
+        n_cases=len({str(v) for v in cases[both]}),
+        n_audited=len(items),
+        n_unresolved=len(items) - len(rated),
+        n_single_expert=sum(1 for it in rated if it.single_expert),
+        coverage=coverage,
+        kappa=stat_json(kappa, [Side.of("the experts", ref_raw), Side.of("the judge", judge_raw)]),
+        per_label=[
+            PerLabel.model_validate(row)
+            for row in per_label(
+                scale,
+                x,
+                y,
+                cases if rated else None,
+                seed=seed,
+                n_resamples=n_resamples,
+                confidence=0.95,
+            )
+        ],
+        gate=decision.as_gate(),
+        gate_comparison=comparison,
+        pass_rate_corrected=corrected,
+        pass_rate_audited=_audited_rate(rated, seed=seed) if binary else None,
+        correction=correction,
     )
-    return out
 
 
 def audit_error_counts(items: Sequence[AuditedItem]) -> tuple[list[ErrorCounts], str]:
@@ -242,7 +243,7 @@ def audit_error_counts(items: Sequence[AuditedItem]) -> tuple[list[ErrorCounts],
     )
 
 
-def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> dict[str, object] | None:
+def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> Figure | None:
     """The experts' pass rate on `items`, weighted by 1 / inclusion probability, by case."""
     rated = [it for it in items if it.expert_label in ("pass", "fail")]
     if not rated or any(not it.inclusion_probability for it in rated):
@@ -257,4 +258,4 @@ def _audited_rate(items: Sequence[AuditedItem], *, seed: int) -> dict[str, objec
             passed[it.case_id] = passed.get(it.case_id, 0.0) + w * scale
     cases = sorted(total)
     figure = clustered_proportion([passed.get(k, 0.0) for k in cases], [total[k] for k in cases])
-    return figure.as_figure().json_data()
+    return figure.as_figure()

@@ -94,8 +94,9 @@ async def post_audit(
     engine = request.app.state.engine
     result = await run_in_threadpool(lambda: draw_audit(engine, options, by=user.name))
     where = f"run {result.run_id}" if result.run_id else "a dry run of an audit"
-    await run_in_threadpool(record_report_read, engine, user.name, result.report, where)
-    return AuditOut.model_validate({"run_id": result.run_id, **result.report})
+    data = result.report.json_data()
+    await run_in_threadpool(record_report_read, engine, user.name, data, where)
+    return AuditOut.model_validate({"run_id": result.run_id, **data})
 
 
 @router.get("/agreement-over-time", response_model=AgreementOverTimeReport)
@@ -118,8 +119,8 @@ async def get_agreement_over_time(
         )
     )
     where = "the agreement over time"
-    await run_in_threadpool(record_report_read, engine, user.name, report, where)
-    return AgreementOverTimeReport.model_validate(report)
+    await run_in_threadpool(record_report_read, engine, user.name, report.json_data(), where)
+    return report
 
 
 @router.get("/monitor", response_model=MonitorReport)
@@ -150,8 +151,7 @@ async def get_monitor(
         reference_windows=reference_windows,
         min_anchor_cases=min_anchor_cases,
     )
-    report = await run_in_threadpool(lambda: monitor_report(engine, options))
-    return MonitorReport.model_validate(report)
+    return await run_in_threadpool(lambda: monitor_report(engine, options))
 
 
 pages = APIRouter(tags=["audit"])
