@@ -95,6 +95,7 @@ if TYPE_CHECKING:
         trial_provenance,
         trial_transcript,
     )
+    from .harness.service_trial import run_service_trial
     from .importers import ImportOptions, ImportResult, build_transcript, import_traces
     from .importers.chat import parse_chat
     from .importers.otel import parse_otel
@@ -170,6 +171,7 @@ _HOME = {
     "trial_metrics": "harness.runner",
     "trial_provenance": "harness.runner",
     "trial_transcript": "harness.runner",
+    "run_service_trial": "harness.service_trial",
     # a pack's own invariants
     "Evidence": "safety",
     "Finding": "safety",
@@ -272,6 +274,7 @@ __all__ = [
     "Recorder",
     "RecordRef",
     "RecordSpec",
+    "run_service_trial",
     "SelftestEntry",
     "SnapshotSpec",
     "tenant_snapshot",

@@ -1,7 +1,8 @@
 """Logs import as they are (issue 33, item 3): real benchmark trajectories that reuse tool call
 ids and name their tool messages, text sent beside a tool call, parallel calls from one
 message, many cases in one import, traces with no case contract, and errors that say what to
-do. `data/tau-bench/` holds an unchanged excerpt of a public benchmark's published logs."""
+do. `examples/traces/tau-bench/` holds an unchanged excerpt of a public benchmark's published
+logs."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from tests.support.cli import Result
 Cli = Callable[..., Result]
 TRACES = ROOT / "tests" / "data" / "traces"
 SNAPSHOTS = TRACES / "snapshots"
-EXCERPT = Path(__file__).parent / "data" / "tau-bench" / "gpt-4o-airline-excerpt.json"
+EXCERPT = ROOT / "examples" / "traces" / "tau-bench" / "gpt-4o-airline-excerpt.json"
 
 
 def _conversations(path: Path) -> dict[str, dict[str, Any]]:

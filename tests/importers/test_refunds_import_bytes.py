@@ -23,7 +23,7 @@ from tests.support.cli import Result
 Cli = Callable[..., Result]
 TRACES = "tests/data/traces"
 ELIGIBLE = "cases/eligible_damaged_order.yaml"
-TAU = ROOT / "tests" / "importers" / "data" / "tau-bench" / "gpt-4o-airline-excerpt.json"
+TAU = ROOT / "examples" / "traces" / "tau-bench" / "gpt-4o-airline-excerpt.json"
 
 # paths relative to the repository (the provenance names the trace file as it was given)
 IMPORTS: dict[str, tuple[str, ...]] = {

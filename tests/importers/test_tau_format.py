@@ -1,7 +1,8 @@
 """`calibrant import tau-bench` (issue 33, item 4): a benchmark's trajectory files as published —
 tau-bench's list of {task_id, trial, reward, info, traj} and tau2-bench's {simulations: [...]} —
 with no re-wrapping: the task is the case, the trial the trial number, the reward kept in the
-provenance. `data/tau-bench/` holds an unchanged excerpt of tau-bench's published file."""
+provenance. `examples/traces/tau-bench/` holds an unchanged excerpt of tau-bench's published
+file (docs/import.md imports it)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from calibrant.files import load_transcript
+from tests.conftest import ROOT
 from tests.support.cli import Result
 
 Cli = Callable[..., Result]
-EXCERPT = Path(__file__).parent / "data" / "tau-bench" / "gpt-4o-airline-excerpt.json"
+EXCERPT = ROOT / "examples" / "traces" / "tau-bench" / "gpt-4o-airline-excerpt.json"
 OPTS = ("--no-contract", "--tenant", "airline", "--agent-principal", "agent:gpt-4o")
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calibrant.contracts import Transcript
-from calibrant.domains import (
+from calibrant.pack import (
     Bound,
     Confirmation,
     DomainPack,
@@ -25,6 +24,7 @@ from calibrant.domains import (
     PackRuntime,
     RecordSpec,
     SnapshotSpec,
+    Transcript,
 )
 
 from .cases import Fixture

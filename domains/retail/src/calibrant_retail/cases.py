@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from calibrant.contracts import CaseContract
-from calibrant.contracts.case import DomainFixture
 from calibrant.contracts.common import Contract, Id
-from calibrant.files import load_case
+from calibrant.pack import CaseContract, DomainFixture, load_case
 
 from .records import OrderStatus
 

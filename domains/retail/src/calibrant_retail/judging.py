@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from calibrant.contracts import Transcript
-from calibrant.domains import EvidenceItem
 from calibrant.judge.record_rows import domain_records
+from calibrant.pack import EvidenceItem, Transcript
 
 from . import OWNED_KINDS, RECORDS
 from .policy import AUTH_TOOLS

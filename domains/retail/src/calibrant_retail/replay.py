@@ -21,9 +21,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from calibrant.contracts import DomainSnapshot
-from calibrant.engine import Caller
 from calibrant.engine.tables import Meta
+from calibrant.pack import Caller, DomainSnapshot
 
 from .cases import Fixture
 from .policy import WRITE_TOOLS

@@ -8,9 +8,8 @@ Imported only when a run needs it (`pack().runtime`), so listing packs imports n
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from calibrant import __version__
 from calibrant.contracts.wire import ToolSpec
 from calibrant.pack import (
     AgentCall,
-    Caller,
     CaseContract,
     CheckpointStore,
     ConfigError,
@@ -28,16 +26,13 @@ from calibrant.pack import (
     DomainSnapshot,
     PackAgent,
     PackInvariant,
-    Recorder,
     SelftestEntry,
     ToolBox,
     Transcript,
     Usage,
-    converse,
     evaluator_snapshot,
     fault_tool_problems,
-    transcript_filename,
-    trial_transcript,
+    run_service_trial,
 )
 
 from .agents import BEHAVIOURS, RetailAgent
@@ -135,47 +130,22 @@ class RetailRuntime:
         workdir: Path,
         agent_factory: AgentCall,
     ) -> Transcript:
-        started, t0 = datetime.now(UTC), time.perf_counter()
-        transcript_id = f"{case.case}:{agent_name}:s{seed}:t{trial}"
-        tag = transcript_filename(f"{case.case}-{agent_name}-s{seed}-t{trial}")[:-5]
-        workdir.mkdir(parents=True, exist_ok=True)
         tenant, fx = fixture_of(case)
-        svc = build_service(workdir / f"{tag}.retail.sqlite", fx)
-        ckpt_path = workdir / f"{tag}.checkpoints.sqlite"
-        ckpt_path.unlink(missing_ok=True)
-        before = domain_snapshot(svc)
-        rec = Recorder()
-        tools = ToolBox(
-            svc, Caller(AGENT, tenant), case.faults, rec, tools=TOOLS, fault_points=(), context={}
-        )
-        ctx = RetailContext(
-            tools=tools,
-            checkpoints=CheckpointStore(ckpt_path),
-            rng=random.Random(f"{seed}:{case.case}:{trial}"),
-            trial_id=transcript_id,
-        )
-        agent = agent_factory(agent_name)
-        script = case.customer_script or ["Hello."]
-        turns = converse(agent, agent_name, agent_factory, ctx, script, rec, svc)
-        after = domain_snapshot(svc)
-        svc.engine.dispose()
-        ctx.checkpoints.close()
-        return trial_transcript(
+        return run_service_trial(
             case,
-            agent,
             agent_name,
             trial=trial,
             seed=seed,
-            started=started,
-            t0=t0,
+            workdir=workdir,
+            agent_factory=agent_factory,
+            service=partial(build_service, fx=fx),
+            database="retail",
+            snapshot=domain_snapshot,
             tenant=tenant,
             agent_principal=AGENT,
-            svc=svc,
-            rec=rec,
-            turns=turns,
-            before=before,
-            after=after,
-            usage=ctx.usage,
+            tools=TOOLS,
+            context=RetailContext,
+            opening="Hello.",
             versions=(POLICY_VERSION, TOOL_SCHEMA_VERSION, HARNESS_VERSION),
         )
 

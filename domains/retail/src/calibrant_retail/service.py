@@ -33,12 +33,11 @@ from typing import Any, Literal
 
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from calibrant.contracts import CommittedWrite, RecordRef
+from calibrant.contracts import CommittedWrite
 from calibrant.engine import (
     ENGINE_TABLES,
     ID_SCHEMA,
     STRING_SCHEMA,
-    Caller,
     Fail,
     Handled,
     PermissionRow,
@@ -51,6 +50,7 @@ from calibrant.engine import (
     ok,
     owned,
 )
+from calibrant.pack import Caller, RecordRef
 
 from .cases import Fixture
 from .policy import ALLOWED_STATUS

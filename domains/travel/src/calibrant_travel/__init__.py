@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from calibrant.contracts.forms import FileForm
-from calibrant.domains import (
+from calibrant.pack import (
     ApprovalGate,
     Confirmation,
     DomainPack,

@@ -12,10 +12,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from calibrant.contracts import CaseContract
-from calibrant.contracts.case import DomainFixture
 from calibrant.contracts.common import Contract, Id, MinorUnits
-from calibrant.files import load_case
+from calibrant.pack import CaseContract, DomainFixture, load_case
 
 __all__ = ["Fixture", "Expected", "CASES", "fixture_of", "load_cases"]
 

@@ -28,14 +28,13 @@ from typing import Any, Literal
 from sqlalchemy import UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from calibrant.contracts import CommittedWrite, RecordRef
+from calibrant.contracts import CommittedWrite
 from calibrant.engine import (
     COUNT_SCHEMA,
     ENGINE_TABLES,
     ID_SCHEMA,
     STRING_SCHEMA,
     AuditRow,
-    Caller,
     Fail,
     FaultPointDecl,
     Fired,
@@ -50,13 +49,13 @@ from calibrant.engine import (
     ToolSet,
     break_tenant_guard,
     check_version,
-    evaluator_snapshot,
     fresh_database,
     ok,
     owned,
     prior_effect,
     send,
 )
+from calibrant.pack import Caller, RecordRef, evaluator_snapshot
 
 from .cases import Fixture
 from .records import (
