@@ -1,5 +1,5 @@
 """Reading and checking reports by kind: `load_report` (stored reports, whatever calibrant
-version wrote them), `checked` (a producer's last step), the report of a stored run, and the
+version wrote them), the report of a stored run, and the
 JSON Schemas published under docs/schemas/."""
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ __all__ = [
     "RUN_REPORTS",
     "ReportKind",
     "load_report",
-    "checked",
     "report_for_run",
     "schemas",
     "schema_files",
@@ -101,13 +100,6 @@ def load_report(kind: str, data: dict[str, Any]) -> Report:
     if why:
         raise ReportVersionError(why)
     return model.model_validate(data)
-
-
-def checked(kind: ReportKind, data: dict[str, Any]) -> dict[str, Any]:
-    """`data` unchanged, once validated into its report model: a producer's last step, so that a
-    report that does not match its model fails where it is made, not where it is read."""
-    REPORT_MODELS[kind].model_validate(data)
-    return data
 
 
 def report_for_run(run_kind: str, data: dict[str, Any] | None) -> Report | None:
