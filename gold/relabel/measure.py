@@ -1,15 +1,15 @@
 """Does rubric 1.1 (the adjudicators' principles written in) raise the experts' agreement?
 
 Two pairs of fresh annotator sessions labelled the same blind sample of gold items
-(`items.txt`: one item drawn at random from each of the gold set's 73 cases, seed 31): one pair
+(`items.txt`: two items drawn at random from each of the gold set's 73 cases, seed 31; 146): one pair
 with the guide of rubric 1.1 (`labeling_guide-1.1.md`), one pair with today's guide of rubric 1.0
 (`../labeling_guide.md`), each session blind to the other, to the labels in `../labels/` and to
 the manifest. This prints, for each pair (and for gold's own rater_a / rater_b on the same
 items, labelled on older sheets), per criterion the kappas that `bench_gold_power` and the gate
 use — the level kappa on items both rate applicable (linear-weighted on the ordinal criterion)
 and, where a criterion can be not applicable, the applicability kappa — each with a 95%
-percentile bootstrap interval over the sampled cases (one item a case, so items are the unit),
-and the difference 1.1 − 1.0 with a paired bootstrap interval (the same items resampled for
+percentile bootstrap interval over the cases (the unit: a drawn case brings both its items),
+and the difference 1.1 − 1.0 with a paired bootstrap interval (the same cases resampled for
 both pairs).
 
     python gold/relabel/measure.py            # prints the table (Markdown)
@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -92,11 +93,17 @@ def main(argv: list[str] | None = None) -> int:
             )
             for c in rubric.criteria
         }
+    manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
+    cases = sorted({manifest[i]["case"] for i in items})
+    rows_of = [np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases]
     rng = np.random.default_rng(SEED)
-    draws = rng.integers(0, len(items), size=(RESAMPLES, len(items)))
+    draws = [
+        np.concatenate([rows_of[k] for k in rng.integers(0, len(cases), size=len(cases))])
+        for _ in range(RESAMPLES)
+    ]
     lines = [
-        f"{len(items)} items, one from each of {len(items)} cases; 95% percentile bootstrap "
-        f"intervals over the items ({RESAMPLES} resamples, seed {SEED}).",
+        f"{len(items)} items from {len(cases)} cases; 95% percentile bootstrap intervals over "
+        f"the cases ({RESAMPLES} resamples, seed {SEED}).",
         "",
         "| criterion | pair | level κ | applicability κ | items both rated |",
         "|---|---|---|---|---|",
