@@ -125,6 +125,23 @@ def main(argv: list[str] | None = None) -> int:
                 f"| `{c.id}` | {name} | {level:.2f} {interval([r[0] for r in reps])} | "
                 f"{app_text} | {both} |"
             )
+    consensus = gold_rater("consensus", items)
+    lines += [
+        "",
+        "Each annotator against gold's adjudicated consensus (made under 1.0, by adjudicators "
+        "whose principles 1.1 writes in): level κ, applicability κ.",
+        "",
+        "| criterion | " + " | ".join(f"{n} {s}" for n in codes for s in ("A", "B")) + " |",
+        "|---|" + "---|" * (2 * len(codes)),
+    ]
+    for c in rubric.criteria:
+        truth = bench._codes(c, [consensus.get((i, c.id)) for i in items])
+        cells = []
+        for per in codes.values():
+            for x in per[c.id]:
+                level, app = statistics(c, x, truth)
+                cells.append(f"{level:.2f}" + ("" if app is None else f" / {app:.2f}"))
+        lines.append(f"| `{c.id}` | " + " | ".join(cells) + " |")
     new, old = "1.1 (fresh pair)", "1.0 (fresh pair)"
     if new in codes and old in codes:
         lines += ["", "| criterion | 1.1 − 1.0, level κ | 1.1 − 1.0, applicability κ |", "|---|---|---|"]
