@@ -1,9 +1,10 @@
 """Does rubric 1.1 (the adjudicators' principles written in) raise the experts' agreement?
 
-Two pairs of fresh annotator sessions labelled the same blind sample of gold items
+Draft 1 of rubric 1.1 (`rubric-draft1.yaml`) against rubric 1.0, on a sample: two pairs of
+fresh annotator sessions labelled the same blind sample of gold items
 (`items.txt`: two items drawn at random from each of the gold set's 73 cases, seed 31; 146): one pair
-with the guide of rubric 1.1 (`labeling_guide-1.1.md`), one pair with today's guide of rubric 1.0
-(`../labeling_guide.md`), each session blind to the other, to the labels in `../labels/` and to
+with the guide of draft 1, one pair with today's guide of rubric 1.0
+(`gold/labeling_guide.md`), each session blind to the other, to the labels in `../labels/` and to
 the manifest. This prints, for each pair (and for gold's own rater_a / rater_b on the same
 items, labelled on older sheets), per criterion the kappas that `bench_gold_power` and the gate
 use — the level kappa on items both rate applicable (linear-weighted on the ordinal criterion)
@@ -12,8 +13,8 @@ percentile bootstrap interval over the cases (the unit: a drawn case brings both
 and the difference 1.1 − 1.0 with a paired bootstrap interval (the same cases resampled for
 both pairs).
 
-    python gold/relabel/measure.py            # prints the table (Markdown)
-    python gold/relabel/measure.py --write    # also writes gold/relabel/RESULTS.md's table
+    python gold/rubric-1.1/drafts/sample-146/measure.py           # prints the tables
+    python gold/rubric-1.1/drafts/sample-146/measure.py --write   # and writes table.md here
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[3]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_gold_power as bench  # noqa: E402
 
@@ -35,8 +36,8 @@ from calibrant.files import load_rubric  # noqa: E402
 
 RESAMPLES, SEED = 2000, 31
 PAIRS = {
-    "1.1 (fresh pair)": (HERE / "labels" / "v11_a.jsonl", HERE / "labels" / "v11_b.jsonl"),
-    "1.0 (fresh pair)": (HERE / "labels" / "v10_a.jsonl", HERE / "labels" / "v10_b.jsonl"),
+    "1.1 (fresh pair)": (HERE / "v11_a.jsonl", HERE / "v11_b.jsonl"),
+    "1.0 (fresh pair)": (HERE / "v10_a.jsonl", HERE / "v10_b.jsonl"),
     "1.0 (gold's raters, older sheets)": (None, None),
 }
 
