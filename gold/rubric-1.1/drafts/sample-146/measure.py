@@ -2,8 +2,8 @@
 
 Draft 1 of rubric 1.1 (`rubric-draft1.yaml`) against rubric 1.0, on a sample: two pairs of
 fresh annotator sessions labelled the same blind sample of gold items
-(`items.txt`: two items drawn at random from each of the gold set's 73 cases, seed 31; 146): one pair
-with the guide of draft 1, one pair with today's guide of rubric 1.0
+(`items.txt`: two items drawn at random from each of the gold set's 73 cases, seed 31; 146):
+one pair with the guide of draft 1, one pair with today's guide of rubric 1.0
 (`gold/labeling_guide.md`), each session blind to the other, to the labels in `../labels/` and to
 the manifest. This prints, for each pair (and for gold's own rater_a / rater_b on the same
 items, labelled on older sheets), per criterion the kappas that `bench_gold_power` and the gate
@@ -45,7 +45,7 @@ PAIRS = {
 def read(path: Path, items: list[str]) -> dict[tuple[str, str], object]:
     wanted = set(items)
     out: dict[tuple[str, str], object] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         }
     manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
     cases = sorted({manifest[i]["case"] for i in items})
-    rows_of = [np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases]
+    rows_of = [
+        np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases
+    ]
     rng = np.random.default_rng(SEED)
     draws = [
         np.concatenate([rows_of[k] for k in rng.integers(0, len(cases), size=len(cases))])
@@ -145,15 +147,19 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| `{c.id}` | " + " | ".join(cells) + " |")
     new, old = "1.1 (fresh pair)", "1.0 (fresh pair)"
     if new in codes and old in codes:
-        lines += ["", "| criterion | 1.1 − 1.0, level κ | 1.1 − 1.0, applicability κ |", "|---|---|---|"]
+        lines += [
+            "",
+            "| criterion | 1.1 − 1.0, level κ | 1.1 − 1.0, applicability κ |",
+            "|---|---|---|",
+        ]
         for c in rubric.criteria:
             ln, lo = statistics(c, *codes[new][c.id]), statistics(c, *codes[old][c.id])
-            dl = [n[0] - o[0] for n, o in zip(boot[(new, c.id)], boot[(old, c.id)])]
+            dl = [n[0] - o[0] for n, o in zip(boot[(new, c.id)], boot[(old, c.id)], strict=True)]
             app = "—"
             if ln[1] is not None and lo[1] is not None:
                 da = [
                     n[1] - o[1]
-                    for n, o in zip(boot[(new, c.id)], boot[(old, c.id)])
+                    for n, o in zip(boot[(new, c.id)], boot[(old, c.id)], strict=True)
                     if n[1] is not None and o[1] is not None
                 ]
                 app = f"{ln[1] - lo[1]:+.2f} {interval(da)}"
