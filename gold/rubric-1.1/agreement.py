@@ -1,0 +1,118 @@
+"""The experts' agreement on all 300 gold items, rubric 1.0's labels against each draft of 1.1.
+
+Per criterion and pair of raters: the kappas the gate and `bench_gold_power` use — the level
+kappa on the items both rate applicable (linear-weighted on the ordinal criterion) and, where a
+criterion can be not applicable, the applicability kappa — each with a 95% percentile bootstrap
+interval over the gold set's 73 cases (the unit: a drawn case brings all its items).
+
+    python gold/rubric-1.1/agreement.py            # prints the table (Markdown)
+    python gold/rubric-1.1/agreement.py --write    # and writes agreement.md here
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench_gold_power as bench  # noqa: E402
+
+from calibrant.files import load_rubric  # noqa: E402
+
+RESAMPLES, SEED = 2000, 31
+SETS = {
+    "1.0 (gold/labels)": (ROOT / "gold" / "labels", ["rater_a", "rater_b"]),
+    "1.1 draft 2": (HERE / "drafts" / "full-draft2", ["rater_a", "rater_b"]),
+    "1.1 draft 3": (HERE / "drafts" / "full-draft3", ["rater_a", "rater_b"]),
+    "1.1 (labels, a–b)": (HERE / "labels", ["rater_a", "rater_b"]),
+    "1.1 (replication, c–d)": (HERE / "replication", ["rater_c", "rater_d"]),
+}
+
+
+def labels(path: Path) -> dict[tuple[str, str], object]:
+    rows = (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip())
+    return {(r["item"], r["criterion"]): r["label"] for r in rows}
+
+
+def kappas(c: object, a: np.ndarray, b: np.ndarray) -> tuple[float, float | None]:
+    scale = bench.scale_of(c)
+    level = bench._kappa(a, b, scale.k, scale.level == "ordinal")
+    na = c.not_applicable_when  # type: ignore[attr-defined]
+    return level, bench._applicability_kappa(a, b) if na else None
+
+
+def interval(values: list[float]) -> str:
+    v = np.asarray([x for x in values if np.isfinite(x)])
+    if v.size < 0.9 * RESAMPLES:
+        return "(interval undefined in over 10% of resamples)"
+    lo, hi = np.percentile(v, [2.5, 97.5])
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true")
+    opts = parser.parse_args(argv)
+    rubric = load_rubric(HERE / "refund_communication.yaml")  # same scales as 1.0
+    manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
+    items = sorted(manifest)
+    cases = sorted({manifest[i]["case"] for i in items})
+    rows_of = [
+        np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases
+    ]
+    rng = np.random.default_rng(SEED)
+    draws = [
+        np.concatenate([rows_of[k] for k in rng.integers(0, len(cases), size=len(cases))])
+        for _ in range(RESAMPLES)
+    ]
+    lines = [
+        f"{len(items)} items of {len(cases)} cases; 95% percentile bootstrap intervals over the "
+        f"cases ({RESAMPLES} resamples, seed {SEED}). Level κ: on the items both rate "
+        "applicable (linear-weighted on `overall_clarity`); applicability κ: applicable or not.",
+        "",
+        "| criterion | labels | level κ | applicability κ |",
+        "|---|---|---|---|",
+    ]
+    for c in rubric.criteria:
+        for name, (folder, raters) in SETS.items():
+            a, b = (
+                bench._codes(c, [labels(folder / f"{r}.jsonl").get((i, c.id)) for i in items])
+                for r in raters
+            )
+            level, app = kappas(c, a, b)
+            reps = [kappas(c, a[d], b[d]) for d in draws]
+            app_text = "—"
+            if app is not None:
+                app_text = f"{app:.2f} {interval([r[1] for r in reps if r[1] is not None])}"
+            lines.append(
+                f"| `{c.id}` | {name} | {level:.2f} {interval([r[0] for r in reps])} | {app_text} |"
+            )
+    four = [HERE / "labels" / "rater_a.jsonl", HERE / "labels" / "rater_b.jsonl"] + sorted(
+        (HERE / "replication").glob("*.jsonl")
+    )
+    lines += ["", "Rubric 1.1 (final), all six pairs of its four raters: lowest – highest.", ""]
+    lines += ["| criterion | level κ | applicability κ |", "|---|---|---|"]
+    for c in rubric.criteria:
+        codes = [bench._codes(c, [labels(p).get((i, c.id)) for i in items]) for p in four]
+        ks = [kappas(c, x, y) for x, y in itertools.combinations(codes, 2)]
+        lv = [k[0] for k in ks]
+        ap = [k[1] for k in ks if k[1] is not None]
+        app_text = f"{min(ap):.2f} – {max(ap):.2f}" if ap else "—"
+        lines.append(f"| `{c.id}` | {min(lv):.2f} – {max(lv):.2f} | {app_text} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if opts.write:
+        (HERE / "agreement.md").write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
