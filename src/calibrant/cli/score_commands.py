@@ -84,7 +84,7 @@ def score(
         result, written = score_to_files(store, options, hooks, out=out, csv_out=csv_out)
     report = result.typed()
     if as_json:
-        typer.echo(json.dumps(result.report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     if not render_score_run(Console(), report, written=written, as_json=as_json, verbose=verbose):
         rerun = rerun_note(report.judge_outcomes)  # no pass rate from nothing: the cause
         line = no_verdict_line(report, result.transcripts, rerun)
@@ -131,7 +131,7 @@ def wait(run_id: str, *, as_json: bool, poll_s: float = 1.0, verbose: bool = Fal
     with Store.open() as store:
         result = wait_op(store, run_id, on_status=on_status, poll_s=poll_s)
     if as_json:
-        typer.echo(json.dumps(result.report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     report = result.typed()
     if not render_score_run(Console(), report, as_json=as_json, verbose=verbose):
         err.print(
