@@ -82,7 +82,7 @@ def _fuzz(operation: Any, mode: GenerationMode, headers: dict[str, str]) -> list
             except (Failure, FailureGroup) as exc:
                 failures.append(
                     f"{case.method} {case.formatted_path} ({mode.value}): the answer does not "
-                    f"match its schema: {str(exc)[:300]}"
+                    f"match its schema: {str(exc)[:1500]}"
                 )
 
     try:
