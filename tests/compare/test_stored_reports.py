@@ -137,7 +137,7 @@ def _text(render: Any, *args: Any) -> str:
 
 
 def test_an_old_judge_comparison_renders_with_its_items_to_add() -> None:
-    text = _text(render_judge_comparison, OLD_COMPARE, "a", "b")
+    text = _text(render_judge_comparison, ComparisonReport.model_validate(OLD_COMPARE), "a", "b")
     assert "explains_next_step" in text and "+52 items (old report)" in text
     assert "47 items" in text
 

@@ -125,9 +125,9 @@ def compare_command(
     with Store.open() as store:
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
         result = compare(store, options, hooks)
-    report = result.data  # the renderers read the JSON data
+    report = result.typed()
     if as_json:  # what a script reads is the same whether or not anything was measured
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
         line = unmeasured_line(report, *result.unmeasured[0])
         Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
