@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from calibrant.contracts.reports import JudgeReport
 from calibrant.ops import jobs
 from calibrant.ops.catalog import add_judge
 from calibrant.ops.jobrun import run_job
@@ -65,9 +66,10 @@ def test_judge_is_the_same_through_the_cli_and_the_service_job(
         run_job(store, row.id)
         done = jobs.get(store.engine, row.id)
         assert done.status == "finished" and done.run_id, (done.status, done.error)
-        detail = Runs(store.engine).get(done.run_id)
-    assert detail is not None and detail["kind"] == "judge" and detail["status"] == "finished"
-    by_job = detail["report"]
+        detail = Runs(store.engine).detail(done.run_id)
+    assert detail is not None and detail.kind == "judge" and detail.status == "finished"
+    assert isinstance(detail.report, JudgeReport)
+    by_job = detail.report.json_data()
     assert by_job["run_id"] == done.run_id and "run_id" not in by_cli
 
     assert by_cli["judgments"] == 3 and by_cli["outcomes"] == {"verdict": 3}

@@ -116,11 +116,11 @@ def _cli_store(work: Path, name: str) -> dict[str, str]:
 
 def _stored(url: str, run_id: str) -> dict[str, Any]:
     with Store.open(url) as store:
-        detail = Runs(store.engine).get(run_id)
-    assert detail is not None and detail["status"] == "finished", detail
-    report = detail["report"]
-    assert isinstance(report, dict)
-    return report
+        detail = Runs(store.engine).detail(run_id)
+    assert detail is not None and detail.status == "finished", detail
+    report = detail.report
+    assert report is not None and not isinstance(report, dict), report  # its kind's model
+    return report.json_data()
 
 
 def _service_job(url: str, work: Path, request: Any) -> dict[str, Any]:

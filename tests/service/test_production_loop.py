@@ -347,7 +347,9 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
         try:
             runs = Runs(engine)
             for info in runs.recent(kind="anchors"):
-                old = dict((runs.get(info.id) or {})["report"])
+                found = runs.detail(info.id)
+                assert found is not None and isinstance(found.report, dict)  # no report model
+                old = dict(found.report)
                 del old["release_scorings"], old["anchor_cases"], old["baseline_anchor_reference"]
                 runs.finish(info.id, {**old, "schema_version": 1})
         finally:

@@ -16,5 +16,5 @@ def test_a_wildcard_or_empty_prefix_does_not_pick_the_only_run(tmp_path: Path, p
     runs = Runs(make_engine(f"sqlite:///{tmp_path / 's.db'}"))
     run = runs.start("calibrate")
     runs.finish(run, {"n_items": 1})
-    assert runs.get(run[:6]) is not None  # a real prefix still works
-    assert runs.get(prefix) is None
+    assert runs.detail(run[:6]) is not None  # a real prefix still works
+    assert runs.detail(prefix) is None

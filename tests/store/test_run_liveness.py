@@ -58,9 +58,15 @@ def _set_process(engine: Engine, run_id: str, process: dict[str, Any]) -> None:
 
 def _shown(runs: Runs, run_id: str) -> tuple[str, str]:
     listed = {r.id: r.status for r in runs.recent()}
-    detail = runs.get(run_id)
+    detail = runs.detail(run_id)
     assert detail is not None
-    return listed[run_id], detail["status"]
+    return listed[run_id], detail.status
+
+
+def _lease(runs: Runs, run_id: str) -> float:
+    detail = runs.detail(run_id)
+    assert detail is not None and detail.process is not None
+    return detail.process.lease_until
 
 
 def test_a_run_whose_process_ended_is_interrupted(engine: Engine) -> None:
@@ -68,9 +74,10 @@ def test_a_run_whose_process_ended_is_interrupted(engine: Engine) -> None:
     run_id = runs.start("calibrate", arguments={"split": "all"})
     try:
         assert _shown(runs, run_id) == ("running", "running")  # this process: alive
-        detail = runs.get(run_id)
-        assert detail is not None and detail["arguments"] == {"split": "all"}
-        assert detail["process"]["owner"].startswith(f"{socket.gethostname()}:{os.getpid()}:")
+        detail = runs.detail(run_id)
+        assert detail is not None and detail.arguments == {"split": "all"}
+        assert detail.process is not None
+        assert detail.process.owner.startswith(f"{socket.gethostname()}:{os.getpid()}:")
         here = socket.gethostname()
         _set_process(engine, run_id, {"owner": f"{here}:{_dead_pid()}:x", "lease_until": 2e9})
         assert _shown(runs, run_id) == ("interrupted", "interrupted")  # at once, by its pid
@@ -89,8 +96,8 @@ def test_runs_that_outlive_their_process_and_old_rows_show_as_stored(engine: Eng
     runs = Runs(engine)
     batch = runs.start("batch", arguments={"owner": "elsewhere:1:x"}, process=False)
     assert _shown(runs, batch) == ("running", "running")
-    detail = runs.get(batch)
-    assert detail is not None and detail["process"] is None
+    detail = runs.detail(batch)
+    assert detail is not None and detail.process is None
     with engine.begin() as conn:  # a row written by the previous version: no process recorded
         conn.execute(text("UPDATE calibrant_runs SET arguments='{}' WHERE id=:i"), {"i": batch})
     assert _shown(runs, batch) == ("running", "running")
@@ -106,11 +113,11 @@ def test_the_lease_is_renewed_while_the_process_lives(
     runs = Runs(engine, clock=clock)
     run_id = runs.start("score")
     try:
-        first = runs.get(run_id)["process"]["lease_until"]  # type: ignore[index]
+        first = _lease(runs, run_id)
         assert first == clock() + 0.4
         clock.advance(0.6)  # without a renewal the run would now show as interrupted
         deadline = time.monotonic() + 30
-        while (renewed := runs.get(run_id)["process"]["lease_until"]) == first:  # type: ignore[index]
+        while (renewed := _lease(runs, run_id)) == first:
             assert time.monotonic() < deadline, "the heartbeat never renewed the lease"
             time.sleep(0.01)
         assert renewed == clock() + 0.4 and renewed > first

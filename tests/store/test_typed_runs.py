@@ -28,8 +28,8 @@ def test_a_stored_calibration_comes_back_as_its_model(tmp_path: Path) -> None:
     assert isinstance(detail.report, CalibrationReport)
     assert detail.report.gate.judge == report["gate"]["judge"]
     # the JSON view is the report as stored, field for field (`runs show --json`, the API)
-    shown = runs.get(run_id)
-    assert shown is not None and shown["report"] == CalibrationReport.model_validate(
+    shown = runs.detail(run_id)
+    assert shown is not None and shown.json_data()["report"] == CalibrationReport.model_validate(
         report
     ).model_dump(mode="json", by_alias=True, exclude_unset=True)
     listed = runs.recent(kind="calibrate")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..reports.probe import rate
 
 if TYPE_CHECKING:
+    from ..store.run_info import RunDetail
     from ..store.versions import LatestProbe
 
 __all__ = ["probe_cell", "run_lines"]
@@ -18,23 +19,25 @@ def _when(iso: str | None) -> str:
     return "—" if iso is None else iso[:19].replace("T", " ") + " UTC"
 
 
-def _head(d: dict[str, Any]) -> list[str]:
+def _head(d: RunDetail) -> list[str]:
     out = [
-        f"run {d['id']} ({d['kind']}, {d['status']})",
-        f"started {_when(d['started_at'])} by {d['who']}; finished {_when(d['finished_at'])}; "
-        f"calibrant {d['calibrant_version']}",
+        f"run {d.id} ({d.kind}, {d.status})",
+        f"started {_when(d.started_at)} by {d.who}; finished {_when(d.finished_at)}; "
+        f"calibrant {d.calibrant_version}",
     ]
-    if d.get("judge"):
+    if d.judge is not None:
         out.append(
-            f"judge {d['judge'].get('model')} ({d['judge_hash']}); rubric {d['rubric_hash']}; "
-            f"prompt {d['prompt_template_version']}"
+            f"judge {d.judge.model} ({d.judge_hash}); rubric {d.rubric_hash}; "
+            f"prompt {d.prompt_template_version}"
         )
-    if d.get("sampling"):
-        out.append("sampling: " + ", ".join(f"{k} {v}" for k, v in sorted(d["sampling"].items())))
-    if d.get("error"):
-        out.append(f"error: {d['error']}")
-    if d["status"] == "interrupted":
-        owner = (d.get("process") or {}).get("owner") or "?"
+    # as recorded: the fields the run stored (a calibrant of another version: others)
+    sampling = {} if d.sampling is None else d.sampling.model_dump(exclude_unset=True)
+    if sampling:
+        out.append("sampling: " + ", ".join(f"{k} {v}" for k, v in sorted(sampling.items())))
+    if d.error:
+        out.append(f"error: {d.error}")
+    if d.status == "interrupted":
+        owner = (None if d.process is None else d.process.owner) or "?"
         out.append(
             f"interrupted: its process ({owner.rsplit(':', 1)[0]}) ended before the run finished; "
             "run the command again (answers already in the store are not asked again)"
@@ -52,25 +55,27 @@ def _requests(items: list[list[Any]]) -> str:
     return f"{len(items)} request(s): {per}"
 
 
-def _batch(d: dict[str, Any]) -> list[str]:
+def _batch(d: RunDetail) -> list[str]:
     """A provider batch run: what it carries, where it is, and what its results became."""
-    args, report = d["arguments"], d["report"] or {}
+    # a batch run's arguments and summary: JSON of its own shape (no report model)
+    args: dict[str, Any] = d.arguments
+    report: dict[str, Any] = d.report if isinstance(d.report, dict) else {}
     batch_id = report.get("batch_id") or args.get("batch_id")
     where = f"{args.get('provider')} at {args.get('api_base') or 'the provider default'}"
-    running = d["status"] == "running"
+    running = d.status == "running"
     if batch_id:
         state = (
             "in flight (`batch submit` looks up its status at the provider); no result stored yet"
             if running
-            else report.get("status") or d["status"]
+            else report.get("status") or d.status
         )
         resumed = " (resumed after a restart)" if report.get("resumed") else ""
         out = [f"provider batch {batch_id}: {state}{resumed}"]
     elif args.get("input_file_id"):
-        state = "being created" if running else f"never created (run {d['status']})"
+        state = "being created" if running else f"never created (run {d.status})"
         out = [f"provider batch: {state}; requests uploaded as {args['input_file_id']}"]
     else:
-        state = "being uploaded" if running else f"never uploaded (run {d['status']})"
+        state = "being uploaded" if running else f"never uploaded (run {d.status})"
         out = [f"provider batch: none; its requests {state}"]
     out.append(f"  {where}; paths: {' '.join(args.get('paths') or []) or '—'}")
     out.append(_requests(args.get("items") or []))
@@ -82,7 +87,7 @@ def _batch(d: dict[str, Any]) -> list[str]:
         )
         outcomes = ", ".join(f"{k} {n}" for k, n in sorted(got["outcomes"].items()))
         out.append(f"outcomes: {outcomes or 'none'}")
-    if report.get("error") and report.get("error") != d.get("error"):
+    if report.get("error") and report.get("error") != d.error:
         out.append(f"the provider's errors: {report['error']}")
     if running:
         out.append(
@@ -140,24 +145,23 @@ def _calibration(r: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _other(d: dict[str, Any]) -> list[str]:
-    args = {k: v for k, v in d["arguments"].items() if v not in (None, False, [], {})}
+def _other(d: RunDetail) -> list[str]:
+    args = {k: v for k, v in d.arguments.items() if v not in (None, False, [], {})}
     out = ["options:", *(_fields(args) or ["  none"])]
-    report = d["report"]
-    if report is None:
-        return out + [f"no report: the run is {d['status']}"]
-    if d["kind"] == "calibrate" and isinstance(report, dict) and "criteria" in report:
+    if d.report is None:
+        return out + [f"no report: the run is {d.status}"]
+    # shown field by field, whatever its kind: its JSON data
+    report = d.report if isinstance(d.report, dict) else d.report.json_data()
+    if d.kind == "calibrate" and "criteria" in report:
         return out + ["report:", *(f"  {line}" for line in _calibration(report))]
-    if not isinstance(report, dict):
-        return out + [f"report: {_value(report)}"]
     return out + ["report:", *_fields(report)]
 
 
-def run_lines(d: dict[str, Any]) -> list[str]:
+def run_lines(d: RunDetail) -> list[str]:
     """`runs show` without --json: the run's provenance, then its report (a batch in brief)."""
-    body = _batch(d) if d["kind"] == "batch" else _other(d)
-    what = "every request, " if d["kind"] == "batch" else ""
-    hint = f"the whole record ({what}options, report) as JSON: calibrant runs show {d['id']} --json"
+    body = _batch(d) if d.kind == "batch" else _other(d)
+    what = "every request, " if d.kind == "batch" else ""
+    hint = f"the whole record ({what}options, report) as JSON: calibrant runs show {d.id} --json"
     return _head(d) + body + [hint]
 
 

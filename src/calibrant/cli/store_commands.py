@@ -125,11 +125,11 @@ def runs_show(
     from ..store.runs import Runs
     from .run_view import run_lines
 
-    detail = Runs(make_engine()).get(run_id)
+    detail = Runs(make_engine()).detail(run_id)
     if detail is None:
         raise CalibrantError(f"no run '{run_id}' in the store (see `calibrant runs list`)")
     if as_json:
-        typer.echo(json.dumps(detail, indent=2, sort_keys=True))
+        typer.echo(json.dumps(detail.json_data(), indent=2, sort_keys=True))
         return
     console = Console(highlight=False)  # long lines wrap between words
     for line in run_lines(detail):

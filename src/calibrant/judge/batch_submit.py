@@ -33,7 +33,7 @@ from ..contracts.reports.score_parts import BatchSummary
 from ..errors import CalibrantError, ConfigError
 from ..store import Store, new_owner
 from ..store.claims import owner_ended
-from ..store.runs import Runs
+from ..store.runs import RunDetail, Runs
 from .batch_provider import BatchProgress, BatchProvider, ProviderError, batch_errors, provider_of
 from .openai_batch import IngestCounts, custom_id, export_requests, ingest_results
 
@@ -74,7 +74,7 @@ class BatchResult:
 
 @dataclass(frozen=True)
 class BatchRun:
-    """A batch run as the store holds it (`Runs.get`): its id, status, start and arguments
+    """A batch run as the store holds it (`Runs.detail`): its id, status, start and arguments
     (the requests it carries, the uploaded file's id, the provider's batch id)."""
 
     id: str
@@ -83,12 +83,12 @@ class BatchRun:
     arguments: dict[str, Any]
 
     @classmethod
-    def of(cls, detail: dict[str, Any]) -> BatchRun:
+    def of(cls, detail: RunDetail) -> BatchRun:
         return cls(
-            id=detail["id"],
-            status=detail["status"],
-            started_at=detail["started_at"],
-            arguments=detail["arguments"],
+            id=detail.id,
+            status=detail.status,
+            started_at=detail.started_at,
+            arguments=detail.arguments,
         )
 
 
@@ -206,7 +206,7 @@ class BatchSubmitter:
                 self.on_note(f"run {run_id[:12]} of another process is uploading these requests")
                 waiting = True
             await asyncio.sleep(self.poll_s)
-            found = await asyncio.to_thread(self.runs.get, run_id)
+            found = await asyncio.to_thread(self.runs.detail, run_id)
             if found is None:
                 return None
             detail = BatchRun.of(found)
@@ -334,11 +334,12 @@ class BatchSubmitter:
         of `items` (two processes submitting at once: the later one gives way)."""
         mine = {(th, s) for th, s in items}
         runs = self.runs.running(KIND, judge_hash=self.config.hash)
-        order = {d["id"]: n for n, d in enumerate(runs)}  # oldest first
+        order = {d.id: n for n, d in enumerate(runs)}  # oldest first
         for d in runs:
-            if d["id"] == run_id or order[d["id"]] > order.get(run_id, len(runs)):
+            if d.id == run_id or order[d.id] > order.get(run_id, len(runs)):
                 continue
-            if any((th, s) in mine for th, s in d["arguments"].get("items") or []):
+            carried: Any = d.arguments.get("items") or []  # [[transcript hash, sample], ...]
+            if any((th, s) in mine for th, s in carried):
                 return BatchRun.of(d)
         return None
 

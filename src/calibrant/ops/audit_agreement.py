@@ -17,9 +17,11 @@ from ..contracts.reports.audit import (
     AGREEMENT_OVER_TIME_SCHEMA_VERSION,
     AgreementOverTimeReport,
     AgreementWindow,
+    AuditReport,
     WindowCriterion,
     WindowItem,
 )
+from ..contracts.reports.score import ScoreReport
 from ..errors import ConfigError
 from ..scoring.over_time import (
     WINDOWS,
@@ -39,9 +41,12 @@ def _audits(runs: Runs) -> list[tuple[str, datetime, dict[str, Any]]]:
     for info in runs.recent(kind="audit", limit=100_000):
         if info.status != "finished":
             continue
-        detail = runs.get(info.id)
-        if detail is not None and isinstance(detail.get("report"), dict):
-            out.append((info.id, info.started_at, detail["report"]))
+        detail = runs.detail(info.id)
+        report = None if detail is None else detail.report
+        if isinstance(report, AuditReport):
+            out.append((info.id, info.started_at, report.json_data()))
+        elif isinstance(report, dict):  # one this calibrant does not read as its model: as stored
+            out.append((info.id, info.started_at, report))
     return sorted(out, key=lambda x: (x[1], x[0]))
 
 
@@ -151,19 +156,16 @@ def agreement_over_time(
     out = []
     latest: dict[str, str] = {}
     for w in windows:
-        reports = [runs.get(r) for r in w.score_runs]
-        details = [d for d in reports if d is not None]
-        rubric_hash = details[0]["rubric_hash"] if details else None
+        found = [runs.detail(r) for r in w.score_runs]
+        details = [d for d in found if d is not None]
+        rubric_hash = details[0].rubric_hash if details else None
         rubric = lab.stored_rubric(engine, rubric_hash)[1] if rubric_hash else None
-        model = ((details[0].get("judge") or {}).get("model")) if details else None
+        judge_fields = details[0].judge if details else None
+        model = None if judge_fields is None else judge_fields.model
+        scored = [d.report for d in details if isinstance(d.report, ScoreReport)]
         criteria = []
         for c in rubric.criteria if rubric else []:
-            counts: list[dict[str, Any]] = [
-                x.get("counts", {})
-                for d in details
-                for x in d["report"]["criteria"]
-                if x["criterion"] == c.id
-            ]
+            counts = [x.counts for r in scored for x in r.criteria if x.criterion == c.id]
             passed = sum(int(k.get("pass", 0)) for k in counts)
             judged = passed + sum(int(k.get("fail", 0)) for k in counts)
             items = w.criteria.get(c.id, [])

@@ -115,8 +115,8 @@ def run_job(store: Store, job_id: str) -> None:
             return
         log.warning("job %s: its worker stopped; starting it again", job_id)
         if row.run_id:  # the first attempt's run will never finish
-            found = Runs(engine).get(row.run_id)
-            if found is not None and found["status"] in ("running", "interrupted"):
+            found = Runs(engine).detail(row.run_id)
+            if found is not None and found.status in ("running", "interrupted"):
                 Runs(engine).finish(row.run_id, None, status="failed")
     watch = _Watch(engine, job_id)
     params = json.loads(row.params)

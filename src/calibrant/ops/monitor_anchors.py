@@ -49,10 +49,10 @@ def anchor_runs(runs: Runs, version: str, window: str) -> dict[str, dict[str, An
     for info in sorted(runs.recent(kind="anchors", limit=100_000), key=lambda i: i.started_at):
         if info.status != "finished" or info.judge_hash != version:
             continue
-        detail = runs.get(info.id)
-        report = None if detail is None else detail.get("report")
+        detail = runs.detail(info.id)
+        report = None if detail is None else detail.report  # an anchors run's: JSON as stored
         if isinstance(report, dict) and report.get("window") == window:
-            out[report["start"]] = {**report, "run_id": info.id}
+            out[str(report["start"])] = {**report, "run_id": info.id}
     return out
 
 

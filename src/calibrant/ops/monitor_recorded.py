@@ -94,8 +94,10 @@ def _release_rows(
 ) -> dict[tuple[str, str], RecordedVerdict]:
     """The release calibration's verdicts (its file read again, checked unchanged), by
     item and criterion."""
-    detail = Runs(engine).get(v.calibration_run) or {}
-    source = ((detail.get("arguments") or {}).get("verdicts")) or {}
+    detail = Runs(engine).detail(v.calibration_run)
+    # the verdicts file `calibrate` recorded in its arguments (JSON: {"file", "sha256"})
+    found = None if detail is None else detail.arguments.get("verdicts")
+    source = found if isinstance(found, dict) else {}
     path = Path(str(source.get("file", "")))
     if not source or not path.is_file():
         raise ConfigError(

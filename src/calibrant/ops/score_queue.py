@@ -24,6 +24,7 @@ from .score_inputs import (
 if TYPE_CHECKING:
     from ..contracts.reports import ScoreReport
     from ..store import Store
+    from ..store.run_info import RunDetail
 
 __all__ = ["enqueue", "finish_queued", "queue_tasks", "score_chunk", "wait"]
 
@@ -69,16 +70,21 @@ def enqueue(store: Store, options: QueueOptions, hooks: ScoreHooks | None = None
     return ScoreResult(run_id=run_id, transcripts=total, jobs=jobs)
 
 
-def _judge_of(detail: dict[str, Any]) -> ResolvedJudge:
+def _queue_options(detail: RunDetail) -> Any:
+    """The queue's options `enqueue` recorded in the run's arguments (JSON, its own shape)."""
+    return detail.arguments["queue"]
+
+
+def _judge_of(detail: RunDetail) -> ResolvedJudge:
     """The run's judge, resolved again from its stored options; refused if its version moved."""
     from ..judge.config import JudgeOptions, resolve_judge
 
-    opts = detail["arguments"]["queue"]["judge_options"]
+    opts = _queue_options(detail)["judge_options"]
     config, rubric, policy, conc = resolve_judge(JudgeOptions(**opts))
-    if config.hash != detail["judge_hash"]:
+    if config.hash != detail.judge_hash:
         raise ConfigError(
-            f"run {detail['id']}: the judge resolves to another version here "
-            f"({config.hash[:19]}, the run used {detail['judge_hash'][:19]})"
+            f"run {detail.id}: the judge resolves to another version here "
+            f"({config.hash[:19]}, the run used {(detail.judge_hash or '')[:19]})"
         )
     return config, rubric, policy, conc
 
@@ -94,8 +100,8 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     from ..store.runs import Runs
 
     runs = Runs(store.engine)
-    detail = runs.get(options.run_id)
-    if detail is None or detail["kind"] != "score":
+    detail = runs.detail(options.run_id)
+    if detail is None or detail.kind != "score":
         raise CalibrantError(f"no score run {options.run_id} in the store")
     resolved = _judge_of(detail)
     rows = score_round(
@@ -110,8 +116,8 @@ def score_chunk(store: Store, options: ChunkOptions, *, judge_loop: Any = None) 
     logging.getLogger("calibrant.queue").info(
         "run %s: %d transcript(s) from %d scored", options.run_id, len(rows), options.start
     )
-    total = int(detail["arguments"]["transcripts"])
-    if len(runs.scores(options.run_id)) >= total and detail["status"] == "running":
+    total = int(str(detail.arguments["transcripts"]))
+    if len(runs.scores(options.run_id)) >= total and detail.status == "running":
         report = finish_queued(store, options.run_id)
         return ScoreResult(run_id=options.run_id, report=report, transcripts=len(rows))
     return ScoreResult(run_id=options.run_id, transcripts=len(rows))  # not the last round
@@ -127,15 +133,15 @@ def finish_queued(store: Store, run_id: str) -> ScoreReport:
     from ..store.runs import Runs
 
     runs = Runs(store.engine)
-    detail = runs.get(run_id)
+    detail = runs.detail(run_id)
     if detail is None:
         raise CalibrantError(f"no run '{run_id}' in the store")
     config, rubric, _, _ = _judge_of(detail)
-    q = detail["arguments"]["queue"]
+    q = _queue_options(detail)
     chosen = choose_calibration(
         q.get("calibration_file") or q.get("calibration_run"), runs=runs, config=config
     )
-    started = datetime.fromisoformat(detail["started_at"])
+    started = datetime.fromisoformat(detail.started_at)
     if started.tzinfo is None:  # stored as naive UTC
         started = started.replace(tzinfo=UTC)
     summary = ScoreSummary(rubric, config)
@@ -166,6 +172,7 @@ def wait(
     in but no worker recorded it). `on_status` hears each look at the queue."""
     import time
 
+    from ..contracts.reports import ScoreReport
     from ..scoring.queue import queue_status
     from ..store.runs import Runs
 
@@ -186,9 +193,13 @@ def wait(
                 "job left (see the workers' output); queue the batch again to finish it"
             )
         time.sleep(poll_s)
-    detail = Runs(store.engine).get(st.run_id)
-    report = detail["report"] if detail else None
-    if report is None:  # all rows are in but no worker recorded the report: build it here
+    detail = Runs(store.engine).detail(st.run_id)
+    stored = None if detail is None else detail.report
+    if isinstance(stored, dict):  # a report this calibrant cannot read: it says why
+        stored = ScoreResult.model_of(stored)
+    if isinstance(stored, ScoreReport):
+        report = stored
+    else:  # all rows are in but no worker recorded the report: build it here
         report = finish_queued(store, st.run_id)
     return ScoreResult(run_id=st.run_id, report=report, transcripts=st.transcripts)
 

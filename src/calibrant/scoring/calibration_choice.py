@@ -102,16 +102,16 @@ def choose_calibration(
             file=str(path.resolve()),
         )
     else:
-        found_run = runs.get(choice)
-        if found_run is None or found_run["kind"] != "calibrate" or found_run["report"] is None:
+        found_run = runs.detail(choice)
+        stored = None if found_run is None or found_run.kind != "calibrate" else found_run.report
+        if found_run is None or stored is None:
             what = "no such file and no" if files else "no"
             raise ConfigError(
                 f"{option} {choice}: {what} finished calibrate run '{choice}' in the store "
                 "(`calibrant runs list` lists them; `latest` takes this judge version's latest)"
             )
-        chosen = ChosenCalibration(
-            found_run["report"], f"store: calibrate run {found_run['id']}", found_run["id"]
-        )
+        report = stored if isinstance(stored, dict) else stored.json_data()
+        chosen = ChosenCalibration(report, f"store: calibrate run {found_run.id}", found_run.id)
     check_calibration(chosen.report, config, chosen.source)
     return chosen
 

@@ -232,8 +232,8 @@ def _fail_run(store: Any, run_id: str, start: int, n: int, attempts: int, exc: E
     )
     try:
         runs = Runs(store.engine)
-        detail = runs.get(run_id)
-        if detail is not None and detail["status"] == "running":
+        detail = runs.detail(run_id)
+        if detail is not None and detail.status == "running":
             runs.finish(run_id, {"error": reason}, status="failed")
         log.error("run %s failed: %s", run_id, reason)
     except Exception as store_exc:  # the job's own failure is what procrastinate records
@@ -307,23 +307,23 @@ def queue_status(store: Any, run_id: str) -> QueueStatus:
 
     info = conninfo(store.url)
     runs = Runs(store.engine)
-    detail = runs.get(run_id)
-    if detail is None or "queue" not in detail["arguments"]:
+    detail = runs.detail(run_id)
+    if detail is None or "queue" not in detail.arguments:
         raise CalibrantError(f"no queued score run '{run_id}' in the store")
     _ensure_schema(info)
     with psycopg.connect(info) as conn:
         rows = conn.execute(
             "SELECT status::text, count(*) FROM procrastinate_jobs WHERE queue_name = %s "
             "GROUP BY status",
-            (run_queue(detail["id"]),),
+            (run_queue(detail.id),),
         ).fetchall()
     return QueueStatus(
-        run_id=detail["id"],
-        status=detail["status"],
-        transcripts=int(detail["arguments"]["transcripts"]),
-        scored=len(runs.scores(detail["id"])),
+        run_id=detail.id,
+        status=detail.status,
+        transcripts=int(str(detail.arguments["transcripts"])),
+        scored=len(runs.scores(detail.id)),
         jobs={str(s): int(n) for s, n in sorted(rows)},
-        error=detail.get("error"),
+        error=detail.error,
     )
 
 

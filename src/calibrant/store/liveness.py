@@ -26,7 +26,7 @@ from .claims import Clock, claim_lease_seconds, new_owner, owner_ended
 __all__ = ["PROCESS_KEY", "RunProcess", "process_record", "shown_status", "Heartbeat", "HEARTBEAT"]
 
 PROCESS_KEY = "_process"
-"""Where a run's process lives in its `arguments` JSON (left out of what `Runs.get` shows as
+"""Where a run's process lives in its `arguments` JSON (left out of what `Runs.detail` shows as
 arguments)."""
 
 

@@ -176,14 +176,14 @@ class Runs:
             s.commit()
             return arguments
 
-    def running(self, kind: str, *, judge_hash: str | None = None) -> list[dict[str, Any]]:
-        """The runs of `kind` still marked running (oldest first), as `get` gives them."""
+    def running(self, kind: str, *, judge_hash: str | None = None) -> list[RunDetail]:
+        """The runs of `kind` still marked running (oldest first), as `detail` gives them."""
         with Session(self.engine) as s:
             stmt = select(RunRow.id).where(RunRow.kind == kind, RunRow.status == "running")
             if judge_hash is not None:
                 stmt = stmt.where(RunRow.judge_hash == judge_hash)
             ids = list(s.exec(stmt.order_by(col(RunRow.started_at))).all())
-        return [d for d in (self.get(i) for i in ids) if d is not None]
+        return [d for d in (self.detail(i) for i in ids) if d is not None]
 
     def add_scores(self, run_id: str, rows: Sequence[dict[str, Any]], start: int) -> None:
         """Store one round of score rows (the `score` command's output rows), in one statement
@@ -244,11 +244,6 @@ class Runs:
         with Session(self.engine) as s:
             stmt = select(ScoreRow).where(ScoreRow.run_id == run_id)
             return list(s.exec(stmt.order_by(col(ScoreRow.position))).all())
-
-    def get(self, prefix: str) -> dict[str, Any] | None:
-        """A run (by id or an unambiguous prefix of it), provenance and report, as JSON data."""
-        found = self.detail(prefix)
-        return None if found is None else found.json_data()
 
     def detail(self, prefix: str) -> RunDetail | None:
         """A run (by id or an unambiguous prefix of it), provenance and report."""
