@@ -8,10 +8,10 @@ from typing import Any
 
 from rich.console import Console
 
-from calibrant.cli.compare_commands import render_trials_comparison
-from calibrant.contracts.reports import ComparisonReport
+from calibrant.contracts.reports import ComparisonReport, TrialsReport
 from calibrant.reports.compare_judges import render_judge_comparison
 from calibrant.reports.probe import probe_markdown
+from calibrant.reports.trials_compare import render_trials_comparison
 
 OLD_CRITERION = {
     "criterion": "explains_next_step",
@@ -137,13 +137,15 @@ def _text(render: Any, *args: Any) -> str:
 
 
 def test_an_old_judge_comparison_renders_with_its_items_to_add() -> None:
-    text = _text(render_judge_comparison, OLD_COMPARE, "a", "b")
+    text = _text(render_judge_comparison, ComparisonReport.model_validate(OLD_COMPARE), "a", "b")
     assert "explains_next_step" in text and "+52 items (old report)" in text
     assert "47 items" in text
 
 
 def test_an_old_trials_comparison_renders() -> None:
-    text = _text(render_trials_comparison, OLD_TRIALS, "ra", "rb")
+    # the renderer reads the report's model, as a stored report is read (upgraded)
+    old = TrialsReport.model_validate(OLD_TRIALS)
+    text = _text(render_trials_comparison, old, "ra", "rb")
     assert "worse" in text and "-50 pts [-80, -20]" in text and "regressed" in text
 
 

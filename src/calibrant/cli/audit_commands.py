@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -32,9 +32,6 @@ from .monitor_options import (
     WindowOpt,
 )
 from .verdicts_options import VerdictsFormatOpt
-
-if TYPE_CHECKING:
-    from ..contracts.reports.base import Figure
 
 AuditRunArg = Annotated[
     str, typer.Argument(help="The score run to audit: its id, a prefix, or latest.")
@@ -144,6 +141,7 @@ def agreement_over_time(
     with a case-clustered interval, sensitivity and specificity per label, the gate, and the
     pass rate corrected by the judge's errors on the window's audit."""
     from ..ops.audit import agreement_over_time as report_op
+    from ..reports.audit import agreement_lines
     from ..store import make_engine
 
     engine = make_engine()
@@ -155,39 +153,8 @@ def agreement_over_time(
         typer.echo(json.dumps(report.json_data(), indent=2, sort_keys=True))
         return
     out = Console(highlight=False)
-    if not report.windows:
-        out.print("no audited items yet (`calibrant audit RUN --queue NAME --rate R`)")
-    for w in report.windows:
-        out.print(f"judge {w.judge_version[:19]} ({w.judge_model}) {w.start[:10]}:")
-        for c in w.criteria:
-            ci = c.kappa.ci
-            est = c.kappa.estimate
-            kappa = "undefined" if est is None else f"{est:.2f}"
-            interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
-            out.print(
-                f"  {c.criterion}: kappa {kappa}{interval}, n={c.n_items} "
-                f"({c.n_cases} cases, {c.n_single_expert} single-expert), gate "
-                f"{c.gate_status}"
-            )
-            rates = [
-                f"{name} {_rate(figure)}"
-                for name, figure in (
-                    ("judged", c.pass_rate_judged),
-                    ("audited", c.pass_rate_audited),
-                )
-                if figure
-            ]
-            if c.pass_rate_corrected:
-                rates.append(f"corrected {_rate(c.pass_rate_corrected.corrected)}")
-            if rates:
-                out.print("    pass rate " + ", ".join(rates))
-
-
-def _rate(figure: Figure | None) -> str:
-    if not figure or figure.value is None:
-        return "undefined"
-    ci = figure.ci95
-    return f"{figure.value:.0%}" + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else "")
+    for line in agreement_lines(report):
+        out.print(line)
 
 
 @app.command()

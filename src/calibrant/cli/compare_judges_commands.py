@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from ..reports.fit import fit
 from ..reports.folder import print_run
 from .app import (
     DomainOpt,
@@ -127,9 +125,9 @@ def compare_command(
     with Store.open() as store:
         hooks = Hooks(progress=lambda what, total: track(what, total=total))
         result = compare(store, options, hooks)
-    report = result.data  # the renderers read the JSON data
+    report = result.typed()
     if as_json:  # what a script reads is the same whether or not anything was measured
-        typer.echo(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     if result.unmeasured:  # nothing measured is not a verdict: no decision from nothing
         line = unmeasured_line(report, *result.unmeasured[0])
         Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
@@ -139,41 +137,6 @@ def compare_command(
     print_run(result.run_id, as_json=as_json)
     if fail_if_worse and result.report.overall == "B worse":
         raise typer.Exit(1)
-
-
-def render_stability(console: Console, report: dict[str, Any]) -> None:
-    j = report["judge"]
-    console.print(
-        f"[bold]Stability of {j['model']}[/bold] ({j['hash'][:19]}, temperature "
-        f"{j['temperature']}): {report['samples']} samples of {report['items']} gold items; "
-        f"{report['statistic']}"
-    )
-    for w in report["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
-    table = Table(title="Agreement of the judge with itself (95% interval)", title_justify="left")
-    for col in ("criterion", "self-agreement", "items whose samples differ", "flag"):
-        table.add_column(col)
-    for c in report["criteria"]:
-        s = c["self_agreement"]
-        if s["estimate"] is None:
-            value = f"undefined ({s['estimate_undefined_reason']})"
-        else:
-            ci = s["ci"]
-            value = f"{s['estimate']:.2f}" + (
-                f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-                if ci
-                else f" (no interval: {s['ci_undefined_reason']})"
-            )
-            value += f" (n={s['n']})"
-        d = c["items_with_differing_samples"]
-        differ = "—" if d["value"] is None else f"{d['value']:.0%} (n={d['n']})"
-        colour = {"UNSTABLE": "red", "stable": "green"}.get(c["flag"], "yellow")
-        table.add_row(c["criterion"], value, differ, f"[{colour}]{c['flag']}[/{colour}]")
-    console.print(fit(console, table))
-    console.print(
-        f"UNSTABLE: the interval reaches below {report['min_self_agreement']}; the judge's single "
-        "answers on that criterion are partly chance."
-    )
 
 
 @app.command("stability")
@@ -221,5 +184,7 @@ def stability_command(
     if as_json:
         typer.echo(json.dumps(result.data, indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        render_stability(Console(), result.data)
+        from ..reports.stability import render_stability
+
+        render_stability(Console(), result.typed())
     print_run(result.run_id, as_json=as_json)

@@ -61,7 +61,7 @@ def probe(
             ProbeOptions(gold, judge, settings, split=gold_subset, planted=planted),
             Hooks(progress=lambda what, total: track(what, total=total, loading=loading)),
         )
-    report = result.data  # the writers and the renderer read the JSON data
+    report = result.typed()  # the writers and the renderer read the model
     if markdown is not None:
         write_all_atomic({markdown: probe_markdown(report)})
     if as_json:
