@@ -63,17 +63,24 @@ IdQuery = Annotated[str | None, Query(max_length=200, pattern=ID_PATTERN)]
 """An item or rater to filter on (as the stored ids are: no NUL a store would refuse)."""
 
 
+_TRANSCRIPT_FILE = {
+    "type": "object",
+    "additionalProperties": {"$ref": "#/components/schemas/JsonTree"},
+    "description": "A transcript file's JSON (free-form here: each pack spells its own).",
+}
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "One transcript (JSON object), a JSON array of transcripts, or JSON "
-        "Lines (one transcript per line).",
+        "Lines (one transcript per line), each as its file holds it: in its domain pack's "
+        "spelling (the refund shop's files name `ledger_before` and no `domain`), checked by "
+        "calibrant's transcript model on arrival (a bad one: 422 naming its line and field).",
         "content": {
             "application/json": {
                 "schema": {
                     "anyOf": [
-                        {"$ref": "#/components/schemas/Transcript"},
-                        {"type": "array", "items": {"$ref": "#/components/schemas/Transcript"}},
+                        _TRANSCRIPT_FILE,
+                        {"type": "array", "items": _TRANSCRIPT_FILE},
                     ]
                 }
             },
@@ -178,7 +185,7 @@ def item(request: Request, user: Annotator, item: str) -> ItemDetail:
         **dict(_item_out(found, user)),
         records=[RecordOut(id=e.id, t=e.t, text=e.text) for e in trusted_evidence(t)],
         conversation=[TurnOut(id=i, t=n, header=h, text=x) for i, n, h, x in conversation_items(t)],
-        transcript=t if user.can("admin") else None,
+        transcript=t.model_dump(mode="json") if user.can("admin") else None,  # its file's JSON
     )
 
 

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..contracts import Transcript
 from ..contracts.common import Id, LabelValue
+from ..contracts.reports.base import JsonTree
 from ..ops.listings import JobOut, JudgeDetail, JudgeOut, RubricDetail, RubricOut
 from ..store.versions import LatestCalibration, LatestProbe
 
@@ -94,8 +94,10 @@ class TurnOut(Model):
 class ItemDetail(ItemOut):
     records: list[RecordOut] = Field(description="The trusted records, as the workbench shows.")
     conversation: list[TurnOut] = Field(description="The conversation, as the workbench shows.")
-    transcript: Transcript | None = Field(
-        description="The transcript itself (admins only: it names the agent, case and run)."
+    transcript: dict[str, JsonTree] | None = Field(
+        description="The transcript itself as its file holds it: in its domain pack's spelling "
+        "(the refund shop's files name `ledger_before` and no `domain`), which no one schema "
+        "describes; `calibrant` reads it back (admins only: it names the agent, case and run)."
     )
 
 
