@@ -72,9 +72,9 @@ _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "One transcript (JSON object), a JSON array of transcripts, or JSON "
-        "Lines (one transcript per line), each as its file holds it: in its domain pack's "
-        "spelling (the refund shop's files name `ledger_before` and no `domain`), checked by "
-        "calibrant's transcript model on arrival (a bad one: 422 naming its line and field).",
+        "Lines (one transcript per line), each as its file holds it: in its domain pack's own "
+        "spelling, checked by calibrant's transcript model on arrival (a bad one: 422 naming "
+        "its line and field).",
         "content": {
             "application/json": {
                 "schema": {

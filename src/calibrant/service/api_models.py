@@ -95,9 +95,9 @@ class ItemDetail(ItemOut):
     records: list[RecordOut] = Field(description="The trusted records, as the workbench shows.")
     conversation: list[TurnOut] = Field(description="The conversation, as the workbench shows.")
     transcript: dict[str, JsonTree] | None = Field(
-        description="The transcript itself as its file holds it: in its domain pack's spelling "
-        "(the refund shop's files name `ledger_before` and no `domain`), which no one schema "
-        "describes; `calibrant` reads it back (admins only: it names the agent, case and run)."
+        description="The transcript itself as its file holds it: in its domain pack's own "
+        "spelling, which no one schema describes; `calibrant` reads it back (admins only: it "
+        "names the agent, case and run)."
     )
 
 
