@@ -1,4 +1,4 @@
-"""The experts' agreement on all 300 gold items, rubric 1.0's labels against each draft of 1.1.
+"""The experts' agreement on gold v3's 300 items, rubric 1.0's labels against each draft of 1.1.
 
 Per criterion and pair of raters: the kappas the gate and `bench_gold_power` use — the level
 kappa on the items both rate applicable (linear-weighted on the ordinal criterion) and, where a
@@ -29,10 +29,10 @@ from calibrant.files import load_rubric  # noqa: E402
 
 RESAMPLES, SEED = 2000, 31
 SETS = {
-    "1.0 (gold/labels)": (ROOT / "gold" / "labels", ["rater_a", "rater_b"]),
+    "1.0 (gold/labels)": (ROOT / "gold" / "labels-rubric-1.0", ["rater_a", "rater_b"]),
     "1.1 draft 2": (HERE / "drafts" / "full-draft2", ["rater_a", "rater_b"]),
     "1.1 draft 3": (HERE / "drafts" / "full-draft3", ["rater_a", "rater_b"]),
-    "1.1 (labels, a–b)": (HERE / "labels", ["rater_a", "rater_b"]),
+    "1.1 (labels, a–b)": (ROOT / "gold" / "labels", ["rater_a", "rater_b"]),
     "1.1 (replication, c–d)": (HERE / "replication", ["rater_c", "rater_d"]),
 }
 
@@ -61,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true")
     opts = parser.parse_args(argv)
-    rubric = load_rubric(HERE / "refund_communication.yaml")  # same scales as 1.0
+    rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")  # 1.1; 1.0's scales
     manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
-    items = sorted(manifest)
+    # gold v3's items (the ones rubric 1.0 labelled), not the ones gold v4 added under 1.1
+    items = sorted({i for i, _ in labels(ROOT / "gold" / "labels-rubric-1.0" / "consensus.jsonl")})
     cases = sorted({manifest[i]["case"] for i in items})
     rows_of = [
         np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(
                 f"| `{c.id}` | {name} | {level:.2f} {interval([r[0] for r in reps])} | {app_text} |"
             )
-    four = [HERE / "labels" / "rater_a.jsonl", HERE / "labels" / "rater_b.jsonl"] + sorted(
+    four = [ROOT / "gold" / "labels" / f"rater_{r}.jsonl" for r in "ab"] + sorted(
         (HERE / "replication").glob("*.jsonl")
     )
     lines += ["", "Rubric 1.1 (final), all six pairs of its four raters: lowest – highest.", ""]

@@ -1,9 +1,10 @@
-"""The gate's power on the gold set labelled under rubric 1.1 (the labels in this folder).
+"""The gate's power on gold v3 (its 300 items) labelled under rubric 1.1 (issue 31).
 
-`benchmarks/bench_gold_power.py` run on the gold set's transcripts and manifest with the labels
-of `labels/` (rater_a, rater_b and the blind adjudication's consensus) and this folder's rubric:
-how often a judge as good as these experts PASSes each criterion on the held-out split, and
-whether every criterion has at least 10 cases rated by both experts where it applies.
+`benchmarks/bench_gold_power.py` run on gold v3's transcripts, manifest entries and rubric 1.1
+labels (rater_a, rater_b and the blind adjudication's consensus; gold/labels/ restricted to the
+items rubric 1.0 labelled) and the shipped rubric 1.1: how often a judge as good as these experts
+PASSes each criterion on gold v3's held-out split. The measurement that sized gold v4; since
+gold v4, `python benchmarks/bench_gold_power.py` measures the whole set.
 
     python gold/rubric-1.1/power.py            # writes benchmarks/results/gold_power_rubric_1_1.md
     python gold/rubric-1.1/power.py --quick    # a smoke run, printed
@@ -11,10 +12,12 @@ whether every criterion has at least 10 cases rated by both experts where it app
 
 from __future__ import annotations
 
-import shutil
+import json
 import sys
 import tempfile
 from pathlib import Path
+
+import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -25,20 +28,26 @@ OUT = ROOT / "benchmarks" / "results" / "gold_power_rubric_1_1.md"
 
 
 def gold_under_1_1(into: Path) -> Path:
-    """A gold folder: the gold set's transcripts and manifest, this folder's labels."""
+    """A gold folder: gold v3's transcripts, manifest entries and rubric 1.1 labels."""
     gold = into / "gold-rubric-1.1"
     (gold / "labels").mkdir(parents=True)
     (gold / "transcripts").symlink_to(ROOT / "gold" / "transcripts", target_is_directory=True)
-    shutil.copy(ROOT / "gold" / "manifest.yaml", gold / "manifest.yaml")
-    for f in sorted((HERE / "labels").glob("*.jsonl")):
-        shutil.copy(f, gold / "labels" / f.name)
+    old = ROOT / "gold" / "labels-rubric-1.0" / "consensus.jsonl"
+    v3 = {json.loads(x)["item"] for x in old.read_text(encoding="utf-8").splitlines() if x}
+    manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
+    kept = {i: m for i, m in manifest.items() if i in v3}
+    (gold / "manifest.yaml").write_text(yaml.safe_dump(kept, sort_keys=True), encoding="utf-8")
+    for f in sorted((ROOT / "gold" / "labels").glob("*.jsonl")):
+        rows = [x for x in f.read_text(encoding="utf-8").splitlines() if x]
+        mine = [x for x in rows if json.loads(x)["item"] in v3]
+        (gold / "labels" / f.name).write_text("".join(x + "\n" for x in mine), encoding="utf-8")
     return gold
 
 
 def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         gold = gold_under_1_1(Path(tmp))
-        args = ["--gold", str(gold), "--rubric", str(HERE / "refund_communication.yaml")]
+        args = ["--gold", str(gold), "--rubric", str(ROOT / "rubrics" / "refund_communication.yaml")]
         if "--quick" in argv:
             return bench.main([*args, "--quick"])
         return bench.main([*args, "--out", str(OUT), *argv])

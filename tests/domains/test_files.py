@@ -25,7 +25,8 @@ BEFORE_DOMAINS = {
     "its case copy": "sha256:1f2ca0a798401768ba2c1debad5079bcccff035ca33906e24c9ee67e02ef150f",
     "manifest": "sha256:6011c041b58fb549e01c34b767b9957d2b2c301f6538a6cb2d59e89212ea3e15",
 }
-RUBRIC = ROOT / "rubrics" / "refund_communication.yaml"
+# rubric 1.0 as shipped before domains (kept beside its labels since rubric 1.1 shipped)
+RUBRIC = ROOT / "gold" / "labels-rubric-1.0" / "refund_communication.yaml"
 CASE = ROOT / "cases" / "approval_required.yaml"
 TRANSCRIPT = ROOT / "gold" / "transcripts" / "gold-001.json"
 
