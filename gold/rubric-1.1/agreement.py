@@ -13,21 +13,18 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_gold_power as bench  # noqa: E402
+sys.path.insert(0, str(HERE))
+from pairs import RESAMPLES, SEED, case_draws, codes, interval, kappas, labels  # noqa: E402
 
 from calibrant.files import load_rubric  # noqa: E402
 
-RESAMPLES, SEED = 2000, 31
 SETS = {
     "1.0 (gold/labels)": (ROOT / "gold" / "labels-rubric-1.0", ["rater_a", "rater_b"]),
     "1.1 draft 2": (HERE / "drafts" / "full-draft2", ["rater_a", "rater_b"]),
@@ -37,26 +34,6 @@ SETS = {
 }
 
 
-def labels(path: Path) -> dict[tuple[str, str], object]:
-    rows = (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip())
-    return {(r["item"], r["criterion"]): r["label"] for r in rows}
-
-
-def kappas(c: object, a: np.ndarray, b: np.ndarray) -> tuple[float, float | None]:
-    scale = bench.scale_of(c)
-    level = bench._kappa(a, b, scale.k, scale.level == "ordinal")
-    na = c.not_applicable_when  # type: ignore[attr-defined]
-    return level, bench._applicability_kappa(a, b) if na else None
-
-
-def interval(values: list[float]) -> str:
-    v = np.asarray([x for x in values if np.isfinite(x)])
-    if v.size < 0.9 * RESAMPLES:
-        return "(interval undefined in over 10% of resamples)"
-    lo, hi = np.percentile(v, [2.5, 97.5])
-    return f"[{lo:.2f}, {hi:.2f}]"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true")
@@ -64,16 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     rubric = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")  # 1.1; 1.0's scales
     manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
     # gold v3's items (the ones rubric 1.0 labelled), not the ones gold v4 added under 1.1
-    items = sorted({i for i, _ in labels(ROOT / "gold" / "labels-rubric-1.0" / "consensus.jsonl")})
-    cases = sorted({manifest[i]["case"] for i in items})
-    rows_of = [
-        np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases
-    ]
-    rng = np.random.default_rng(SEED)
-    draws = [
-        np.concatenate([rows_of[k] for k in rng.integers(0, len(cases), size=len(cases))])
-        for _ in range(RESAMPLES)
-    ]
+    v3 = labels(ROOT / "gold" / "labels-rubric-1.0" / "consensus.jsonl")
+    items = sorted({i for i, _ in v3})
+    cases, draws = case_draws(items, {i: manifest[i]["case"] for i in items})
     lines = [
         f"{len(items)} items of {len(cases)} cases; 95% percentile bootstrap intervals over the "
         f"cases ({RESAMPLES} resamples, seed {SEED}). Level κ: on the items both rate "
@@ -84,10 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for c in rubric.criteria:
         for name, (folder, raters) in SETS.items():
-            a, b = (
-                bench._codes(c, [labels(folder / f"{r}.jsonl").get((i, c.id)) for i in items])
-                for r in raters
-            )
+            a, b = (codes(c, labels(folder / f"{r}.jsonl", items), items) for r in raters)
             level, app = kappas(c, a, b)
             reps = [kappas(c, a[d], b[d]) for d in draws]
             app_text = "—"
@@ -102,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", "Rubric 1.1 (final), all six pairs of its four raters: lowest – highest.", ""]
     lines += ["| criterion | level κ | applicability κ |", "|---|---|---|"]
     for c in rubric.criteria:
-        codes = [bench._codes(c, [labels(p).get((i, c.id)) for i in items]) for p in four]
-        ks = [kappas(c, x, y) for x, y in itertools.combinations(codes, 2)]
+        rated = [codes(c, labels(p, items), items) for p in four]
+        ks = [kappas(c, x, y) for x, y in itertools.combinations(rated, 2)]
         lv = [k[0] for k in ks]
         ap = [k[1] for k in ks if k[1] is not None]
         app_text = f"{min(ap):.2f} – {max(ap):.2f}" if ap else "—"

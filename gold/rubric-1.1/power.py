@@ -47,7 +47,12 @@ def gold_under_1_1(into: Path) -> Path:
 def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         gold = gold_under_1_1(Path(tmp))
-        args = ["--gold", str(gold), "--rubric", str(ROOT / "rubrics" / "refund_communication.yaml")]
+        args = [
+            "--gold",
+            str(gold),
+            "--rubric",
+            str(ROOT / "rubrics" / "refund_communication.yaml"),
+        ]
         if "--quick" in argv:
             return bench.main([*args, "--quick"])
         return bench.main([*args, "--out", str(OUT), *argv])

@@ -20,7 +20,6 @@ both pairs).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -29,48 +28,22 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_gold_power as bench  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))
+from pairs import RESAMPLES, SEED, bench, case_draws, interval, kappas, labels  # noqa: E402
 
 from calibrant.files import load_rubric  # noqa: E402
 
-RESAMPLES, SEED = 2000, 31
 PAIRS = {
     "1.1 (fresh pair)": (HERE / "v11_a.jsonl", HERE / "v11_b.jsonl"),
     "1.0 (fresh pair)": (HERE / "v10_a.jsonl", HERE / "v10_b.jsonl"),
     "1.0 (gold's raters, older sheets)": (None, None),
 }
-
-
-def read(path: Path, items: list[str]) -> dict[tuple[str, str], object]:
-    wanted = set(items)
-    out: dict[tuple[str, str], object] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if row["item"] in wanted:
-            out[(row["item"], row["criterion"])] = row["label"]
-    return out
+UNDEFINED = "undefined in over 10% of resamples"
 
 
 def gold_rater(rater: str, items: list[str]) -> dict[tuple[str, str], object]:
-    return read(ROOT / "gold" / "labels" / f"{rater}.jsonl", items)
-
-
-def statistics(c: object, a: np.ndarray, b: np.ndarray) -> tuple[float, float | None]:
-    scale = bench.scale_of(c)
-    level = bench._kappa(a, b, scale.k, scale.level == "ordinal")
-    app = bench._applicability_kappa(a, b) if c.not_applicable_when else None  # type: ignore[attr-defined]
-    return level, app
-
-
-def interval(values: list[float]) -> str:
-    v = np.asarray([x for x in values if np.isfinite(x)])
-    if v.size < 0.9 * RESAMPLES:
-        return "undefined in over 10% of resamples"
-    lo, hi = np.percentile(v, [2.5, 97.5])
-    return f"[{lo:.2f}, {hi:.2f}]"
+    """gold's rater (or consensus) under rubric 1.0, on these items."""
+    return labels(ROOT / "gold" / "labels-rubric-1.0" / f"{rater}.jsonl", items)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         if pa is None or pb is None:
             la, lb = gold_rater("rater_a", items), gold_rater("rater_b", items)
         elif pa.exists() and pb.exists():
-            la, lb = read(pa, items), read(pb, items)
+            la, lb = labels(pa, items), labels(pb, items)
         else:
             continue
         codes[name] = {
@@ -95,15 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             for c in rubric.criteria
         }
     manifest = yaml.safe_load((ROOT / "gold" / "manifest.yaml").read_text(encoding="utf-8"))
-    cases = sorted({manifest[i]["case"] for i in items})
-    rows_of = [
-        np.asarray([n for n, i in enumerate(items) if manifest[i]["case"] == c]) for c in cases
-    ]
-    rng = np.random.default_rng(SEED)
-    draws = [
-        np.concatenate([rows_of[k] for k in rng.integers(0, len(cases), size=len(cases))])
-        for _ in range(RESAMPLES)
-    ]
+    cases, draws = case_draws(items, {i: manifest[i]["case"] for i in items})
     lines = [
         f"{len(items)} items from {len(cases)} cases; 95% percentile bootstrap intervals over "
         f"the cases ({RESAMPLES} resamples, seed {SEED}).",
@@ -115,17 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     for c in rubric.criteria:
         for name, per in codes.items():
             a, b = per[c.id]
-            level, app = statistics(c, a, b)
-            reps = [statistics(c, a[d], b[d]) for d in draws]
+            level, app = kappas(c, a, b)
+            reps = [kappas(c, a[d], b[d]) for d in draws]
             boot[(name, c.id)] = reps
             both = int(((a != bench.UNRATED) & (b != bench.UNRATED)).sum())
             app_text = (
                 "—"
                 if app is None
-                else f"{app:.2f} {interval([r[1] for r in reps if r[1] is not None])}"
+                else f"{app:.2f} {interval([r[1] for r in reps if r[1] is not None], UNDEFINED)}"
             )
             lines.append(
-                f"| `{c.id}` | {name} | {level:.2f} {interval([r[0] for r in reps])} | "
+                f"| `{c.id}` | {name} | {level:.2f} {interval([r[0] for r in reps], UNDEFINED)} | "
                 f"{app_text} | {both} |"
             )
     consensus = gold_rater("consensus", items)
@@ -142,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for per in codes.values():
             for x in per[c.id]:
-                level, app = statistics(c, x, truth)
+                level, app = kappas(c, x, truth)
                 cells.append(f"{level:.2f}" + ("" if app is None else f" / {app:.2f}"))
         lines.append(f"| `{c.id}` | " + " | ".join(cells) + " |")
     new, old = "1.1 (fresh pair)", "1.0 (fresh pair)"
@@ -153,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             "|---|---|---|",
         ]
         for c in rubric.criteria:
-            ln, lo = statistics(c, *codes[new][c.id]), statistics(c, *codes[old][c.id])
+            ln, lo = kappas(c, *codes[new][c.id]), kappas(c, *codes[old][c.id])
             dl = [n[0] - o[0] for n, o in zip(boot[(new, c.id)], boot[(old, c.id)], strict=True)]
             app = "—"
             if ln[1] is not None and lo[1] is not None:
@@ -162,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
                     for n, o in zip(boot[(new, c.id)], boot[(old, c.id)], strict=True)
                     if n[1] is not None and o[1] is not None
                 ]
-                app = f"{ln[1] - lo[1]:+.2f} {interval(da)}"
-            lines.append(f"| `{c.id}` | {ln[0] - lo[0]:+.2f} {interval(dl)} | {app} |")
+                app = f"{ln[1] - lo[1]:+.2f} {interval(da, UNDEFINED)}"
+            lines.append(f"| `{c.id}` | {ln[0] - lo[0]:+.2f} {interval(dl, UNDEFINED)} | {app} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if opts.write:
