@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Engine
 
-from ..contracts.reports.monitor import AnchorsGold, MonitorReport
+from ..contracts.reports.monitor import MonitorReport
 from ..monitor import Case, CriterionBaseline
 from ..store.runs import Runs
 from .audit import agreement_over_time, audit_windows, run_cases
@@ -69,28 +69,26 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> MonitorReport:
     check_alpha(options)
     v = monitor_version(engine, options.judge, options.window)
     runs = Runs(engine)
-    anchors = anchor_runs(runs, v.judge_hash, options.window)
+    anchors, warnings = anchor_runs(runs, v.judge_hash, options.window)
     frozen = None
-    warnings: list[str] = []
     if anchors:
-        first = min(anchors.values(), key=lambda a: a["start"])
-        frozen = first["gold"]
+        first = min(anchors.values(), key=lambda a: a.record.start).record
+        frozen = first.gold
         for start, a in list(anchors.items()):
-            if a["gold"] != frozen:
+            if a.record.gold != frozen:
                 warnings.append(
                     f"anchors of window {start[:10]} were drawn from another gold set than the "
                     "first anchored window's: left out (the anchor set is frozen)"
                 )
                 del anchors[start]
-        anchor_baseline = first["baseline_anchor_kappa"]
+        anchor_baseline = first.baseline_anchor_kappa
         # anchors recorded before issue 31 hold one release scoring and no set size
         anchor_set = {
-            crit: (int(n), int(first.get("release_scorings", 1)))
-            for crit, n in (first.get("anchor_cases") or {}).items()
+            crit: (n, first.release_scorings or 1) for crit, n in (first.anchor_cases or {}).items()
         }
         reference = {
             crit: ref
-            for crit, ref in (first.get("baseline_anchor_reference") or {}).items()
+            for crit, ref in (first.baseline_anchor_reference or {}).items()
             if ref is not None
         }
     else:
@@ -115,8 +113,8 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> MonitorReport:
         anchor_cases = {}
         if anchored is not None:
             anchor_cases = {
-                crit: [Case(x["case"], tuple(x["judge"]), tuple(x["expert"])) for x in cases]
-                for crit, cases in anchored["cases"].items()
+                crit: [Case(x.case, tuple(x.judge), tuple(x.expert)) for x in cases]
+                for crit, cases in anchored.record.cases.items()
                 if crit in baseline and baseline[crit].anchor_kappa is not None
             }
         inputs.append(
@@ -125,11 +123,10 @@ def monitor_report(engine: Engine, options: MonitorOptions) -> MonitorReport:
                 scored=_scored(runs, w.score_runs, baseline),
                 anchors=anchor_cases,
                 kappas=kappas.get((w.judge_version, start), {}),
-                anchors_run=None if anchored is None else anchored["run_id"],
+                anchors_run=None if anchored is None else anchored.run_id,
             )
         )
-    gold = None if frozen is None else AnchorsGold.model_validate(frozen)
-    return replay(v, baseline, inputs, options, frozen=gold, warnings=warnings)
+    return replay(v, baseline, inputs, options, frozen=frozen, warnings=warnings)
 
 
 def _scored(

@@ -12,8 +12,11 @@ judged again by the current judge through the judge runner every command uses, u
 number of the window's own (``ANCHOR_SAMPLE_BASE`` + the window's first day, counted from
 2000-01-01): the cache cannot hand back the release answer, and a second look reuses the
 window's answers instead of asking again. The labels are recorded as an ``anchors`` run of the
-store, which is what the monitor (and the service, which calls no model here) reads. A window
-is anchored when it is first looked at with ``--anchors``: look every window."""
+store (its summary an :class:`~calibrant.contracts.reports.monitor_parts.AnchorRecord`), which is
+what the monitor (and the service, which calls no model here) reads. A window is anchored when it
+is first looked at with ``--anchors``: look every window. A stored record that cannot be read as
+an anchors record (one a newer calibrant wrote, or one changed by hand) is left out, and said so
+in one line naming its run: the monitor warns, and ``--anchors`` anchors its window again."""
 
 from __future__ import annotations
 
@@ -21,17 +24,30 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from pydantic import ValidationError
 from sqlalchemy import Engine
 
+from ..contracts.reports.monitor import AnchorsGold
+from ..contracts.reports.monitor_parts import (
+    ANCHORS_SCHEMA_VERSION,
+    AnchorCaseLabels,
+    AnchorRecord,
+)
 from ..errors import ConfigError
 from ..monitor import Case, anchor_kappa, anchor_reference, draw_anchors
 from ..store.runs import Runs
 from .audit import audit_windows
 from .monitor_baseline import label_cases, monitor_version, release_baseline
 
-__all__ = ["ANCHOR_SAMPLE_BASE", "RELEASE_SAMPLE_BASE", "anchor_runs", "record_anchors"]
+__all__ = [
+    "ANCHOR_SAMPLE_BASE",
+    "RELEASE_SAMPLE_BASE",
+    "AnchorRun",
+    "anchor_runs",
+    "record_anchors",
+]
 
 ANCHOR_SAMPLE_BASE = 1_000_000
 RELEASE_SAMPLE_BASE = 900_000  # the release's extra scorings of the anchors: + 1, + 2, ...
@@ -42,18 +58,43 @@ def _day(start: datetime) -> int:
     return (start.astimezone(UTC).date() - _EPOCH).days
 
 
-def anchor_runs(runs: Runs, version: str, window: str) -> dict[str, dict[str, Any]]:
+class AnchorRun(NamedTuple):
+    """A recorded window's anchors: the ``anchors`` run and its record."""
+
+    run_id: str
+    record: AnchorRecord
+
+
+def anchor_runs(runs: Runs, version: str, window: str) -> tuple[dict[str, AnchorRun], list[str]]:
     """The recorded anchors of this judge version for `window` windows, by window start (the
-    latest record of a window wins)."""
-    out: dict[str, dict[str, Any]] = {}
+    latest record of a window wins), and one line for each finished anchors run of the version
+    whose record cannot be read (left out)."""
+    out: dict[str, AnchorRun] = {}
+    unreadable: list[str] = []
     for info in sorted(runs.recent(kind="anchors", limit=100_000), key=lambda i: i.started_at):
         if info.status != "finished" or info.judge_hash != version:
             continue
         detail = runs.detail(info.id)
         report = None if detail is None else detail.report  # an anchors run's: JSON as stored
-        if isinstance(report, dict) and report.get("window") == window:
-            out[str(report["start"])] = {**report, "run_id": info.id}
-    return out
+        if not isinstance(report, dict) or report.get("window") != window:
+            continue
+        try:
+            record = AnchorRecord.model_validate(report)
+        except ValidationError as exc:
+            unreadable.append(_unreadable(info.id, report, exc))
+            continue
+        out[record.start] = AnchorRun(info.id, record)
+    return out, unreadable
+
+
+def _unreadable(run_id: str, report: dict[str, Any], exc: ValidationError) -> str:
+    """One line: the anchors run that cannot be read, its window and why."""
+    err = exc.errors()[0]
+    where = ".".join(str(x) for x in err["loc"])
+    why = f"{where}: {err['msg']}" if where else str(err["msg"]).removeprefix("Value error, ")
+    start = report.get("start")
+    of = f" of window {start[:10]}" if isinstance(start, str) else ""
+    return f"anchors run {run_id}{of} left out, its record cannot be read: {why}"
 
 
 def record_anchors(
@@ -124,7 +165,7 @@ def record_anchors(
         return out
 
     runs = Runs(engine)
-    done = anchor_runs(runs, v.judge_hash, window)
+    done, _ = anchor_runs(runs, v.judge_hash, window)  # an unreadable window is anchored again
     pending = [
         w
         for w in audit_windows(engine, window=window, judge=v.judge_hash)
@@ -158,7 +199,7 @@ def record_anchors(
         for crit in baseline
     }
     anchor_cases = {crit: len({c.case.split(":", 2)[2] for c in pooled[crit]}) for crit in baseline}
-    gold_ref = {"root": str(gold.resolve()), "split": split, "hashes": g.hashes}
+    gold_ref = AnchorsGold(root=str(gold.resolve()), split=split, hashes=g.hashes)
     recorded = []
     for w in pending:
         start = w.start.isoformat()
@@ -181,32 +222,30 @@ def record_anchors(
             raise
         answers = result.first()
         cases = cases_of(drawn, answers)
-        runs.finish(
-            run_id,
-            {
-                "schema_version": 2,
-                "judge_version": v.judge_hash,
-                "window": window,
-                "start": start,
-                "end": w.end.isoformat(),
-                "sample_index": sample,
-                "seed": seed,
-                "per_window": per_window,
-                "drawn": drawn,
-                "model_calls": result.run.model_calls,
-                "gold": gold_ref,
-                "baseline_anchor_kappa": baseline_kappa,
-                "release_scorings": release_scorings,
-                "anchor_cases": anchor_cases,
-                "baseline_anchor_reference": shares,
-                "cases": {
-                    crit: [
-                        {"case": c.case, "judge": list(c.judge), "expert": list(c.expert or ())}
-                        for c in cs
-                    ]
-                    for crit, cs in cases.items()
-                },
+        record = AnchorRecord(
+            schema_version=ANCHORS_SCHEMA_VERSION,
+            judge_version=v.judge_hash,
+            window=window,
+            start=start,
+            end=w.end.isoformat(),
+            sample_index=sample,
+            seed=seed,
+            per_window=per_window,
+            drawn=drawn,
+            model_calls=result.run.model_calls,
+            gold=gold_ref,
+            baseline_anchor_kappa=baseline_kappa,
+            release_scorings=release_scorings,
+            anchor_cases=anchor_cases,
+            baseline_anchor_reference=shares,
+            cases={
+                crit: [
+                    AnchorCaseLabels(case=c.case, judge=list(c.judge), expert=list(c.expert or ()))
+                    for c in cs
+                ]
+                for crit, cs in cases.items()
             },
         )
+        runs.finish(run_id, record.json_data())
         recorded.append(run_id)
     return recorded
