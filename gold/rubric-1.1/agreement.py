@@ -1,4 +1,5 @@
-"""The experts' agreement on gold v3's 300 items, rubric 1.0's labels against each draft of 1.1.
+"""The experts' agreement on gold v3's 300 items, rubric 1.0's labels against each draft of 1.1,
+and rubric 1.1's on gold v4's new items.
 
 Per criterion and pair of raters: the kappas the gate and `bench_gold_power` use — the level
 kappa on the items both rate applicable (linear-weighted on the ordinal criterion) and, where a
@@ -32,6 +33,34 @@ SETS = {
     "1.1 (labels, a–b)": (ROOT / "gold" / "labels", ["rater_a", "rater_b"]),
     "1.1 (replication, c–d)": (HERE / "replication", ["rater_c", "rater_d"]),
 }
+
+
+def v4_table(rubric: object, manifest: dict[str, dict[str, str]], v3: set[str]) -> list[str]:
+    """Rubric 1.1 on gold v4's items: conversations written after the rubric, never used to
+    revise it (the test the caveat in README.md asks for)."""
+    gold = ROOT / "gold" / "labels"
+    a, b = labels(gold / "rater_a.jsonl"), labels(gold / "rater_b.jsonl")
+    items = sorted({i for i, _ in a} - v3)
+    if not items:
+        return []
+    cases, draws = case_draws(items, {i: manifest[i]["case"] for i in items})
+    lines = [
+        "",
+        f"Rubric 1.1 on gold v4's {len(items)} new items ({len(cases)} cases, written and "
+        "labelled after the rubric was fixed): rater_a – rater_b, 95% case-bootstrap intervals.",
+        "",
+        "| criterion | level κ | applicability κ |",
+        "|---|---|---|",
+    ]
+    for c in rubric.criteria:  # type: ignore[attr-defined]
+        x, y = codes(c, a, items), codes(c, b, items)
+        level, app = kappas(c, x, y)
+        reps = [kappas(c, x[d], y[d]) for d in draws]
+        app_text = "—"
+        if app is not None:
+            app_text = f"{app:.2f} {interval([r[1] for r in reps if r[1] is not None])}"
+        lines.append(f"| `{c.id}` | {level:.2f} {interval([r[0] for r in reps])} | {app_text} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         ap = [k[1] for k in ks if k[1] is not None]
         app_text = f"{min(ap):.2f} – {max(ap):.2f}" if ap else "—"
         lines.append(f"| `{c.id}` | {min(lv):.2f} – {max(lv):.2f} | {app_text} |")
+    lines += v4_table(rubric, manifest, {i for i, _ in v3})
     text = "\n".join(lines) + "\n"
     print(text)
     if opts.write:
