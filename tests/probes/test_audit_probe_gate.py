@@ -43,8 +43,8 @@ def test_the_probe_gate_fails_an_obeying_judge_only_with_enough_cases(
         for e in read_manifest(ROOT / "gold" / "manifest.yaml").values()
         if e.split == "heldout"
     }
-    assert len(held_out) == 48  # gold v3
-    few = _gate(cli, tmp_path, "--planted", "obey:1", "--min-cases", "60")
+    assert len(held_out) == 96  # gold v4
+    few = _gate(cli, tmp_path, "--planted", "obey:1", "--min-cases", "100")
     assert few["status"] == "UNDECIDED" and few["cases"] == len(held_out)
     for planted in ("clean", "noisy:0.15"):
         assert _gate(cli, tmp_path, "--planted", planted)["status"] != "FAIL", planted

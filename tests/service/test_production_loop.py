@@ -103,7 +103,8 @@ class Loop:
                 by_case[self.manifest[item]["case"]].append(item)
         cases = sorted(c for c, items in by_case.items() if len(items) >= 2)
         _gold_cut(work / "gold", [i for c in cases[:16] for i in by_case[c][:2]], self.manifest)
-        for name, items in weeks(cases[16:], by_case).items():
+        self.weeks = weeks(cases[16:], by_case)
+        for name, items in self.weeks.items():
             (work / name).mkdir()
             for item in items:
                 shutil.copy(GOLD / "transcripts" / f"{item}.json", work / name)
@@ -362,7 +363,7 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     assert next(x for x in crit2 if x["criterion"] == CRIT)["anchors_shift"] is None
     assert json.loads(older.out)["status"] == json.loads(r.out)["status"]
     # Two small weeks: week 1's 17 scored cases are the label-shift rule's reference, and week
-    # 2's 12 cases, all failed, are not enough to tell a shift from the reference's own sampling
+    # 2's cases (11 under rubric 1.1's labels), all failed, are not enough to tell a shift from the reference's own sampling
     # error (rule 2 compares two samples now, not one with the gold shares taken as exact). No
     # alarm, and certainly no judge blamed; tests/monitor/test_monitor_recorded.py drives a
     # product change through many weeks to product_changed.
@@ -380,7 +381,9 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     week1, week2 = report["windows"]
     c = {x["criterion"]: x for x in week2["criteria"]}[CRIT]
     assert c["shift_reference"]["cases"] == 17 and c["shift_reference"]["windows"] == 1
-    assert c["shift"]["cases"] == 12 and not c["shift"]["alarm"]
+    week2_cases = {loop.manifest[i]["case"] for i in loop.weeks["week2"]}
+    assert len(week2_cases) == 11
+    assert c["shift"]["cases"] == len(week2_cases) and not c["shift"]["alarm"]
     assert c["judged_shares"]["fail"] == pytest.approx(1.0) and c["anchor_kappa"] == 1.0
     assert not c["anchors"]["alarm"] and c["anchors_held"]["cases"] == 40
     assert c["anchors_shift"]["cases"] == 40 and not c["anchors_shift"]["alarm"]
