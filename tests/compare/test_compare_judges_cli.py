@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -104,7 +105,9 @@ def judges(tmp_path: Path, server: FakeServer) -> dict[str, str]:
         f"model: openai/expert-like\napi_base: {server.url}\nrubric: {tmp_path / 'r.yaml'}\n"
     )
     text = (ROOT / "rubrics" / "refund_communication.yaml").read_text()
-    (tmp_path / "r.yaml").write_text(text.replace('version: "1.0"', 'version: "1.1"'))
+    other = re.sub(r'(?m)^version: "[^"]+"$', 'version: "0.9-other"', text, count=1)
+    assert other != text  # another rubric (another hash), whatever version ships
+    (tmp_path / "r.yaml").write_text(other)
     return {
         "CALIBRANT_JUDGES_DIR": str(folder),
         "CALIBRANT_DATABASE_URL": f"sqlite:///{tmp_path / 'store.db'}",

@@ -363,10 +363,11 @@ def test_a_changed_product_with_an_unchanged_judge_is_not_blamed_on_the_judge(
     assert next(x for x in crit2 if x["criterion"] == CRIT)["anchors_shift"] is None
     assert json.loads(older.out)["status"] == json.loads(r.out)["status"]
     # Two small weeks: week 1's 17 scored cases are the label-shift rule's reference, and week
-    # 2's cases (11 under rubric 1.1's labels), all failed, are not enough to tell a shift from the reference's own sampling
-    # error (rule 2 compares two samples now, not one with the gold shares taken as exact). No
-    # alarm, and certainly no judge blamed; tests/monitor/test_monitor_recorded.py drives a
-    # product change through many weeks to product_changed.
+    # 2's cases (11 under rubric 1.1's labels), all failed, are not enough to tell a shift from
+    # the reference's own sampling error (rule 2 compares two samples now, not one with the
+    # gold shares taken as exact). No alarm, and certainly no judge blamed;
+    # tests/monitor/test_monitor_recorded.py drives a product change through many weeks to
+    # product_changed.
     assert r.code == 0, r.err
     report = json.loads(r.out)
     assert again.code == 0 and json.loads(again.out) == report
