@@ -1,5 +1,6 @@
-"""The judge's prompt bytes are pinned for every shipped gold transcript: the refund shop's
-(300) and the travel pack's (48), system and user messages, in the full-answer and the
+"""The judge's prompt bytes are pinned for the shipped gold transcripts: the refund shop's 300
+of gold v3 under rubric 1.0 (the rubric they were pinned with, kept in gold/labels-rubric-1.0/;
+gold v4's items and rubric 1.1 came later) and the travel pack's 48, system and user messages, in the full-answer and the
 labels-only form, with a fixed nonce. Cached judgments, the embedded model's saved prompt
 state and the prompt hashes verdicts cite depend on these bytes. The digests were computed by
 calibrant before its judge named no domain (the refund shop's words in the core, another
@@ -24,7 +25,7 @@ NONCE = "0123456789abcdef"
 PINNED = {
     # domain: (rubric, gold transcripts, count, sha256 over every item's messages)
     "refunds": (
-        ROOT / "rubrics" / "refund_communication.yaml",
+        ROOT / "gold" / "labels-rubric-1.0" / "refund_communication.yaml",
         ROOT / "gold" / "transcripts",
         300,
         "a954d1c0f524a69ef5d917b14dba3064a25b58010013f4d3765c66ac2b08ade5",
@@ -38,11 +39,12 @@ PINNED = {
 }
 
 
-def messages_digest(rubric_path: Path, folder: Path) -> tuple[int, str]:
-    """(items, SHA-256 of every item's system and user messages, full and labels-only)."""
+def messages_digest(rubric_path: Path, folder: Path, count: int) -> tuple[int, str]:
+    """(items, SHA-256 of the first `count` items' system and user messages, full and
+    labels-only)."""
     rubric = load_rubric(rubric_path)
     h = hashlib.sha256()
-    paths = sorted(folder.glob("*.json"))
+    paths = sorted(folder.glob("*.json"))[:count]
     for path in paths:
         t = load_transcript(path)
         for labels_only in (False, True):
@@ -55,4 +57,4 @@ def messages_digest(rubric_path: Path, folder: Path) -> tuple[int, str]:
 @pytest.mark.parametrize("domain", sorted(PINNED))
 def test_every_gold_items_prompt_is_the_bytes_it_was(domain: str) -> None:
     rubric, folder, count, digest = PINNED[domain]
-    assert messages_digest(rubric, folder) == (count, digest)
+    assert messages_digest(rubric, folder, count) == (count, digest)
