@@ -35,9 +35,17 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = ROOT / "tests" / "data" / "invariant_outcomes.json"
 
 
+GOLD_BEFORE_V4 = "gold-300"
+"""The last gold item of the rewrite's corpus: gold v4's items (gold-301 on) were built after the
+expected outcomes were written, by the rewritten checker; tests/safety/test_gold_verdicts.py
+holds their verdicts to gold/safety/verdicts.json."""
+
+
 def _files() -> Iterator[tuple[str, Transcript]]:
     for folder in ("gold/transcripts", "examples/transcripts"):
         for path in sorted((ROOT / folder).glob("*.json")):
+            if folder.startswith("gold/") and path.stem > GOLD_BEFORE_V4:
+                continue
             text = path.read_text(encoding="utf-8")
             yield f"{folder}/{path.name}", Transcript.model_validate_json(text)
 
