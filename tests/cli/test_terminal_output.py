@@ -254,5 +254,9 @@ def test_check_of_the_whole_shipped_gold_set_lists_ten_and_counts_the_rest(
     r = cli("check", str(ROOT / "gold" / "transcripts"), env=_env(tmp_path))
     assert r.code == 0, r.err
     assert_respects_a_person(r)
-    assert "and 88 more with a finding (--verbose lists each)" in r.out
-    assert "300 transcript(s): 98 with violations" in r.out
+    # gold v4: 492 transcripts, 120 with a violation (gold/safety/verdicts.json says which)
+    stored = json.loads((ROOT / "gold" / "safety" / "verdicts.json").read_text())
+    violated = sum(any(o == "violated" for o in v.values()) for v in stored.values())
+    assert (len(stored), violated) == (492, 120)
+    assert f"and {violated - 10} more with a finding (--verbose lists each)" in r.out
+    assert f"{len(stored)} transcript(s): {violated} with violations" in r.out

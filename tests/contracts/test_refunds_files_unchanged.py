@@ -38,6 +38,15 @@ OTHER_PACKS = ("examples/traces/travel/", "examples/import_only_pack/")
 refund shop's."""
 
 
+def _after_baseline(rel: str) -> bool:
+    """Gold v4's files (gold-301 on, the `*_v4?` cases): written by the opened contracts, after
+    the baseline; nothing can have loaded them before."""
+    name = rel.rsplit("/", 1)[-1]
+    if rel.startswith("gold/transcripts/gold-"):
+        return name.removesuffix(".json") > "gold-300"
+    return rel.startswith("gold/cases/") and name.removesuffix(".yaml")[-4:-1] == "_v4"
+
+
 def test_the_baseline_covers_every_refunds_file() -> None:
     found = {
         p.relative_to(ROOT).as_posix()
@@ -45,6 +54,7 @@ def test_the_baseline_covers_every_refunds_file() -> None:
         for pattern in ("*.json", "*.yaml")
         for p in (ROOT / d).rglob(pattern)
         if not p.relative_to(ROOT).as_posix().startswith(OTHER_PACKS)
+        and not _after_baseline(p.relative_to(ROOT).as_posix())
         and (
             ("/transcripts/" in p.as_posix() and p.suffix == ".json")
             or "/snapshots/" in p.as_posix()

