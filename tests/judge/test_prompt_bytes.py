@@ -1,12 +1,12 @@
 """The judge's prompt bytes are pinned for the shipped gold transcripts: the refund shop's 300
 of gold v3 under rubric 1.0 (the rubric they were pinned with, kept in gold/labels-rubric-1.0/;
 gold v4's items and rubric 1.1 came later) and the travel pack's 48, system and user
-messages, in the full-answer and the labels-only form, with a fixed nonce. Cached judgments, the embedded model's saved prompt
-state and the prompt hashes verdicts cite depend on these bytes. The digests were computed by
-calibrant before its judge named no domain (the refund shop's words in the core, another
-domain's by string replacement), so the pack-phrased prompt is shown to be the same bytes;
-`scripts/judge_prompt_bytes.py` compares every prompt variant, panel and sheet of two
-versions one by one."""
+messages, in the full-answer and the labels-only form, with a fixed nonce. Cached judgments,
+the embedded model's saved prompt state and the prompt hashes verdicts cite depend on these
+bytes. The digests were computed by calibrant before its judge named no domain (the refund
+shop's words in the core, another domain's by string replacement), so the pack-phrased prompt
+is shown to be the same bytes; `scripts/judge_prompt_bytes.py` compares every prompt variant,
+panel and sheet of two versions one by one."""
 
 from __future__ import annotations
 
