@@ -9,6 +9,7 @@ title, the run or the expected outcome. The admin still finds the original ids."
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -61,6 +62,13 @@ def _secrets(runs: list[Transcript]) -> set[str]:
         for e in expected if isinstance(expected, list) else [expected] if expected else []:
             out.add(e.name)
     return {s for s in out if len(s) >= 5}
+
+
+def _names(text: str, secret: str) -> bool:
+    """Whether `text` names `secret` as a word of its own: the agent `correct` is named by
+    "agent: correct", not by the rubric's "corrected later"."""
+    word = re.escape(secret.casefold())
+    return re.search(rf"(?<![\w-]){word}(?![\w-])", text.casefold()) is not None
 
 
 def test_no_annotator_page_url_or_api_answer_names_the_agent_case_run_or_outcome(
@@ -147,7 +155,7 @@ def test_no_annotator_page_url_or_api_answer_names_the_agent_case_run_or_outcome
     assert len(seen) >= 20
     for where, text in seen:
         for secret in secrets:
-            assert secret.casefold() not in text.casefold(), (secret, where)
+            assert not _names(text, secret), (secret, where)
     # the admin still knows what each item is
     listed = admin.get("/api/items").json()
     assert {x["transcript_id"] for x in listed} == {t.transcript_id for t in runs}
