@@ -17,13 +17,14 @@ from calibrant.files import load_rubric
 from calibrant.gold import CONSENSUS, GoldSet, load_gold
 from calibrant.reports.calibration import calibration_markdown
 from tests.conftest import ROOT
+from tests.support.gold import gold_v3
 
 RUBRIC = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
 FAST = Settings(n_resamples=500)
 
 
 def _gold() -> GoldSet:
-    return load_gold(ROOT / "gold", split=None)
+    return gold_v3(load_gold(ROOT / "gold", split=None))
 
 
 def _by_crit(r: dict[str, Any]) -> dict[str, Any]:

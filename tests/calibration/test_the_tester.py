@@ -12,9 +12,10 @@ from calibrant.calibration import Settings, calibration_report, simulated_judgme
 from calibrant.files import load_rubric
 from calibrant.gold import CONSENSUS, GoldSet, load_gold
 from tests.conftest import ROOT
+from tests.support.gold import gold_v3
 
 RUBRIC = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
-GOLD: GoldSet = load_gold(ROOT / "gold", split=None)
+GOLD: GoldSet = gold_v3(load_gold(ROOT / "gold", split=None))
 FAST = Settings(n_resamples=1000)
 
 
@@ -151,7 +152,7 @@ def test_report_records_hashes_and_seed(tmp_path: Path) -> None:
 
 def test_undefined_statistics_are_reported_as_undefined() -> None:
     # a gold subset where every consensus label of a criterion is identical
-    sub = load_gold(ROOT / "gold", split=None)
+    sub = gold_v3(load_gold(ROOT / "gold", split=None))
     crit = "no_claim_before_confirmed"
     keep = [i for i in sub.item_ids if sub.labels_by(CONSENSUS, crit)[i] == "pass"][:20]
     sub.items = {i: sub.items[i] for i in keep}

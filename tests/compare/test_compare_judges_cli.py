@@ -40,14 +40,27 @@ def _label(texts: tuple[str, ...], criterion: str) -> Any:
     return allowed[digest[0] % len(allowed)]
 
 
+def _cut(manifest: dict[str, Any], cases: int = 40, each: int = 2) -> dict[str, Any]:
+    """A fixed cut of the shipped gold set: the first `each` items of the first `cases` cases
+    (by case id), so the tests' cost does not grow with the gold set."""
+    by_case: dict[str, list[str]] = {}
+    for item in sorted(manifest):
+        by_case.setdefault(manifest[item]["case"], []).append(item)
+    keep = [i for c in sorted(by_case)[:cases] for i in by_case[c][:each]]
+    return {i: manifest[i] for i in keep}
+
+
 @pytest.fixture(scope="module")
 def gold(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped gold transcripts and manifest, labeled by `_label`."""
+    """A fixed cut of the shipped gold transcripts and manifest (`_cut`: 80 items of 40
+    cases), labeled by `_label`."""
     dest = tmp_path_factory.mktemp("gold")
-    shutil.copytree(GOLD / "transcripts", dest / "transcripts")
-    shutil.copy(GOLD / "manifest.yaml", dest / "manifest.yaml")
+    manifest = _cut(yaml.safe_load((GOLD / "manifest.yaml").read_text()))
+    (dest / "transcripts").mkdir()
+    for item in manifest:
+        shutil.copy(GOLD / "transcripts" / f"{item}.json", dest / "transcripts")
+    (dest / "manifest.yaml").write_text(yaml.safe_dump(manifest))
     (dest / "labels").mkdir()
-    manifest = yaml.safe_load((GOLD / "manifest.yaml").read_text())
     rows = [
         {
             "item": item,

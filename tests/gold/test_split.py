@@ -53,6 +53,7 @@ def test_no_case_is_in_both_splits() -> None:
     assert {s for v in splits.values() for s in v} == {"calibration", "heldout"}
 
 
+@pytest.mark.slow  # every cross-split pair of the shipped sheets through difflib: 40 s at 492 items
 def test_no_conversation_crosses_splits_identical_or_nearly() -> None:
     # the held-out sheets used to repeat calibration sheets byte for byte (other item id)
     bodies: dict[str, list[str]] = {}

@@ -23,9 +23,10 @@ from calibrant.reports.calibration import (
 )
 from calibrant.reports.html import calibration_html
 from tests.conftest import ROOT
+from tests.support.gold import gold_v3
 
 RUBRIC = load_rubric(ROOT / "rubrics" / "refund_communication.yaml")
-GOLD: GoldSet = load_gold(ROOT / "gold", split=None)
+GOLD: GoldSet = gold_v3(load_gold(ROOT / "gold", split=None))
 
 Edit = Callable[[dict[str, Judgment]], dict[str, Judgment]]
 

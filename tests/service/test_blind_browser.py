@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from calibrant.contracts import Transcript
+from tests.conftest import ROOT
 from tests.support.labeling import labeling_service
 from tests.support.service import Service
 
@@ -61,7 +62,10 @@ def _secrets(runs: list[Transcript]) -> set[str]:
         expected = t.case.expected
         for e in expected if isinstance(expected, list) else [expected] if expected else []:
             out.add(e.name)
-    return {s for s in out if len(s) >= 5}
+    # a word the rubric itself uses (an outcome called "refunded") is on every page anyway and
+    # tells nothing of an item
+    rubric = (ROOT / "rubrics" / "refund_communication.yaml").read_text()
+    return {s for s in out if len(s) >= 5 and not _names(rubric, s)}
 
 
 def _names(text: str, secret: str) -> bool:

@@ -28,6 +28,7 @@ from calibrant.safety import check_transcript
 from calibrant.selftest import build_corpus
 from calibrant_refunds.agents import BEHAVIOURS, STYLES
 from calibrant_refunds.runner import run_trial
+from tests.support.gold import GOLD_BEFORE_V4
 
 __all__ = ["OUTCOMES", "transcripts", "outcomes"]
 
@@ -35,10 +36,9 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTCOMES = ROOT / "tests" / "data" / "invariant_outcomes.json"
 
 
-GOLD_BEFORE_V4 = "gold-300"
-"""The last gold item of the rewrite's corpus: gold v4's items (gold-301 on) were built after the
-expected outcomes were written, by the rewritten checker; tests/safety/test_gold_verdicts.py
-holds their verdicts to gold/safety/verdicts.json."""
+# The rewrite's corpus ends at gold v3's last item: gold v4's items (gold-301 on) were built
+# after the expected outcomes were written, by the rewritten checker;
+# tests/safety/test_gold_verdicts.py holds their verdicts to gold/safety/verdicts.json.
 
 
 def _files() -> Iterator[tuple[str, Transcript]]:
