@@ -180,6 +180,9 @@ def _parse_json(path: Path, text: str) -> Any:
         raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from None
 
 
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _parse_yaml(path: Path, text: str) -> Any:
     if not text.strip():
         raise InputError(path, "empty file", line=1)
@@ -187,7 +190,11 @@ def _parse_yaml(path: Path, text: str) -> Any:
     if deep is not None:
         raise deep
     try:
-        return yaml.safe_load(text)
+        try:  # libyaml's parser (ten times faster on a gold manifest), the same constructor
+            return yaml.load(text, Loader=_FAST_LOADER)  # noqa: S506 - a safe loader
+        except yaml.YAMLError:
+            # what libyaml refuses, PyYAML's own parser reads or names as it always has
+            return yaml.safe_load(text)
     except RecursionError:  # nesting _too_deep cannot see (`- - - - x` on one line)
         raise InputError(path, f"nested more than {MAX_DEPTH} levels deep") from None
     except yaml.YAMLError as exc:
