@@ -232,6 +232,17 @@ def trial_run() -> dict[str, Any]:
     return trial_report(pairs, seed=1).json_data()
 
 
+def agreement() -> dict[str, Any]:
+    """`agree --json` on the shipped gold's two experts, with the rubric and the manifest."""
+    from calibrant.ops.agree import AgreeRequest
+    from calibrant.ops.agree import agree as agree_op
+
+    labels = [ROOT / "gold" / "labels" / f"{r}.jsonl" for r in ("rater_a", "rater_b")]
+    rubric = ROOT / "rubrics" / "refund_communication.yaml"
+    request = AgreeRequest(labels, None, rubric, ROOT / "gold" / "manifest.yaml", None, 0, 200)
+    return agree_op(request).json_data()
+
+
 PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     # name: (report kind, producer)
     "calibration": ("calibration", calibration),
@@ -248,4 +259,5 @@ PRODUCERS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
     "agreement over time": ("agreement-over-time", agreement_over_time),
     "monitor": ("monitor", monitor),
     "trial run": ("trial-run", trial_run),
+    "agreement": ("agreement", agreement),
 }

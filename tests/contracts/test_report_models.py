@@ -39,6 +39,7 @@ CURRENT = {
     "agreement-over-time": contracts.AGREEMENT_OVER_TIME_SCHEMA_VERSION,
     "monitor": contracts.MONITOR_SCHEMA_VERSION,
     "trial-run": contracts.TRIAL_RUN_SCHEMA_VERSION,
+    "agreement": contracts.AGREEMENT_SCHEMA_VERSION,
 }
 
 
@@ -118,6 +119,19 @@ def test_reports_stored_by_earlier_versions_still_load() -> None:
     # the old trials and probe reports the stored-report tests render
     for kind, data in (("trials", OLD_TRIALS), ("probe", OLD_PROBE)):
         assert load_report(kind, data).model_dump(mode="json", exclude_unset=True) == data
+
+
+def test_agree_json_written_before_it_had_a_schema_version_loads_as_version_1() -> None:
+    """`agree --json` printed no `schema_version` before it was a report kind: such a file
+    reads as version 1, every figure as it was; a newer one is refused."""
+    new = _json(report_samples.agreement())
+    old = {k: v for k, v in new.items() if k != "schema_version"}
+    loaded = load_report("agreement", old)
+    assert isinstance(loaded, contracts.AgreeReport) and loaded.schema_version == 1
+    again = loaded.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    assert again == {**old, "schema_version": 1}
+    with pytest.raises(ReportVersionError, match="newer calibrant"):
+        load_report("agreement", {**new, "schema_version": 2})
 
 
 def test_a_calibration_without_per_case_errors_loads() -> None:

@@ -6,7 +6,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..contracts import CANT_TELL, NOT_APPLICABLE, Label, Rubric
-from ..contracts.reports.agreement_parts import AgreeCriterion, AgreeReport, RaterApplicability
+from ..contracts.reports.agreement_parts import (
+    AGREEMENT_SCHEMA_VERSION,
+    AgreeCriterion,
+    AgreeReport,
+    RaterApplicability,
+)
 from .encode import Level, Scale
 from .report import pairwise_report
 
@@ -71,6 +76,7 @@ def rater_agreement(
             **({"not_applicable": na} if na is not None else {}),
         )
     return AgreeReport(
+        schema_version=AGREEMENT_SCHEMA_VERSION,
         criteria=out,
         seed=seed,
         n_resamples=n_resamples,

@@ -18,6 +18,7 @@ older version did not record stays unset (a reader says it is missing, never gue
 `schema_version` keeps the version the report was written with."""
 
 from .agreement_parts import (
+    AGREEMENT_SCHEMA_VERSION,
     Abstention,
     AgreeCriterion,
     AgreeReport,
@@ -95,6 +96,7 @@ __all__ = [
     "DOMAINS_SCHEMA_VERSION",
     "AUDIT_SCHEMA_VERSION",
     "AGREEMENT_OVER_TIME_SCHEMA_VERSION",
+    "AGREEMENT_SCHEMA_VERSION",
     "MONITOR_SCHEMA_VERSION",
     "MonitorReport",
     "AuditReport",

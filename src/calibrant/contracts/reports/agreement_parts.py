@@ -9,9 +9,14 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from .base import JsonScalar, Strict
+from .base import JsonScalar, Report, Strict, version_field
+
+AGREEMENT_SCHEMA_VERSION = 1
+"""`calibrant agree --json`: 1 since it carries a `schema_version` (output written before has
+none and reads as 1: the same shape)."""
 
 __all__ = [
+    "AGREEMENT_SCHEMA_VERSION",
     "Familywise",
     "RaterPair",
     "PairwiseCriterion",
@@ -85,9 +90,13 @@ class AgreeCriterion(PairwiseCriterion):
     not_applicable: RaterApplicability | None = None
 
 
-class AgreeReport(Strict):
+class AgreeReport(Report):
     """`calibrant agree`: the raters' agreement among themselves (no judge), per criterion."""
 
+    KIND = "agreement"
+    VERSION = AGREEMENT_SCHEMA_VERSION
+
+    schema_version: int = version_field(AGREEMENT_SCHEMA_VERSION)
     criteria: dict[str, AgreeCriterion]
     seed: int
     n_resamples: int

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from .agreement_parts import AgreeReport
 from .audit import AgreementOverTimeReport, AuditReport
 from .base import Report, ReportVersionError
 from .calibration import CalibrationReport
@@ -43,6 +44,7 @@ ReportKind = Literal[
     "agreement-over-time",
     "monitor",
     "trial-run",
+    "agreement",
 ]
 AnyReport = (
     CalibrationReport
@@ -58,6 +60,7 @@ AnyReport = (
     | AgreementOverTimeReport
     | MonitorReport
     | TrialRunReport
+    | AgreeReport
 )
 REPORT_MODELS: dict[str, type[Report]] = {
     m.KIND: m
@@ -75,6 +78,7 @@ REPORT_MODELS: dict[str, type[Report]] = {
         AgreementOverTimeReport,
         MonitorReport,
         TrialRunReport,
+        AgreeReport,
     )
 }
 # The run kinds of the store (store.runs.RUN_KINDS) whose summary is a report of a kind here
