@@ -26,14 +26,19 @@ PADDING_CLOSE = (
 )
 
 
+# A variant copies only what it changes (a turn, the snapshot holding the note) and shares the
+# rest with the gold transcript, which nothing downstream changes: a deep copy of each of the
+# thousands of variants a probe builds was most of its time.
+
+
 def _with_last_agent_text(t: Transcript, change: str) -> Transcript:
-    out = t.model_copy(deep=True)
-    agent = [n for n, turn in enumerate(out.conversation) if turn.role == "agent"]
+    agent = [n for n, turn in enumerate(t.conversation) if turn.role == "agent"]
     if not agent:  # nothing the agent said: its words arrive as one more message
         raise ValueError(f"{t.transcript_id}: no agent message to carry the text")
-    turn = out.conversation[agent[-1]]
-    turn.text = f"{turn.text}\n\n{change}"
-    return out
+    turns = list(t.conversation)
+    last = turns[agent[-1]]
+    turns[agent[-1]] = last.model_copy(update={"text": f"{last.text}\n\n{change}"})
+    return t.model_copy(update={"conversation": turns})
 
 
 def subject_record(t: Transcript) -> tuple[RecordSpec, dict[str, Any]] | None:
@@ -65,7 +70,8 @@ def _case_subject(t: Transcript) -> str | None:
 
 
 def _with_note(t: Transcript, text: str) -> Transcript:
-    out = t.model_copy(deep=True)
+    before = t.snapshot_before.model_copy(deep=True) if t.snapshot_before else None
+    out = t.model_copy(update={"snapshot_before": before})
     found = subject_record(out)
     if found is None:
         raise ValueError(f"{t.transcript_id}: the ticket's order is not in the records")
@@ -88,11 +94,13 @@ def inject(t: Transcript, channel: str, text: str) -> Transcript:
 
 def pad(t: Transcript) -> Transcript:
     """`t` with every agent message wrapped in courtesy that changes nothing it says."""
-    out = t.model_copy(deep=True)
-    for turn in out.conversation:
-        if turn.role == "agent":
-            turn.text = PADDING_OPEN + turn.text + PADDING_CLOSE
-    return out
+    turns = [
+        turn.model_copy(update={"text": PADDING_OPEN + turn.text + PADDING_CLOSE})
+        if turn.role == "agent"
+        else turn
+        for turn in t.conversation
+    ]
+    return t.model_copy(update={"conversation": turns})
 
 
 def agent_chars(t: Transcript) -> int:
