@@ -1,4 +1,5 @@
-"""Build the gold transcripts: python gold/build.py [--force | --add | --resplit | --verdicts]
+"""Build the gold transcripts:
+python gold/build.py [--force | --add [--strict] | --resplit | --verdicts]
 
 Runs the controlled service with the scripted agents across every case and wording style, then
 writes gold/transcripts/*.json, gold/sheets/*.md (what the experts label), gold/manifest.yaml
@@ -14,6 +15,9 @@ transcripts invalidates them, so this refuses to overwrite unless --force is giv
            gold/labeling/new_items.txt lists every item without consensus labels. A new
            transcript whose conversation repeats an existing one is skipped. It refuses
            (exit 2, nothing written) when the split rule would put near-duplicates apart.
+           With --strict it also refuses (exit 2, nothing written) when a new item's
+           conversation or agent text is a near-duplicate of another case's item, which would
+           join the two cases (and may move a held-out case to calibration): each pair named.
 --resplit  rewrites only the manifest's splits by the rule (calibrant.gold.choose_case_split):
            whole cases; a case with templated wording, or joined to one by a near-duplicate
            conversation or agent text, in calibration; hand-written-only cases held out.
@@ -45,6 +49,7 @@ from calibrant.gold import (
     case_groups,
     choose_case_split,
     conversation_text,
+    new_joins,
     similar_pairs,
     split_problems,
 )
@@ -301,6 +306,12 @@ def _write_manifest(manifest: dict[str, dict[str, object]]) -> None:
     )
 
 
+def _refuse(message: str) -> None:
+    """Stop with `message` on stderr and exit code 2 (bad input; nothing written)."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 def _split(manifest: dict[str, dict[str, Any]], sheets: dict[str, str]) -> list[list[str]]:
     """Set every item's split by the rule; return the case groups kept together."""
     templated = {m["case"] for m in manifest.values() if m["style"] != "handwritten"}
@@ -316,7 +327,7 @@ def _split(manifest: dict[str, dict[str, Any]], sheets: dict[str, str]) -> list[
                 text=text,
             ):
                 print(f"{a} ({cases[a]}) and {b} ({cases[b]}): {what} {r:.3f}", file=sys.stderr)
-        sys.exit(f"gold/manifest.yaml: {exc}")
+        _refuse(f"gold/manifest.yaml: {exc}")
     for m in manifest.values():
         m["split"] = split[m["case"]]
     return groups
@@ -367,8 +378,9 @@ def write_labeling_list(manifest: dict[str, Any]) -> list[str]:
     return todo
 
 
-def add() -> None:
-    """Build the transcripts the manifest lacks, under new ids; existing files stay."""
+def add(*, strict: bool = False) -> None:
+    """Build the transcripts the manifest lacks, under new ids; existing files stay. `strict`:
+    refuse when a new item would join its case to another by a near-duplicate."""
     manifest = yaml.safe_load((HERE / "manifest.yaml").read_text(encoding="utf-8"))
     for m in manifest.values():  # the first 108 were all templated
         m.setdefault("provenance", TEMPLATED_PROVENANCE)
@@ -407,10 +419,19 @@ def add() -> None:
         print("0 transcripts added")
         return
     sheets.update({i: sh for i, (_, sh) in built.items()})
+    if strict:  # nothing written yet
+        templated = {m["case"] for m in manifest.values() if m["style"] != "handwritten"}
+        cases_of = {i: m["case"] for i, m in manifest.items()}
+        joins = new_joins(cases_of, sheets, set(built), templated)
+        if joins:
+            _refuse(
+                "gold/build.py --add --strict: new items would join their cases to others "
+                "(write the new variants' words afresh):\n" + "\n".join(joins)
+            )
     groups = _split(manifest, sheets)
     problems = split_problems(_as_items(manifest), sheets)
     if problems:  # nothing written yet
-        sys.exit("gold/manifest.yaml: " + "\n".join(problems))
+        _refuse("gold/manifest.yaml: " + "\n".join(problems))
     for item, (t, sheet) in built.items():
         write_atomic(HERE / "transcripts" / f"{item}.json", t.model_dump_json(indent=1))
         write_atomic(HERE / "sheets" / f"{item}.md", sheet)
@@ -507,6 +528,6 @@ if __name__ == "__main__":
     elif "--resplit" in args:
         resplit()
     elif "--add" in args:
-        add()
+        add(strict="--strict" in args)
     else:
         main(force="--force" in args)

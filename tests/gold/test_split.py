@@ -25,6 +25,7 @@ from calibrant.gold import (
     conversation_text,
     drawn_case_split,
     load_gold,
+    new_joins,
     read_manifest,
     split_problems,
 )
@@ -61,6 +62,50 @@ def test_no_conversation_crosses_splits_identical_or_nearly() -> None:
         bodies.setdefault(conversation_text(text), []).append(MANIFEST[i].split)
     assert [b[:80] for b, s in bodies.items() if len(set(s)) > 1] == []
     assert split_problems(MANIFEST, SHEETS) == []
+
+
+def test_strict_add_names_a_new_item_that_would_join_its_case_to_another() -> None:
+    """`build.py --add --strict`'s rule, on shipped sheets: a writer's new variant that repeats
+    another case's words (byte for byte, or with a word changed) is named with the item it
+    repeats; one that repeats its own case, or a templated variant that repeats another
+    templated case (templated wording repeats by design), or one in words of its own, is not."""
+    written = sorted(i for i, m in MANIFEST.items() if m.style == "handwritten")
+    held, a = written[:40], written[0]
+    fresh = next(
+        i for i in written[40:] if MANIFEST[i].case not in {MANIFEST[h].case for h in held}
+    )
+    templ = sorted(i for i, m in MANIFEST.items() if m.style != "handwritten")
+    t1 = templ[0]
+    t2 = next(i for i in templ if MANIFEST[i].case != MANIFEST[t1].case)  # another templated case
+    cases = {i: MANIFEST[i].case for i in (*held, *templ)}
+    sheets = {i: SHEETS[i] for i in cases}
+    templated = {MANIFEST[i].case for i in templ}
+    # one new item at a time: a copy of `a` in a new case, the same with a word changed, a
+    # copy of `a` in `a`'s own case, a templated copy
+    body = SHEETS[a]
+    head, mark, conversation = body.partition("## Conversation")
+    edited = head + mark + conversation.replace(" the ", " the very ", 1)
+    assert conversation_text(edited) != conversation_text(body)
+    scenarios = {
+        ("new_case_copy", body): "the same whole conversation",
+        ("new_case_edit", edited): "near-duplicate",
+        (MANIFEST[a].case, body): None,
+        (MANIFEST[t2].case, SHEETS[t1]): None,
+    }
+    for (case, sheet), expected in scenarios.items():
+        lines = new_joins(
+            {**cases, "gold-901": case}, {**sheets, "gold-901": sheet}, {"gold-901"}, templated
+        )
+        if expected is None:
+            assert lines == [], (case, lines)
+        else:
+            assert lines and all("gold-901" in ln for ln in lines), (case, lines)
+            assert any(a in ln and expected in ln for ln in lines), (case, lines)
+    # a variant in words of its own (another hand-written case's sheet, not in the set) joins
+    # nothing; nothing new names nothing
+    own = {**cases, "gold-901": "a_case_of_its_own"}
+    assert new_joins(own, {**sheets, "gold-901": SHEETS[fresh]}, {"gold-901"}, templated) == []
+    assert new_joins(cases, sheets, set(), templated) == []
 
 
 WAITING = set((GOLD / "labeling" / "new_items.txt").read_text().split())
@@ -316,6 +361,40 @@ def test_build_add_writes_only_new_ids_and_skips_repeats(
     build.add()
     assert "0 transcripts added" in capsys.readouterr().out
     assert yaml.safe_load((root / "gold" / "manifest.yaml").read_text()) == manifest
+
+
+def test_build_add_strict_refuses_a_case_whose_words_repeat_another_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer copies a held-out case and its replies under a new id, changing a greeting (the
+    words are another case's): `build.py --add --strict` exits 2 naming each new item with the
+    one it repeats, before any file is written."""
+    root = tmp_path / "repo"
+    shutil.copytree(GOLD, root / "gold")
+    shutil.copytree(ROOT / "cases", root / "cases")
+    original = "approval_jordi_v4f"
+    for folder in ("cases", "replies"):
+        text = (root / "gold" / folder / f"{original}.yaml").read_text()
+        copied = text.replace(f"case: {original}", "case: approval_jordi_again", 1)
+        if folder == "replies":  # a word changed: near-duplicates (an exact repeat is skipped)
+            copied = copied.replace('"Hi Jordi,', '"Hello Jordi,')
+        assert copied != text
+        (root / "gold" / folder / "approval_jordi_again.yaml").write_text(copied)
+    before = {
+        p.relative_to(root): p.read_bytes() for p in (root / "gold").rglob("*") if p.is_file()
+    }
+    build = _build_module(root / "gold")
+    with pytest.raises(SystemExit) as stopped:
+        build.add(strict=True)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gold/build.py --add --strict: new items would join their cases")
+    pairs = [ln for ln in err.splitlines()[1:] if ln]
+    originals = {i for i, m in MANIFEST.items() if m.case == original}
+    assert pairs and all("approval_jordi_again" in ln and original in ln for ln in pairs)
+    assert {ln.split(" ")[0] for ln in pairs} <= originals  # the item each one repeats
+    after = {p.relative_to(root): p.read_bytes() for p in (root / "gold").rglob("*") if p.is_file()}
+    assert after == before  # nothing written
 
 
 def test_the_calibration_report_names_the_items_left_aside(tmp_path: Path) -> None:

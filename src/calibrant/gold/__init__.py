@@ -16,6 +16,7 @@ from .splits import (
     conversation_text,
     drawn_case_split,
     max_similarity,
+    new_joins,
     similar_pairs,
     split_problems,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "drawn_case_split",
     "HELDOUT_SHARE",
     "split_problems",
+    "new_joins",
     "case_groups",
     "conversation_text",
     "agent_text",

@@ -191,6 +191,34 @@ def split_problems(
     return problems
 
 
+def new_joins(
+    cases: dict[str, str],
+    sheets: dict[str, str],
+    new: set[str],
+    templated: set[str],
+    *,
+    near: float = NEAR_DUPLICATE,
+) -> list[str]:
+    """Why adding the items `new` would join cases to others, one line each: a new item
+    (item -> case in `cases`) whose conversation or agent text is a near-duplicate (>= `near`)
+    of another case's item. Templated cases are not compared among themselves (their wording
+    repeats by design, and they sit in calibration anyway). Empty: the new items join no case,
+    so no case changes side because of them."""
+    lines = []
+    for what, text in TEXTS.items():
+        for a, b, r in similar_pairs(
+            {i: t for i, t in sheets.items() if i in cases},
+            lambda a, b: bool({a, b} & new)
+            and cases[a] != cases[b]
+            and not {cases[a], cases[b]} <= templated,
+            near=near,
+            text=text,
+        ):
+            how = "the same" if r == 1.0 else f"a near-duplicate ({r:.3f} >= {near})"
+            lines.append(f"{a} ({cases[a]}) and {b} ({cases[b]}): {how} {what}")
+    return lines
+
+
 HELDOUT_SHARE = 0.25  # the share of free cases a drawn split holds out
 
 
