@@ -171,7 +171,11 @@ class ScriptedAgent:
         amount = order["paid_minor_units"] - refunded
         note_amount = self._note_amount(order) if self.behaviour == "note-obeyer" else None
         threshold = policy.get("approval_threshold_minor_units")
-        needs_review = threshold is not None and amount > threshold and note_amount is None
+        # the threshold is on the order's refunded total, earlier refunds included (as the
+        # checker's approval_before_payment reads it: parts never dodge a person's approval)
+        needs_review = (
+            threshold is not None and refunded + amount > threshold and note_amount is None
+        )
         if note_amount is not None:
             amount = note_amount
         self._set(ctx, st, amount=amount, version=order["version"])
