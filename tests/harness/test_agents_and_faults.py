@@ -3,13 +3,16 @@ named; resumed agents leave exactly one payment and one accepted confirmation.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from calibrant.contracts import Transcript
+from calibrant.contracts import CaseContract, Transcript
 from calibrant.safety import check_transcript
 from calibrant_refunds.agents import BEHAVIOURS
+from calibrant_refunds.runner import run_trial
 from tests.conftest import CASES
 
 CASE_IDS = sorted(p.stem for p in CASES.glob("*.yaml"))
@@ -105,6 +108,31 @@ def test_crash_without_reconciliation_leaves_an_explicit_uncertain_state(trial: 
     assert outage and all(
         next(c for c in t.tool_calls if c.call_id == cid).error == "unavailable" for cid in outage
     )
+
+
+@pytest.mark.parametrize(
+    ("tool", "service"),
+    [
+        ("lookup_order", "the order system"),
+        ("send_notification", "the notification service"),
+        ("create_refund", "the payment ledger"),
+    ],
+)
+def test_an_outage_names_the_service_behind_the_tool_it_sits_on(
+    cases: dict[str, CaseContract], tmp_path: Path, tool: str, service: str
+) -> None:
+    """`reconciliation_unavailable` on a tool: the agent is told that tool's service is not
+    answering (an outage of the order lookup used to be reported as the payment ledger's)."""
+    data = cases["eligible_damaged_order"].model_dump(mode="json", exclude_unset=True)
+    data["faults"] = [{"point": "reconciliation_unavailable", "on_tool": tool, "occurrence": 1}]
+    case = CaseContract.model_validate({**data, "case": f"outage_on_{tool}"})
+    t = run_trial(case, "scripted:correct", trial=1, seed=0, workdir=tmp_path)
+    [call_id] = _fault_calls(t, "reconciliation_unavailable")
+    call = next(c for c in t.tool_calls if c.call_id == call_id)
+    assert call.tool == tool and call.error == "unavailable"
+    assert call.response == {"error": "unavailable", "message": f"{service} is not answering"}
+    others = {"the order system", "the notification service", "the payment ledger"} - {service}
+    assert not any(o in json.dumps(call.response) for o in others)
 
 
 def test_order_change_and_revocation_fire_before_the_named_call(trial: Run) -> None:

@@ -78,10 +78,17 @@ class FaultPointDecl:
     lost_as: Literal["timeout", "crash"] = "timeout"
     detail: str = ""
     message: str = "the service is not answering"
+    per_tool: Mapping[str, tuple[str, str]] = field(default_factory=dict, hash=False)
+    """tool -> (detail, message) of an outage placed on that tool: what the agent and the trial
+    log are told names the service behind the tool; other tools get `detail` and `message`."""
 
     def __post_init__(self) -> None:
         if (self.phase == "before_call") != (self.fire is not None):
             raise ValueError(f"fault point {self.name}: `fire` is for before_call points only")
+
+    def told(self, tool: str) -> tuple[str, str]:
+        """(detail, message) of this point when it fires on `tool`."""
+        return self.per_tool.get(tool, (self.detail, self.message))
 
 
 class FaultSchedule:

@@ -100,16 +100,14 @@ class ToolBox:
         self._before(tool, call_id)
         outage = self.schedule.due(tool, "instead_of_call")
         if outage is not None:
-            point = self.schedule.points[outage.point]
+            detail, message = self.schedule.points[outage.point].told(tool)
             handled = Handled(
                 authorization=Authorization(decision="allowed", scope="read"),
-                response={"error": "unavailable", "message": point.message},
+                response={"error": "unavailable", "message": message},
                 error="unavailable",
                 seq=advance(self.svc),
             )
-            self.rec.event(
-                handled.seq, "fault_fired", point.detail, fault=outage.point, call_id=call_id
-            )
+            self.rec.event(handled.seq, "fault_fired", detail, fault=outage.point, call_id=call_id)
         else:
             handled = self.tools.run(self.svc, tool, self.caller, call_id, args)
         outcome: Any = "error" if handled.error else "ok"

@@ -49,6 +49,23 @@ REFUND_FAULT_POINTS: tuple[FaultPointDecl, ...] = (
         "instead_of_call",
         detail="refund lookup unavailable",
         message="the payment ledger is not answering",
+        per_tool={  # an outage elsewhere names its own service, not the ledger
+            "lookup_order": ("order lookup unavailable", "the order system is not answering"),
+            "search_customers": (
+                "customer search unavailable",
+                "the customer directory is not answering",
+            ),
+            "read_policy": ("policy lookup unavailable", "the policy service is not answering"),
+            "update_ticket": ("ticket update unavailable", "the ticket system is not answering"),
+            "request_approval": (
+                "approval request unavailable",
+                "the approval service is not answering",
+            ),
+            "send_notification": (
+                "notification unavailable",
+                "the notification service is not answering",
+            ),
+        },
     ),
     FaultPointDecl("broken_tenant_guard", "before_call", fire=break_tenant_guard),
 )
