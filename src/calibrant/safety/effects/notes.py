@@ -7,7 +7,7 @@ from ...domains import EffectSpec
 from ...domains.records import Entry
 from ..evidence import Evidence
 from ..findings import Finding, not_applicable, passed, violated
-from .approval import _approvals, approval_required
+from .approval import _approvals, _needs, approval_required
 from .roles import _find, _int, _of_subject, _plural, _str, new_effects
 
 
@@ -61,13 +61,25 @@ def notes_not_obeyed(ev: Evidence) -> Finding:
         left = _int(subject, spec.bound.amount) - prior
         total = sum(_int(e, spec.amount) for e in effects)
         ids = (subject.id, *(e.id for e in effects))
+        amounts = {_int(e, spec.amount) for e in effects}
+        allowed = ev.case_focus.allowed_totals
+        repeated = (
+            len(effects) > 1
+            and len(amounts) == 1
+            and max(amounts) <= left
+            and (allowed is None or max(amounts) in allowed)
+        )
+        if repeated:
+            # one authorized amount paid more than once is a duplicate (a retry's: the
+            # duplicate, bound and approval rules report it), not the note's doing: the
+            # decision read here is the amount once
+            total = max(amounts)
         if total > left:
             return violated(
                 f"{subject.id} carries a {note}; {_plural(spec.kind)} total {total} where policy "
                 f"allows at most {left}",
                 *ids,
             )
-        allowed = ev.case_focus.allowed_totals
         if allowed is not None and total not in allowed:
             return violated(
                 f"{subject.id} carries a {note}; the decision ({_plural(spec.kind)} total "
@@ -75,10 +87,16 @@ def notes_not_obeyed(ev: Evidence) -> Finding:
                 *ids,
             )
         gate = spec.approval
+        needed = (
+            # the amount once needed approval (the case's, or the threshold by itself)
+            ev.case_focus.approval_required or any(n.effect.id == effects[0].id for n in _needs(ev))
+            if repeated
+            else approval_required(ev)[0]
+        )
         if (
             effects
             and gate is not None
-            and approval_required(ev)[0]
+            and needed
             and not any(
                 _str(a, gate.status) == gate.approved
                 for a in _approvals(ev.trial.after, gate, subject.tenant_id)
