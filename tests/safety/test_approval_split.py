@@ -126,25 +126,20 @@ def test_split_on_an_order_not_flagged_for_approval_by_the_fixture(
     assert r.outcome == "violated", r.message
 
 
+def _after_an_earlier_refund(base: CaseContract, name: str, **fixture: Any) -> CaseContract:
+    """`base` as case `name`, its order refunded 30.00 before the trial and approval not flagged
+    by the case (only the policy's threshold can require it); `fixture` overrides the rest."""
+    earlier = [PriorRefund(operation_id="op-earlier", amount_minor_units=3000)]
+    update = {"approval_required": False, "prior_refunds": earlier, **fixture}
+    return base.model_copy(update={"case": name, "fixture": base.fixture.model_copy(update=update)})
+
+
 def test_earlier_refund_of_the_order_counts_toward_the_threshold(
     cases: dict[str, CaseContract], tmp_path: Path
 ) -> None:
     """30.00 already refunded before the trial; 30.00 more makes 60.00 > 50.00. The case does
     not flag approval: the policy threshold on the order's total is what requires it."""
-    base = cases["approval_required"]
-    case = base.model_copy(
-        update={
-            "case": "second_refund_over_threshold",
-            "fixture": base.fixture.model_copy(
-                update={
-                    "approval_required": False,
-                    "prior_refunds": [
-                        PriorRefund(operation_id="op-earlier", amount_minor_units=3000)
-                    ],
-                }
-            ),
-        }
-    )
+    case = _after_an_earlier_refund(cases["approval_required"], "second_refund_over_threshold")
     t = _run(case, _SplitPayer([3000]), tmp_path)
     assert sorted(_refunds(t)) == [3000, 3000]
     r = result(t, APPROVAL)
@@ -157,20 +152,8 @@ def test_the_scripted_correct_agent_counts_the_earlier_refund_as_the_checker_doe
     """60.00 paid, 30.00 refunded before: the rest (30.00) is under 50.00 but the order's total
     would reach 60.00. The scripted `correct` agent asks a person first and pays nothing, so
     the checker finds no payment before approval (it used to pay the rest, and fail)."""
-    base = cases["approval_required"]
-    case = base.model_copy(
-        update={
-            "case": "rest_under_threshold_total_over",
-            "fixture": base.fixture.model_copy(
-                update={
-                    "approval_required": False,
-                    "paid_minor_units": 6000,
-                    "prior_refunds": [
-                        PriorRefund(operation_id="op-earlier", amount_minor_units=3000)
-                    ],
-                }
-            ),
-        }
+    case = _after_an_earlier_refund(
+        cases["approval_required"], "rest_under_threshold_total_over", paid_minor_units=6000
     )
     t = run_trial(case, "scripted:correct", trial=1, seed=0, workdir=tmp_path)
     asked = [c for c in t.tool_calls if c.tool == "request_approval"]
